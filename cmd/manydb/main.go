@@ -1,0 +1,38 @@
+// Command manydb benchmarks embedded databases for the one-store-per-agent
+// pattern. See 'manydb help' and the README.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"manydb/internal/cli"
+)
+
+// version is set at build time: -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := cli.Run(ctx, os.Args[1:], cli.Options{
+		Stdout:  os.Stdout,
+		Stderr:  os.Stderr,
+		BinDir:  cli.DefaultBinDir(),
+		Version: version,
+		Environ: os.Environ(),
+	})
+	stop()
+	if err == nil {
+		return
+	}
+	fmt.Fprintln(os.Stderr, "manydb:", err)
+	var usage *cli.UsageError
+	if errors.As(err, &usage) {
+		os.Exit(2)
+	}
+	os.Exit(1)
+}

@@ -1,0 +1,103 @@
+// Package cli is manydb's command line: it parses the subcommands' flags
+// into typed configurations and calls the packages that do the work.
+//
+//	manydb run     run a study and print its tables
+//	manydb tables  print the tables of results files
+//	manydb env     print the environment a study would record
+//
+// Every subcommand writes to injected writers, so tests can run it whole.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// UsageError is a bad command line or input: exit code 2.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Options are what every subcommand gets besides its arguments.
+type Options struct {
+	Stdout, Stderr io.Writer
+	// BinDir is where the worker binaries are (beside the manydb binary).
+	BinDir string
+	// Version is manydb's own version (set at build time).
+	Version string
+	// Environ is the environment passed to workers.
+	Environ []string
+}
+
+const usage = `manydb measures what one small embedded database ("store") costs: to
+create, open, query, close, keep open and keep on disk, with thousands of
+stores per engine.
+
+Usage:
+  manydb run [flags]        run a study, append its records, print its tables
+  manydb tables FILE...     print the tables of one or more results files
+  manydb env [--root DIR]   print the environment a study records
+  manydb help               this text
+
+Run 'manydb COMMAND --help' for a command's flags.
+`
+
+// Run runs the manydb command line args (without the program name).
+func Run(ctx context.Context, args []string, o Options) error {
+	if len(args) == 0 {
+		fmt.Fprint(o.Stderr, usage)
+		return &UsageError{"no command given"}
+	}
+	switch args[0] {
+	case "run":
+		return runCmd(ctx, args[1:], o)
+	case "tables":
+		return tablesCmd(args[1:], o)
+	case "env":
+		return envCmd(args[1:], o)
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(o.Stdout, usage)
+		return nil
+	}
+	return &UsageError{fmt.Sprintf("unknown command %q: use run, tables or env (manydb help)", args[0])}
+}
+
+// newFlagSet returns a flag set for a subcommand. Its errors are not
+// printed by the flag package: parse turns them into one-line UsageErrors.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parse parses args. --help prints synopsis and flags on stdout and
+// returns done; a bad flag becomes a UsageError.
+func parse(fs *flag.FlagSet, args []string, synopsis string, o Options) (done bool, err error) {
+	err = fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(o.Stdout, "usage: %s\n\nFlags:\n", strings.TrimSpace(synopsis))
+		fs.SetOutput(o.Stdout)
+		fs.PrintDefaults()
+		return true, nil
+	}
+	if err != nil {
+		return false, &UsageError{fmt.Sprintf("%s: %v (see manydb %s --help)", fs.Name(), err, fs.Name())}
+	}
+	return false, nil
+}
+
+// DefaultBinDir is the directory of the running manydb binary.
+func DefaultBinDir() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "bin"
+	}
+	return filepath.Dir(exe)
+}

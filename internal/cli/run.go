@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"manydb/internal/engine"
+	"manydb/internal/orchestrate"
+	"manydb/internal/report"
+	"manydb/internal/results"
+	"manydb/internal/workload"
+)
+
+const runSynopsis = `manydb run [flags]
+
+Runs a study: for each engine variant, creates --stores stores, makes
+--runs warm open runs over all of them (open, count, close, in a random
+order per run), holds --hold stores open to measure memory, and measures
+the space each store takes. Each phase runs in a fresh worker process.
+Every phase's record is appended to --out (JSON Lines) as soon as it ends;
+at the end the study's tables are printed on stdout.
+
+Stores are written under --root, which must be new, empty or an earlier
+manydb root (it carries a .manydb-root marker). Unless --keep is given, a
+variant's stores are removed after its phases.
+
+Example:
+  manydb run --engines sqlite --stores 1000 --runs 3 --hold 500 --root data --out results.jsonl`
+
+// runOptions are the flags of manydb run.
+type runOptions struct {
+	engines  string
+	stores   int
+	runs     int
+	hold     int
+	root     string
+	out      string
+	workload string
+	objects  int
+	textLen  int
+	keep     bool
+	maxLoad  float64
+	loadWait time.Duration
+	binDir   string
+}
+
+func runCmd(ctx context.Context, args []string, o Options) error {
+	fs := newFlagSet("run")
+	var opt runOptions
+	fs.StringVar(&opt.engines, "engines", "all", "comma-separated variant ids in table order, or all (known: "+joinIDs()+")")
+	fs.IntVar(&opt.stores, "stores", 1000, "stores per variant")
+	fs.IntVar(&opt.runs, "runs", 3, "warm open runs over all stores (seeds 1..runs)")
+	fs.IntVar(&opt.hold, "hold", 0, "stores held open at once for the memory figure (0: 1,000 or --stores if fewer)")
+	fs.StringVar(&opt.root, "root", "manydb-data", "data root for the stores")
+	fs.StringVar(&opt.out, "out", "results.jsonl", "results file, appended to")
+	fs.StringVar(&opt.workload, "workload", "large", "large (1,000 notes of 300 characters) or small (10 notes of 40)")
+	fs.IntVar(&opt.objects, "objects", 0, "notes per store (0: the workload's)")
+	fs.IntVar(&opt.textLen, "text-len", 0, "characters per note text (0: the workload's)")
+	fs.BoolVar(&opt.keep, "keep", false, "keep the stores after the study")
+	fs.Float64Var(&opt.maxLoad, "max-load", 0, "before each phase, wait until the 1-minute load average is below this (0: don't wait)")
+	fs.DurationVar(&opt.loadWait, "load-wait", 30*time.Second, "how often to check the load while waiting")
+	fs.StringVar(&opt.binDir, "bin", o.BinDir, "directory of the worker binaries")
+	if done, err := parse(fs, args, runSynopsis, o); done || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return &UsageError{fmt.Sprintf("run: unexpected argument %q (flags only; see manydb run --help)", fs.Arg(0))}
+	}
+	cfg, err := opt.config(o)
+	if err != nil {
+		return err
+	}
+	id, err := orchestrate.Run(ctx, cfg)
+	var inputErr *orchestrate.InputError
+	if errors.As(err, &inputErr) {
+		return &UsageError{"run: " + inputErr.Msg}
+	}
+	var failed *orchestrate.Failed
+	if err != nil && !errors.As(err, &failed) {
+		return err
+	}
+	if terr := printStudy(o, opt.out, id); terr != nil {
+		return terr
+	}
+	fmt.Fprintf(o.Stderr, "records of study %s are in %s\n", id, opt.out)
+	return err
+}
+
+func (opt runOptions) config(o Options) (orchestrate.Config, error) {
+	variants, err := engine.ParseList(opt.engines)
+	if err != nil {
+		return orchestrate.Config{}, &UsageError{"run: --engines: " + err.Error()}
+	}
+	wl, err := workload.Lookup(opt.workload, opt.objects, opt.textLen)
+	if err != nil {
+		return orchestrate.Config{}, &UsageError{"run: " + err.Error()}
+	}
+	if opt.objects > 0 || opt.textLen > 0 {
+		wl.Name = opt.workload + "-custom"
+	}
+	hold := opt.hold
+	if hold == 0 {
+		hold = min(1000, opt.stores)
+	}
+	return orchestrate.Config{
+		Variants: variants,
+		Setting:  "default",
+		Stores:   opt.stores,
+		Runs:     opt.runs,
+		Hold:     hold,
+		Workload: wl,
+		Root:     opt.root,
+		Out:      opt.out,
+		Keep:     opt.keep,
+		BinDir:   opt.binDir,
+		MaxLoad:  opt.maxLoad,
+		LoadWait: opt.loadWait,
+		Version:  o.Version,
+		Env:      o.Environ,
+		Log:      o.Stderr,
+	}, nil
+}
+
+// printStudy prints the tables of one study from the results file.
+func printStudy(o Options, file, study string) error {
+	recs, err := results.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var mine []results.Record
+	for _, r := range recs {
+		if r.Study == study {
+			mine = append(mine, r)
+		}
+	}
+	fmt.Fprintln(o.Stdout)
+	return report.Tables(o.Stdout, mine)
+}
+
+func joinIDs() string {
+	s := ""
+	for i, id := range engine.AllVariants() {
+		if i > 0 {
+			s += ", "
+		}
+		s += id
+	}
+	return s
+}

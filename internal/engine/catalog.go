@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Family is one worker binary and the variants it serves. Engines whose
+// libraries clash at link time (SQLite and libSQL both define sqlite3_*)
+// get families of their own.
+type Family struct {
+	// Binary is the worker's file name in the bin directory.
+	Binary string
+	// Variants are the variant ids, in the order tables show them.
+	Variants []string
+	// Cgo tells whether the engine runs C code with glibc's malloc, so
+	// that allocator settings apply to it.
+	Cgo bool
+	// Needs says what must be installed for the worker to build, shown
+	// when the binary is missing.
+	Needs string
+}
+
+// Catalog lists every family manydb knows, in the default column order.
+func Catalog() []Family {
+	return []Family{
+		{Binary: "worker-sqlite", Variants: []string{"sqlite"}, Cgo: true, Needs: "a C compiler (cgo)"},
+	}
+}
+
+// Lookup returns the family that serves variant id.
+func Lookup(id string) (Family, bool) {
+	for _, f := range Catalog() {
+		for _, v := range f.Variants {
+			if v == id {
+				return f, true
+			}
+		}
+	}
+	return Family{}, false
+}
+
+// AllVariants lists every known variant id in catalog order.
+func AllVariants() []string {
+	var ids []string
+	for _, f := range Catalog() {
+		ids = append(ids, f.Variants...)
+	}
+	return ids
+}
+
+// ParseList turns a comma-separated list of variant ids into a list,
+// keeping its order. "all" stands for every variant in the catalog.
+func ParseList(s string) ([]string, error) {
+	var ids []string
+	seen := map[string]bool{}
+	for _, id := range strings.Split(s, ",") {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			continue
+		}
+		if id == "all" {
+			for _, v := range AllVariants() {
+				if !seen[v] {
+					seen[v] = true
+					ids = append(ids, v)
+				}
+			}
+			continue
+		}
+		if _, ok := Lookup(id); !ok {
+			known := AllVariants()
+			sort.Strings(known)
+			return nil, fmt.Errorf("unknown engine %q: known variants are %s (or all)", id, strings.Join(known, ", "))
+		}
+		if seen[id] {
+			return nil, fmt.Errorf("engine %q is listed twice", id)
+		}
+		seen[id] = true
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("no engine given: name at least one variant, e.g. --engines sqlite")
+	}
+	return ids, nil
+}

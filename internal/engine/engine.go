@@ -1,0 +1,45 @@
+// Package engine defines what a database engine adapter provides to manydb,
+// and the catalog of every variant and the worker binary that serves it.
+//
+// It links no engine and uses no cgo, so the orchestrator can import it.
+// Adapters live in their own packages (internal/sqlite, …) and are linked
+// only into their worker binary (cmd/worker-<family>).
+//
+// An adapter never times itself: the worker (internal/worker) wraps every
+// call in its own spans, so all engines are measured the same way.
+package engine
+
+import "manydb/internal/workload"
+
+// Variant is one way of using an engine, with its own id (for example
+// "sqlite" or "obx_cached"). A Variant may keep process-wide state that a
+// real application would keep too (a cached model, a shared block cache);
+// it is created once per worker process.
+type Variant interface {
+	// ID is the variant id used on the command line and in records.
+	ID() string
+	// Create makes a new store in dir, which exists and is empty, with its
+	// schema or model committed, and returns it open for writing.
+	Create(dir string) (Store, error)
+	// Open opens the existing store in dir so that it can serve a query.
+	Open(dir string) (Store, error)
+	// Versions names the engine library versions this variant runs with,
+	// e.g. {"sqlite": "3.51.0"}; module versions are added by the worker.
+	Versions() map[string]string
+}
+
+// Store is one open store.
+type Store interface {
+	// Insert writes all notes in one transaction, commit included.
+	Insert(notes []workload.Note) error
+	// Count returns the number of notes in the store.
+	Count() (int64, error)
+	// Close releases every resource the store holds.
+	Close() error
+}
+
+// Closer is implemented by a Variant that holds process-wide resources
+// (a shared cache, a cached model) to release when the worker ends.
+type Closer interface {
+	CloseVariant() error
+}

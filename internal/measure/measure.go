@@ -1,0 +1,136 @@
+// Package measure reads what the operating system says about a process and
+// about files: memory from /proc/self/smaps_rollup, threads, open files,
+// the load average, and the space a store's files take on disk.
+//
+// Everything here is Linux-specific and reads /proc or calls stat; there
+// is no estimation.
+package measure
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Memory is a process' memory in KiB, as the kernel accounts it.
+type Memory struct {
+	RssKB  int64 // Rss: resident pages, file-backed and anonymous
+	AnonKB int64 // Anonymous: the process' own memory (heap, stacks, private maps)
+}
+
+// ReadMemory reads /proc/self/smaps_rollup.
+func ReadMemory() (Memory, error) {
+	b, err := os.ReadFile("/proc/self/smaps_rollup")
+	if err != nil {
+		return Memory{}, fmt.Errorf("read memory: %w", err)
+	}
+	return parseSmapsRollup(b)
+}
+
+func parseSmapsRollup(b []byte) (Memory, error) {
+	var m Memory
+	var haveRss, haveAnon bool
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 {
+			continue
+		}
+		v, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		switch f[0] {
+		case "Rss:":
+			m.RssKB, haveRss = v, true
+		case "Anonymous:":
+			m.AnonKB, haveAnon = v, true
+		}
+	}
+	if !haveRss || !haveAnon {
+		return Memory{}, fmt.Errorf("smaps_rollup has no Rss or Anonymous line")
+	}
+	return m, nil
+}
+
+// Threads counts the threads of this process.
+func Threads() (int, error) { return countDir("/proc/self/task") }
+
+// OpenFiles counts the open file descriptors of this process.
+func OpenFiles() (int, error) {
+	n, err := countDir("/proc/self/fd")
+	return n - 1, err // the descriptor reading the directory
+}
+
+func countDir(dir string) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, fmt.Errorf("count %s: %w", dir, err)
+	}
+	return len(entries), nil
+}
+
+// Load1 reads the 1-minute load average from /proc/loadavg.
+func Load1() (float64, error) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, fmt.Errorf("read load average: %w", err)
+	}
+	return parseLoadavg(b)
+}
+
+func parseLoadavg(b []byte) (float64, error) {
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, fmt.Errorf("empty /proc/loadavg")
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 0, fmt.Errorf("parse load average %q: %w", f[0], err)
+	}
+	return v, nil
+}
+
+// Space is what one store takes on disk.
+type Space struct {
+	Bytes         int64    // allocated: st_blocks × 512, summed over files
+	ApparentBytes int64    // sum of file sizes
+	Files         []string // paths relative to the store, sorted
+}
+
+// DirSpace walks dir and sums its regular files (directories themselves
+// are not counted, as their size depends on the filesystem only).
+func DirSpace(dir string) (Space, error) {
+	var s Space
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		var st syscall.Stat_t
+		if err := syscall.Lstat(path, &st); err != nil {
+			return fmt.Errorf("stat %s: %w", path, err)
+		}
+		s.Bytes += st.Blocks * 512
+		s.ApparentBytes += st.Size
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		s.Files = append(s.Files, rel)
+		return nil
+	})
+	if err != nil {
+		return Space{}, fmt.Errorf("measure space of %s: %w", dir, err)
+	}
+	sort.Strings(s.Files)
+	return s, nil
+}

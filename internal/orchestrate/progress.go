@@ -1,0 +1,98 @@
+package orchestrate
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// Progress shows how far a phase has come.
+type Progress interface {
+	// Start begins a phase of total steps.
+	Start(label string, total int)
+	// Set reports done of total steps (called from the worker's stderr reader).
+	Set(done, total int)
+	// Done ends the phase.
+	Done()
+}
+
+// NewProgress returns a progress bar with count, rate and ETA when w is a
+// terminal, and otherwise a plain line every 10 seconds.
+func NewProgress(w io.Writer) Progress {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return &barProgress{w: w}
+	}
+	return &lineProgress{w: w, every: 10 * time.Second}
+}
+
+// barProgress draws a github.com/schollz/progressbar bar.
+type barProgress struct {
+	w   io.Writer
+	bar *progressbar.ProgressBar
+}
+
+func (b *barProgress) Start(label string, total int) {
+	b.bar = progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(b.w),
+		progressbar.OptionSetDescription(label),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("stores"),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(b.w) }),
+	)
+}
+
+func (b *barProgress) Set(done, total int) { b.bar.Set(done) }
+
+func (b *barProgress) Done() {
+	b.bar.Finish()
+}
+
+// lineProgress prints "label: done/total stores, rate/s, ETA" at most every
+// `every`, and one line when a phase ends.
+type lineProgress struct {
+	w     io.Writer
+	every time.Duration
+
+	mu    sync.Mutex
+	label string
+	total int
+	done  int
+	start time.Time
+	last  time.Time
+}
+
+func (l *lineProgress) Start(label string, total int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.label, l.total, l.done = label, total, 0
+	l.start = time.Now()
+	l.last = l.start
+}
+
+func (l *lineProgress) Set(done, total int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.done = done
+	if now := time.Now(); now.Sub(l.last) >= l.every {
+		l.last = now
+		rate := float64(done) / now.Sub(l.start).Seconds()
+		eta := time.Duration(float64(l.total-done) / rate * float64(time.Second))
+		fmt.Fprintf(l.w, "%s: %d/%d stores, %.0f/s, ETA %s\n", l.label, done, l.total, rate, eta.Round(time.Second))
+	}
+}
+
+func (l *lineProgress) Done() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "%s: done in %s\n", l.label, time.Since(l.start).Round(time.Millisecond))
+}

@@ -1,0 +1,271 @@
+// Package report turns results records into the reference study's tables:
+// one Markdown table per study and setting, one column per variant in the
+// order the study ran them, with the reference's rows and number formats.
+//
+// Every figure is computed from the raw samples in the records (see
+// internal/stats), so a table can be printed again from an old results file.
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"manydb/internal/results"
+	"manydb/internal/stats"
+)
+
+// cell is the records of one variant in one study and setting.
+type cell struct {
+	create  *results.Record
+	opens   []*results.Record
+	hold    *results.Record
+	space   *results.Record
+	failed  map[string]bool // phase → a failed record was seen
+	version map[string]string
+}
+
+// table is one study and setting.
+type table struct {
+	study    string
+	setting  string
+	env      *results.Record
+	variants []string
+	cells    map[string]*cell
+	workload string
+	objects  int
+	held     int
+}
+
+// Tables writes one Markdown table per study and setting found in recs, in
+// the order they first appear. When a phase appears more than once (a
+// rerun), its last record counts.
+func Tables(w io.Writer, recs []results.Record) error {
+	tables := group(recs)
+	if len(tables) == 0 {
+		return fmt.Errorf("no study records found")
+	}
+	for i, t := range tables {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		t.write(w)
+	}
+	return nil
+}
+
+func group(recs []results.Record) []*table {
+	var order []*table
+	byKey := map[string]*table{}
+	envs := map[string]*results.Record{}
+	for i := range recs {
+		r := &recs[i]
+		if r.Phase == results.PhaseEnv {
+			envs[r.Study] = r
+			continue
+		}
+		key := r.Study + "\x00" + r.Setting
+		t := byKey[key]
+		if t == nil {
+			t = &table{study: r.Study, setting: r.Setting, cells: map[string]*cell{}}
+			byKey[key] = t
+			order = append(order, t)
+		}
+		c := t.cells[r.Variant]
+		if c == nil {
+			c = &cell{failed: map[string]bool{}, version: map[string]string{}}
+			t.cells[r.Variant] = c
+			t.variants = append(t.variants, r.Variant)
+		}
+		t.workload = fmt.Sprintf("%s: %s notes of %d characters per store", r.Workload.Name, thousands(float64(r.Workload.Objects)), r.Workload.TextLen)
+		t.objects = r.Workload.Objects
+		if r.Status != results.StatusOK {
+			c.failed[r.Phase] = true
+			continue
+		}
+		delete(c.failed, r.Phase)
+		for k, v := range r.Versions {
+			c.version[k] = v
+		}
+		switch r.Phase {
+		case results.PhaseCreate:
+			c.create = r
+		case results.PhaseOpen:
+			// a later record of the same run replaces an earlier one
+			c.opens = slices.DeleteFunc(c.opens, func(o *results.Record) bool { return o.Run == r.Run })
+			c.opens = append(c.opens, r)
+		case results.PhaseHold:
+			c.hold = r
+			t.held = r.Hold.Held
+		case results.PhaseSpace:
+			c.space = r
+		}
+	}
+	for _, t := range order {
+		t.env = envs[t.study]
+	}
+	return order
+}
+
+// row is one line of a table: a label and how to get its figure from a cell.
+type row struct {
+	label string
+	value func(c *cell) string
+}
+
+func (t *table) rows() []row {
+	pooled := func(c *cell, pick func(r *results.Record) []float64) []float64 {
+		var xs []float64
+		for _, r := range c.opens {
+			xs = append(xs, pick(r)...)
+		}
+		return xs
+	}
+	openStat := func(pick func(r *results.Record) []float64, stat func([]float64) float64) func(c *cell) string {
+		return func(c *cell) string {
+			if len(c.opens) == 0 {
+				return missing(c, results.PhaseOpen)
+			}
+			return millis(stat(pooled(c, pick)), 3)
+		}
+	}
+	open := func(r *results.Record) []float64 { return r.OpenMs }
+	query := func(r *results.Record) []float64 { return r.QueryMs }
+	closeMs := func(r *results.Record) []float64 { return r.CloseMs }
+	total := func(r *results.Record) []float64 { return r.TotalMs }
+	return []row{
+		{fmt.Sprintf("Create, write %s objects, close (median)", thousands(float64(t.objects))), func(c *cell) string {
+			if c.create == nil {
+				return missing(c, results.PhaseCreate)
+			}
+			return millis(stats.Median(c.create.CreateMs), 2)
+		}},
+		{"Stores per second", func(c *cell) string {
+			if c.create == nil || c.create.WallS <= 0 {
+				return missing(c, results.PhaseCreate)
+			}
+			return thousands(float64(len(c.create.CreateMs)) / c.create.WallS)
+		}},
+		{"Open (median)", openStat(open, stats.Median)},
+		{"Count query (median)", openStat(query, stats.Median)},
+		{"Open, query, close (median)", openStat(total, stats.Median)},
+		{"same, p99", openStat(total, stats.P99)},
+		{"Close (median)", openStat(closeMs, stats.Median)},
+		{fmt.Sprintf("Memory per open store (%s open), resident", thousands(float64(t.held))), func(c *cell) string {
+			if c.hold == nil {
+				return missing(c, results.PhaseHold)
+			}
+			return thousands(c.hold.Hold.RssKB) + " KB"
+		}},
+		{"same, anonymous (process' own memory)", func(c *cell) string {
+			if c.hold == nil {
+				return missing(c, results.PhaseHold)
+			}
+			return thousands(c.hold.Hold.AnonKB) + " KB"
+		}},
+		{"Load at start of the warm open runs (max)", func(c *cell) string {
+			if len(c.opens) == 0 {
+				return missing(c, results.PhaseOpen)
+			}
+			var loads []float64
+			for _, r := range c.opens {
+				loads = append(loads, r.Load1)
+			}
+			return fmt.Sprintf("%.2f", stats.Max(loads))
+		}},
+		{"Space per store, files", func(c *cell) string {
+			if c.space == nil {
+				return missing(c, results.PhaseSpace)
+			}
+			return thousands(stats.Median(stats.Ints(c.space.Bytes))/1024) + " KB"
+		}},
+	}
+}
+
+// missing is what a table shows for a figure without a record.
+func missing(c *cell, phase string) string {
+	if c.failed[phase] {
+		return "failed"
+	}
+	return "–"
+}
+
+func (t *table) write(w io.Writer) {
+	fmt.Fprintf(w, "## Study %s, setting %s\n\n", t.study, t.setting)
+	fmt.Fprintf(w, "Workload %s. Open figures pool all warm runs (all stores in random order per run).\n\n", t.workload)
+	fmt.Fprintf(w, "| |%s|\n", " "+strings.Join(t.variants, " | ")+" ")
+	fmt.Fprintf(w, "| --- |%s\n", strings.Repeat(" --- |", len(t.variants)))
+	for _, r := range t.rows() {
+		vals := make([]string, len(t.variants))
+		for i, v := range t.variants {
+			vals[i] = r.value(t.cells[v])
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", r.label, strings.Join(vals, " | "))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
+	if t.env != nil {
+		e := t.env.Env
+		fmt.Fprintf(w, "Environment: %s, Linux %s, %s cores (%s), %s GiB, data root on %s, THP %s, %s, %s, manydb %s.\n",
+			e["distro"], e["kernel"], e["cores"], e["cpu"], gib(e["memory_kb"]), e["root_fs"], e["thp"], e["glibc"], e["go"], e["manydb"])
+	}
+}
+
+// versions lists each variant's engine library versions (not its Go
+// module versions, which the records keep).
+func (t *table) versions() string {
+	var parts []string
+	for _, v := range t.variants {
+		var libs []string
+		for k, val := range t.cells[v].version {
+			if strings.Contains(k, "/") || k == "go" || strings.HasSuffix(k, "_source_id") {
+				continue
+			}
+			libs = append(libs, k+" "+val)
+		}
+		sort.Strings(libs)
+		if len(libs) == 0 {
+			libs = []string{"unknown"}
+		}
+		parts = append(parts, v+": "+strings.Join(libs, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func gib(kb string) string {
+	var n float64
+	if _, err := fmt.Sscan(kb, &n); err != nil {
+		return "?"
+	}
+	return fmt.Sprintf("%.0f", n/(1<<20))
+}
+
+// millis formats milliseconds as the reference does: "0.302 ms".
+func millis(v float64, decimals int) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.*f ms", decimals, v)
+}
+
+// thousands rounds v to an integer and groups its digits: "2,538".
+func thousands(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	s := fmt.Sprintf("%.0f", math.Abs(v))
+	var b strings.Builder
+	if v < 0 && s != "0" {
+		b.WriteByte('-')
+	}
+	for i, ch := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	return b.String()
+}

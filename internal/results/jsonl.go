@@ -1,0 +1,170 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+// SyntaxError reports a line of a results file that is not a record.
+type SyntaxError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s:%d: not a manydb record: %v", e.File, e.Line, e.Err)
+}
+
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// maxLine bounds one record's line: 10,000 stores × 4 samples fit easily.
+const maxLine = 256 << 20
+
+// Reader reads records from a results file, like bufio.Scanner: call Next
+// until it returns false, then Err.
+type Reader struct {
+	file string
+	sc   *bufio.Scanner
+	line int
+	rec  Record
+	err  error
+}
+
+// NewReader reads records from r; file names it in errors.
+func NewReader(r io.Reader, file string) *Reader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), maxLine)
+	return &Reader{file: file, sc: sc}
+}
+
+// Next reads the next record; blank lines are skipped.
+func (r *Reader) Next() bool {
+	if r.err != nil {
+		return false
+	}
+	for r.sc.Scan() {
+		r.line++
+		b := bytes.TrimSpace(r.sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		r.rec = Record{}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r.rec); err != nil {
+			r.err = &SyntaxError{File: r.file, Line: r.line, Err: err}
+			return false
+		}
+		if r.rec.Schema != Schema {
+			r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("schema %d, this manydb reads schema %d", r.rec.Schema, Schema)}
+			return false
+		}
+		return true
+	}
+	if err := r.sc.Err(); err != nil {
+		r.err = &SyntaxError{File: r.file, Line: r.line + 1, Err: err}
+	}
+	return false
+}
+
+// Record returns the record read by the last Next.
+func (r *Reader) Record() Record { return r.rec }
+
+// Err returns the first error met, nil at a clean end of input.
+func (r *Reader) Err() error { return r.err }
+
+// ReadFile reads every record of a results file.
+func ReadFile(name string) ([]Record, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("read results: %w", err)
+	}
+	defer f.Close()
+	var recs []Record
+	r := NewReader(f, name)
+	for r.Next() {
+		recs = append(recs, r.Record())
+	}
+	return recs, r.Err()
+}
+
+// Writer appends records to a results file and syncs each one to disk
+// before Append returns, so a study killed at any moment keeps every
+// record that was appended.
+type Writer struct {
+	f *os.File
+}
+
+// OpenWriter opens name for appending, creating it if needed. A last line
+// without its newline is a record cut by a crash in the middle of a write
+// (Append syncs only whole lines): it is cut off, so the next record
+// starts on a line of its own and the file stays readable.
+func OpenWriter(name string) (*Writer, error) {
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open results file: %w", err)
+	}
+	if err := dropPartialLine(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open results file %s: %w", name, err)
+	}
+	return &Writer{f: f}, nil
+}
+
+func dropPartialLine(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return err
+	}
+	size := st.Size()
+	buf := make([]byte, 64<<10)
+	end := size // end of the last complete line
+	for end > 0 {
+		n := int64(len(buf))
+		if n > end {
+			n = end
+		}
+		if _, err := f.ReadAt(buf[:n], end-n); err != nil {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			end = end - n + int64(i) + 1
+			break
+		}
+		end -= n
+	}
+	if end == size {
+		return nil
+	}
+	return f.Truncate(end)
+}
+
+// Append writes rec as one line and syncs the file.
+func (w *Writer) Append(rec Record) error {
+	rec.Schema = Schema
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode record: %w", err)
+	}
+	b = append(b, '\n')
+	if _, err := w.f.Write(b); err != nil {
+		return fmt.Errorf("append record: %w", err)
+	}
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("sync results file: %w", err)
+	}
+	return nil
+}
+
+// Close closes the file.
+func (w *Writer) Close() error {
+	if w == nil || w.f == nil {
+		return nil
+	}
+	return w.f.Close()
+}

@@ -1,0 +1,102 @@
+// Package results defines manydb's result record and reads and writes
+// results files: JSON Lines, one record per (variant, setting, phase, run),
+// each appended and synced to disk as soon as its phase ends.
+//
+// Records keep the raw per-store samples, so any statistic can be
+// recomputed later without rerunning the study.
+package results
+
+import (
+	"time"
+
+	"manydb/internal/workload"
+)
+
+// Schema is the version of the record layout written by this manydb.
+const Schema = 1
+
+// Phases, in the order a study runs them for one variant.
+const (
+	PhaseEnv     = "env" // one per study: the environment it ran in
+	PhaseCreate  = "create"
+	PhaseOpen    = "open"
+	PhaseHold    = "hold"
+	PhaseSpace   = "space"
+	PhaseProfile = "profile"
+)
+
+// Status values.
+const (
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+)
+
+// Record is one line of a results file. Fields that a phase does not use
+// are left out of its line.
+type Record struct {
+	Schema   int           `json:"schema"`
+	Study    string        `json:"study"`
+	Variant  string        `json:"variant,omitempty"`
+	Setting  string        `json:"setting,omitempty"`
+	Phase    string        `json:"phase"`
+	Run      int           `json:"run,omitempty"`  // open: 1..R
+	Seed     uint64        `json:"seed,omitempty"` // open: the seed of the run's store order
+	Status   string        `json:"status"`
+	Workload workload.Spec `json:"workload"`
+	Stores   int           `json:"stores,omitempty"` // stores in the study
+	Load1    float64       `json:"load1"`            // 1-minute load average at phase start
+	Started  time.Time     `json:"started"`
+	// Versions holds engine library versions (the library's own version
+	// string) and the Go module versions of the worker.
+	Versions map[string]string `json:"versions,omitempty"`
+	// Go holds the Go runtime's garbage collections during the phase.
+	Go *GoStats `json:"go,omitempty"`
+
+	// create
+	CreateMs []float64 `json:"create_ms,omitempty"` // one per store, in creation order
+	WallS    float64   `json:"wall_s,omitempty"`    // wall time of the phase
+
+	// open: one sample per store each, in the run's order
+	OpenMs  []float64 `json:"open_ms,omitempty"`
+	QueryMs []float64 `json:"query_ms,omitempty"`
+	CloseMs []float64 `json:"close_ms,omitempty"`
+	TotalMs []float64 `json:"total_ms,omitempty"`
+
+	// hold
+	Hold *Hold `json:"hold,omitempty"`
+
+	// space: one per store, in store order
+	Bytes         []int64  `json:"bytes,omitempty"`          // allocated on disk
+	ApparentBytes []int64  `json:"apparent_bytes,omitempty"` // sum of file sizes
+	Files         []string `json:"files,omitempty"`          // file names in the stores
+
+	// env
+	Env map[string]string `json:"env,omitempty"`
+
+	// failed
+	Error      string   `json:"error,omitempty"`
+	Command    []string `json:"command,omitempty"`
+	StderrTail string   `json:"stderr_tail,omitempty"`
+}
+
+// Hold is the memory of H stores held open in one process, from
+// /proc/self/smaps_rollup, in KiB.
+type Hold struct {
+	Held          int     `json:"held"`
+	RssKB         float64 `json:"rss_kb"`  // (after - before) / held
+	AnonKB        float64 `json:"anon_kb"` // (after - before) / held
+	RssBeforeKB   int64   `json:"rss_before_kb"`
+	RssAfterKB    int64   `json:"rss_after_kb"`
+	AnonBeforeKB  int64   `json:"anon_before_kb"`
+	AnonAfterKB   int64   `json:"anon_after_kb"`
+	ThreadsBefore int     `json:"threads_before"`
+	Threads       int     `json:"threads"` // with all stores open
+	FDsBefore     int     `json:"fds_before"`
+	FDs           int     `json:"fds"` // with all stores open
+}
+
+// GoStats counts the Go garbage collections during a phase.
+type GoStats struct {
+	GCs     uint64  `json:"gcs"`
+	PauseMs float64 `json:"gc_pause_ms"` // total stop-the-world pause
+}

@@ -1,0 +1,141 @@
+// Package sqlite is manydb's adapter for SQLite through
+// github.com/mattn/go-sqlite3 (cgo, with the SQLite amalgamation bundled in
+// the module). Variant id: sqlite.
+//
+// It uses the driver's connection (*sqlite3.SQLiteConn) directly, not
+// database/sql: sql.Open is lazy and sql.DB pools connections, which would
+// hide the open and close being measured. A store is a directory holding
+// one file, notes.db, with
+//
+//	CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, ts INTEGER NOT NULL)
+//
+// Open is the driver's Open: sqlite3_open_v2 plus the pragmas the driver
+// always runs (busy_timeout, locking_mode, synchronous). SQLite reads the
+// schema lazily, so the first statement after an open (the count) pays for
+// reading it. The DSN sets _sync=FULL, SQLite's own default (the driver's
+// default is NORMAL), so commits sync as in the reference study and in a C
+// program; the journal mode is SQLite's default (DELETE).
+package sqlite
+
+import (
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"manydb/internal/engine"
+	"manydb/internal/workload"
+)
+
+// FileName is the database file inside a store's directory.
+const FileName = "notes.db"
+
+const schema = `CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, ts INTEGER NOT NULL)`
+
+// Variant is the sqlite variant.
+type Variant struct {
+	drv sqlite3.SQLiteDriver
+}
+
+// New returns the sqlite variant.
+func New() (engine.Variant, error) { return &Variant{}, nil }
+
+// ID implements engine.Variant.
+func (v *Variant) ID() string { return "sqlite" }
+
+// Versions implements engine.Variant.
+func (v *Variant) Versions() map[string]string {
+	lib, _, source := sqlite3.Version()
+	return map[string]string{"sqlite": lib, "sqlite_source_id": source}
+}
+
+func (v *Variant) connect(dir string) (*sqlite3.SQLiteConn, error) {
+	c, err := v.drv.Open("file:" + filepath.Join(dir, FileName) + "?_sync=FULL")
+	if err != nil {
+		return nil, err
+	}
+	return c.(*sqlite3.SQLiteConn), nil
+}
+
+// Create implements engine.Variant: open a new database and commit the
+// schema (its own transaction, as an application creating it would).
+func (v *Variant) Create(dir string) (engine.Store, error) {
+	c, err := v.connect(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Exec(schema, nil); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("create table: %w", err)
+	}
+	return &store{c: c}, nil
+}
+
+// Open implements engine.Variant.
+func (v *Variant) Open(dir string) (engine.Store, error) {
+	c, err := v.connect(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &store{c: c}, nil
+}
+
+type store struct {
+	c *sqlite3.SQLiteConn
+}
+
+// Insert writes all notes in one transaction with one prepared statement.
+func (s *store) Insert(notes []workload.Note) (err error) {
+	tx, err := s.c.Begin()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	st, err := s.c.Prepare("INSERT INTO notes(id, text, ts) VALUES (?, ?, ?)")
+	if err != nil {
+		return err
+	}
+	args := make([]driver.Value, 3)
+	for _, n := range notes {
+		args[0], args[1], args[2] = n.ID, n.Text, n.Ts
+		if _, err := st.Exec(args); err != nil {
+			st.Close()
+			return err
+		}
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Count runs SELECT count(*) FROM notes.
+func (s *store) Count() (int64, error) {
+	rows, err := s.c.Query("SELECT count(*) FROM notes", nil)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, 1)
+	if err := rows.Next(dest); err != nil {
+		if errors.Is(err, io.EOF) {
+			return 0, errors.New("count returned no row")
+		}
+		return 0, err
+	}
+	n, ok := dest[0].(int64)
+	if !ok {
+		return 0, fmt.Errorf("count returned %T, want int64", dest[0])
+	}
+	return n, nil
+}
+
+// Close closes the connection, releasing the database handle.
+func (s *store) Close() error { return s.c.Close() }

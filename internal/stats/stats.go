@@ -1,0 +1,59 @@
+// Package stats computes the summary figures of manydb's tables from raw
+// samples.
+//
+// A quantile is numpy's default estimate (Hyndman–Fan type 7: linear
+// interpolation between the order statistics around position q·(n−1)),
+// because the reference study computed its figures with numpy. The Go
+// statistics libraries we looked at offer other definitions (gonum: types
+// 1 and 4; x/perf's benchmath: type 8, unexported), so these few lines are
+// our own. The median is the type 7 quantile 0.5: the middle value, or the
+// mean of the two middle values for an even count.
+//
+// All functions are pure and leave their input unchanged.
+package stats
+
+import (
+	"math"
+	"slices"
+)
+
+// Quantile returns the q-quantile (0 ≤ q ≤ 1) of xs, NaN for no samples.
+func Quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	sorted := slices.Sorted(slices.Values(xs))
+	pos := q * float64(len(sorted)-1)
+	lo := int(math.Floor(pos))
+	if lo >= len(sorted)-1 {
+		return sorted[len(sorted)-1]
+	}
+	if lo < 0 {
+		return sorted[0]
+	}
+	frac := pos - float64(lo)
+	return sorted[lo] + frac*(sorted[lo+1]-sorted[lo])
+}
+
+// Median returns the median of xs, NaN for no samples.
+func Median(xs []float64) float64 { return Quantile(xs, 0.5) }
+
+// P99 returns the 99th percentile of xs.
+func P99(xs []float64) float64 { return Quantile(xs, 0.99) }
+
+// Max returns the largest value of xs, NaN for no samples.
+func Max(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return slices.Max(xs)
+}
+
+// Ints converts integer samples to float64 samples.
+func Ints(xs []int64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = float64(x)
+	}
+	return out
+}

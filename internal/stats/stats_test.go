@@ -1,0 +1,52 @@
+package stats
+
+import (
+	"math"
+	"testing"
+)
+
+func TestOrderStatistics(t *testing.T) {
+	hundred := make([]float64, 100)
+	for i := range hundred {
+		hundred[i] = float64(100 - i) // 100, 99, …, 1: unsorted on purpose
+	}
+	tests := []struct {
+		name      string
+		xs        []float64
+		median    float64
+		p99       float64
+		max       float64
+		tolerance float64
+	}{
+		{name: "one", xs: []float64{7}, median: 7, p99: 7, max: 7},
+		// numpy.percentile(x, 99) gives these (type 7: position 0.99·(n−1))
+		{name: "odd", xs: []float64{3, 1, 2}, median: 2, p99: 2.98, max: 3, tolerance: 1e-12},
+		{name: "even", xs: []float64{4, 1, 3, 2}, median: 2.5, p99: 3.97, max: 4, tolerance: 1e-12},
+		{name: "1..100", xs: hundred, median: 50.5, p99: 99.01, max: 100, tolerance: 1e-9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := append([]float64(nil), tt.xs...)
+			if got := Median(tt.xs); math.Abs(got-tt.median) > tt.tolerance {
+				t.Errorf("Median = %v, want %v", got, tt.median)
+			}
+			if got := P99(tt.xs); math.Abs(got-tt.p99) > tt.tolerance {
+				t.Errorf("P99 = %v, want %v", got, tt.p99)
+			}
+			if got := Max(tt.xs); got != tt.max {
+				t.Errorf("Max = %v, want %v", got, tt.max)
+			}
+			for i := range before {
+				if before[i] != tt.xs[i] {
+					t.Fatalf("input changed at %d: %v, was %v", i, tt.xs[i], before[i])
+				}
+			}
+		})
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	if !math.IsNaN(Median(nil)) || !math.IsNaN(P99(nil)) || !math.IsNaN(Max(nil)) {
+		t.Error("statistics of no samples must be NaN")
+	}
+}

@@ -1,0 +1,197 @@
+package worker
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"time"
+
+	"manydb/internal/engine"
+	"manydb/internal/measure"
+	"manydb/internal/results"
+	"manydb/internal/workload"
+)
+
+// create makes every store: one span per store from before mkdir to after
+// close (open the new store with its schema, write all notes in one
+// transaction, close). The notes are generated before the span.
+func create(job Job, v engine.Variant, rec *results.Record, p *progress) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	dirs := storeDirs(job)
+	notes := make([]workload.Note, job.Workload.Objects)
+	samples := make([]float64, job.Stores)
+	start := time.Now()
+	for i, dir := range dirs {
+		job.Workload.Fill(i, notes)
+		t0 := time.Now()
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return fmt.Errorf("store %d: %w", i, err)
+		}
+		s, err := v.Create(dir)
+		if err != nil {
+			return fmt.Errorf("store %d: create: %w", i, err)
+		}
+		if err := s.Insert(notes); err != nil {
+			s.Close()
+			return fmt.Errorf("store %d: insert %d notes: %w", i, len(notes), err)
+		}
+		if err := s.Close(); err != nil {
+			return fmt.Errorf("store %d: close: %w", i, err)
+		}
+		samples[i] = ms(time.Since(t0))
+		p.step(i + 1)
+	}
+	rec.WallS = time.Since(start).Seconds()
+	rec.CreateMs = samples
+	return nil
+}
+
+// openRun opens, counts and closes every store once, in the random order
+// of the job's seed, timing each step and the three together.
+func openRun(job Job, v engine.Variant, rec *results.Record, p *progress) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	dirs := storeDirs(job)
+	order := Order(job.Stores, job.Seed)
+	want := int64(job.Workload.Objects)
+	n := job.Stores
+	openMs, queryMs, closeMs, totalMs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for k, i := range order {
+		t0 := time.Now()
+		s, err := v.Open(dirs[i])
+		t1 := time.Now()
+		if err != nil {
+			return fmt.Errorf("store %d: open: %w", i, err)
+		}
+		got, err := s.Count()
+		t2 := time.Now()
+		if err != nil {
+			s.Close()
+			return fmt.Errorf("store %d: count: %w", i, err)
+		}
+		err = s.Close()
+		t3 := time.Now()
+		if err != nil {
+			return fmt.Errorf("store %d: close: %w", i, err)
+		}
+		if got != want {
+			return fmt.Errorf("store %d: count returned %d notes, want %d", i, got, want)
+		}
+		openMs[k], queryMs[k], closeMs[k], totalMs[k] = ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(t3.Sub(t2)), ms(t3.Sub(t0))
+		p.step(k + 1)
+	}
+	rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs = openMs, queryMs, closeMs, totalMs
+	return nil
+}
+
+// Order returns the order in which a run visits n stores: a permutation
+// from math/rand/v2's PCG seeded with (seed, 0).
+func Order(n int, seed uint64) []int {
+	return rand.New(rand.NewPCG(seed, 0)).Perm(n)
+}
+
+// hold opens the first job.Hold stores, counts each and keeps them all
+// open, then reports (after − before) / held of the process' memory.
+func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
+	dirs := storeDirs(job)[:job.Hold]
+	open := make([]engine.Store, 0, job.Hold)
+	defer func() {
+		for _, s := range open {
+			s.Close()
+		}
+	}()
+	want := int64(job.Workload.Objects)
+	runtime.GC()
+	before, err := snapshot()
+	if err != nil {
+		return err
+	}
+	for i, dir := range dirs {
+		s, err := v.Open(dir)
+		if err != nil {
+			return fmt.Errorf("store %d: open: %w", i, err)
+		}
+		open = append(open, s)
+		got, err := s.Count()
+		if err != nil {
+			return fmt.Errorf("store %d: count: %w", i, err)
+		}
+		if got != want {
+			return fmt.Errorf("store %d: count returned %d notes, want %d", i, got, want)
+		}
+		p.step(i + 1)
+	}
+	after, err := snapshot()
+	if err != nil {
+		return err
+	}
+	h := float64(job.Hold)
+	rec.Hold = &results.Hold{
+		Held:          job.Hold,
+		RssKB:         float64(after.mem.RssKB-before.mem.RssKB) / h,
+		AnonKB:        float64(after.mem.AnonKB-before.mem.AnonKB) / h,
+		RssBeforeKB:   before.mem.RssKB,
+		RssAfterKB:    after.mem.RssKB,
+		AnonBeforeKB:  before.mem.AnonKB,
+		AnonAfterKB:   after.mem.AnonKB,
+		ThreadsBefore: before.threads,
+		Threads:       after.threads,
+		FDsBefore:     before.fds,
+		FDs:           after.fds,
+	}
+	for _, s := range open {
+		if err := s.Close(); err != nil {
+			open = nil
+			return fmt.Errorf("close a held store: %w", err)
+		}
+	}
+	open = nil
+	return nil
+}
+
+type procSnapshot struct {
+	mem     measure.Memory
+	threads int
+	fds     int
+}
+
+func snapshot() (procSnapshot, error) {
+	var s procSnapshot
+	var err error
+	if s.mem, err = measure.ReadMemory(); err != nil {
+		return s, err
+	}
+	if s.threads, err = measure.Threads(); err != nil {
+		return s, err
+	}
+	s.fds, err = measure.OpenFiles()
+	return s, err
+}
+
+// space measures each store's files on disk.
+func space(job Job, v engine.Variant, rec *results.Record, p *progress) error {
+	rec.Bytes = make([]int64, job.Stores)
+	rec.ApparentBytes = make([]int64, job.Stores)
+	var files []string
+	for i, dir := range storeDirs(job) {
+		s, err := measure.DirSpace(dir)
+		if err != nil {
+			return fmt.Errorf("store %d: %w", i, err)
+		}
+		rec.Bytes[i], rec.ApparentBytes[i] = s.Bytes, s.ApparentBytes
+		files = append(files, s.Files...)
+		p.step(i + 1)
+	}
+	rec.Files = uniqueSorted(files)
+	return nil
+}
+
+func storeDirs(job Job) []string {
+	dirs := make([]string, job.Stores)
+	for i := range dirs {
+		dirs[i] = StoreDir(job.Dir, i)
+	}
+	return dirs
+}

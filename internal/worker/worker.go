@@ -1,0 +1,281 @@
+// Package worker runs one phase of a study for one variant, in the worker
+// process that links that variant's engine, and prints the phase's record
+// as one JSON line on stdout. Diagnostics and progress go to stderr.
+//
+// The worker does all the timing; engine adapters never time themselves.
+// Each timed span is two time.Now calls around the engine call and nothing
+// else: notes are generated before the span, samples go into slices
+// allocated before the loop, and the loop runs locked to one OS thread so
+// that cgo engines see one glibc malloc arena, as a C program would.
+//
+// A worker is started by the orchestrator (internal/orchestrate) with
+// flags that name the phase; see Job for their meaning.
+package worker
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"manydb/internal/engine"
+	"manydb/internal/results"
+	"manydb/internal/workload"
+)
+
+// Factory makes a variant. It may fail, e.g. when the engine's shared
+// library is missing; the error then says how to install it.
+type Factory struct {
+	ID  string
+	New func() (engine.Variant, error)
+}
+
+// Job is one phase for one variant, as given on the worker's command line.
+type Job struct {
+	Variant  string        // variant id
+	Phase    string        // create, open, hold, space or versions
+	Dir      string        // the directory holding this variant's stores
+	Stores   int           // number of stores (000000 … Stores-1)
+	Workload workload.Spec // what each store holds
+	Run      int           // open: run number 1..R
+	Seed     uint64        // open: seed of the run's random store order
+	Hold     int           // hold: stores to keep open
+	Progress bool          // print progress lines on stderr
+}
+
+// ProgressPrefix starts a progress line on the worker's stderr:
+// "progress DONE TOTAL". The orchestrator reads and hides them.
+const ProgressPrefix = "progress "
+
+// Run parses the worker's command line and runs its phase with the
+// variant it names, writing the record to stdout.
+func Run(args []string, stdout, stderr io.Writer, factories ...Factory) error {
+	job, err := parseJob(args, stderr, factories)
+	if err != nil {
+		return err
+	}
+	var factory Factory
+	for _, f := range factories {
+		if f.ID == job.Variant {
+			factory = f
+		}
+	}
+	v, err := factory.New()
+	if err != nil {
+		return fmt.Errorf("variant %s: %w", job.Variant, err)
+	}
+	if c, ok := v.(engine.Closer); ok {
+		defer c.CloseVariant()
+	}
+	rec, err := RunJob(job, v, stderr)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(stdout).Encode(rec)
+}
+
+func parseJob(args []string, stderr io.Writer, factories []Factory) (Job, error) {
+	var ids []string
+	for _, f := range factories {
+		ids = append(ids, f.ID)
+	}
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s --variant ID --phase PHASE [flags]\n\n"+
+			"A manydb worker runs one phase of a study for one variant (%s).\n"+
+			"It is started by 'manydb run'; you rarely start it yourself.\n\n",
+			filepath.Base(os.Args[0]), strings.Join(ids, ", "))
+		fs.PrintDefaults()
+	}
+	var j Job
+	fs.StringVar(&j.Variant, "variant", "", "variant id")
+	fs.StringVar(&j.Phase, "phase", "", "create, open, hold, space or versions")
+	fs.StringVar(&j.Dir, "dir", "", "directory of this variant's stores")
+	fs.IntVar(&j.Stores, "stores", 0, "number of stores")
+	fs.StringVar(&j.Workload.Name, "workload", "large", "workload name, as recorded")
+	fs.IntVar(&j.Workload.Objects, "objects", 1000, "notes per store")
+	fs.IntVar(&j.Workload.TextLen, "text-len", 300, "text length of a note")
+	fs.IntVar(&j.Run, "run", 0, "open: run number")
+	fs.Uint64Var(&j.Seed, "seed", 0, "open: seed of the store order")
+	fs.IntVar(&j.Hold, "hold", 0, "hold: stores to keep open")
+	fs.BoolVar(&j.Progress, "progress", false, "print progress lines on stderr")
+	if err := fs.Parse(args); err != nil {
+		return Job{}, err
+	}
+	if fs.NArg() > 0 {
+		return Job{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	known := false
+	for _, id := range ids {
+		known = known || id == j.Variant
+	}
+	if !known {
+		return Job{}, fmt.Errorf("--variant %q: this worker serves %s", j.Variant, strings.Join(ids, ", "))
+	}
+	return j, j.validate()
+}
+
+func (j Job) validate() error {
+	switch j.Phase {
+	case results.PhaseCreate, results.PhaseOpen, results.PhaseHold, results.PhaseSpace:
+	case "versions":
+		return nil
+	default:
+		return fmt.Errorf("--phase %q: use create, open, hold, space or versions", j.Phase)
+	}
+	switch {
+	case j.Dir == "":
+		return errors.New("--dir is required")
+	case j.Stores < 1:
+		return fmt.Errorf("--stores %d: need at least one store", j.Stores)
+	case j.Workload.Objects < 1:
+		return fmt.Errorf("--objects %d: need at least one note per store", j.Workload.Objects)
+	case j.Phase == results.PhaseOpen && j.Seed == 0:
+		return errors.New("--seed is required for the open phase (1, 2, …)")
+	case j.Phase == results.PhaseHold && (j.Hold < 1 || j.Hold > j.Stores):
+		return fmt.Errorf("--hold %d: hold between 1 and --stores (%d) stores", j.Hold, j.Stores)
+	}
+	return nil
+}
+
+// StoreDir returns the directory of store i.
+func StoreDir(dir string, i int) string {
+	return filepath.Join(dir, fmt.Sprintf("%06d", i))
+}
+
+// RunJob runs the job's phase with variant v and returns its record, with
+// the variant's and the worker's versions filled in. The orchestrator adds
+// the study, setting, load and start time.
+func RunJob(job Job, v engine.Variant, stderr io.Writer) (results.Record, error) {
+	rec := results.Record{
+		Variant:  job.Variant,
+		Phase:    job.Phase,
+		Status:   results.StatusOK,
+		Workload: job.Workload,
+		Stores:   job.Stores,
+		Versions: versions(v),
+	}
+	if job.Phase == "versions" {
+		return rec, nil
+	}
+	p := newProgress(job, stderr)
+	gc := startGCCount()
+	var err error
+	switch job.Phase {
+	case results.PhaseCreate:
+		err = create(job, v, &rec, p)
+	case results.PhaseOpen:
+		rec.Run, rec.Seed = job.Run, job.Seed
+		err = openRun(job, v, &rec, p)
+	case results.PhaseHold:
+		err = hold(job, v, &rec, p)
+	case results.PhaseSpace:
+		err = space(job, v, &rec, p)
+	}
+	if err != nil {
+		return results.Record{}, fmt.Errorf("%s %s: %w", job.Variant, job.Phase, err)
+	}
+	rec.Go = gc.stop()
+	return rec, nil
+}
+
+// versions joins the variant's library versions with the Go module
+// versions the worker was built with.
+func versions(v engine.Variant) map[string]string {
+	out := map[string]string{}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		out["go"] = bi.GoVersion
+		for _, d := range bi.Deps {
+			if d.Replace != nil {
+				d = d.Replace
+			}
+			out[d.Path] = d.Version
+		}
+	}
+	for k, val := range v.Versions() {
+		out[k] = val
+	}
+	return out
+}
+
+// gcCount reads the Go runtime's collection count and pause total at the
+// start and end of a phase (runtime.ReadMemStats, outside timed spans).
+type gcCount struct {
+	num   uint32
+	pause uint64
+}
+
+func startGCCount() gcCount {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return gcCount{ms.NumGC, ms.PauseTotalNs}
+}
+
+func (g gcCount) stop() *results.GoStats {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return &results.GoStats{GCs: uint64(ms.NumGC - g.num), PauseMs: float64(ms.PauseTotalNs-g.pause) / 1e6}
+}
+
+// progress prints "progress DONE TOTAL" lines at most every half second.
+type progress struct {
+	w     io.Writer
+	total int
+	last  time.Time
+}
+
+func newProgress(job Job, stderr io.Writer) *progress {
+	if !job.Progress {
+		return &progress{}
+	}
+	return &progress{w: stderr, total: job.Stores, last: time.Now()}
+}
+
+// step reports that done stores are finished; it is called between timed
+// spans and costs a clock read every 64 stores.
+func (p *progress) step(done int) {
+	if p.w == nil || done%64 != 0 {
+		return
+	}
+	if now := time.Now(); now.Sub(p.last) >= 500*time.Millisecond {
+		p.last = now
+		fmt.Fprintf(p.w, "%s%d %d\n", ProgressPrefix, done, p.total)
+	}
+}
+
+// ms converts a duration to milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// uniqueSorted returns the distinct strings of xs in order.
+func uniqueSorted(xs []string) []string {
+	sort.Strings(xs)
+	out := xs[:0]
+	for i, x := range xs {
+		if i == 0 || x != xs[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Exit prints err, if any, on stderr as the worker's last line and returns
+// the process exit code: 0, 2 for a bad command line, 1 otherwise.
+func Exit(err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "error: %v\n", err)
+	return 1
+}

@@ -1,0 +1,82 @@
+// Package workload defines what one store holds: its notes and how they are
+// generated, identically for every engine.
+package workload
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Note is one object of a store.
+type Note struct {
+	ID   int64
+	Text string
+	Ts   int64
+}
+
+// Spec is the content of one store.
+type Spec struct {
+	// Name is "large", "small" or "custom" (when overridden).
+	Name string `json:"name"`
+	// Objects is the number of notes per store, written in one transaction.
+	Objects int `json:"objects"`
+	// TextLen is the length of each note's text in bytes (ASCII).
+	TextLen int `json:"text_len"`
+}
+
+// Lookup returns the named workload, with objects and textLen overriding its
+// values when they are not zero.
+func Lookup(name string, objects, textLen int) (Spec, error) {
+	var s Spec
+	switch name {
+	case "large": // as in the reference study
+		s = Spec{Name: "large", Objects: 1000, TextLen: 300}
+	case "small":
+		s = Spec{Name: "small", Objects: 10, TextLen: 40}
+	default:
+		return Spec{}, fmt.Errorf("unknown workload %q: use large (1,000 notes of 300 characters) or small (10 notes of 40)", name)
+	}
+	if objects < 0 || textLen < 0 {
+		return Spec{}, fmt.Errorf("--objects and --text-len must not be negative")
+	}
+	if objects > 0 {
+		s.Objects = objects
+	}
+	if textLen > 0 {
+		s.TextLen = textLen
+	}
+	return s, nil
+}
+
+// lorem is repeated to fill each note's text.
+const lorem = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod " +
+	"tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, " +
+	"quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo " +
+	"consequat. Duis aute irure dolor in reprehenderit in voluptate velit esse " +
+	"cillum dolore eu fugiat nulla pariatur. Excepteur sint occaecat cupidatat non " +
+	"proident, sunt in culpa qui officia deserunt mollit anim id est laborum. "
+
+// Text returns the text of note j of agent (store) i: "note <j> of agent
+// <i>: " followed by Lorem ipsum, cut to n bytes.
+func Text(i, j, n int) string {
+	b := make([]byte, 0, n+len(lorem))
+	b = append(b, "note "...)
+	b = strconv.AppendInt(b, int64(j), 10)
+	b = append(b, " of agent "...)
+	b = strconv.AppendInt(b, int64(i), 10)
+	b = append(b, ": "...)
+	for len(b) < n {
+		b = append(b, lorem...)
+	}
+	return string(b[:n])
+}
+
+// Fill writes the notes of store i into notes, which must have Objects
+// elements. Ids run from 1; ts is a fixed base plus j seconds, so every run
+// writes the same bytes.
+func (s Spec) Fill(i int, notes []Note) {
+	const base = 1_760_000_000_000 // ms since 1970, October 2025
+	for j := range notes {
+		notes[j] = Note{ID: int64(j + 1), Text: Text(i, j, s.TextLen), Ts: base + int64(j)*1000}
+	}
+}
