@@ -43,3 +43,19 @@ type Store interface {
 type Closer interface {
 	CloseVariant() error
 }
+
+// Marshaler is implemented by a Store whose engine turns notes into its own
+// wire format as a step of its own before the write (ObjectBox marshals
+// each note to a FlatBuffer). manydb profile times Marshal and
+// InsertMarshaled separately; the other phases call Insert, which must do
+// the same as the two together.
+type Marshaler interface {
+	// Marshal converts notes to the engine's format, without writing.
+	Marshal(notes []workload.Note) (Marshaled, error)
+	// InsertMarshaled writes what Marshal returned in one transaction,
+	// commit included.
+	InsertMarshaled(m Marshaled) error
+}
+
+// Marshaled is an engine's own representation of a batch of notes.
+type Marshaled any
