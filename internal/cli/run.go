@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"manydb/internal/engine"
@@ -93,6 +96,12 @@ func (opt runOptions) config(o Options) (orchestrate.Config, error) {
 	if err != nil {
 		return orchestrate.Config{}, &UsageError{"run: --engines: " + err.Error()}
 	}
+	if opt.engines == "all" {
+		variants = builtVariants(variants, opt.binDir, o.Stderr)
+		if len(variants) == 0 {
+			return orchestrate.Config{}, &UsageError{fmt.Sprintf("run: no worker binary in %s: run 'make build'", opt.binDir)}
+		}
+	}
 	wl, err := workload.Lookup(opt.workload, opt.objects, opt.textLen)
 	if err != nil {
 		return orchestrate.Config{}, &UsageError{"run: " + err.Error()}
@@ -137,6 +146,22 @@ func printStudy(o Options, file, study string) error {
 	}
 	fmt.Fprintln(o.Stdout)
 	return report.Tables(o.Stdout, mine)
+}
+
+// builtVariants keeps the variants whose worker binary is in binDir and
+// says on log which were left out and why: "all" means every engine that
+// builds here.
+func builtVariants(variants []string, binDir string, log io.Writer) []string {
+	var built []string
+	for _, v := range variants {
+		fam, _ := engine.Lookup(v)
+		if st, err := os.Stat(filepath.Join(binDir, fam.Binary)); err == nil && !st.IsDir() {
+			built = append(built, v)
+			continue
+		}
+		fmt.Fprintf(log, "skipping %s: %s was not built (it needs %s)\n", v, filepath.Join(binDir, fam.Binary), fam.Needs)
+	}
+	return built
 }
 
 func joinIDs() string {

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,22 @@ type Config struct {
 	Log      io.Writer     // progress and messages (stderr)
 	// Bar reports progress; nil means NewProgress(Log).
 	Bar Progress
+	// Catalog maps variants to worker binaries; nil means engine.Catalog().
+	// Tests use it to run fake workers.
+	Catalog []engine.Family
+}
+
+// family returns the worker family serving variant v.
+func (c *Config) family(v string) (engine.Family, bool) {
+	if c.Catalog == nil {
+		return engine.Lookup(v)
+	}
+	for _, f := range c.Catalog {
+		if slices.Contains(f.Variants, v) {
+			return f, true
+		}
+	}
+	return engine.Family{}, false
 }
 
 // Validate checks the configuration before anything is written.
@@ -72,7 +89,7 @@ func (c *Config) Validate() error {
 		return &InputError{"--load-wait must be positive"}
 	}
 	for _, v := range c.Variants {
-		fam, ok := engine.Lookup(v)
+		fam, ok := c.family(v)
 		if !ok {
 			return &InputError{fmt.Sprintf("unknown engine %q", v)}
 		}
@@ -154,7 +171,7 @@ func (p phase) String() string {
 
 // variant runs every phase of one variant, then removes its stores.
 func (s *study) variant(ctx context.Context, v string) error {
-	fam, _ := engine.Lookup(v)
+	fam, _ := s.family(v)
 	bin := filepath.Join(s.BinDir, fam.Binary)
 	dir := filepath.Join(s.Root, s.Setting, v)
 	// Stores left by an earlier study with --keep are replaced: they lie

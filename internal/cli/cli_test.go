@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"manydb/internal/results"
+)
+
+// binDir is the repository's bin directory, filled by 'make build' (make
+// test builds first).
+func binDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../../bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "worker-sqlite")); err != nil {
+		t.Fatalf("%s/worker-sqlite is missing: run 'make build' first (make test does)", dir)
+	}
+	return dir
+}
+
+func options(t *testing.T) (Options, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	return Options{Stdout: &out, Stderr: &errOut, BinDir: binDir(t), Version: "test", Environ: os.Environ()}, &out, &errOut
+}
+
+// TestSQLiteEndToEnd runs a real study with the real SQLite worker on 20
+// stores and checks the records and the printed table.
+func TestSQLiteEndToEnd(t *testing.T) {
+	o, out, errOut := options(t)
+	dir := t.TempDir()
+	resultsFile := filepath.Join(dir, "r.jsonl")
+	err := Run(context.Background(), []string{"run", "--engines", "sqlite", "--stores", "20", "--runs", "2", "--hold", "10",
+		"--root", filepath.Join(dir, "root"), "--out", resultsFile}, o)
+	if err != nil {
+		t.Fatalf("%v\nstderr:\n%s", err, errOut)
+	}
+	recs, err := results.ReadFile(resultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phases []string
+	for _, r := range recs {
+		phases = append(phases, r.Phase)
+		if r.Status != results.StatusOK {
+			t.Errorf("%s failed: %s", r.Phase, r.Error)
+		}
+		switch r.Phase {
+		case results.PhaseEnv:
+			if r.Env["manydb"] != "test" || r.Env["kernel"] == "" {
+				t.Errorf("env = %v", r.Env)
+			}
+		case results.PhaseCreate:
+			if len(r.CreateMs) != 20 || r.Versions["sqlite"] == "" || r.Versions["github.com/mattn/go-sqlite3"] != "v1.14.53" {
+				t.Errorf("create: %d samples, versions %v", len(r.CreateMs), r.Versions)
+			}
+		case results.PhaseOpen:
+			if len(r.TotalMs) != 20 {
+				t.Errorf("open run %d: %d samples", r.Run, len(r.TotalMs))
+			}
+		case results.PhaseHold:
+			// 10 open SQLite stores with 1,000 notes each hold their pages.
+			if r.Hold.Held != 10 || r.Hold.RssAfterKB <= r.Hold.RssBeforeKB {
+				t.Errorf("hold = %+v", r.Hold)
+			}
+		case results.PhaseSpace:
+			if len(r.Files) != 1 || r.Files[0] != "notes.db" || r.Bytes[0] < 300*1000 {
+				t.Errorf("space: files %v, bytes %v; want notes.db of more than 1,000 × 300 bytes", r.Files, r.Bytes[:1])
+			}
+		}
+	}
+	if got := strings.Join(phases, ","); got != "env,create,open,open,hold,space" {
+		t.Errorf("phases = %s", got)
+	}
+	for _, want := range []string{"| | sqlite |", "| Create, write 1,000 objects, close (median) | ", "| Memory per open store (10 open), resident | ", " KB |", " ms |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("tables lack %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "root", "default", "sqlite")); !os.IsNotExist(err) {
+		t.Error("stores not removed after the study")
+	}
+
+	// manydb tables prints the same table from the file.
+	o2, out2, _ := options(t)
+	if err := Run(context.Background(), []string{"tables", resultsFile}, o2); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), strings.TrimSpace(out2.String())) {
+		t.Errorf("manydb tables printed\n%s\nbut the run printed\n%s", out2, out)
+	}
+}
+
+func TestBadCommandLines(t *testing.T) {
+	dir := t.TempDir()
+	foreign := filepath.Join(dir, "foreign")
+	os.Mkdir(foreign, 0o755)
+	os.WriteFile(filepath.Join(foreign, "thesis.tex"), []byte("mine"), 0o644)
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte("{\"schema\":1}\nnot json\n"), 0o644)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"run", "--engines", "oracle"}, `unknown engine "oracle"`},
+		{[]string{"run", "--stores", "many"}, `invalid value "many" for flag -stores`},
+		{[]string{"run", "--engines", "sqlite", "--workload", "huge"}, `unknown workload "huge"`},
+		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--hold", "6", "--root", filepath.Join(dir, "r")}, "--hold 6"},
+		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", foreign}, "not empty and has no .manydb-root marker"},
+		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", filepath.Join(dir, "r"), "--bin", dir}, "worker binary"},
+		{[]string{"tables"}, "name at least one results file"},
+		{[]string{"tables", bad}, bad + ":2: not a manydb record"},
+		{[]string{"tables", filepath.Join(dir, "none.jsonl")}, "no such file"},
+	}
+	for _, tt := range tests {
+		o, _, _ := options(t)
+		err := Run(context.Background(), tt.args, o)
+		var usage *UsageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: err = %v, want a UsageError with %q", tt.args, err, tt.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: error is not one line: %q", tt.args, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(foreign, "thesis.tex")); string(b) != "mine" {
+		t.Error("a foreign root was touched")
+	}
+}
+
+func TestHelp(t *testing.T) {
+	o, out, _ := options(t)
+	if err := Run(context.Background(), []string{"run", "--help"}, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"-engines", "-stores", "-runs", "-hold", "-root", "-out", "-workload", "-objects", "-text-len", "-keep"} {
+		if !strings.Contains(out.String(), flag) {
+			t.Errorf("run --help lacks %s", flag)
+		}
+	}
+}

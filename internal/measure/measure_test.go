@@ -1,0 +1,74 @@
+package measure
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestParseSmapsRollup(t *testing.T) {
+	in := []byte(`55d0c0a00000-7ffd4b5f9000 ---p 00000000 00:00 0                          [rollup]
+Rss:               15396 kB
+Pss:               12000 kB
+Anonymous:         10160 kB
+Swap:                  0 kB
+`)
+	m, err := parseSmapsRollup(in)
+	if err != nil || m.RssKB != 15396 || m.AnonKB != 10160 {
+		t.Fatalf("got %+v, %v; want Rss 15396, Anonymous 10160", m, err)
+	}
+	if _, err := parseSmapsRollup([]byte("Pss: 1 kB\n")); err == nil {
+		t.Error("no error without Rss and Anonymous")
+	}
+}
+
+func TestReadMemoryAndCounts(t *testing.T) {
+	m, err := ReadMemory()
+	if err != nil || m.RssKB <= 0 {
+		t.Fatalf("ReadMemory = %+v, %v", m, err)
+	}
+	before, err := OpenFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := OpenFiles()
+	f.Close()
+	if after != before+1 {
+		t.Errorf("open files %d → %d after opening one file", before, after)
+	}
+	if n, err := Threads(); err != nil || n < 1 {
+		t.Errorf("Threads = %d, %v", n, err)
+	}
+}
+
+func TestParseLoadavg(t *testing.T) {
+	v, err := parseLoadavg([]byte("0.95 0.71 0.50 1/234 5678\n"))
+	if err != nil || v != 0.95 {
+		t.Fatalf("got %v, %v", v, err)
+	}
+	if _, err := parseLoadavg([]byte("x")); err == nil {
+		t.Error("no error for a bad load average")
+	}
+}
+
+func TestDirSpace(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "data.mdb"), make([]byte, 10000), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "lock"), []byte("x"), 0o644)
+	s, err := DirSpace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ApparentBytes != 10001 || !slices.Equal(s.Files, []string{"data.mdb", "sub/lock"}) {
+		t.Errorf("got %+v, want 10001 bytes in data.mdb and sub/lock", s)
+	}
+	if s.Bytes < 10000 || s.Bytes%512 != 0 {
+		t.Errorf("allocated %d bytes, want at least the file's 10000, in 512-byte blocks", s.Bytes)
+	}
+}

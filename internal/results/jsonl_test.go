@@ -1,0 +1,77 @@
+package results
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReaderReportsFileAndLine(t *testing.T) {
+	input := `{"schema":1,"study":"s","phase":"create","status":"ok","workload":{"name":"large","objects":1000,"text_len":300},"load1":0.5,"started":"2026-12-02T10:00:00Z","create_ms":[1.5,2]}
+
+{"schema":1,"study":"s","phase":"open", oops}
+`
+	r := NewReader(strings.NewReader(input), "r.jsonl")
+	if !r.Next() {
+		t.Fatalf("first record not read: %v", r.Err())
+	}
+	if got := r.Record(); got.Phase != "create" || len(got.CreateMs) != 2 || got.Load1 != 0.5 {
+		t.Errorf("record = %+v", got)
+	}
+	if r.Next() {
+		t.Fatal("a malformed line was read as a record")
+	}
+	var syn *SyntaxError
+	if !errors.As(r.Err(), &syn) || syn.File != "r.jsonl" || syn.Line != 3 {
+		t.Fatalf("err = %v, want a SyntaxError at r.jsonl:3", r.Err())
+	}
+	if !strings.HasPrefix(syn.Error(), "r.jsonl:3: ") {
+		t.Errorf("message %q does not start with file:line", syn.Error())
+	}
+}
+
+func TestReaderRejectsOtherSchemasAndUnknownFields(t *testing.T) {
+	for _, line := range []string{
+		`{"schema":2,"study":"s","phase":"create","status":"ok","workload":{},"load1":0,"started":"2026-12-02T10:00:00Z"}`,
+		`{"schema":1,"study":"s","phase":"create","status":"ok","workload":{},"load1":0,"started":"2026-12-02T10:00:00Z","colour":"red"}`,
+	} {
+		r := NewReader(strings.NewReader(line), "f")
+		if r.Next() || r.Err() == nil {
+			t.Errorf("%s: read without error", line)
+		}
+	}
+}
+
+func TestWriterAppendsAndDropsACutLine(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "r.jsonl")
+	w, err := OpenWriter(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(Record{Study: "a", Phase: PhaseCreate, Status: StatusOK, CreateMs: []float64{1}}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	// A crash in the middle of the next write leaves half a line.
+	f, _ := os.OpenFile(name, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"schema":1,"study":"a","phase":"op`)
+	f.Close()
+
+	w, err = OpenWriter(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(Record{Study: "a", Phase: PhaseOpen, Status: StatusOK, Run: 1}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	recs, err := ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Phase != PhaseCreate || recs[1].Phase != PhaseOpen || recs[1].Schema != Schema {
+		t.Fatalf("records = %+v, want create then open", recs)
+	}
+}

@@ -1,0 +1,165 @@
+package worker
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"manydb/internal/fakeengine"
+	"manydb/internal/results"
+	"manydb/internal/workload"
+)
+
+func fakeJob(t *testing.T, phase string) Job {
+	t.Helper()
+	return Job{Variant: "fake", Phase: phase, Dir: t.TempDir(), Stores: 12,
+		Workload: workload.Spec{Name: "small", Objects: 10, TextLen: 40}}
+}
+
+func newFake(t *testing.T, id string) *fakeengine.Variant {
+	t.Helper()
+	v, err := fakeengine.New(id)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.(*fakeengine.Variant)
+}
+
+// TestPhases runs every phase with the fake engine and checks the shape of
+// each record: one sample per store, the run's order, held counts, files.
+func TestPhases(t *testing.T) {
+	v := newFake(t, "fake")
+	job := fakeJob(t, results.PhaseCreate)
+	rec, err := RunJob(job, v, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.CreateMs) != job.Stores || rec.WallS <= 0 {
+		t.Fatalf("create: %d samples, wall %v; want %d samples and a wall time", len(rec.CreateMs), rec.WallS, job.Stores)
+	}
+	if rec.Versions["fake"] != "1.0" || rec.Versions["go"] == "" {
+		t.Errorf("versions = %v, want the engine's and Go's", rec.Versions)
+	}
+	for i := 0; i < job.Stores; i++ {
+		if _, err := os.Stat(filepath.Join(StoreDir(job.Dir, i), fakeengine.FileName)); err != nil {
+			t.Fatalf("store %d not created: %v", i, err)
+		}
+	}
+
+	job.Phase, job.Run, job.Seed = results.PhaseOpen, 2, 2
+	rec, err = RunJob(job, v, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Run != 2 || rec.Seed != 2 {
+		t.Errorf("run/seed = %d/%d, want 2/2", rec.Run, rec.Seed)
+	}
+	for name, xs := range map[string][]float64{"open": rec.OpenMs, "query": rec.QueryMs, "close": rec.CloseMs, "total": rec.TotalMs} {
+		if len(xs) != job.Stores {
+			t.Errorf("%s: %d samples, want %d", name, len(xs), job.Stores)
+		}
+	}
+	for k := range rec.TotalMs {
+		if sum := rec.OpenMs[k] + rec.QueryMs[k] + rec.CloseMs[k]; sum > rec.TotalMs[k]+1e-9 {
+			t.Errorf("store %d: open+query+close %v > total %v", k, sum, rec.TotalMs[k])
+		}
+	}
+
+	job.Phase, job.Hold = results.PhaseHold, 5
+	rec, err = RunJob(job, v, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Hold == nil || rec.Hold.Held != 5 || rec.Hold.RssAfterKB <= 0 || rec.Hold.Threads <= 0 || rec.Hold.FDs <= 0 {
+		t.Errorf("hold = %+v, want 5 held and real process figures", rec.Hold)
+	}
+
+	job.Phase = results.PhaseSpace
+	rec, err = RunJob(job, v, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rec.Files, []string{fakeengine.FileName}) || len(rec.Bytes) != job.Stores || rec.ApparentBytes[0] != 2 {
+		t.Errorf("space: files %v, %d sizes, apparent %v; want [fake.db], %d, 2 bytes (\"10\")", rec.Files, len(rec.Bytes), rec.ApparentBytes, job.Stores)
+	}
+}
+
+func TestWrongCountFailsThePhase(t *testing.T) {
+	job := fakeJob(t, results.PhaseCreate)
+	if _, err := RunJob(job, newFake(t, "fake"), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, phase := range []string{results.PhaseOpen, results.PhaseHold} {
+		job.Phase, job.Seed, job.Hold = phase, 1, 3
+		_, err := RunJob(job, newFake(t, "fake_wrongcount"), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "count returned 11 notes, want 10") {
+			t.Errorf("%s: err = %v, want a wrong-count failure", phase, err)
+		}
+	}
+}
+
+func TestCreateRefusesExistingStore(t *testing.T) {
+	job := fakeJob(t, results.PhaseCreate)
+	if err := os.Mkdir(StoreDir(job.Dir, 3), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := RunJob(job, newFake(t, "fake"), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "store 3") {
+		t.Fatalf("err = %v, want store 3 to fail (its directory exists)", err)
+	}
+}
+
+func TestOrderIsASeededPermutation(t *testing.T) {
+	a, b, c := Order(100, 1), Order(100, 1), Order(100, 2)
+	if !slices.Equal(a, b) {
+		t.Error("the same seed gave two orders")
+	}
+	if slices.Equal(a, c) {
+		t.Error("seeds 1 and 2 gave the same order")
+	}
+	sorted := slices.Sorted(slices.Values(a))
+	for i, x := range sorted {
+		if x != i {
+			t.Fatalf("order is not a permutation of 0..99: %v", a)
+		}
+	}
+}
+
+func TestRunCommandLine(t *testing.T) {
+	factory := Factory{ID: "fake", New: fakeengine.New("fake")}
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	err := Run([]string{"--variant", "fake", "--phase", "create", "--dir", dir, "--stores", "3", "--objects", "7", "--progress"}, &out, &errOut, factory)
+	if err != nil {
+		t.Fatalf("%v; stderr: %s", err, errOut.String())
+	}
+	var rec results.Record
+	if err := json.Unmarshal(out.Bytes(), &rec); err != nil {
+		t.Fatalf("stdout is not one record: %v: %q", err, out.String())
+	}
+	if rec.Phase != "create" || rec.Workload.Objects != 7 || len(rec.CreateMs) != 3 {
+		t.Errorf("record = %+v", rec)
+	}
+
+	bad := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--variant", "nope", "--phase", "create"}, `--variant "nope": this worker serves fake`},
+		{[]string{"--variant", "fake", "--phase", "warm"}, `--phase "warm"`},
+		{[]string{"--variant", "fake", "--phase", "open", "--dir", dir, "--stores", "3"}, "--seed is required"},
+		{[]string{"--variant", "fake", "--phase", "hold", "--dir", dir, "--stores", "3", "--hold", "4"}, "--hold 4"},
+		{[]string{"--variant", "fake", "--phase", "create", "--dir", dir}, "--stores 0"},
+	}
+	for _, b := range bad {
+		err := Run(b.args, io.Discard, io.Discard, factory)
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%v: err = %v, want %q", b.args, err, b.want)
+		}
+	}
+}
