@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# manydb's SQLite open phase against a C program with the same amalgamation.
+# Usage: bench/c_vs_go.sh [STORES] [RUNS]   (defaults 2000, 3)
+# Environment variables such as MALLOC_TRIM_THRESHOLD_ reach both programs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+stores=${1:-2000}
+runs=${2:-3}
+amalgamation=$(go list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3)
+# The compile options of mattn/go-sqlite3's cgo CFLAGS (sqlite3.go), -O2 as cgo.
+gcc -O2 -std=gnu99 -DSQLITE_ENABLE_RTREE -DSQLITE_THREADSAFE=1 -DHAVE_USLEEP=1 \
+  -DSQLITE_ENABLE_FTS3 -DSQLITE_ENABLE_FTS3_PARENTHESIS -DSQLITE_TRACE_SIZE_LIMIT=15 \
+  -DSQLITE_OMIT_DEPRECATED -DSQLITE_DEFAULT_WAL_SYNCHRONOUS=1 -DSQLITE_ENABLE_UPDATE_DELETE_LIMIT \
+  -Wno-deprecated-declarations -I"$amalgamation" \
+  -o bench/sqlite_bench bench/sqlite_bench.c "$amalgamation/sqlite3-binding.c" -lpthread -ldl -lm
+root=$(mktemp -d /tmp/manydb-bench.XXXXXX)
+trap 'rm -rf "$root"' EXIT
+dir="$root/sqlite"
+mkdir -p "$dir"
+echo "creating $stores stores in $dir …" >&2
+bin/worker-sqlite --variant sqlite --phase create --dir "$dir" --stores "$stores" >/dev/null
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+go run ./bench/cvsgo --c bench/sqlite_bench --worker bin/worker-sqlite --dir "$dir" --stores "$stores" --runs "$runs"
+echo "the same, with the C program running the three pragmas mattn/go-sqlite3 runs on every open:"
+SQLITE_BENCH_PRAGMAS=1 go run ./bench/cvsgo --c bench/sqlite_bench --worker bin/worker-sqlite --dir "$dir" --stores "$stores" --runs "$runs"

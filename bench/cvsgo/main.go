@@ -1,0 +1,77 @@
+// Command cvsgo runs manydb's SQLite open phase side by side with a C
+// program doing the same open, count, close loop with the same SQLite
+// amalgamation (bench/sqlite_bench.c), alternating the two over the same
+// stores, and prints both medians of open+count+close and their ratio.
+//
+// It is a benchmark, not a test: run it with 'make bench' (or
+// bench/c_vs_go.sh), which builds the C program and creates the stores.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"manydb/internal/results"
+	"manydb/internal/stats"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "cvsgo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("cvsgo", flag.ContinueOnError)
+	cBin := fs.String("c", "bench/sqlite_bench", "the C program")
+	worker := fs.String("worker", "bin/worker-sqlite", "manydb's SQLite worker")
+	variant := fs.String("variant", "sqlite", "variant id")
+	dir := fs.String("dir", "", "directory of the stores (000000 …)")
+	stores := fs.Int("stores", 0, "number of stores")
+	objects := fs.Int("objects", 1000, "notes per store")
+	runs := fs.Int("runs", 3, "runs of each, alternating")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" || *stores < 1 {
+		return fmt.Errorf("--dir and --stores are required")
+	}
+	var cMs, goMs []float64
+	for r := 1; r <= *runs; r++ {
+		out, err := exec.Command(*cBin, *dir, strconv.Itoa(*stores), strconv.Itoa(r)).Output()
+		if err != nil {
+			return fmt.Errorf("C program: %w", err)
+		}
+		for _, f := range strings.Fields(string(out)) {
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				return fmt.Errorf("C program printed %q", f)
+			}
+			cMs = append(cMs, v)
+		}
+		out, err = exec.Command(*worker, "--variant", *variant, "--phase", "open", "--dir", *dir,
+			"--stores", strconv.Itoa(*stores), "--objects", strconv.Itoa(*objects),
+			"--run", strconv.Itoa(r), "--seed", strconv.Itoa(r)).Output()
+		if err != nil {
+			return fmt.Errorf("worker: %w", err)
+		}
+		var rec results.Record
+		if err := json.NewDecoder(bytes.NewReader(out)).Decode(&rec); err != nil {
+			return fmt.Errorf("worker record: %w", err)
+		}
+		goMs = append(goMs, rec.TotalMs...)
+	}
+	c, g := stats.Median(cMs), stats.Median(goMs)
+	fmt.Printf("open+count+close median over %d stores × %d runs, alternating:\n", *stores, *runs)
+	fmt.Printf("  C program (same amalgamation)  %.3f ms\n", c)
+	fmt.Printf("  manydb %-22s  %.3f ms\n", *variant, g)
+	fmt.Printf("  ratio manydb / C               %.2f\n", g/c)
+	return nil
+}
