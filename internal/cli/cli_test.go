@@ -76,7 +76,7 @@ func TestSQLiteEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(phases, ","); got != "env,create,open,open,hold,space" {
+	if got := strings.Join(phases, ","); got != "env,create,open,open,hold,space,end" {
 		t.Errorf("phases = %s", got)
 	}
 	for _, want := range []string{"| | sqlite |", "| Create, write 1,000 objects, close (median) | ", "| Memory per open store (10 open), resident | ", " KB |", " ms |"} {

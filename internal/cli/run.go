@@ -13,6 +13,7 @@ import (
 	"manydb/internal/orchestrate"
 	"manydb/internal/report"
 	"manydb/internal/results"
+	"manydb/internal/settings"
 	"manydb/internal/workload"
 )
 
@@ -25,34 +26,58 @@ the space each store takes. Each phase runs in a fresh worker process.
 Every phase's record is appended to --out (JSON Lines) as soon as it ends;
 at the end the study's tables are printed on stdout.
 
+Each --settings entry is a process-wide condition for the workers (see
+below) and gets its own stores, phases and table.
+
 Stores are written under --root, which must be new, empty or an earlier
 manydb root (it carries a .manydb-root marker). Unless --keep is given, a
-variant's stores are removed after its phases.
+variant's stores are removed after its phases. Before starting, manydb
+estimates the space the stores need and refuses to start if the data
+root's filesystem cannot hold them.
+
+Running the same command again with the same --out resumes the study: every
+cell (variant, setting, phase, run) already recorded is skipped. A study
+interrupted at any moment, even by SIGKILL, loses at most the cell in
+progress. Use --fresh to start a new study instead.
+
+With --max-load, each phase starts only when the 1-minute load average is
+below the limit; the load is also sampled every 10 s while a phase runs and
+kept in its record.
+
+Settings:
+  default         nothing changed
+  mmap-threshold  MALLOC_MMAP_THRESHOLD_=131072 (as mallopt(M_MMAP_THRESHOLD, 131072)); cgo engines only
+  trim-threshold  MALLOC_TRIM_THRESHOLD_=67108864; cgo engines only
+  thp-off         prctl(PR_SET_THP_DISABLE) in the worker before the engine starts
 
 Example:
   manydb run --engines sqlite --stores 1000 --runs 3 --hold 500 --root data --out results.jsonl`
 
 // runOptions are the flags of manydb run.
 type runOptions struct {
-	engines  string
-	stores   int
-	runs     int
-	hold     int
-	root     string
-	out      string
-	workload string
-	objects  int
-	textLen  int
-	keep     bool
-	maxLoad  float64
-	loadWait time.Duration
-	binDir   string
+	engines        string
+	settings       string
+	fresh          bool
+	skipSpaceCheck bool
+	stores         int
+	runs           int
+	hold           int
+	root           string
+	out            string
+	workload       string
+	objects        int
+	textLen        int
+	keep           bool
+	maxLoad        float64
+	loadWait       time.Duration
+	binDir         string
 }
 
 func runCmd(ctx context.Context, args []string, o Options) error {
 	fs := newFlagSet("run")
 	var opt runOptions
 	fs.StringVar(&opt.engines, "engines", "all", "comma-separated variant ids in table order, or all (known: "+joinIDs()+")")
+	fs.StringVar(&opt.settings, "settings", "default", "comma-separated settings, one table each: default, mmap-threshold, trim-threshold, thp-off")
 	fs.IntVar(&opt.stores, "stores", 1000, "stores per variant")
 	fs.IntVar(&opt.runs, "runs", 3, "warm open runs over all stores (seeds 1..runs)")
 	fs.IntVar(&opt.hold, "hold", 0, "stores held open at once for the memory figure (0: 1,000 or --stores if fewer)")
@@ -62,6 +87,8 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 	fs.IntVar(&opt.objects, "objects", 0, "notes per store (0: the workload's)")
 	fs.IntVar(&opt.textLen, "text-len", 0, "characters per note text (0: the workload's)")
 	fs.BoolVar(&opt.keep, "keep", false, "keep the stores after the study")
+	fs.BoolVar(&opt.fresh, "fresh", false, "start a new study even if the results file holds one to resume")
+	fs.BoolVar(&opt.skipSpaceCheck, "skip-space-check", false, "start even if the data root's filesystem looks too small")
 	fs.Float64Var(&opt.maxLoad, "max-load", 0, "before each phase, wait until the 1-minute load average is below this (0: don't wait)")
 	fs.DurationVar(&opt.loadWait, "load-wait", 30*time.Second, "how often to check the load while waiting")
 	fs.StringVar(&opt.binDir, "bin", o.BinDir, "directory of the worker binaries")
@@ -102,6 +129,10 @@ func (opt runOptions) config(o Options) (orchestrate.Config, error) {
 			return orchestrate.Config{}, &UsageError{fmt.Sprintf("run: no worker binary in %s: run 'make build'", opt.binDir)}
 		}
 	}
+	sets, err := settings.ParseList(opt.settings)
+	if err != nil {
+		return orchestrate.Config{}, &UsageError{"run: --settings: " + err.Error()}
+	}
 	wl, err := workload.Lookup(opt.workload, opt.objects, opt.textLen)
 	if err != nil {
 		return orchestrate.Config{}, &UsageError{"run: " + err.Error()}
@@ -114,21 +145,23 @@ func (opt runOptions) config(o Options) (orchestrate.Config, error) {
 		hold = min(1000, opt.stores)
 	}
 	return orchestrate.Config{
-		Variants: variants,
-		Setting:  "default",
-		Stores:   opt.stores,
-		Runs:     opt.runs,
-		Hold:     hold,
-		Workload: wl,
-		Root:     opt.root,
-		Out:      opt.out,
-		Keep:     opt.keep,
-		BinDir:   opt.binDir,
-		MaxLoad:  opt.maxLoad,
-		LoadWait: opt.loadWait,
-		Version:  o.Version,
-		Env:      o.Environ,
-		Log:      o.Stderr,
+		Variants:       variants,
+		Settings:       sets,
+		Fresh:          opt.fresh,
+		SkipSpaceCheck: opt.skipSpaceCheck,
+		Stores:         opt.stores,
+		Runs:           opt.runs,
+		Hold:           hold,
+		Workload:       wl,
+		Root:           opt.root,
+		Out:            opt.out,
+		Keep:           opt.keep,
+		BinDir:         opt.binDir,
+		MaxLoad:        opt.maxLoad,
+		LoadWait:       opt.loadWait,
+		Version:        o.Version,
+		Env:            o.Environ,
+		Log:            o.Stderr,
 	}, nil
 }
 

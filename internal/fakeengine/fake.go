@@ -7,6 +7,7 @@
 //	fake             behaves like a correct engine
 //	fake_wrongcount  counts one note too many (the harness must fail the phase)
 //	fake_crash       exits the process while opening the third store
+//	fake_slow        like fake, but every create and open sleeps 20 ms
 //	null             does nothing at all (no files): measures the harness's
 //	                 own cost per timed span
 package fakeengine
@@ -17,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"manydb/internal/engine"
 	"manydb/internal/workload"
@@ -35,7 +37,7 @@ type Variant struct {
 func New(id string) func() (engine.Variant, error) {
 	return func() (engine.Variant, error) {
 		switch id {
-		case "fake", "fake_wrongcount", "fake_crash":
+		case "fake", "fake_wrongcount", "fake_crash", "fake_slow":
 			return &Variant{id: id}, nil
 		}
 		return nil, fmt.Errorf("no fake variant %q", id)
@@ -50,6 +52,7 @@ func (v *Variant) Versions() map[string]string { return map[string]string{"fake"
 
 // Create implements engine.Variant.
 func (v *Variant) Create(dir string) (engine.Store, error) {
+	v.slow()
 	path := filepath.Join(dir, FileName)
 	if err := os.WriteFile(path, []byte("0"), 0o644); err != nil {
 		return nil, err
@@ -59,6 +62,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 
 // Open implements engine.Variant.
 func (v *Variant) Open(dir string) (engine.Store, error) {
+	v.slow()
 	v.opens++
 	if v.id == "fake_crash" && v.opens == 3 {
 		fmt.Fprintln(os.Stderr, "fake_crash: crashing on purpose")
@@ -69,6 +73,12 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 		return nil, err
 	}
 	return &store{path: path, v: v}, nil
+}
+
+func (v *Variant) slow() {
+	if v.id == "fake_slow" {
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 type store struct {

@@ -2,14 +2,17 @@ package orchestrate
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
 
 	"manydb/internal/results"
+	"manydb/internal/workload"
 )
 
 // Environment describes the machine a study runs on, with the data root's
@@ -120,14 +123,75 @@ func filesystem(path string) (fsType, free string) {
 	return fsType, free
 }
 
-func (s *study) writeEnv() error {
+// writeEnv records the environment, the study's configuration and the
+// versions of every engine in the study, asked from each worker.
+func (s *study) writeEnv(ctx context.Context) error {
+	versions := map[string]string{}
+	seen := map[string]bool{}
+	for _, v := range s.Variants {
+		fam, _ := s.family(v)
+		if seen[fam.Binary] {
+			continue
+		}
+		seen[fam.Binary] = true
+		vs, err := WorkerVersions(ctx, filepath.Join(s.BinDir, fam.Binary), v, s.Env)
+		if err != nil {
+			return &InputError{fmt.Sprintf("worker for %s does not start: %v", v, err)}
+		}
+		for k, val := range vs {
+			versions[k] = val
+		}
+	}
 	return s.w.Append(results.Record{
 		Study:    s.id,
 		Phase:    results.PhaseEnv,
 		Status:   results.StatusOK,
-		Setting:  s.Setting,
+		Started:  s.start.UTC(),
 		Env:      Environment(s.Root, s.Version),
+		Config:   s.config(),
+		Versions: versions,
 		Workload: s.Workload,
 		Stores:   s.Stores,
 	})
+}
+
+// WorkerVersions asks a worker binary for the versions of its engine
+// libraries and Go modules.
+func WorkerVersions(ctx context.Context, bin, variant string, env []string) (map[string]string, error) {
+	res := runWorker(ctx, bin, []string{"--variant", variant, "--phase", "versions"}, env, nil)
+	if res.err != nil {
+		return nil, res.err
+	}
+	return res.rec.Versions, nil
+}
+
+// checkSpace refuses a study whose stores would not fit on the data root's
+// filesystem. Stores are removed after each variant, so one variant's
+// stores must fit, or all of them with --keep.
+func (c *Config) checkSpace() error {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(c.Root, &st); err != nil {
+		return nil // the study will say what is wrong when it writes
+	}
+	free := st.Bavail * uint64(st.Bsize)
+	perStore := EstimateStoreBytes(c.Workload)
+	need := perStore * uint64(c.Stores)
+	what := "one variant's stores at a time"
+	if c.Keep {
+		need *= uint64(len(c.Variants) * len(c.Settings))
+		what = "all stores, kept (--keep)"
+	}
+	need += need / 10 // margin
+	if free < need {
+		return &InputError{fmt.Sprintf("the data root's filesystem has %.1f GB free, but this study needs about %.1f GB (%d stores × %.0f KB, %s, plus 10 %%): free space, use fewer --stores, another --root, or --skip-space-check",
+			float64(free)/1e9, float64(need)/1e9, c.Stores, float64(perStore)/1e3, what)}
+	}
+	return nil
+}
+
+// EstimateStoreBytes is a generous estimate of one store on disk: 1.6
+// times the notes' payload (the largest ratio seen: ObjectBox, 472 KB for
+// 1,000 notes of 300 characters) plus 64 KiB of fixed files.
+func EstimateStoreBytes(w workload.Spec) uint64 {
+	return uint64(float64(w.Objects)*float64(w.TextLen+40)*1.6) + 64<<10
 }

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"manydb/internal/results"
 	"manydb/internal/worker"
@@ -20,9 +22,10 @@ const tailLines = 30
 
 // workerResult is what one worker process produced.
 type workerResult struct {
-	rec    results.Record
-	err    error    // nil when the worker exited 0 and printed a record
-	stderr []string // its last stderr lines, progress lines left out
+	rec     results.Record
+	err     error    // nil when the worker exited 0 and printed a record
+	stderr  []string // its last stderr lines, progress lines left out
+	seconds float64  // wall time of the worker process
 }
 
 // runWorker starts the worker binary with args, passes the orchestrator's
@@ -31,18 +34,22 @@ type workerResult struct {
 func runWorker(ctx context.Context, binary string, args []string, env []string, onProgress func(done, total int)) workerResult {
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = env
+	// The worker dies with the orchestrator, even on SIGKILL, so a killed
+	// study leaves no worker writing into its stores.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		return workerResult{err: err}
 	}
+	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return workerResult{err: fmt.Errorf("start worker: %w", err)}
 	}
 	tail := readStderr(pipe, onProgress) // to its end, before Wait closes it
 	waitErr := cmd.Wait()
-	res := workerResult{stderr: tail}
+	res := workerResult{stderr: tail, seconds: time.Since(start).Seconds()}
 	if ctx.Err() != nil {
 		res.err = fmt.Errorf("interrupted: %w", ctx.Err())
 		return res

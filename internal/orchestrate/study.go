@@ -1,8 +1,14 @@
-// Package orchestrate runs a study: for each variant it starts one fresh
-// worker process per phase (create, each warm open run, hold, space),
-// waits for a quiet machine before each phase when asked to, appends each
-// phase's record to the results file as soon as the phase ends, and
-// removes the stores it created unless told to keep them.
+// Package orchestrate runs a study: for each setting and variant it starts
+// one fresh worker process per phase (create, each warm open run, hold,
+// space), waits for a quiet machine before each phase when asked to,
+// appends each phase's record to the results file as soon as the phase
+// ends, and removes the stores it created unless told to keep them.
+//
+// A study can be resumed: run again with the same configuration and
+// results file, it skips every cell (variant, setting, phase, run) that has
+// a record and does the rest. Records are appended whole and synced, so a
+// study killed at any moment loses at most the cell in progress, and no
+// cell is recorded twice.
 //
 // It links no engine: it knows the workers only by the catalog in
 // internal/engine and talks to them through their command line, stdout
@@ -26,31 +32,39 @@ import (
 	"manydb/internal/engine"
 	"manydb/internal/measure"
 	"manydb/internal/results"
+	"manydb/internal/settings"
 	"manydb/internal/workload"
 )
 
 // Config is one study.
 type Config struct {
-	Variants []string      // variant ids, in table order
-	Setting  string        // process-wide setting, "default" for now
-	Stores   int           // stores per variant
-	Runs     int           // warm open runs (seeds 1..Runs)
-	Hold     int           // stores held open in the hold phase
-	Workload workload.Spec // what each store holds
-	Root     string        // data root (carries MarkerFile)
-	Out      string        // results file (JSON Lines, appended)
-	Keep     bool          // keep the stores after the study
-	BinDir   string        // where the worker binaries are
-	MaxLoad  float64       // wait before each phase until load1 < MaxLoad (0: don't wait)
-	LoadWait time.Duration // how often to check the load while waiting
-	Version  string        // manydb's own version, recorded in the environment
-	Env      []string      // environment passed to workers (os.Environ())
-	Log      io.Writer     // progress and messages (stderr)
+	Variants []string           // variant ids, in table order
+	Settings []settings.Setting // process-wide settings, one table each
+	Stores   int                // stores per variant
+	Runs     int                // warm open runs (seeds 1..Runs)
+	Hold     int                // stores held open in the hold phase
+	Workload workload.Spec      // what each store holds
+	Root     string             // data root (carries MarkerFile)
+	Out      string             // results file (JSON Lines, appended)
+	Keep     bool               // keep the stores after the study
+	Fresh    bool               // start a new study even if one can be resumed
+	BinDir   string             // where the worker binaries are
+	MaxLoad  float64            // wait before each phase until load1 < MaxLoad (0: don't wait)
+	LoadWait time.Duration      // how often to check the load while waiting
+	// SkipSpaceCheck starts even if the data root's filesystem looks too
+	// small for the study.
+	SkipSpaceCheck bool
+	Version        string    // manydb's own version, recorded in the environment
+	Env            []string  // environment passed to workers (os.Environ())
+	Log            io.Writer // progress and messages (stderr)
 	// Bar reports progress; nil means NewProgress(Log).
 	Bar Progress
 	// Catalog maps variants to worker binaries; nil means engine.Catalog().
 	// Tests use it to run fake workers.
 	Catalog []engine.Family
+	// SampleEvery is the load sampling interval while a worker runs; 0
+	// means 10 s.
+	SampleEvery time.Duration
 }
 
 // family returns the worker family serving variant v.
@@ -71,6 +85,8 @@ func (c *Config) Validate() error {
 	switch {
 	case len(c.Variants) == 0:
 		return &InputError{"no engine given: use --engines sqlite (or all)"}
+	case len(c.Settings) == 0:
+		return &InputError{"no setting given: use --settings default"}
 	case c.Stores < 1:
 		return &InputError{fmt.Sprintf("--stores %d: create at least one store", c.Stores)}
 	case c.Runs < 1:
@@ -111,14 +127,23 @@ func (f *Failed) Error() string {
 	return fmt.Sprintf("%d phase(s) failed: %s (see the failed records in the results file)", len(f.Phases), strings.Join(f.Phases, ", "))
 }
 
-// Run runs the study. Records already in the results file stay there; the
-// study's records are appended.
+// Run runs the study, or resumes it, and returns its id. Records already in
+// the results file stay there; the study's records are appended.
 func Run(ctx context.Context, c Config) (studyID string, err error) {
 	if err := c.Validate(); err != nil {
 		return "", err
 	}
 	if err := PrepareRoot(c.Root); err != nil {
 		return "", err
+	}
+	prior, err := readPrior(c.Out)
+	if err != nil {
+		return "", err
+	}
+	if !c.SkipSpaceCheck {
+		if err := c.checkSpace(); err != nil {
+			return "", err
+		}
 	}
 	w, err := results.OpenWriter(c.Out)
 	if err != nil {
@@ -128,14 +153,28 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	if c.Bar == nil {
 		c.Bar = NewProgress(c.Log)
 	}
-	s := &study{Config: c, id: newStudyID(time.Now()), w: w}
-	if err := s.writeEnv(); err != nil {
+	if c.SampleEvery <= 0 {
+		c.SampleEvery = 10 * time.Second
+	}
+	s := &study{Config: c, w: w, start: time.Now(), done: map[cellKey]bool{}}
+	s.id = s.resume(prior)
+	if s.id == "" {
+		s.id = newStudyID(s.start)
+	} else {
+		fmt.Fprintf(c.Log, "resuming study %s from %s: %d cells already recorded\n", s.id, c.Out, len(s.done))
+	}
+	if err := s.writeEnv(ctx); err != nil {
 		return s.id, err
 	}
-	for _, v := range c.Variants {
-		if err := s.variant(ctx, v); err != nil {
-			return s.id, err
+	for _, set := range c.Settings {
+		for _, v := range c.Variants {
+			if err := s.variant(ctx, set, v); err != nil {
+				return s.id, err
+			}
 		}
+	}
+	if err := s.writeEnd(); err != nil {
+		return s.id, err
 	}
 	if len(s.failed) > 0 {
 		return s.id, &Failed{Phases: s.failed}
@@ -147,13 +186,82 @@ type study struct {
 	Config
 	id     string
 	w      *results.Writer
+	start  time.Time
+	done   map[cellKey]bool // cells recorded (ok or n/a) by this study
 	failed []string
+	waitS  float64 // seconds waited for the load in this session
+	engS   float64 // seconds inside timed engine spans in this session
+}
+
+// cellKey names one cell of a study.
+type cellKey struct {
+	variant, setting, phase string
+	run                     int
 }
 
 func newStudyID(t time.Time) string {
 	b := make([]byte, 3)
 	rand.Read(b)
 	return t.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
+}
+
+// config returns the configuration as recorded in the study's env record.
+func (c *Config) config() *results.StudyConfig {
+	names := make([]string, len(c.Settings))
+	for i, s := range c.Settings {
+		names[i] = s.Name
+	}
+	root, err := filepath.Abs(c.Root)
+	if err != nil {
+		root = c.Root
+	}
+	return &results.StudyConfig{Variants: c.Variants, Settings: names, Stores: c.Stores, Runs: c.Runs,
+		Hold: c.Hold, Workload: c.Workload, Root: root, MaxLoad: c.MaxLoad}
+}
+
+// readPrior reads the records already in the results file, if any.
+func readPrior(out string) ([]results.Record, error) {
+	recs, err := results.ReadFile(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	var syn *results.SyntaxError
+	if errors.As(err, &syn) {
+		return nil, &InputError{fmt.Sprintf("results file %s: %v; fix or move that line, or choose another --out", out, err)}
+	}
+	if err != nil {
+		return nil, &InputError{fmt.Sprintf("results file %s cannot be read: %v", out, err)}
+	}
+	return recs, nil
+}
+
+// resume finds the last study in prior with the same stores, runs, hold,
+// workload and root (engines and settings may be added), fills s.done with
+// its recorded cells and returns its id; "" when there is none to resume.
+func (s *study) resume(prior []results.Record) string {
+	if s.Fresh {
+		return ""
+	}
+	want := s.config()
+	id := ""
+	for _, r := range prior {
+		if r.Phase == results.PhaseEnv && r.Config != nil && sameStudy(r.Config, want) {
+			id = r.Study
+		}
+	}
+	if id == "" {
+		return ""
+	}
+	for _, r := range prior {
+		if r.Study == id && (r.Status == results.StatusOK || r.Status == results.StatusNotApplicable) {
+			s.done[cellKey{r.Variant, r.Setting, r.Phase, r.Run}] = true
+		}
+	}
+	return id
+}
+
+func sameStudy(a, b *results.StudyConfig) bool {
+	return a.Stores == b.Stores && a.Runs == b.Runs && a.Hold == b.Hold && a.Workload == b.Workload && a.Root == b.Root
 }
 
 // phase is one worker run.
@@ -169,31 +277,60 @@ func (p phase) String() string {
 	return p.name
 }
 
-// variant runs every phase of one variant, then removes its stores.
-func (s *study) variant(ctx context.Context, v string) error {
-	fam, _ := s.family(v)
-	bin := filepath.Join(s.BinDir, fam.Binary)
-	dir := filepath.Join(s.Root, s.Setting, v)
-	// Stores left by an earlier study with --keep are replaced: they lie
-	// inside the marked root, so manydb made them.
-	if err := RemoveInRoot(s.Root, dir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create store directory: %w", err)
-	}
-	phases := []phase{{name: results.PhaseCreate}}
+func (s *study) phases() []phase {
+	ps := []phase{{name: results.PhaseCreate}}
 	for r := 1; r <= s.Runs; r++ {
-		phases = append(phases, phase{name: results.PhaseOpen, run: r})
+		ps = append(ps, phase{name: results.PhaseOpen, run: r})
 	}
-	phases = append(phases, phase{name: results.PhaseHold}, phase{name: results.PhaseSpace})
-	for _, p := range phases {
-		ok, err := s.phase(ctx, v, bin, dir, p)
+	return append(ps, phase{name: results.PhaseHold}, phase{name: results.PhaseSpace})
+}
+
+// variant runs the phases of one variant under one setting that are not
+// recorded yet, then removes its stores.
+func (s *study) variant(ctx context.Context, set settings.Setting, v string) error {
+	fam, _ := s.family(v)
+	if !set.Applies(fam.Cgo) {
+		key := cellKey{v, set.Name, results.PhaseCreate, 0}
+		if s.done[key] {
+			return nil
+		}
+		s.done[key] = true
+		return s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: results.PhaseCreate,
+			Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
+			Error: fmt.Sprintf("%s changes glibc's malloc only; %s does not allocate with it", set.Name, v)})
+	}
+	var todo []phase
+	for _, p := range s.phases() {
+		if !s.done[cellKey{v, set.Name, p.name, p.run}] {
+			todo = append(todo, p)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	bin := filepath.Join(s.BinDir, fam.Binary)
+	dir := filepath.Join(s.Root, set.Name, v)
+	// The stores of a recorded create phase are reused only if they are all
+	// there (an interrupted study keeps them); otherwise they are made
+	// anew. Whatever is in dir lies inside the marked root: manydb made it.
+	if todo[0].name != results.PhaseCreate && !storesComplete(dir, s.Stores) {
+		todo = append([]phase{{name: results.PhaseCreate}}, todo...)
+	}
+	if todo[0].name == results.PhaseCreate {
+		if err := RemoveInRoot(s.Root, dir); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create store directory: %w", err)
+		}
+	}
+	for _, p := range todo {
+		ok, err := s.phase(ctx, set, v, bin, dir, p)
 		if err != nil {
 			return err
 		}
 		if !ok && p.name == results.PhaseCreate {
-			fmt.Fprintf(s.Log, "%s: create failed, skipping its other phases\n", v)
+			fmt.Fprintf(s.Log, "%s (%s): create failed, skipping its other phases\n", v, set.Name)
 			break
 		}
 	}
@@ -203,14 +340,31 @@ func (s *study) variant(ctx context.Context, v string) error {
 	return RemoveInRoot(s.Root, dir)
 }
 
+// storesComplete tells whether the last store of a finished create phase
+// is in dir (stores are created in order).
+func storesComplete(dir string, stores int) bool {
+	entries, err := os.ReadDir(filepath.Join(dir, fmt.Sprintf("%06d", stores-1)))
+	return err == nil && len(entries) > 0
+}
+
 // phase runs one worker and appends its record; ok is false when the phase
 // failed (its failed record is appended). err is for problems that stop
 // the study (interrupt, results file).
-func (s *study) phase(ctx context.Context, v, bin, dir string, p phase) (ok bool, err error) {
-	load, err := s.waitForLoad(ctx, fmt.Sprintf("%s %s", v, p))
+func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir string, p phase) (ok bool, err error) {
+	label := fmt.Sprintf("%s %s", v, p)
+	if len(s.Settings) > 1 || set.Name != "default" {
+		label = fmt.Sprintf("%s [%s] %s", v, set.Name, p)
+	}
+	waitStart := time.Now()
+	load, err := s.waitForLoad(ctx, label)
 	if err != nil {
 		return false, err
 	}
+	wait := time.Since(waitStart).Seconds()
+	if s.MaxLoad <= 0 {
+		wait = 0
+	}
+	s.waitS += wait
 	args := []string{
 		"--variant", v, "--phase", p.name, "--dir", dir,
 		"--stores", strconv.Itoa(s.Stores),
@@ -218,6 +372,9 @@ func (s *study) phase(ctx context.Context, v, bin, dir string, p phase) (ok bool
 		"--objects", strconv.Itoa(s.Workload.Objects),
 		"--text-len", strconv.Itoa(s.Workload.TextLen),
 		"--progress",
+	}
+	if set.THPOff {
+		args = append(args, "--thp-off")
 	}
 	switch p.name {
 	case results.PhaseOpen:
@@ -230,11 +387,13 @@ func (s *study) phase(ctx context.Context, v, bin, dir string, p phase) (ok bool
 	if p.name == results.PhaseHold {
 		total = s.Hold
 	}
-	s.Bar.Start(fmt.Sprintf("%s %s", v, p), total)
-	res := runWorker(ctx, bin, args, s.Env, s.Bar.Set)
+	sampler := startLoadSampler(s.SampleEvery)
+	s.Bar.Start(label, total)
+	res := runWorker(ctx, bin, args, append(slices.Clone(s.Env), set.Env...), s.Bar.Set)
 	s.Bar.Done()
+	during := sampler.stop()
 	if ctx.Err() != nil {
-		return false, fmt.Errorf("interrupted during %s %s; the records of finished phases are in %s", v, p, s.Out)
+		return false, fmt.Errorf("interrupted during %s; the records of finished phases are in %s, and the same command resumes the study", label, s.Out)
 	}
 	rec := res.rec
 	if res.err != nil {
@@ -252,14 +411,31 @@ func (s *study) phase(ctx context.Context, v, bin, dir string, p phase) (ok bool
 		if p.name == results.PhaseOpen {
 			rec.Seed = uint64(p.run)
 		}
-		s.failed = append(s.failed, fmt.Sprintf("%s %s", v, p))
-		fmt.Fprintf(s.Log, "%s %s failed: %v\n  command: %s\n", v, p, res.err, strings.Join(rec.Command, " "))
+		s.failed = append(s.failed, label)
+		fmt.Fprintf(s.Log, "%s failed: %v\n  command: %s\n", label, res.err, strings.Join(rec.Command, " "))
 	}
-	rec.Study, rec.Setting, rec.Load1, rec.Started = s.id, s.Setting, load, started
+	rec.Study, rec.Setting, rec.Load1, rec.Started = s.id, set.Name, load, started
+	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = s.MaxLoad, wait, res.seconds, during
+	s.engS += engineSeconds(rec)
 	if err := s.w.Append(rec); err != nil {
 		return false, err
 	}
+	if res.err == nil {
+		s.done[cellKey{v, set.Name, p.name, p.run}] = true
+	}
 	return res.err == nil, nil
+}
+
+// engineSeconds sums a record's timed engine spans.
+func engineSeconds(r results.Record) float64 {
+	var ms float64
+	for _, x := range r.CreateMs {
+		ms += x
+	}
+	for _, x := range r.TotalMs {
+		ms += x
+	}
+	return ms / 1000
 }
 
 // waitForLoad returns the 1-minute load average at the start of a phase,
@@ -276,8 +452,17 @@ func (s *study) waitForLoad(ctx context.Context, what string) (float64, error) {
 		fmt.Fprintf(s.Log, "waiting before %s: load average %.2f is not below --max-load %.2f; checking again in %s\n", what, load, s.MaxLoad, s.LoadWait)
 		select {
 		case <-ctx.Done():
-			return 0, fmt.Errorf("interrupted while waiting for the load to drop")
+			return 0, fmt.Errorf("interrupted while waiting for the load to drop; the same command resumes the study")
 		case <-time.After(s.LoadWait):
 		}
 	}
+}
+
+// writeEnd records the session's wall time, load waits and engine time.
+func (s *study) writeEnd() error {
+	wall := time.Since(s.start).Seconds()
+	fmt.Fprintf(s.Log, "study %s: %.0f s, of which %.0f s waiting for the load and %.0f s inside engine calls; the rest (%.1f %%) is manydb's own (process starts, store generation, measuring)\n",
+		s.id, wall, s.waitS, s.engS, 100*(wall-s.waitS-s.engS)/wall)
+	return s.w.Append(results.Record{Study: s.id, Phase: results.PhaseEnd, Status: results.StatusOK,
+		Workload: s.Workload, Stores: s.Stores, Started: s.start.UTC(), WallS: wall, WaitS: s.waitS, EngineS: s.engS})
 }

@@ -2,17 +2,22 @@ package orchestrate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"manydb/internal/engine"
 	"manydb/internal/fakeengine"
 	"manydb/internal/results"
+	"manydb/internal/settings"
 	"manydb/internal/worker"
 	"manydb/internal/workload"
 )
@@ -21,13 +26,30 @@ import (
 // set, it runs worker.Run with the fake engines instead of the tests.
 const fakeWorkerEnv = "MANYDB_TEST_FAKE_WORKER"
 
+// Started with this variable set to a JSON Config, the test binary runs
+// that study as an orchestrator process (to be killed by a test).
+const orchestratorEnv = "MANYDB_TEST_ORCHESTRATOR"
+
+var fakeVariants = []string{"fake", "fake_wrongcount", "fake_crash", "fake_slow"}
+
 func TestMain(m *testing.M) {
 	if os.Getenv(fakeWorkerEnv) == "1" {
-		os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr,
-			worker.Factory{ID: "fake", New: fakeengine.New("fake")},
-			worker.Factory{ID: "fake_wrongcount", New: fakeengine.New("fake_wrongcount")},
-			worker.Factory{ID: "fake_crash", New: fakeengine.New("fake_crash")},
-		)))
+		var fs []worker.Factory
+		for _, id := range fakeVariants {
+			fs = append(fs, worker.Factory{ID: id, New: fakeengine.New(id)})
+		}
+		os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr, fs...)))
+	}
+	if js := os.Getenv(orchestratorEnv); js != "" {
+		var c Config
+		if err := json.Unmarshal([]byte(js), &c); err != nil {
+			panic(err)
+		}
+		c.Log, c.Env = io.Discard, append(os.Environ(), fakeWorkerEnv+"=1")
+		if _, err := Run(context.Background(), c); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -48,7 +70,7 @@ func fakeConfig(t *testing.T, variants ...string) Config {
 	}
 	return Config{
 		Variants: variants,
-		Setting:  "default",
+		Settings: []settings.Setting{mustSetting(t, "default")},
 		Stores:   10,
 		Runs:     2,
 		Hold:     4,
@@ -59,9 +81,17 @@ func fakeConfig(t *testing.T, variants ...string) Config {
 		LoadWait: time.Second,
 		Env:      append(os.Environ(), fakeWorkerEnv+"=1"),
 		Log:      io.Discard,
-		Catalog: []engine.Family{{Binary: "worker-fake",
-			Variants: []string{"fake", "fake_wrongcount", "fake_crash"}}},
+		Catalog:  []engine.Family{{Binary: "worker-fake", Variants: fakeVariants, Cgo: true}},
 	}
+}
+
+func mustSetting(t *testing.T, name string) settings.Setting {
+	t.Helper()
+	s, ok := settings.Lookup(name)
+	if !ok {
+		t.Fatalf("no setting %s", name)
+	}
+	return s
 }
 
 func TestStudyRecordsEveryPhase(t *testing.T) {
@@ -76,15 +106,21 @@ func TestStudyRecordsEveryPhase(t *testing.T) {
 	}
 	var phases []string
 	for _, r := range recs {
-		if r.Study != id || r.Status != results.StatusOK || r.Setting != "default" {
-			t.Errorf("record %+v: want study %s, ok, default", r, id)
-		}
-		if r.Phase != results.PhaseEnv && (r.Started.IsZero() || r.Versions["fake"] != "1.0") {
-			t.Errorf("%s: no start time or engine version", r.Phase)
-		}
 		phases = append(phases, r.Phase)
+		if r.Study != id || r.Status != results.StatusOK || r.Started.IsZero() {
+			t.Errorf("record %s: study %s, status %s, started %v; want %s, ok, a start time", r.Phase, r.Study, r.Status, r.Started, id)
+		}
+		if r.Phase == results.PhaseEnd || r.Phase == results.PhaseEnv {
+			continue
+		}
+		if r.Setting != "default" || r.Versions["fake"] != "1.0" || r.WorkerS <= 0 || len(r.LoadDuring) == 0 {
+			t.Errorf("%s: setting %q, versions %v, worker %v s, load samples %v", r.Phase, r.Setting, r.Versions, r.WorkerS, r.LoadDuring)
+		}
 	}
-	if got := strings.Join(phases, ","); got != "env,create,open,open,hold,space" {
+	if env := recs[0]; env.Config == nil || env.Config.Stores != 10 || env.Versions["fake"] != "1.0" || env.Env["kernel"] == "" {
+		t.Errorf("env record = %+v", env)
+	}
+	if got := strings.Join(phases, ","); got != "env,create,open,open,hold,space,end" {
 		t.Errorf("phases = %s", got)
 	}
 	// The stores were removed, the marked root stays.
@@ -195,5 +231,114 @@ func TestRemoveInRootRefusesUnmarkedDirectories(t *testing.T) {
 	}
 	if _, err := os.Stat(victim); !os.IsNotExist(err) {
 		t.Error("not removed inside a marked root")
+	}
+}
+
+// TestResumeAfterSIGKILL kills an orchestrator in the middle of a study,
+// reruns the same study and checks that every cell is recorded exactly
+// once, under one study id.
+func TestResumeAfterSIGKILL(t *testing.T) {
+	c := fakeConfig(t, "fake_slow", "fake")
+	c.Stores, c.Runs, c.Hold = 8, 3, 4
+	c.Log = nil // set again by the child
+	js, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Log = io.Discard
+	cmd := exec.Command(os.Args[0], "-test.run", "^$")
+	cmd.Env = append(os.Environ(), orchestratorEnv+"="+string(js))
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it once create and one open run of fake_slow are recorded
+	// (env, create, open): it is then inside the second open run.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(c.Out)
+		if strings.Count(string(b), "\n") >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the study did not get going")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	before, _ := results.ReadFile(c.Out)
+	if n := len(before); n >= 13 {
+		t.Fatalf("the study finished (%d records) before it was killed", n)
+	}
+
+	id, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.ReadFile(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, r := range recs {
+		if r.Study != id {
+			t.Errorf("record of another study %s (want %s)", r.Study, id)
+		}
+		if r.Phase == results.PhaseEnv || r.Phase == results.PhaseEnd {
+			continue
+		}
+		count[fmt.Sprintf("%s %s %d", r.Variant, r.Phase, r.Run)]++
+	}
+	for _, v := range []string{"fake_slow", "fake"} {
+		for _, cell := range []string{"create 0", "open 1", "open 2", "open 3", "hold 0", "space 0"} {
+			if n := count[v+" "+cell]; n != 1 {
+				t.Errorf("%s %s recorded %d times, want once", v, cell, n)
+			}
+		}
+	}
+	// A third run has nothing left to do.
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := results.ReadFile(c.Out)
+	for _, r := range again[len(recs):] {
+		if r.Phase != results.PhaseEnv && r.Phase != results.PhaseEnd {
+			t.Errorf("a finished study ran %s %s again", r.Variant, r.Phase)
+		}
+	}
+}
+
+// A glibc setting runs cgo engines with its environment variable and marks
+// pure-Go engines not applicable.
+func TestSettings(t *testing.T) {
+	c := fakeConfig(t, "fake", "fake_slow")
+	c.Stores, c.Runs, c.Hold = 3, 1, 1
+	c.Catalog = []engine.Family{
+		{Binary: "worker-fake", Variants: []string{"fake"}, Cgo: true},
+		{Binary: "worker-fake", Variants: []string{"fake_slow"}, Cgo: false},
+	}
+	c.Settings = []settings.Setting{mustSetting(t, "default"), mustSetting(t, "mmap-threshold")}
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := results.ReadFile(c.Out)
+	seen := map[string]string{}
+	for _, r := range recs {
+		if r.Phase == results.PhaseCreate {
+			seen[r.Variant+" "+r.Setting] = r.Status + " " + r.Process["MALLOC_MMAP_THRESHOLD_"]
+		}
+	}
+	want := map[string]string{
+		"fake default":             "ok ",
+		"fake mmap-threshold":      "ok 131072",
+		"fake_slow default":        "ok ",
+		"fake_slow mmap-threshold": "n/a ",
+	}
+	for k, v := range want {
+		if seen[k] != v {
+			t.Errorf("%s: %q, want %q", k, seen[k], v)
+		}
 	}
 }

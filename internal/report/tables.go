@@ -25,6 +25,7 @@ type cell struct {
 	hold    *results.Record
 	space   *results.Record
 	failed  map[string]bool // phase → a failed record was seen
+	na      bool            // the setting does not apply to this variant
 	version map[string]string
 }
 
@@ -38,6 +39,7 @@ type table struct {
 	workload string
 	objects  int
 	held     int
+	loud     []string // phases during which the load rose above --max-load
 }
 
 // Tables writes one Markdown table per study and setting found in recs, in
@@ -63,8 +65,11 @@ func group(recs []results.Record) []*table {
 	envs := map[string]*results.Record{}
 	for i := range recs {
 		r := &recs[i]
-		if r.Phase == results.PhaseEnv {
+		switch r.Phase {
+		case results.PhaseEnv:
 			envs[r.Study] = r
+			continue
+		case results.PhaseEnd:
 			continue
 		}
 		key := r.Study + "\x00" + r.Setting
@@ -82,9 +87,20 @@ func group(recs []results.Record) []*table {
 		}
 		t.workload = fmt.Sprintf("%s: %s notes of %d characters per store", r.Workload.Name, thousands(float64(r.Workload.Objects)), r.Workload.TextLen)
 		t.objects = r.Workload.Objects
+		if r.Status == results.StatusNotApplicable {
+			c.na = true
+			continue
+		}
 		if r.Status != results.StatusOK {
 			c.failed[r.Phase] = true
 			continue
+		}
+		if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
+			what := r.Variant + " " + r.Phase
+			if r.Run > 0 {
+				what += fmt.Sprintf(" run %d", r.Run)
+			}
+			t.loud = append(t.loud, fmt.Sprintf("%s (max %.2f)", what, stats.Max(r.LoadDuring)))
 		}
 		delete(c.failed, r.Phase)
 		for k, v := range r.Versions {
@@ -106,6 +122,9 @@ func group(recs []results.Record) []*table {
 	}
 	for _, t := range order {
 		t.env = envs[t.study]
+		if t.held == 0 && t.env != nil && t.env.Config != nil {
+			t.held = t.env.Config.Hold // no hold record: the hold asked for
+		}
 	}
 	return order
 }
@@ -187,6 +206,9 @@ func (t *table) rows() []row {
 
 // missing is what a table shows for a figure without a record.
 func missing(c *cell, phase string) string {
+	if c.na {
+		return "n/a"
+	}
 	if c.failed[phase] {
 		return "failed"
 	}
@@ -206,6 +228,12 @@ func (t *table) write(w io.Writer) {
 		fmt.Fprintf(w, "| %s | %s |\n", r.label, strings.Join(vals, " | "))
 	}
 	fmt.Fprintln(w)
+	if na := t.notApplicable(); na != "" {
+		fmt.Fprintf(w, "n/a: the setting %s changes glibc's malloc only, and %s do not allocate with it.\n", t.setting, na)
+	}
+	if len(t.loud) > 0 {
+		fmt.Fprintf(w, "The load rose to --max-load or above during: %s.\n", strings.Join(t.loud, ", "))
+	}
 	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
 	if t.env != nil {
 		e := t.env.Env
@@ -214,11 +242,24 @@ func (t *table) write(w io.Writer) {
 	}
 }
 
+func (t *table) notApplicable() string {
+	var na []string
+	for _, v := range t.variants {
+		if t.cells[v].na {
+			na = append(na, v)
+		}
+	}
+	return strings.Join(na, ", ")
+}
+
 // versions lists each variant's engine library versions (not its Go
 // module versions, which the records keep).
 func (t *table) versions() string {
 	var parts []string
 	for _, v := range t.variants {
+		if t.cells[v].na {
+			continue
+		}
 		var libs []string
 		for k, val := range t.cells[v].version {
 			if strings.Contains(k, "/") || k == "go" || strings.HasSuffix(k, "_source_id") {

@@ -23,12 +23,16 @@ const (
 	PhaseHold    = "hold"
 	PhaseSpace   = "space"
 	PhaseProfile = "profile"
+	PhaseEnd     = "end" // one per finished study: its wall time
 )
 
 // Status values.
 const (
 	StatusOK     = "ok"
 	StatusFailed = "failed"
+	// StatusNotApplicable marks a variant that a setting does not change
+	// (a glibc malloc setting for a pure-Go engine): not measured again.
+	StatusNotApplicable = "n/a"
 )
 
 // Record is one line of a results file. Fields that a phase does not use
@@ -51,6 +55,16 @@ type Record struct {
 	Versions map[string]string `json:"versions,omitempty"`
 	// Go holds the Go runtime's garbage collections during the phase.
 	Go *GoStats `json:"go,omitempty"`
+	// Process is what the worker saw of its setting: the glibc malloc
+	// variables in its environment and THP_enabled from /proc/self/status.
+	Process map[string]string `json:"process,omitempty"`
+
+	// Set by the orchestrator for every phase.
+	MaxLoad    float64   `json:"max_load,omitempty"`    // --max-load in force (0: none)
+	WaitS      float64   `json:"wait_s,omitempty"`      // seconds waited for the load before the phase
+	WorkerS    float64   `json:"worker_s,omitempty"`    // wall time of the worker process
+	EngineS    float64   `json:"engine_s,omitempty"`    // end: time inside timed engine spans
+	LoadDuring []float64 `json:"load_during,omitempty"` // load1 every 10 s while the worker ran
 
 	// create
 	CreateMs []float64 `json:"create_ms,omitempty"` // one per store, in creation order
@@ -71,7 +85,8 @@ type Record struct {
 	Files         []string `json:"files,omitempty"`          // file names in the stores
 
 	// env
-	Env map[string]string `json:"env,omitempty"`
+	Env    map[string]string `json:"env,omitempty"`
+	Config *StudyConfig      `json:"config,omitempty"`
 
 	// failed
 	Error      string   `json:"error,omitempty"`
@@ -99,4 +114,17 @@ type Hold struct {
 type GoStats struct {
 	GCs     uint64  `json:"gcs"`
 	PauseMs float64 `json:"gc_pause_ms"` // total stop-the-world pause
+}
+
+// StudyConfig is what a study was asked to do; a rerun with the same
+// configuration and results file resumes the study.
+type StudyConfig struct {
+	Variants []string      `json:"variants"`
+	Settings []string      `json:"settings"`
+	Stores   int           `json:"stores"`
+	Runs     int           `json:"runs"`
+	Hold     int           `json:"hold"`
+	Workload workload.Spec `json:"workload"`
+	Root     string        `json:"root"`
+	MaxLoad  float64       `json:"max_load,omitempty"`
 }

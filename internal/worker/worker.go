@@ -26,6 +26,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"manydb/internal/engine"
 	"manydb/internal/results"
 	"manydb/internal/workload"
@@ -49,6 +51,7 @@ type Job struct {
 	Seed     uint64        // open: seed of the run's random store order
 	Hold     int           // hold: stores to keep open
 	Progress bool          // print progress lines on stderr
+	THPOff   bool          // disable transparent huge pages before the engine starts
 }
 
 // ProgressPrefix starts a progress line on the worker's stderr:
@@ -61,6 +64,12 @@ func Run(args []string, stdout, stderr io.Writer, factories ...Factory) error {
 	job, err := parseJob(args, stderr, factories)
 	if err != nil {
 		return err
+	}
+	if job.THPOff {
+		// Before the engine exists, so every mapping it makes is covered.
+		if err := unix.Prctl(unix.PR_SET_THP_DISABLE, 1, 0, 0, 0); err != nil {
+			return fmt.Errorf("disable transparent huge pages: %w", err)
+		}
 	}
 	var factory Factory
 	for _, f := range factories {
@@ -108,6 +117,7 @@ func parseJob(args []string, stderr io.Writer, factories []Factory) (Job, error)
 	fs.Uint64Var(&j.Seed, "seed", 0, "open: seed of the store order")
 	fs.IntVar(&j.Hold, "hold", 0, "hold: stores to keep open")
 	fs.BoolVar(&j.Progress, "progress", false, "print progress lines on stderr")
+	fs.BoolVar(&j.THPOff, "thp-off", false, "disable transparent huge pages (prctl PR_SET_THP_DISABLE) before the engine starts")
 	if err := fs.Parse(args); err != nil {
 		return Job{}, err
 	}
@@ -185,7 +195,26 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (results.Record, error)
 		return results.Record{}, fmt.Errorf("%s %s: %w", job.Variant, job.Phase, err)
 	}
 	rec.Go = gc.stop()
+	rec.Process = processSettings()
 	return rec, nil
+}
+
+// processSettings records what the process saw of its setting.
+func processSettings() map[string]string {
+	out := map[string]string{}
+	for _, name := range []string{"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES"} {
+		if v, ok := os.LookupEnv(name); ok {
+			out[name] = v
+		}
+	}
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "THP_enabled:"); ok {
+				out["thp_enabled"] = strings.TrimSpace(v)
+			}
+		}
+	}
+	return out
 }
 
 // versions joins the variant's library versions with the Go module

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -161,5 +162,36 @@ func TestRunCommandLine(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("%v: err = %v, want %q", b.args, err, b.want)
 		}
+	}
+}
+
+func TestTHPOffAndProcessSettings(t *testing.T) {
+	if os.Getenv("MANYDB_TEST_THP") == "1" {
+		// In a child process: the prctl stays with the process.
+		dir := t.TempDir()
+		var out bytes.Buffer
+		err := Run([]string{"--variant", "fake", "--phase", "create", "--dir", dir, "--stores", "1", "--thp-off"}, &out, io.Discard,
+			Factory{ID: "fake", New: fakeengine.New("fake")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Stdout.Write(out.Bytes())
+		os.Exit(0)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestTHPOffAndProcessSettings$")
+	cmd.Env = append(os.Environ(), "MANYDB_TEST_THP=1", "MALLOC_TRIM_THRESHOLD_=67108864")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec results.Record
+	if err := json.Unmarshal(out, &rec); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if rec.Process["MALLOC_TRIM_THRESHOLD_"] != "67108864" {
+		t.Errorf("process = %v: the malloc variable did not reach the worker", rec.Process)
+	}
+	if v, ok := rec.Process["thp_enabled"]; ok && v != "0" {
+		t.Errorf("thp_enabled = %q after --thp-off, want 0", v)
 	}
 }

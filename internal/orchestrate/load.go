@@ -1,0 +1,53 @@
+package orchestrate
+
+import (
+	"sync"
+	"time"
+
+	"manydb/internal/measure"
+)
+
+// loadSampler reads the 1-minute load average at the start and then every
+// interval until stopped.
+type loadSampler struct {
+	mu      sync.Mutex
+	samples []float64
+	quit    chan struct{}
+	done    chan struct{}
+}
+
+func startLoadSampler(every time.Duration) *loadSampler {
+	l := &loadSampler{quit: make(chan struct{}), done: make(chan struct{})}
+	l.sample()
+	go func() {
+		defer close(l.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-l.quit:
+				return
+			case <-t.C:
+				l.sample()
+			}
+		}
+	}()
+	return l
+}
+
+func (l *loadSampler) sample() {
+	if v, err := measure.Load1(); err == nil {
+		l.mu.Lock()
+		l.samples = append(l.samples, v)
+		l.mu.Unlock()
+	}
+}
+
+// stop ends sampling and returns the samples.
+func (l *loadSampler) stop() []float64 {
+	close(l.quit)
+	<-l.done
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.samples
+}
