@@ -7,8 +7,10 @@
 # phase (obx_cached) and bench/objectbox_bench.c (built here with gcc and
 # objectbox-go's objectbox.h, linked to the same libobjectbox.so) over the
 # stores in the order of that seed (worker.Order, printed by obxhelper).
-# Prints each run's medians of open+count+close and, last, the medians
-# over the runs and their ratio manydb / C (goal: at most 1.10).
+# After one untimed pass, the runs alternate which side goes first. Prints
+# each run's medians of open, count, close and open+count+close and, last,
+# the medians over the runs of the latter and their ratio manydb / C (goal:
+# at most 1.10).
 #
 # Usage: bench/obx_c_vs_go.sh [STORES] [RUNS]   (after make build)
 #        DIR=path to put the stores elsewhere than data/obx-c-vs-go
@@ -37,15 +39,31 @@ rm -rf "$DIR" && mkdir -p "$DIR"
 echo "creating $STORES stores in $DIR ..."
 $WORKER --variant obx_cached --phase create --dir "$DIR" --stores "$STORES" --objects $OBJECTS >/dev/null
 
+# One untimed pass first, so that both sides find the stores in the page
+# cache as the writes after create left them; then the runs, alternating
+# which side goes first.
+"$TMP/obxhelper" order "$DIR" "$STORES" 1 | "$TMP/objectbox_bench" "$TMP/model.bin" $OBJECTS >/dev/null
+
+run_go() {
+	$WORKER --variant obx_cached --phase open --dir "$DIR" --stores "$STORES" --objects $OBJECTS \
+		--run "$1" --seed "$1" | "$TMP/obxhelper" median
+}
+run_c() { "$TMP/obxhelper" order "$DIR" "$STORES" "$1" | "$TMP/objectbox_bench" "$TMP/model.bin" $OBJECTS; }
+total() { awk '{for (i = 1; i < NF; i++) if ($i == "total_ms") print $(i+1)}' <<<"$1"; }
+
 gos=() cs=()
 for seed in $(seq 1 "$RUNS"); do
-	go_line=$($WORKER --variant obx_cached --phase open --dir "$DIR" --stores "$STORES" --objects $OBJECTS \
-		--run "$seed" --seed "$seed" | "$TMP/obxhelper" median)
-	c_line=$("$TMP/obxhelper" order "$DIR" "$STORES" "$seed" | "$TMP/objectbox_bench" "$TMP/model.bin" $OBJECTS)
+	if ((seed % 2)); then
+		go_line=$(run_go "$seed")
+		c_line=$(run_c "$seed")
+	else
+		c_line=$(run_c "$seed")
+		go_line=$(run_go "$seed")
+	fi
 	echo "run $seed  manydb obx_cached: $go_line"
 	echo "run $seed  C program:         $c_line"
-	gos+=("$(awk '{for (i = 1; i < NF; i++) if ($i == "total_ms") print $(i+1)}' <<<"$go_line")")
-	cs+=("$(awk '{for (i = 1; i < NF; i++) if ($i == "total_ms") print $(i+1)}' <<<"$c_line")")
+	gos+=("$(total "$go_line")")
+	cs+=("$(total "$c_line")")
 done
 rm -rf "$DIR"
 
