@@ -13,7 +13,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # objectbox-clib wheel; internal/objectbox links it with an rpath to OBXLIB.
 OBXLIB  := third_party/objectbox/lib/libobjectbox.so
 # Packages that link it, left out of 'make test' when it could not be had.
-OBXPKGS := manydb/internal/objectbox manydb/cmd/worker-objectbox
+OBXPKGS := manydb/internal/objectbox manydb/cmd/worker-objectbox manydb/bench/obxhelper
 
 # The default study of 'make run': small enough for a few minutes.
 STORES ?= 200
