@@ -9,6 +9,12 @@ BIN     := bin
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION)
 
+# ObjectBox's C library, fetched by scripts/fetch-objectbox.sh from PyPI's
+# objectbox-clib wheel; internal/objectbox links it with an rpath to OBXLIB.
+OBXLIB  := third_party/objectbox/lib/libobjectbox.so
+# Packages that link it, left out of 'make test' when it could not be had.
+OBXPKGS := manydb/internal/objectbox manydb/cmd/worker-objectbox manydb/bench/obxhelper
+
 # The default study of 'make run': small enough for a few minutes.
 STORES ?= 200
 RUNS   ?= 3
@@ -22,6 +28,8 @@ build:
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/manydb ./cmd/manydb
 	$(GO) build -o $(BIN)/worker-sqlite ./cmd/worker-sqlite
+	@./scripts/fetch-objectbox.sh
+	@if [ -f $(OBXLIB) ]; then $(GO) build -o $(BIN)/worker-objectbox ./cmd/worker-objectbox; else rm -f $(BIN)/worker-objectbox; fi
 
 run: build
 	@mkdir -p $(dir $(OUT))
@@ -29,11 +37,17 @@ run: build
 
 test: build
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	@if [ -f $(OBXLIB) ]; then \
+		echo "$(GO) test -count=1 ./..."; $(GO) test -count=1 ./...; \
+	else \
+		echo "objectbox: library missing, its tests are skipped"; \
+		$(GO) test -count=1 $$($(GO) list ./... | grep -v -x -F $(foreach p,$(OBXPKGS),-e $(p))); \
+	fi
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 20000x ./internal/worker/
 	./bench/c_vs_go.sh
+	@if [ -f $(OBXLIB) ]; then ./bench/obx_c_vs_go.sh; fi
 
 clean:
 	rm -rf $(BIN)

@@ -26,6 +26,8 @@ type Family struct {
 func Catalog() []Family {
 	return []Family{
 		{Binary: "worker-sqlite", Variants: []string{"sqlite"}, Cgo: true, Needs: "a C compiler (cgo)"},
+		{Binary: "worker-objectbox", Variants: []string{"obx", "obx_cached", "obx_nosync"}, Cgo: true,
+			Needs: "the ObjectBox C library (make build fetches it from PyPI's objectbox-clib wheel)"},
 	}
 }
 
