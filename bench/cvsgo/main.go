@@ -43,18 +43,25 @@ func run(args []string) error {
 	if *dir == "" || *stores < 1 {
 		return fmt.Errorf("--dir and --stores are required")
 	}
-	var cMs, goMs []float64
+	// open, count, close, total
+	var cMs, goMs [4][]float64
 	for r := 1; r <= *runs; r++ {
 		out, err := exec.Command(*cBin, *dir, strconv.Itoa(*stores), strconv.Itoa(r)).Output()
 		if err != nil {
 			return fmt.Errorf("C program: %w", err)
 		}
-		for _, f := range strings.Fields(string(out)) {
-			v, err := strconv.ParseFloat(f, 64)
-			if err != nil {
-				return fmt.Errorf("C program printed %q", f)
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			f := strings.Fields(line)
+			if len(f) != 4 {
+				return fmt.Errorf("C program printed %q", line)
 			}
-			cMs = append(cMs, v)
+			for i := range f {
+				v, err := strconv.ParseFloat(f[i], 64)
+				if err != nil {
+					return fmt.Errorf("C program printed %q", line)
+				}
+				cMs[i] = append(cMs[i], v)
+			}
 		}
 		out, err = exec.Command(*worker, "--variant", *variant, "--phase", "open", "--dir", *dir,
 			"--stores", strconv.Itoa(*stores), "--objects", strconv.Itoa(*objects),
@@ -66,12 +73,15 @@ func run(args []string) error {
 		if err := json.NewDecoder(bytes.NewReader(out)).Decode(&rec); err != nil {
 			return fmt.Errorf("worker record: %w", err)
 		}
-		goMs = append(goMs, rec.TotalMs...)
+		for i, xs := range [][]float64{rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs} {
+			goMs[i] = append(goMs[i], xs...)
+		}
 	}
-	c, g := stats.Median(cMs), stats.Median(goMs)
-	fmt.Printf("open+count+close median over %d stores × %d runs, alternating:\n", *stores, *runs)
-	fmt.Printf("  C program (same amalgamation)  %.3f ms\n", c)
-	fmt.Printf("  manydb %-22s  %.3f ms\n", *variant, g)
-	fmt.Printf("  ratio manydb / C               %.2f\n", g/c)
+	fmt.Printf("medians over %d stores × %d runs, alternating C and manydb:\n", *stores, *runs)
+	fmt.Printf("  %-18s %10s %10s %10s\n", "", "C", "manydb", "ratio")
+	for i, name := range []string{"open", "count", "close", "open+count+close"} {
+		c, g := stats.Median(cMs[i]), stats.Median(goMs[i])
+		fmt.Printf("  %-18s %7.3f ms %7.3f ms %10.2f\n", name, c, g, g/c)
+	}
 	return nil
 }
