@@ -65,6 +65,8 @@ type Config struct {
 	// SampleEvery is the load sampling interval while a worker runs; 0
 	// means 10 s.
 	SampleEvery time.Duration
+	// ReadLoad reads the 1-minute load average; nil means measure.Load1.
+	ReadLoad func() (float64, error) `json:"-"`
 }
 
 // family returns the worker family serving variant v.
@@ -155,6 +157,9 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	}
 	if c.SampleEvery <= 0 {
 		c.SampleEvery = 10 * time.Second
+	}
+	if c.ReadLoad == nil {
+		c.ReadLoad = measure.Load1
 	}
 	s := &study{Config: c, w: w, start: time.Now(), done: map[cellKey]bool{}}
 	s.id = s.resume(prior)
@@ -442,7 +447,7 @@ func engineSeconds(r results.Record) float64 {
 // after waiting until it is below MaxLoad when that is set.
 func (s *study) waitForLoad(ctx context.Context, what string) (float64, error) {
 	for {
-		load, err := measure.Load1()
+		load, err := s.ReadLoad()
 		if err != nil {
 			return 0, err
 		}

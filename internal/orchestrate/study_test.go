@@ -342,3 +342,43 @@ func TestSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestWaitsForTheLoad(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Stores, c.Runs, c.Hold = 2, 1, 1
+	var log strings.Builder
+	c.Log = &log
+	c.MaxLoad, c.LoadWait = 1, time.Millisecond
+	loads := []float64{5, 3, 0.5} // busy twice before the first phase, then quiet
+	c.ReadLoad = func() (float64, error) {
+		v := loads[0]
+		if len(loads) > 1 {
+			loads = loads[1:]
+		}
+		return v, nil
+	}
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(log.String(), "waiting before fake create: load average"); n != 2 {
+		t.Errorf("%d waiting messages, want 2:\n%s", n, log.String())
+	}
+	recs, _ := results.ReadFile(c.Out)
+	create := recs[1]
+	if create.Phase != results.PhaseCreate || create.Load1 != 0.5 || create.WaitS <= 0 || create.MaxLoad != 1 {
+		t.Errorf("create record: phase %s, load1 %v, wait %v s, max load %v", create.Phase, create.Load1, create.WaitS, create.MaxLoad)
+	}
+}
+
+func TestRefusesAStudyTheDiskCannotHold(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Stores, c.Hold = 1_000_000_000, 1
+	_, err := Run(context.Background(), c)
+	var in *InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "GB free, but this study needs about") {
+		t.Fatalf("err = %v, want a refusal with both figures", err)
+	}
+	if _, err := os.Stat(c.Out); !os.IsNotExist(err) {
+		t.Error("a refused study wrote a results file")
+	}
+}
