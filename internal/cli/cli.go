@@ -60,7 +60,7 @@ func Run(ctx context.Context, args []string, o Options) error {
 	case "tables":
 		return tablesCmd(args[1:], o)
 	case "env":
-		return envCmd(args[1:], o)
+		return envCmd(ctx, args[1:], o)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(o.Stdout, usage)
 		return nil

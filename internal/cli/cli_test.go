@@ -147,3 +147,15 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+func TestEnvListsEnvironmentAndEngineVersions(t *testing.T) {
+	o, out, _ := options(t)
+	if err := Run(context.Background(), []string{"env", "--root", t.TempDir()}, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"kernel ", "root_fs ", "thp ", "manydb                                   test", "worker-sqlite sqlite "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("env output lacks %q:\n%s", want, out)
+		}
+	}
+}

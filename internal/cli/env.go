@@ -1,32 +1,55 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 
+	"manydb/internal/engine"
 	"manydb/internal/orchestrate"
 )
 
 const envSynopsis = `manydb env [--root DIR]
 
 Prints the environment every study records: kernel, distribution, CPU,
-cores, memory, transparent huge pages, glibc, Go, manydb's version, and the
-filesystem and free space of the data root.`
+cores, memory, transparent huge pages, glibc, Go, manydb's version, the
+filesystem and free space of the data root, and the library and module
+versions of every worker built here.`
 
-func envCmd(args []string, o Options) error {
+func envCmd(ctx context.Context, args []string, o Options) error {
 	fs := newFlagSet("env")
 	root := fs.String("root", ".", "data root whose filesystem to describe")
+	binDir := fs.String("bin", o.BinDir, "directory of the worker binaries")
 	if done, err := parse(fs, args, envSynopsis, o); done || err != nil {
 		return err
 	}
-	env := orchestrate.Environment(*root, o.Version)
-	keys := make([]string, 0, len(env))
-	for k := range env {
+	printSorted(o, "", orchestrate.Environment(*root, o.Version))
+	for _, fam := range engine.Catalog() {
+		bin := filepath.Join(*binDir, fam.Binary)
+		if _, err := os.Stat(bin); err != nil {
+			fmt.Fprintf(o.Stdout, "%-40s not built (needs %s)\n", fam.Binary, fam.Needs)
+			continue
+		}
+		vs, err := orchestrate.WorkerVersions(ctx, bin, fam.Variants[0], o.Environ)
+		if err != nil {
+			fmt.Fprintf(o.Stdout, "%-40s does not start: %v\n", fam.Binary, err)
+			continue
+		}
+		printSorted(o, fam.Binary+" ", vs)
+	}
+	return nil
+}
+
+func printSorted(o Options, prefix string, m map[string]string) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(o.Stdout, "%-16s %s\n", k, env[k])
+		fmt.Fprintf(o.Stdout, "%-40s %s\n", strings.TrimSpace(prefix+k), m[k])
 	}
-	return nil
 }
