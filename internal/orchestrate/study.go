@@ -440,6 +440,9 @@ func engineSeconds(r results.Record) float64 {
 	for _, x := range r.TotalMs {
 		ms += x
 	}
+	if r.Hold != nil {
+		ms += r.Hold.EngineS * 1000
+	}
 	return ms / 1000
 }
 

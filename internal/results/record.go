@@ -108,6 +108,9 @@ type Hold struct {
 	Threads       int     `json:"threads"` // with all stores open
 	FDsBefore     int     `json:"fds_before"`
 	FDs           int     `json:"fds"` // with all stores open
+	// EngineS is the time spent opening, counting and closing the held
+	// stores (for the study's time budget; not a per-store figure).
+	EngineS float64 `json:"engine_s"`
 }
 
 // GoStats counts the Go garbage collections during a phase.

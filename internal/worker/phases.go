@@ -108,6 +108,7 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	for i, dir := range dirs {
 		s, err := v.Open(dir)
 		if err != nil {
@@ -123,6 +124,7 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 		}
 		p.step(i + 1)
 	}
+	engineTime := time.Since(start)
 	after, err := snapshot()
 	if err != nil {
 		return err
@@ -141,6 +143,7 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 		FDsBefore:     before.fds,
 		FDs:           after.fds,
 	}
+	start = time.Now()
 	for _, s := range open {
 		if err := s.Close(); err != nil {
 			open = nil
@@ -148,6 +151,7 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 		}
 	}
 	open = nil
+	rec.Hold.EngineS = (engineTime + time.Since(start)).Seconds()
 	return nil
 }
 
