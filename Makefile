@@ -22,6 +22,7 @@ build:
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/manydb ./cmd/manydb
 	$(GO) build -o $(BIN)/worker-sqlite ./cmd/worker-sqlite
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-gokv ./cmd/worker-gokv
 
 run: build
 	@mkdir -p $(dir $(OUT))

@@ -26,6 +26,8 @@ type Family struct {
 func Catalog() []Family {
 	return []Family{
 		{Binary: "worker-sqlite", Variants: []string{"sqlite"}, Cgo: true, Needs: "a C compiler (cgo)"},
+		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.
+		{Binary: "worker-gokv", Variants: []string{"bbolt"}, Cgo: false, Needs: "Go only"},
 	}
 }
 
