@@ -23,6 +23,8 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/manydb ./cmd/manydb
 	$(GO) build -o $(BIN)/worker-sqlite ./cmd/worker-sqlite
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-gokv ./cmd/worker-gokv
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-modernc ./cmd/worker-sqlite-modernc
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-ncruces ./cmd/worker-sqlite-ncruces
 
 run: build
 	@mkdir -p $(dir $(OUT))
