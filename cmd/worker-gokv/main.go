@@ -7,10 +7,12 @@ import (
 	"os"
 
 	"manydb/internal/bbolt"
+	"manydb/internal/pebble"
 	"manydb/internal/worker"
 )
 
 func main() {
 	os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr,
-		worker.Factory{ID: "bbolt", New: bbolt.New})))
+		worker.Factory{ID: "bbolt", New: bbolt.New},
+		worker.Factory{ID: "pebble", New: pebble.New})))
 }

@@ -10,7 +10,8 @@ import (
 // records its engine's module version.
 func TestVersions(t *testing.T) {
 	modules := map[string]string{
-		"bbolt": "go.etcd.io/bbolt",
+		"bbolt":  "go.etcd.io/bbolt",
+		"pebble": "github.com/cockroachdb/pebble/v2",
 	}
 	var ids []string
 	for id := range modules {
