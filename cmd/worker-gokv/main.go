@@ -6,6 +6,7 @@ package main
 import (
 	"os"
 
+	"manydb/internal/badger"
 	"manydb/internal/bbolt"
 	"manydb/internal/pebble"
 	"manydb/internal/worker"
@@ -14,5 +15,6 @@ import (
 func main() {
 	os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr,
 		worker.Factory{ID: "bbolt", New: bbolt.New},
-		worker.Factory{ID: "pebble", New: pebble.New})))
+		worker.Factory{ID: "pebble", New: pebble.New},
+		worker.Factory{ID: "badger", New: badger.New})))
 }

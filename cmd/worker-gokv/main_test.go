@@ -12,6 +12,7 @@ func TestVersions(t *testing.T) {
 	modules := map[string]string{
 		"bbolt":  "go.etcd.io/bbolt",
 		"pebble": "github.com/cockroachdb/pebble/v2",
+		"badger": "github.com/dgraph-io/badger/v4",
 	}
 	var ids []string
 	for id := range modules {

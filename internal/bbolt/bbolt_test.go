@@ -80,3 +80,13 @@ func BenchmarkFillPercent(b *testing.B) {
 		})
 	}
 }
+
+// TestPerStore measures what one open store holds (go test -v shows it)
+// and checks that a close gives it all back.
+func TestPerStore(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.PerStore(t, v, 4, workload.Spec{Objects: 100, TextLen: 60})
+}

@@ -27,7 +27,7 @@ func Catalog() []Family {
 	return []Family{
 		{Binary: "worker-sqlite", Variants: []string{"sqlite"}, Cgo: true, Needs: "a C compiler (cgo)"},
 		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.
-		{Binary: "worker-gokv", Variants: []string{"bbolt", "pebble"}, Cgo: false, Needs: "Go only"},
+		{Binary: "worker-gokv", Variants: []string{"bbolt", "pebble", "badger"}, Cgo: false, Needs: "Go only"},
 		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only"},
 		{Binary: "worker-sqlite-ncruces", Variants: []string{"sqlite_ncruces"}, Cgo: false, Needs: "Go only"},
 	}

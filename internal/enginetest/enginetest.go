@@ -10,8 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"manydb/internal/engine"
 	"manydb/internal/results"
@@ -166,4 +169,86 @@ func WorkerVersions(t *testing.T, pkg string, variants ...string) map[string]map
 		all[v] = rec.Versions
 	}
 	return all
+}
+
+// PerStore creates n stores of spec, opens and counts them all, keeps
+// them open and returns what one open store holds on average: goroutines
+// and open file descriptors (the hold phase records threads and files but
+// not goroutines). It fails t unless closing the stores gives every
+// goroutine and file back. With go test -v it logs the figures and the
+// files that store 0 holds open.
+func PerStore(t *testing.T, v engine.Variant, n int, spec workload.Spec) (goroutines, files float64) {
+	t.Helper()
+	notes := make([]workload.Note, spec.Objects)
+	dirs := make([]string, n)
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+		spec.Fill(i, notes)
+		s, err := v.Create(dirs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Insert(notes); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g0, f0 := settle(-1), openFiles(t)
+	var open []engine.Store
+	for _, d := range dirs {
+		s, err := v.Open(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, s)
+		if c, err := s.Count(); err != nil || c != int64(spec.Objects) {
+			t.Fatalf("count %d, %v", c, err)
+		}
+	}
+	g1, f1 := settle(-1), openFiles(t)
+	goroutines, files = float64(g1-g0)/float64(n), float64(f1-f0)/float64(n)
+	t.Logf("%s: per open store %.1f goroutines, %.1f open files", v.ID(), goroutines, files)
+	if testing.Verbose() {
+		es, _ := os.ReadDir("/proc/self/fd")
+		for _, e := range es {
+			if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(l, dirs[0]) {
+				t.Logf("store 0 holds %s", l)
+			}
+		}
+	}
+	for _, s := range open {
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g2, f2 := settle(g0), openFiles(t); g2 > g0 || f2 > f0 {
+		t.Errorf("after closing: %d goroutines (%d before), %d files (%d before)", g2, g0, f2, f0)
+	}
+	return goroutines, files
+}
+
+// settle waits up to a second for the goroutine count to fall to want, or
+// with want < 0 to stay the same for 20 ms, and returns it.
+func settle(want int) int {
+	g := runtime.NumGoroutine()
+	for i := 0; i < 100; i++ {
+		time.Sleep(10 * time.Millisecond)
+		h := runtime.NumGoroutine()
+		if (want < 0 && h == g) || (want >= 0 && h <= want) {
+			return h
+		}
+		g = h
+	}
+	return g
+}
+
+func openFiles(t *testing.T) int {
+	t.Helper()
+	es, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot count open files: %v", err)
+	}
+	return len(es)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"manydb/internal/enginetest"
+	"manydb/internal/workload"
 )
 
 func TestEndToEnd(t *testing.T) {
@@ -41,4 +42,14 @@ func TestPragmas(t *testing.T) {
 			t.Errorf("PRAGMA %s = %s, want %s", pragma, got, want)
 		}
 	}
+}
+
+// TestPerStore measures what one open store holds (go test -v shows it)
+// and checks that a close gives it all back.
+func TestPerStore(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.PerStore(t, v, 4, workload.Spec{Objects: 100, TextLen: 60})
 }

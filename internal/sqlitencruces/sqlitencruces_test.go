@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"manydb/internal/enginetest"
+	"manydb/internal/workload"
 )
 
 func TestEndToEnd(t *testing.T) {
@@ -40,4 +41,14 @@ func TestPragmas(t *testing.T) {
 		}
 		st.Close()
 	}
+}
+
+// TestPerStore measures what one open store holds (go test -v shows it)
+// and checks that a close gives it all back.
+func TestPerStore(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.PerStore(t, v, 4, workload.Spec{Objects: 100, TextLen: 60})
 }
