@@ -13,9 +13,11 @@
 // Create commits the bucket in its own transaction, as a schema; Insert
 // writes all notes in one read-write transaction with the bucket's
 // FillPercent at 1.0: the ids only ever grow, so splitting full leaves at
-// bbolt's default 0.5 would leave every leaf half empty (the file is then
-// about twice as large and the count walks twice as many pages; see
-// BenchmarkFillPercent).
+// bbolt's default 0.5 would leave every leaf half empty. Measured with
+// BenchmarkFillPercent on 1,000 notes of 300 characters: the file is
+// 512 KiB instead of 1 MiB, and open, count, close takes about 0.07 ms
+// instead of 0.11 ms (each count faults in the pages it walks); a count
+// on an already mapped file is about as fast either way.
 //
 // Count walks every key of the bucket with a cursor in a read
 // transaction, as SQLite's count(*) walks every leaf page; it does not use
