@@ -30,6 +30,9 @@ build:
 	$(GO) build -o $(BIN)/worker-sqlite ./cmd/worker-sqlite
 	@./scripts/fetch-objectbox.sh
 	@if [ -f $(OBXLIB) ]; then $(GO) build -o $(BIN)/worker-objectbox ./cmd/worker-objectbox; else rm -f $(BIN)/worker-objectbox; fi
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-gokv ./cmd/worker-gokv
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-modernc ./cmd/worker-sqlite-modernc
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-ncruces ./cmd/worker-sqlite-ncruces
 
 run: build
 	@mkdir -p $(dir $(OUT))

@@ -28,6 +28,10 @@ func Catalog() []Family {
 		{Binary: "worker-sqlite", Variants: []string{"sqlite"}, Cgo: true, Needs: "a C compiler (cgo)"},
 		{Binary: "worker-objectbox", Variants: []string{"obx", "obx_cached", "obx_nosync"}, Cgo: true,
 			Needs: "the ObjectBox C library (make build fetches it from PyPI's objectbox-clib wheel)"},
+		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.
+		{Binary: "worker-gokv", Variants: []string{"bbolt", "pebble", "badger"}, Cgo: false, Needs: "Go only"},
+		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only"},
+		{Binary: "worker-sqlite-ncruces", Variants: []string{"sqlite_ncruces"}, Cgo: false, Needs: "Go only"},
 	}
 }
 
