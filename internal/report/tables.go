@@ -201,6 +201,14 @@ func (t *table) rows() []row {
 			}
 			return thousands(stats.Median(stats.Ints(c.space.Bytes))/1024) + " KB"
 		}},
+		{"Threads, open files, goroutines per open store", func(c *cell) string {
+			if c.hold == nil {
+				return missing(c, results.PhaseHold)
+			}
+			h := c.hold.Hold
+			per := func(before, after int) string { return fmt.Sprintf("%.1f", float64(after-before)/float64(h.Held)) }
+			return per(h.ThreadsBefore, h.Threads) + ", " + per(h.FDsBefore, h.FDs) + ", " + per(h.GoroutinesBefore, h.Goroutines)
+		}},
 	}
 }
 

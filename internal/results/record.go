@@ -108,6 +108,10 @@ type Hold struct {
 	Threads       int     `json:"threads"` // with all stores open
 	FDsBefore     int     `json:"fds_before"`
 	FDs           int     `json:"fds"` // with all stores open
+	// Goroutines of the worker before and with all stores open (pure-Go
+	// engines start goroutines where C engines start threads).
+	GoroutinesBefore int `json:"goroutines_before"`
+	Goroutines       int `json:"goroutines"`
 	// EngineS is the time spent opening, counting and closing the held
 	// stores (for the study's time budget; not a per-store figure).
 	EngineS float64 `json:"engine_s"`

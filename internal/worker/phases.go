@@ -142,6 +142,9 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 		Threads:       after.threads,
 		FDsBefore:     before.fds,
 		FDs:           after.fds,
+
+		GoroutinesBefore: before.goroutines,
+		Goroutines:       after.goroutines,
 	}
 	start = time.Now()
 	for _, s := range open {
@@ -156,13 +159,14 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 }
 
 type procSnapshot struct {
-	mem     measure.Memory
-	threads int
-	fds     int
+	mem        measure.Memory
+	threads    int
+	fds        int
+	goroutines int
 }
 
 func snapshot() (procSnapshot, error) {
-	var s procSnapshot
+	s := procSnapshot{goroutines: runtime.NumGoroutine()}
 	var err error
 	if s.mem, err = measure.ReadMemory(); err != nil {
 		return s, err
