@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <time.h>
+#include <pthread.h>
 #include "sqlite3-binding.h"
 
 static double now_ms(void) {
@@ -33,7 +34,30 @@ static uint64_t xorshift(uint64_t *s) {
 	return *s;
 }
 
+static int run(int argc, char **argv);
+
+struct args { int argc; char **argv; int rc; };
+
+static void *thread_main(void *p) {
+	struct args *a = p;
+	a->rc = run(a->argc, a->argv);
+	return NULL;
+}
+
 int main(int argc, char **argv) {
+	/* SQLITE_BENCH_THREAD=1 runs the loop in a second thread, whose
+	 * allocations go to a glibc thread arena, as a Go worker's do. */
+	if (getenv("SQLITE_BENCH_THREAD") != NULL) {
+		struct args a = {argc, argv, 0};
+		pthread_t t;
+		pthread_create(&t, NULL, thread_main, &a);
+		pthread_join(t, NULL);
+		return a.rc;
+	}
+	return run(argc, argv);
+}
+
+static int run(int argc, char **argv) {
 	if (argc != 4) {
 		fprintf(stderr, "usage: %s DIR N SEED\n", argv[0]);
 		return 2;
