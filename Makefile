@@ -22,6 +22,8 @@ build:
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/manydb ./cmd/manydb
 	$(GO) build -o $(BIN)/worker-sqlite ./cmd/worker-sqlite
+	$(GO) build -o $(BIN)/worker-libsql ./cmd/worker-libsql || echo "worker-libsql not built: go-libsql needs cgo (a C compiler) on linux or darwin, amd64 or arm64"
+	$(GO) build -o $(BIN)/worker-tursogo ./cmd/worker-tursogo || echo "worker-tursogo not built: see the go build error above"
 
 run: build
 	@mkdir -p $(dir $(OUT))

@@ -26,6 +26,12 @@ type Family struct {
 func Catalog() []Family {
 	return []Family{
 		{Binary: "worker-sqlite", Variants: []string{"sqlite"}, Cgo: true, Needs: "a C compiler (cgo)"},
+		// libSQL: C core and Rust bindings, both on glibc's malloc.
+		{Binary: "worker-libsql", Variants: []string{"libsql"}, Cgo: true, Needs: "a C compiler (cgo); the static library comes with the Go module"},
+		// Turso through turso-go: no cgo needed (purego), but the Rust
+		// library allocates with Rust's System allocator, i.e. glibc's
+		// malloc, so allocator settings apply to it as to a cgo engine.
+		{Binary: "worker-tursogo", Variants: []string{"turso_go"}, Cgo: true, Needs: "only the Go module proxy; at run time a writable cache directory (TURSO_GO_CACHE_DIR or ~/.cache) for the embedded library"},
 	}
 }
 
