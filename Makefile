@@ -33,6 +33,8 @@ build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-gokv ./cmd/worker-gokv
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-modernc ./cmd/worker-sqlite-modernc
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-ncruces ./cmd/worker-sqlite-ncruces
+	$(GO) build -o $(BIN)/worker-libsql ./cmd/worker-libsql || echo "worker-libsql not built: go-libsql needs cgo (a C compiler) on linux or darwin, amd64 or arm64"
+	$(GO) build -o $(BIN)/worker-tursogo ./cmd/worker-tursogo || echo "worker-tursogo not built: see the go build error above"
 
 run: build
 	@mkdir -p $(dir $(OUT))

@@ -25,9 +25,16 @@ type Family struct {
 // Catalog lists every family manydb knows, in the default column order.
 func Catalog() []Family {
 	return []Family{
-		{Binary: "worker-sqlite", Variants: []string{"sqlite"}, Cgo: true, Needs: "a C compiler (cgo)"},
+		// The reference study's engines, in its column order.
 		{Binary: "worker-objectbox", Variants: []string{"obx", "obx_cached", "obx_nosync"}, Cgo: true,
 			Needs: "the ObjectBox C library (make build fetches it from PyPI's objectbox-clib wheel)"},
+		{Binary: "worker-sqlite", Variants: []string{"sqlite"}, Cgo: true, Needs: "a C compiler (cgo)"},
+		// Turso through turso-go: no cgo needed (purego), but the Rust
+		// library allocates with Rust's System allocator, i.e. glibc's
+		// malloc, so allocator settings apply to it as to a cgo engine.
+		{Binary: "worker-tursogo", Variants: []string{"turso_go"}, Cgo: true, Needs: "only the Go module proxy; at run time a writable cache directory (TURSO_GO_CACHE_DIR or ~/.cache) for the embedded library"},
+		// libSQL: C core and Rust bindings, both on glibc's malloc.
+		{Binary: "worker-libsql", Variants: []string{"libsql"}, Cgo: true, Needs: "a C compiler (cgo); the static library comes with the Go module"},
 		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.
 		{Binary: "worker-gokv", Variants: []string{"bbolt", "pebble", "badger"}, Cgo: false, Needs: "Go only"},
 		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only"},
