@@ -202,11 +202,17 @@ func (c *ProfileConfig) profileMedium(ctx context.Context, bin string, m medium)
 	}
 	label := fmt.Sprintf("%s profile on %s", c.Variant, m.name)
 	rec, err := c.run(ctx, label, bin, dir, args, c.Stores)
-	if err != nil || rec.Status != results.StatusOK {
+	if err != nil {
 		return rec, err
+	}
+	if rec.Profile == nil { // failed
+		rec.Profile = &results.Profile{}
 	}
 	rec.Profile.Medium, rec.Profile.FS = m.name, m.fs
 	rec.Profile.Dir, _ = filepath.Abs(dir)
+	if rec.Status != results.StatusOK {
+		return rec, nil
+	}
 	if c.SyncStores == 0 {
 		return rec, nil
 	}
