@@ -22,6 +22,7 @@ type profileTable struct {
 	media   []string                   // in the order recorded: disk, tmpfs
 	recs    map[string]*results.Record // medium → last ok record
 	failed  map[string]bool            // medium → last record failed
+	errors  map[string]string          // medium → its error
 	objects int
 	spec    string
 }
@@ -43,7 +44,7 @@ func groupProfiles(recs []results.Record) []*profileTable {
 		key := r.Study + "\x00" + r.Variant
 		t := byKey[key]
 		if t == nil {
-			t = &profileTable{study: r.Study, variant: r.Variant, recs: map[string]*results.Record{}, failed: map[string]bool{}}
+			t = &profileTable{study: r.Study, variant: r.Variant, recs: map[string]*results.Record{}, failed: map[string]bool{}, errors: map[string]string{}}
 			byKey[key] = t
 			order = append(order, t)
 		}
@@ -58,10 +59,12 @@ func groupProfiles(recs []results.Record) []*profileTable {
 		}
 		if r.Status != results.StatusOK || r.Profile == nil || len(r.Profile.TotalMs) == 0 {
 			t.failed[medium] = true
+			t.errors[medium] = r.Error
 			delete(t.recs, medium)
 			continue
 		}
 		delete(t.failed, medium)
+		delete(t.errors, medium)
 		t.recs[medium] = r
 	}
 	for _, t := range order {
@@ -199,6 +202,9 @@ func (t *profileTable) write(w io.Writer) {
 	for _, m := range t.media {
 		if r := t.recs[m]; r != nil {
 			fmt.Fprintf(w, "On %s: %s, load %.2f at the start.\n", m, r.Profile.Dir, r.Load1)
+		}
+		if e := t.errors[m]; e != "" {
+			fmt.Fprintf(w, "On %s: failed: %s (the failed record has the command and its output).\n", m, e)
 		}
 	}
 	var versions map[string]string
