@@ -29,8 +29,9 @@ figure, it includes building the notes). It does so on the disk (--root)
 and on a tmpfs (--tmpfs), side by side in one table, so that the cost of
 the disk syncs shows.
 
-The sync calls (fsync, fdatasync, msync, sync_file_range, sync, syncfs)
-are counted in a separate run of --sync-stores stores per medium under
+The sync calls (fsync, fdatasync, msync, sync_file_range, sync, syncfs,
+and writes to files opened with O_DSYNC or O_SYNC, as LMDB and ObjectBox
+write their meta page) are counted in a separate run of --sync-stores stores per medium under
 strace -f -T, which also times each call; that run is not timed itself,
 as strace slows everything. Without strace (scripts/ensure-strace.sh
 installs it, as root) the sync rows say "not counted".

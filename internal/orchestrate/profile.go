@@ -27,8 +27,9 @@ const (
 	MediumTmpfs = "tmpfs"
 )
 
-// SyncCalls are the system calls a profile's counting run traces: every
-// call that asks the kernel to put data on the disk.
+// SyncCalls are the system calls a profile's counting run counts: every
+// call that asks the kernel to put data on the disk. Writes to a file
+// opened with O_DSYNC or O_SYNC are counted too (DsyncWrite).
 var SyncCalls = []string{"fsync", "fdatasync", "msync", "sync_file_range", "sync", "syncfs"}
 
 // ProfileConfig is one "where the create time goes" profile (manydb
@@ -229,7 +230,7 @@ func (c *ProfileConfig) profileMedium(ctx context.Context, bin string, m medium)
 	trace := tf.Name()
 	defer os.Remove(trace)
 	traced := append([]string{"-f", "-T", "-qq", "--seccomp-bpf", "-e", "signal=none",
-		"-e", "trace=" + strings.Join(SyncCalls, ","), "-o", trace, "--", bin}, c.workerArgs(syncDir, c.SyncStores)...)
+		"-e", "trace=" + straceTrace(), "-o", trace, "--", bin}, c.workerArgs(syncDir, c.SyncStores)...)
 	crec, err := c.run(ctx, label+", syncs counted under strace", c.Strace, syncDir, traced, c.SyncStores)
 	if err != nil {
 		return rec, err
@@ -305,32 +306,85 @@ func (c *ProfileConfig) run(ctx context.Context, label, bin, dir string, args []
 	return rec, nil
 }
 
-// straceLine matches a completed call in strace -f -T output, whole or
-// resumed: "123 fdatasync(5) = 0 <0.004521>" or
-// "123 <... fdatasync resumed>) = 0 <0.004521>".
-var straceLine = regexp.MustCompile(`^(?:\d+\s+)?(?:<\.\.\. (\w+) resumed>|(\w+)\().*<(\d+\.\d+)>\s*$`)
+// DsyncWrite is the name Syncs.Calls gives to a write to a file opened
+// with O_DSYNC or O_SYNC: each is a sync of its own (LMDB, and so
+// ObjectBox, writes its meta page that way after the fdatasync of a commit).
+const DsyncWrite = "o_dsync_write"
 
-// ParseStrace reads strace -f -T output and counts the completed calls of
-// SyncCalls, with the duration of each.
+// fdCalls are the calls traced besides SyncCalls, to find the writes
+// through O_DSYNC/O_SYNC descriptors.
+var fdCalls = []string{"open", "openat", "creat", "close", "write", "pwrite64", "writev", "pwritev", "pwritev2"}
+
+// straceTrace is the -e trace= list of the counting run.
+func straceTrace() string {
+	return strings.Join(append(slices.Clone(SyncCalls), fdCalls...), ",")
+}
+
+var (
+	// stracePID splits "123 rest" (strace -f prefixes each line with the thread id).
+	stracePID = regexp.MustCompile(`^(\d+)\s+(.*)$`)
+	// straceCall matches a completed call: name, arguments, result, duration.
+	straceCall = regexp.MustCompile(`^(\w+)\((.*)\)\s+=\s+(-?\d+|0x[0-9a-f]+|\?)\b.*<(\d+\.\d+)>\s*$`)
+	// straceResumed matches the second half of a call another thread interrupted.
+	straceResumed = regexp.MustCompile(`^<\.\.\. (\w+) resumed>(.*)$`)
+)
+
+// ParseStrace reads strace -f -T output (as traced with straceTrace) and
+// counts the completed calls of SyncCalls and the writes through
+// descriptors opened with O_DSYNC or O_SYNC (DsyncWrite), with the
+// duration of each. Calls split by another thread ("<unfinished ...>",
+// "<... resumed>") are joined first.
 func ParseStrace(r io.Reader) (*results.Syncs, error) {
 	s := &results.Syncs{Calls: map[string]int{}}
+	pending := map[string]string{} // thread → first half of an unfinished call
+	dsync := map[int]bool{}        // descriptor → opened with O_DSYNC or O_SYNC
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		m := straceLine.FindStringSubmatch(sc.Text())
+		line, pid := sc.Text(), ""
+		if m := stracePID.FindStringSubmatch(line); m != nil {
+			pid, line = m[1], m[2]
+		}
+		if head, ok := strings.CutSuffix(line, " <unfinished ...>"); ok {
+			pending[pid] = head
+			continue
+		}
+		if m := straceResumed.FindStringSubmatch(line); m != nil {
+			line = pending[pid] + m[2]
+			delete(pending, pid)
+		}
+		m := straceCall.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
-		name := m[1] + m[2]
-		if !slices.Contains(SyncCalls, name) {
-			continue
-		}
-		sec, err := strconv.ParseFloat(m[3], 64)
+		name, args, ret := m[1], m[2], m[3]
+		sec, err := strconv.ParseFloat(m[4], 64)
 		if err != nil {
 			return nil, fmt.Errorf("strace output: bad duration in %q", sc.Text())
 		}
-		s.Calls[name]++
-		s.CallMs = append(s.CallMs, sec*1000)
+		firstFD := func() (int, bool) {
+			a, _, _ := strings.Cut(args, ",")
+			fd, err := strconv.Atoi(strings.TrimSpace(a))
+			return fd, err == nil
+		}
+		switch {
+		case slices.Contains(SyncCalls, name):
+			s.Calls[name]++
+			s.CallMs = append(s.CallMs, sec*1000)
+		case name == "open" || name == "openat" || name == "creat":
+			if fd, err := strconv.Atoi(ret); err == nil && fd >= 0 {
+				dsync[fd] = strings.Contains(args, "O_DSYNC") || strings.Contains(args, "O_SYNC")
+			}
+		case name == "close":
+			if fd, ok := firstFD(); ok {
+				delete(dsync, fd)
+			}
+		default: // the writes
+			if fd, ok := firstFD(); ok && dsync[fd] {
+				s.Calls[DsyncWrite]++
+				s.CallMs = append(s.CallMs, sec*1000)
+			}
+		}
 	}
 	return s, sc.Err()
 }

@@ -232,8 +232,8 @@ func (t *profileTable) syncNote() string {
 			continue
 		}
 		s := r.Profile.Syncs
-		return fmt.Sprintf("Sync calls (%s) were counted, and each one timed, in a separate run of %d stores per medium under %s (strace slows everything, so the steps above come from a run without it).",
-			"fsync, fdatasync, msync, sync_file_range, sync, syncfs", s.Stores, s.Tool)
+		return fmt.Sprintf("Sync calls (fsync, fdatasync, msync, sync_file_range, sync, syncfs, and o_dsync_write: a write to a file opened with O_DSYNC or O_SYNC) were counted, and each one timed, in a separate run of %d stores per medium under %s (strace slows everything, so the steps above come from a run without it).",
+			s.Stores, s.Tool)
 	}
 	return ""
 }

@@ -144,9 +144,11 @@ type Profile struct {
 type Syncs struct {
 	Stores int `json:"stores"` // stores created in the counted run
 	// Calls maps a system call (fsync, fdatasync, msync, …) to the number
-	// of completed calls in the whole run; zero counts are left out.
+	// of completed calls in the whole run; "o_dsync_write" counts the
+	// writes to files opened with O_DSYNC or O_SYNC. Zero counts are left
+	// out.
 	Calls map[string]int `json:"calls,omitempty"`
-	// CallMs is the duration of every sync call, from strace -T.
+	// CallMs is the duration of every counted call, from strace -T.
 	CallMs []float64 `json:"call_ms,omitempty"`
 	// Tool is how they were counted, e.g. "strace 6.1 -f -T --seccomp-bpf".
 	Tool string `json:"tool,omitempty"`
