@@ -3,6 +3,9 @@
 #   make run    build, then a small study of every engine that builds here
 #   make test   build, then vet and all tests (what CI runs)
 #   make bench  benchmarks: harness overhead and manydb vs. a C program
+#
+# make build also installs strace when it is missing and it can (root,
+# apt-get): manydb profile counts the sync calls with it.
 
 GO      ?= go
 BIN     := bin
@@ -29,6 +32,7 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/manydb ./cmd/manydb
 	$(GO) build -o $(BIN)/worker-sqlite ./cmd/worker-sqlite
 	@./scripts/fetch-objectbox.sh
+	@./scripts/ensure-strace.sh
 	@if [ -f $(OBXLIB) ]; then $(GO) build -o $(BIN)/worker-objectbox ./cmd/worker-objectbox; else rm -f $(BIN)/worker-objectbox; fi
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-gokv ./cmd/worker-gokv
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-modernc ./cmd/worker-sqlite-modernc

@@ -3,6 +3,7 @@
 //
 //	manydb run     run a study and print its tables
 //	manydb tables  print the tables of results files
+//	manydb profile where the create time of a store goes, step by step
 //	manydb env     print the environment a study would record
 //
 // Every subcommand writes to injected writers, so tests can run it whole.
@@ -42,6 +43,7 @@ stores per engine.
 Usage:
   manydb run [flags]        run a study, append its records, print its tables
   manydb tables FILE...     print the tables of one or more results files
+  manydb profile --engine V where the create time of a store goes (disk vs. tmpfs, syncs)
   manydb env [--root DIR]   print the environment a study records
   manydb help               this text
 
@@ -59,13 +61,15 @@ func Run(ctx context.Context, args []string, o Options) error {
 		return runCmd(ctx, args[1:], o)
 	case "tables":
 		return tablesCmd(args[1:], o)
+	case "profile":
+		return profileCmd(ctx, args[1:], o)
 	case "env":
 		return envCmd(ctx, args[1:], o)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(o.Stdout, usage)
 		return nil
 	}
-	return &UsageError{fmt.Sprintf("unknown command %q: use run, tables or env (manydb help)", args[0])}
+	return &UsageError{fmt.Sprintf("unknown command %q: use run, tables, profile or env (manydb help)", args[0])}
 }
 
 // newFlagSet returns a flag set for a subcommand. Its errors are not

@@ -47,7 +47,8 @@ type table struct {
 // rerun), its last record counts.
 func Tables(w io.Writer, recs []results.Record) error {
 	tables := group(recs)
-	if len(tables) == 0 {
+	profiles := groupProfiles(recs)
+	if len(tables) == 0 && len(profiles) == 0 {
 		return fmt.Errorf("no study records found")
 	}
 	for i, t := range tables {
@@ -56,6 +57,7 @@ func Tables(w io.Writer, recs []results.Record) error {
 		}
 		t.write(w)
 	}
+	writeProfiles(w, profiles, len(tables) > 0)
 	return nil
 }
 
@@ -69,7 +71,7 @@ func group(recs []results.Record) []*table {
 		case results.PhaseEnv:
 			envs[r.Study] = r
 			continue
-		case results.PhaseEnd:
+		case results.PhaseEnd, results.PhaseProfile: // profiles: profile.go
 			continue
 		}
 		key := r.Study + "\x00" + r.Setting

@@ -79,6 +79,9 @@ type Record struct {
 	// hold
 	Hold *Hold `json:"hold,omitempty"`
 
+	// profile
+	Profile *Profile `json:"profile,omitempty"`
+
 	// space: one per store, in store order
 	Bytes         []int64  `json:"bytes,omitempty"`          // allocated on disk
 	ApparentBytes []int64  `json:"apparent_bytes,omitempty"` // sum of file sizes
@@ -115,6 +118,49 @@ type Hold struct {
 	// EngineS is the time spent opening, counting and closing the held
 	// stores (for the study's time budget; not a per-store figure).
 	EngineS float64 `json:"engine_s"`
+}
+
+// Profile is where the create time of a store goes: the steps of the
+// create phase timed one by one (manydb profile), on one medium. Each
+// sample slice has one value per store, in creation order; for every
+// store the steps add up to TotalMs (consecutive spans of one clock).
+type Profile struct {
+	Medium string `json:"medium"` // "disk" or "tmpfs"
+	Dir    string `json:"dir"`    // directory the stores were created in
+	FS     string `json:"fs"`     // its filesystem type (ext4, tmpfs, …)
+	// CreateMs: mkdir and Variant.Create (the new store opened, its schema
+	// or model committed).
+	CreateMs []float64 `json:"create_ms"`
+	// FillMs: the notes built in memory (workload.Spec.Fill).
+	FillMs []float64 `json:"fill_ms"`
+	// MarshalMs: engine.Marshaler.Marshal; empty when the engine has no
+	// separate marshalling step.
+	MarshalMs []float64 `json:"marshal_ms,omitempty"`
+	// InsertMs: Insert (or InsertMarshaled), commit included.
+	InsertMs []float64 `json:"insert_ms"`
+	CloseMs  []float64 `json:"close_ms"`
+	TotalMs  []float64 `json:"total_ms"` // one span around all steps
+	// Syncs are the sync calls of a separate run under strace; nil when
+	// that run was not made.
+	Syncs *Syncs `json:"syncs,omitempty"`
+}
+
+// Syncs counts the sync system calls a worker made while creating Stores
+// stores in a run of its own under strace (which slows everything, so its
+// times are not the profile's).
+type Syncs struct {
+	Stores int `json:"stores"` // stores created in the counted run
+	// Calls maps a system call (fsync, fdatasync, msync, …) to the number
+	// of completed calls in the whole run; "o_dsync_write" counts the
+	// writes to files opened with O_DSYNC or O_SYNC. Zero counts are left
+	// out.
+	Calls map[string]int `json:"calls,omitempty"`
+	// CallMs is the duration of every counted call, from strace -T.
+	CallMs []float64 `json:"call_ms,omitempty"`
+	// Tool is how they were counted, e.g. "strace 6.1 -f -T --seccomp-bpf".
+	Tool string `json:"tool,omitempty"`
+	// NotCounted says why there are no counts (strace missing, failed).
+	NotCounted string `json:"not_counted,omitempty"`
 }
 
 // GoStats counts the Go garbage collections during a phase.

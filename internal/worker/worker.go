@@ -43,7 +43,7 @@ type Factory struct {
 // Job is one phase for one variant, as given on the worker's command line.
 type Job struct {
 	Variant  string        // variant id
-	Phase    string        // create, open, hold, space or versions
+	Phase    string        // create, open, hold, space, profile or versions
 	Dir      string        // the directory holding this variant's stores
 	Stores   int           // number of stores (000000 … Stores-1)
 	Workload workload.Spec // what each store holds
@@ -52,6 +52,9 @@ type Job struct {
 	Hold     int           // hold: stores to keep open
 	Progress bool          // print progress lines on stderr
 	THPOff   bool          // disable transparent huge pages before the engine starts
+	// CPUProfile, when set, is a file for a pprof CPU profile of the
+	// create or profile phase's loop.
+	CPUProfile string
 }
 
 // ProgressPrefix starts a progress line on the worker's stderr:
@@ -107,7 +110,7 @@ func parseJob(args []string, stderr io.Writer, factories []Factory) (Job, error)
 	}
 	var j Job
 	fs.StringVar(&j.Variant, "variant", "", "variant id")
-	fs.StringVar(&j.Phase, "phase", "", "create, open, hold, space or versions")
+	fs.StringVar(&j.Phase, "phase", "", "create, open, hold, space, profile or versions")
 	fs.StringVar(&j.Dir, "dir", "", "directory of this variant's stores")
 	fs.IntVar(&j.Stores, "stores", 0, "number of stores")
 	fs.StringVar(&j.Workload.Name, "workload", "large", "workload name, as recorded")
@@ -117,6 +120,7 @@ func parseJob(args []string, stderr io.Writer, factories []Factory) (Job, error)
 	fs.Uint64Var(&j.Seed, "seed", 0, "open: seed of the store order")
 	fs.IntVar(&j.Hold, "hold", 0, "hold: stores to keep open")
 	fs.BoolVar(&j.Progress, "progress", false, "print progress lines on stderr")
+	fs.StringVar(&j.CPUProfile, "cpuprofile", "", "create, profile: write a pprof CPU profile of the phase to this file")
 	fs.BoolVar(&j.THPOff, "thp-off", false, "disable transparent huge pages (prctl PR_SET_THP_DISABLE) before the engine starts")
 	if err := fs.Parse(args); err != nil {
 		return Job{}, err
@@ -136,11 +140,14 @@ func parseJob(args []string, stderr io.Writer, factories []Factory) (Job, error)
 
 func (j Job) validate() error {
 	switch j.Phase {
-	case results.PhaseCreate, results.PhaseOpen, results.PhaseHold, results.PhaseSpace:
+	case results.PhaseCreate, results.PhaseOpen, results.PhaseHold, results.PhaseSpace, results.PhaseProfile:
 	case "versions":
 		return nil
 	default:
-		return fmt.Errorf("--phase %q: use create, open, hold, space or versions", j.Phase)
+		return fmt.Errorf("--phase %q: use create, open, hold, space, profile or versions", j.Phase)
+	}
+	if j.CPUProfile != "" && j.Phase != results.PhaseCreate && j.Phase != results.PhaseProfile {
+		return fmt.Errorf("--cpuprofile is for the create and profile phases, not %s", j.Phase)
 	}
 	switch {
 	case j.Dir == "":
@@ -178,8 +185,11 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (results.Record, error)
 		return rec, nil
 	}
 	p := newProgress(job, stderr)
+	stopCPU, err := startCPUProfile(job.CPUProfile)
+	if err != nil {
+		return results.Record{}, err
+	}
 	gc := startGCCount()
-	var err error
 	switch job.Phase {
 	case results.PhaseCreate:
 		err = create(job, v, &rec, p)
@@ -190,6 +200,11 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (results.Record, error)
 		err = hold(job, v, &rec, p)
 	case results.PhaseSpace:
 		err = space(job, v, &rec, p)
+	case results.PhaseProfile:
+		err = profile(job, v, &rec, p)
+	}
+	if cerr := stopCPU(); err == nil {
+		err = cerr
 	}
 	if err != nil {
 		return results.Record{}, fmt.Errorf("%s %s: %w", job.Variant, job.Phase, err)

@@ -1,0 +1,424 @@
+package orchestrate
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"manydb/internal/engine"
+	"manydb/internal/measure"
+	"manydb/internal/results"
+	"manydb/internal/workload"
+)
+
+// Media of a profile.
+const (
+	MediumDisk  = "disk"
+	MediumTmpfs = "tmpfs"
+)
+
+// SyncCalls are the system calls a profile's counting run counts: every
+// call that asks the kernel to put data on the disk. Writes to a file
+// opened with O_DSYNC or O_SYNC are counted too (DsyncWrite).
+var SyncCalls = []string{"fsync", "fdatasync", "msync", "sync_file_range", "sync", "syncfs"}
+
+// ProfileConfig is one "where the create time goes" profile (manydb
+// profile) of one variant: the worker's profile phase on the disk and on a
+// tmpfs, each followed by a separate, smaller run under strace that counts
+// the sync calls per store.
+type ProfileConfig struct {
+	Variant  string
+	Stores   int           // stores per medium in the timed run
+	Workload workload.Spec // what each store holds
+	Root     string        // data root on the disk (carries MarkerFile)
+	Tmpfs    string        // data root on a tmpfs; "" for the disk only
+	Out      string        // results file (JSON Lines, appended)
+	// CPUProfile is a pprof CPU profile file for the disk's timed run; the
+	// tmpfs run writes TmpfsName(CPUProfile). "" for none.
+	CPUProfile string
+	// SyncStores is the number of stores the counting run creates under
+	// strace; 0 makes no counting run.
+	SyncStores int
+	// Strace is the strace binary; "" when it is not installed (the
+	// records then say why the syncs were not counted).
+	Strace  string
+	BinDir  string    // where the worker binaries are
+	Version string    // manydb's own version, recorded in the environment
+	Env     []string  // environment passed to workers (os.Environ())
+	Log     io.Writer // progress and messages (stderr)
+	Bar     Progress  // nil means NewProgress(Log)
+	// Catalog maps variants to worker binaries; nil means engine.Catalog().
+	Catalog []engine.Family
+}
+
+// TmpfsName returns the CPU profile file of the tmpfs run: file with
+// ".tmpfs" before its extension (cpu.pprof → cpu.tmpfs.pprof).
+func TmpfsName(file string) string {
+	ext := filepath.Ext(file)
+	return strings.TrimSuffix(file, ext) + ".tmpfs" + ext
+}
+
+func (c *ProfileConfig) family() (engine.Family, bool) {
+	cfg := Config{Catalog: c.Catalog}
+	return cfg.family(c.Variant)
+}
+
+// Validate checks the configuration before anything is written.
+func (c *ProfileConfig) Validate() error {
+	switch {
+	case c.Stores < 1:
+		return &InputError{fmt.Sprintf("--stores %d: create at least one store", c.Stores)}
+	case c.SyncStores < 0:
+		return &InputError{fmt.Sprintf("--sync-stores %d must not be negative", c.SyncStores)}
+	case c.Workload.Objects < 1 || c.Workload.TextLen < 1:
+		return &InputError{"--objects and --text-len must be at least 1"}
+	case c.Root == "":
+		return &InputError{"--root is empty: name a directory on the disk for the stores"}
+	case c.Out == "":
+		return &InputError{"--out is empty: name a results file"}
+	}
+	fam, ok := c.family()
+	if !ok {
+		return &InputError{fmt.Sprintf("unknown engine %q", c.Variant)}
+	}
+	bin := filepath.Join(c.BinDir, fam.Binary)
+	if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		return &InputError{fmt.Sprintf("worker binary %s for %s is missing: run 'make build' (it needs %s)", bin, c.Variant, fam.Needs)}
+	}
+	return nil
+}
+
+// medium is one data root of a profile.
+type medium struct {
+	name, root, fs string
+}
+
+// Profile runs the profile and appends its records (env, one profile
+// record per medium, end) to c.Out; it returns the profile's study id.
+// A failed worker run gives a failed record and a *Failed error.
+func Profile(ctx context.Context, c ProfileConfig) (string, error) {
+	if err := c.Validate(); err != nil {
+		return "", err
+	}
+	if c.Bar == nil {
+		c.Bar = NewProgress(c.Log)
+	}
+	media := []medium{{name: MediumDisk, root: c.Root}}
+	if c.Tmpfs != "" {
+		media = append(media, medium{name: MediumTmpfs, root: c.Tmpfs})
+	}
+	for i := range media {
+		m := &media[i]
+		if err := PrepareRoot(m.root); err != nil {
+			return "", err
+		}
+		m.fs, _ = filesystem(m.root)
+	}
+	if len(media) == 2 {
+		if media[1].fs != "tmpfs" {
+			return "", &InputError{fmt.Sprintf("--tmpfs %s is on %s, not on a tmpfs: name a directory on a tmpfs (e.g. /dev/shm/manydb-profile) or --tmpfs none", c.Tmpfs, media[1].fs)}
+		}
+		if media[0].fs == "tmpfs" {
+			fmt.Fprintf(c.Log, "warning: --root %s is on a tmpfs too: its column shows no disk syncs\n", c.Root)
+		}
+	}
+	w, err := results.OpenWriter(c.Out)
+	if err != nil {
+		return "", &InputError{fmt.Sprintf("results file %s cannot be written (%v): choose another --out", c.Out, errors.Unwrap(err))}
+	}
+	defer w.Close()
+	fam, _ := c.family()
+	bin := filepath.Join(c.BinDir, fam.Binary)
+	start := time.Now()
+	id := newStudyID(start)
+
+	versions, err := WorkerVersions(ctx, bin, c.Variant, c.Env)
+	if err != nil {
+		return "", &InputError{fmt.Sprintf("worker for %s does not start: %v", c.Variant, err)}
+	}
+	env := Environment(c.Root, c.Version)
+	if len(media) == 2 {
+		env["tmpfs_root"] = c.Tmpfs
+		env["tmpfs_fs"] = media[1].fs
+	}
+	env["strace"] = straceVersion(c.Strace)
+	root, err := filepath.Abs(c.Root)
+	if err != nil {
+		root = c.Root
+	}
+	if err := w.Append(results.Record{Study: id, Phase: results.PhaseEnv, Status: results.StatusOK, Started: start.UTC(),
+		Env: env, Versions: versions, Workload: c.Workload, Stores: c.Stores,
+		Config: &results.StudyConfig{Variants: []string{c.Variant}, Settings: []string{"default"}, Stores: c.Stores,
+			Workload: c.Workload, Root: root}}); err != nil {
+		return id, err
+	}
+
+	var failed []string
+	for _, m := range media {
+		rec, err := c.profileMedium(ctx, bin, m)
+		if err != nil {
+			return id, err
+		}
+		rec.Study, rec.Setting = id, "default"
+		if rec.Status != results.StatusOK {
+			failed = append(failed, c.Variant+" profile "+m.name)
+		}
+		if err := w.Append(rec); err != nil {
+			return id, err
+		}
+	}
+	if err := w.Append(results.Record{Study: id, Phase: results.PhaseEnd, Status: results.StatusOK,
+		Workload: c.Workload, Stores: c.Stores, Started: start.UTC(), WallS: time.Since(start).Seconds()}); err != nil {
+		return id, err
+	}
+	if len(failed) > 0 {
+		return id, &Failed{Phases: failed}
+	}
+	return id, nil
+}
+
+// profileMedium makes the timed run and the counting run on one medium
+// and returns the record of the timed run with the sync counts added. Its
+// stores are removed afterwards. The error is for what stops the profile.
+func (c *ProfileConfig) profileMedium(ctx context.Context, bin string, m medium) (results.Record, error) {
+	base := filepath.Join(m.root, "profile")
+	dir := filepath.Join(base, c.Variant)
+	args := c.workerArgs(dir, c.Stores)
+	if c.CPUProfile != "" {
+		file := c.CPUProfile
+		if m.name == MediumTmpfs {
+			file = TmpfsName(file)
+		}
+		args = append(args, "--cpuprofile", file)
+	}
+	label := fmt.Sprintf("%s profile on %s", c.Variant, m.name)
+	rec, err := c.run(ctx, label, bin, dir, args, c.Stores)
+	if err != nil {
+		return rec, err
+	}
+	if rec.Profile == nil { // failed
+		rec.Profile = &results.Profile{}
+	}
+	rec.Profile.Medium, rec.Profile.FS = m.name, m.fs
+	rec.Profile.Dir, _ = filepath.Abs(dir)
+	if rec.Status != results.StatusOK {
+		return rec, nil
+	}
+	if c.SyncStores == 0 {
+		return rec, nil
+	}
+	if c.Strace == "" {
+		rec.Profile.Syncs = &results.Syncs{NotCounted: "strace is not installed (scripts/ensure-strace.sh installs it)"}
+		return rec, nil
+	}
+	syncDir := filepath.Join(base, c.Variant+"-strace")
+	tf, err := os.CreateTemp("", "manydb-strace-*.txt")
+	if err != nil {
+		return rec, fmt.Errorf("file for strace's output: %w", err)
+	}
+	tf.Close()
+	trace := tf.Name()
+	defer os.Remove(trace)
+	traced := append([]string{"-f", "-T", "-qq", "--seccomp-bpf", "-e", "signal=none",
+		"-e", "trace=" + straceTrace(), "-o", trace, "--", bin}, c.workerArgs(syncDir, c.SyncStores)...)
+	crec, err := c.run(ctx, label+", syncs counted under strace", c.Strace, syncDir, traced, c.SyncStores)
+	if err != nil {
+		return rec, err
+	}
+	if crec.Status != results.StatusOK {
+		rec.Profile.Syncs = &results.Syncs{NotCounted: "the run under strace failed: " + crec.Error}
+		return rec, nil
+	}
+	syncs, perr := readStraceFile(trace)
+	if perr != nil {
+		rec.Profile.Syncs = &results.Syncs{NotCounted: perr.Error()}
+		return rec, nil
+	}
+	syncs.Stores = c.SyncStores
+	syncs.Tool = straceVersion(c.Strace) + " -f -T --seccomp-bpf"
+	rec.Profile.Syncs = syncs
+	return rec, nil
+}
+
+func (c *ProfileConfig) workerArgs(dir string, stores int) []string {
+	return []string{
+		"--variant", c.Variant, "--phase", results.PhaseProfile, "--dir", dir,
+		"--stores", strconv.Itoa(stores),
+		"--workload", c.Workload.Name,
+		"--objects", strconv.Itoa(c.Workload.Objects),
+		"--text-len", strconv.Itoa(c.Workload.TextLen),
+		"--progress",
+	}
+}
+
+// run makes dir anew, runs one worker (bin args, which may be strace
+// running the worker), removes dir and returns the worker's record, or a
+// failed record.
+func (c *ProfileConfig) run(ctx context.Context, label, bin, dir string, args []string, stores int) (results.Record, error) {
+	root := filepath.Dir(filepath.Dir(dir))
+	if err := RemoveInRoot(root, dir); err != nil {
+		return results.Record{}, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return results.Record{}, fmt.Errorf("create store directory: %w", err)
+	}
+	load, err := measure.Load1()
+	if err != nil {
+		return results.Record{}, err
+	}
+	started := time.Now().UTC()
+	sampler := startLoadSampler(10 * time.Second)
+	c.Bar.Start(label, stores)
+	res := runWorker(ctx, bin, args, c.Env, c.Bar.Set)
+	c.Bar.Done()
+	during := sampler.stop()
+	if err := RemoveInRoot(root, dir); err != nil {
+		return results.Record{}, err
+	}
+	if ctx.Err() != nil {
+		return results.Record{}, fmt.Errorf("interrupted during %s; the records of finished runs are in %s", label, c.Out)
+	}
+	rec := res.rec
+	if res.err != nil {
+		rec = results.Record{
+			Variant:    c.Variant,
+			Phase:      results.PhaseProfile,
+			Status:     results.StatusFailed,
+			Workload:   c.Workload,
+			Stores:     stores,
+			Error:      res.err.Error(),
+			Command:    append([]string{bin}, args...),
+			StderrTail: strings.Join(res.stderr, "\n"),
+		}
+		fmt.Fprintf(c.Log, "%s failed: %v\n  command: %s\n", label, res.err, strings.Join(rec.Command, " "))
+	}
+	rec.Load1, rec.Started, rec.WorkerS, rec.LoadDuring = load, started, res.seconds, during
+	return rec, nil
+}
+
+// DsyncWrite is the name Syncs.Calls gives to a write to a file opened
+// with O_DSYNC or O_SYNC: each is a sync of its own (LMDB, and so
+// ObjectBox, writes its meta page that way after the fdatasync of a commit).
+const DsyncWrite = "o_dsync_write"
+
+// fdCalls are the calls traced besides SyncCalls, to find the writes
+// through O_DSYNC/O_SYNC descriptors.
+var fdCalls = []string{"open", "openat", "creat", "close", "write", "pwrite64", "writev", "pwritev", "pwritev2"}
+
+// straceTrace is the -e trace= list of the counting run.
+func straceTrace() string {
+	return strings.Join(append(slices.Clone(SyncCalls), fdCalls...), ",")
+}
+
+var (
+	// stracePID splits "123 rest" (strace -f prefixes each line with the thread id).
+	stracePID = regexp.MustCompile(`^(\d+)\s+(.*)$`)
+	// straceCall matches a completed call: name, arguments, result, duration.
+	straceCall = regexp.MustCompile(`^(\w+)\((.*)\)\s+=\s+(-?\d+|0x[0-9a-f]+|\?)\b.*<(\d+\.\d+)>\s*$`)
+	// straceResumed matches the second half of a call another thread interrupted.
+	straceResumed = regexp.MustCompile(`^<\.\.\. (\w+) resumed>(.*)$`)
+)
+
+// ParseStrace reads strace -f -T output (as traced with straceTrace) and
+// counts the completed calls of SyncCalls and the writes through
+// descriptors opened with O_DSYNC or O_SYNC (DsyncWrite), with the
+// duration of each. Calls split by another thread ("<unfinished ...>",
+// "<... resumed>") are joined first.
+func ParseStrace(r io.Reader) (*results.Syncs, error) {
+	s := &results.Syncs{Calls: map[string]int{}}
+	pending := map[string]string{} // thread → first half of an unfinished call
+	dsync := map[int]bool{}        // descriptor → opened with O_DSYNC or O_SYNC
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line, pid := sc.Text(), ""
+		if m := stracePID.FindStringSubmatch(line); m != nil {
+			pid, line = m[1], m[2]
+		}
+		if head, ok := strings.CutSuffix(line, " <unfinished ...>"); ok {
+			pending[pid] = head
+			continue
+		}
+		if m := straceResumed.FindStringSubmatch(line); m != nil {
+			line = pending[pid] + m[2]
+			delete(pending, pid)
+		}
+		m := straceCall.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		name, args, ret := m[1], m[2], m[3]
+		sec, err := strconv.ParseFloat(m[4], 64)
+		if err != nil {
+			return nil, fmt.Errorf("strace output: bad duration in %q", sc.Text())
+		}
+		firstFD := func() (int, bool) {
+			a, _, _ := strings.Cut(args, ",")
+			fd, err := strconv.Atoi(strings.TrimSpace(a))
+			return fd, err == nil
+		}
+		switch {
+		case slices.Contains(SyncCalls, name):
+			s.Calls[name]++
+			s.CallMs = append(s.CallMs, sec*1000)
+		case name == "open" || name == "openat" || name == "creat":
+			if fd, err := strconv.Atoi(ret); err == nil && fd >= 0 {
+				dsync[fd] = strings.Contains(args, "O_DSYNC") || strings.Contains(args, "O_SYNC")
+			}
+		case name == "close":
+			if fd, ok := firstFD(); ok {
+				delete(dsync, fd)
+			}
+		default: // the writes
+			if fd, ok := firstFD(); ok && dsync[fd] {
+				s.Calls[DsyncWrite]++
+				s.CallMs = append(s.CallMs, sec*1000)
+			}
+		}
+	}
+	return s, sc.Err()
+}
+
+func readStraceFile(path string) (*results.Syncs, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("strace wrote no output: %w", err)
+	}
+	defer f.Close()
+	return ParseStrace(f)
+}
+
+// FindStrace returns the path of strace, or "" when it is not installed.
+func FindStrace() string {
+	p, err := exec.LookPath("strace")
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// straceVersion returns "strace 6.1", or "none" for no strace.
+func straceVersion(bin string) string {
+	if bin == "" {
+		return "none"
+	}
+	out, err := exec.Command(bin, "-V").Output()
+	if err != nil {
+		return "strace (version unknown)"
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	if f := strings.Fields(first); len(f) > 0 {
+		return "strace " + f[len(f)-1]
+	}
+	return "strace"
+}

@@ -1,0 +1,119 @@
+package worker
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"time"
+
+	"manydb/internal/engine"
+	"manydb/internal/results"
+	"manydb/internal/workload"
+)
+
+// profile makes every store as create does, but times each step on its
+// own, for "where the create time goes" (manydb profile):
+//
+//  1. create: mkdir and Variant.Create (the new store, schema or model
+//     committed)
+//  2. fill: the notes built in memory (workload.Spec.Fill)
+//  3. marshal: engine.Marshaler.Marshal, if the store implements it
+//  4. insert: Insert, or InsertMarshaled for a Marshaler, commit included
+//  5. close
+//
+// and the total, one span around all five. The steps are consecutive
+// spans between six clock reads (the marshal span is absent without a
+// Marshaler), so for every store they add up to the total. Unlike the
+// create phase, the total includes building the notes, as the reference
+// study's profile did.
+func profile(job Job, v engine.Variant, rec *results.Record, p *progress) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	dirs := storeDirs(job)
+	notes := make([]workload.Note, job.Workload.Objects)
+	n := job.Stores
+	prof := &results.Profile{
+		CreateMs: make([]float64, n),
+		FillMs:   make([]float64, n),
+		InsertMs: make([]float64, n),
+		CloseMs:  make([]float64, n),
+		TotalMs:  make([]float64, n),
+	}
+	var marshalMs []float64
+	start := time.Now()
+	for i, dir := range dirs {
+		t0 := time.Now()
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return fmt.Errorf("store %d: %w", i, err)
+		}
+		s, err := v.Create(dir)
+		if err != nil {
+			return fmt.Errorf("store %d: create: %w", i, err)
+		}
+		t1 := time.Now()
+		job.Workload.Fill(i, notes)
+		t2 := time.Now()
+		t3 := t2
+		if m, ok := s.(engine.Marshaler); ok {
+			if marshalMs == nil {
+				marshalMs = make([]float64, n)
+			}
+			mm, err := m.Marshal(notes)
+			if err != nil {
+				s.Close()
+				return fmt.Errorf("store %d: marshal %d notes: %w", i, len(notes), err)
+			}
+			t3 = time.Now()
+			err = m.InsertMarshaled(mm)
+			if err != nil {
+				s.Close()
+				return fmt.Errorf("store %d: insert %d marshaled notes: %w", i, len(notes), err)
+			}
+		} else if err := s.Insert(notes); err != nil {
+			s.Close()
+			return fmt.Errorf("store %d: insert %d notes: %w", i, len(notes), err)
+		}
+		t4 := time.Now()
+		if err := s.Close(); err != nil {
+			return fmt.Errorf("store %d: close: %w", i, err)
+		}
+		t5 := time.Now()
+		prof.CreateMs[i] = ms(t1.Sub(t0))
+		prof.FillMs[i] = ms(t2.Sub(t1))
+		if marshalMs != nil {
+			marshalMs[i] = ms(t3.Sub(t2))
+		}
+		prof.InsertMs[i] = ms(t4.Sub(t3))
+		prof.CloseMs[i] = ms(t5.Sub(t4))
+		prof.TotalMs[i] = ms(t5.Sub(t0))
+		p.step(i + 1)
+	}
+	rec.WallS = time.Since(start).Seconds()
+	prof.MarshalMs = marshalMs
+	rec.Profile = prof
+	return nil
+}
+
+// startCPUProfile starts a pprof CPU profile into file, if one is named,
+// and returns the function that stops it and closes the file.
+func startCPUProfile(file string) (stop func() error, err error) {
+	if file == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("--cpuprofile: write %s: %w", file, err)
+		}
+		return nil
+	}, nil
+}
