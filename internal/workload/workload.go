@@ -5,6 +5,7 @@ package workload
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Note is one object of a store.
@@ -59,24 +60,45 @@ const lorem = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do e
 // Text returns the text of note j of agent (store) i: "note <j> of agent
 // <i>: " followed by Lorem ipsum, cut to n bytes.
 func Text(i, j, n int) string {
-	b := make([]byte, 0, n+len(lorem))
-	b = append(b, "note "...)
-	b = strconv.AppendInt(b, int64(j), 10)
-	b = append(b, " of agent "...)
-	b = strconv.AppendInt(b, int64(i), 10)
-	b = append(b, ": "...)
-	for len(b) < n {
-		b = append(b, lorem...)
+	var b strings.Builder
+	appendText(&b, i, j, n)
+	return b.String()
+}
+
+// appendText writes the text of note j of agent i to b.
+func appendText(b *strings.Builder, i, j, n int) {
+	var buf [64]byte
+	prefix := append(buf[:0], "note "...)
+	prefix = strconv.AppendInt(prefix, int64(j), 10)
+	prefix = append(prefix, " of agent "...)
+	prefix = strconv.AppendInt(prefix, int64(i), 10)
+	prefix = append(prefix, ": "...)
+	if len(prefix) >= n {
+		b.Write(prefix[:n])
+		return
 	}
-	return string(b[:n])
+	b.Write(prefix)
+	for rest := n - len(prefix); rest > 0; {
+		k := min(rest, len(lorem))
+		b.WriteString(lorem[:k])
+		rest -= k
+	}
 }
 
 // Fill writes the notes of store i into notes, which must have Objects
-// elements. Ids run from 1; ts is a fixed base plus j seconds, so every run
-// writes the same bytes.
+// elements. Ids run from 1; ts is a fixed base (October 2025, in
+// milliseconds since 1970) plus j seconds, so every run writes the same
+// bytes. All texts share one allocation: this runs once per store, outside
+// the timed spans but inside the create phase's wall time.
 func (s Spec) Fill(i int, notes []Note) {
-	const base = 1_760_000_000_000 // ms since 1970, October 2025
+	const base = 1_760_000_000_000
+	var b strings.Builder
+	b.Grow(len(notes) * s.TextLen)
 	for j := range notes {
-		notes[j] = Note{ID: int64(j + 1), Text: Text(i, j, s.TextLen), Ts: base + int64(j)*1000}
+		appendText(&b, i, j, s.TextLen)
+	}
+	all := b.String()
+	for j := range notes {
+		notes[j] = Note{ID: int64(j + 1), Text: all[j*s.TextLen : (j+1)*s.TextLen], Ts: base + int64(j)*1000}
 	}
 }

@@ -35,3 +35,12 @@ func TestLookupAndFill(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFill is the harness's cost of generating one store's notes.
+func BenchmarkFill(b *testing.B) {
+	s, _ := Lookup("large", 0, 0)
+	notes := make([]Note, s.Objects)
+	for i := range b.N {
+		s.Fill(i, notes)
+	}
+}
