@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -30,9 +29,5 @@ func main() {
 		return
 	}
 	fmt.Fprintln(os.Stderr, "manydb:", err)
-	var usage *cli.UsageError
-	if errors.As(err, &usage) {
-		os.Exit(2)
-	}
-	os.Exit(1)
+	os.Exit(cli.ExitCode(err))
 }

@@ -18,12 +18,31 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"manydb/internal/orchestrate"
 )
 
 // UsageError is a bad command line or input: exit code 2.
 type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
+
+// ExitCode is the process exit code for err: 0 for none, 2 for bad input
+// (UsageError), 3 when a study ran to its end but some of its phases failed
+// (their records are in the results file), 1 for anything else.
+func ExitCode(err error) int {
+	var usage *UsageError
+	var failed *orchestrate.Failed
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &usage):
+		return 2
+	case errors.As(err, &failed):
+		return 3
+	}
+	return 1
+}
 
 // Options are what every subcommand gets besides its arguments.
 type Options struct {
@@ -48,6 +67,11 @@ Usage:
   manydb help               this text
 
 Run 'manydb COMMAND --help' for a command's flags.
+
+Exit codes: 0 done; 1 error; 2 bad command line or input (nothing was
+measured or changed); 3 the study ran to its end but some phases failed
+(their records, with the worker's command line and stderr, are in the
+results file).
 `
 
 // Run runs the manydb command line args (without the program name).

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"manydb/internal/orchestrate"
 	"manydb/internal/results"
 )
 
@@ -156,6 +158,23 @@ func TestEnvListsEnvironmentAndEngineVersions(t *testing.T) {
 	for _, want := range []string{"kernel ", "root_fs ", "thp ", "manydb                                   test", "worker-sqlite sqlite "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("env output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		err  error
+		want int
+	}{
+		{nil, 0},
+		{&UsageError{"bad flag"}, 2},
+		{fmt.Errorf("run: %w", &orchestrate.Failed{Phases: []string{"libsql open run 2"}}), 3},
+		{errors.New("disk on fire"), 1},
+	}
+	for _, tt := range tests {
+		if got := ExitCode(tt.err); got != tt.want {
+			t.Errorf("ExitCode(%v) = %d, want %d", tt.err, got, tt.want)
 		}
 	}
 }
