@@ -15,8 +15,13 @@ LDFLAGS := -X main.version=$(VERSION)
 # ObjectBox's C library, fetched by scripts/fetch-objectbox.sh from PyPI's
 # objectbox-clib wheel; internal/objectbox links it with an rpath to OBXLIB.
 OBXLIB  := third_party/objectbox/lib/libobjectbox.so
-# Packages that link it, left out of 'make test' when it could not be had.
+# Turso Database: rust/turso-capi (crates turso_sdk_kit/turso_core from
+# crates.io), built by scripts/build-turso.sh with cargo into TURSOLIB's
+# folder; internal/turso links it statically.
+TURSOLIB := third_party/turso-capi/target/release/libmanydb_turso_capi.a
+# Packages that link a library, left out of 'make test' when it could not be had.
 OBXPKGS := manydb/internal/objectbox manydb/cmd/worker-objectbox manydb/bench/obxhelper
+TURSOPKGS := manydb/internal/turso manydb/cmd/worker-turso
 
 # The default study of 'make run': small enough for a few minutes.
 STORES ?= 200
@@ -39,6 +44,8 @@ build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-ncruces ./cmd/worker-sqlite-ncruces
 	$(GO) build -o $(BIN)/worker-libsql ./cmd/worker-libsql || echo "worker-libsql not built: go-libsql needs cgo (a C compiler) on linux or darwin, amd64 or arm64"
 	$(GO) build -o $(BIN)/worker-tursogo ./cmd/worker-tursogo || echo "worker-tursogo not built: see the go build error above"
+	@./scripts/build-turso.sh
+	@if [ -f $(TURSOLIB) ]; then $(GO) build -o $(BIN)/worker-turso ./cmd/worker-turso; else rm -f $(BIN)/worker-turso; fi
 
 run: build
 	@mkdir -p $(dir $(OUT))
@@ -47,14 +54,13 @@ run: build
 	$(BIN)/manydb run --engines all --stores $(STORES) --runs $(RUNS) --hold $(HOLD) --root $(ROOT) --out $(OUT) \
 		|| { rc=$$?; [ $$rc -eq 3 ] && echo "make run: some phases failed (see 'failed' above); their records are in $(OUT)"; [ $$rc -eq 3 ]; }
 
+# Packages whose library is missing are left out of 'make test'.
+SKIPPKGS = $(if $(wildcard $(OBXLIB)),,$(OBXPKGS)) $(if $(wildcard $(TURSOLIB)),,$(TURSOPKGS))
+
 test: build
 	$(GO) vet ./...
-	@if [ -f $(OBXLIB) ]; then \
-		echo "$(GO) test -count=1 ./..."; $(GO) test -count=1 ./...; \
-	else \
-		echo "objectbox: library missing, its tests are skipped"; \
-		$(GO) test -count=1 $$($(GO) list ./... | grep -v -x -F $(foreach p,$(OBXPKGS),-e $(p))); \
-	fi
+	@if [ -n "$(strip $(SKIPPKGS))" ]; then echo "library missing, tests skipped: $(strip $(SKIPPKGS))"; fi
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v -x -F -e none $(foreach p,$(SKIPPKGS),-e $(p)))
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 20000x ./internal/worker/

@@ -29,6 +29,9 @@ func Catalog() []Family {
 		{Binary: "worker-objectbox", Variants: []string{"obx", "obx_cached", "obx_nosync"}, Cgo: true,
 			Needs: "the ObjectBox C library (make build fetches it from PyPI's objectbox-clib wheel)"},
 		{Binary: "worker-sqlite", Variants: []string{"sqlite"}, Cgo: true, Needs: "a C compiler (cgo)"},
+		// Turso defines no global allocator here: it allocates with glibc malloc.
+		{Binary: "worker-turso", Variants: []string{"turso", "turso_ckpt"}, Cgo: true,
+			Needs: "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-turso.sh)"},
 		// Turso through turso-go: no cgo needed (purego), but the Rust
 		// library allocates with Rust's System allocator, i.e. glibc's
 		// malloc, so allocator settings apply to it as to a cgo engine.

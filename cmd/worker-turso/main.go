@@ -1,0 +1,17 @@
+// Command worker-turso is manydb's worker for Turso Database (the Rust
+// crates turso_sdk_kit/turso_core through rust/turso-capi, linked with
+// cgo). It runs one phase of a study and is started by 'manydb run'.
+package main
+
+import (
+	"os"
+
+	"manydb/internal/turso"
+	"manydb/internal/worker"
+)
+
+func main() {
+	os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr,
+		worker.Factory{ID: turso.IDTurso, New: turso.New},
+		worker.Factory{ID: turso.IDCheckpoint, New: turso.NewCheckpoint})))
+}
