@@ -267,13 +267,13 @@ func (h *cStoreHandle) Insert(notes []workload.Note) error {
 	return h.InsertMarshaled(&h.v.m)
 }
 
-// Marshal implements engine.Marshaler: the notes as FlatBuffers.
+// Marshal implements engine.Marshaler: the notes as FlatBuffers, into the
+// variant's reused buffers, as Insert does (valid until the next Marshal).
 func (h *cStoreHandle) Marshal(notes []workload.Note) (engine.Marshaled, error) {
-	m := &marshaled{}
-	if err := h.v.marshal(notes, m); err != nil {
+	if err := h.v.marshal(notes, &h.v.m); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return &h.v.m, nil
 }
 
 // InsertMarshaled implements engine.Marshaler: reserve the ids, put, commit.

@@ -123,25 +123,32 @@ func filesystem(path string) (fsType, free string) {
 	return fsType, free
 }
 
-// writeEnv records the environment, the study's configuration and the
-// versions of every engine in the study, asked from each worker.
-func (s *study) writeEnv(ctx context.Context) error {
+// engineVersions asks each worker of the study for its library and module
+// versions; a worker that does not start is bad input (it was built
+// wrongly or its library is missing).
+func (c *Config) engineVersions(ctx context.Context) (map[string]string, error) {
 	versions := map[string]string{}
 	seen := map[string]bool{}
-	for _, v := range s.Variants {
-		fam, _ := s.family(v)
+	for _, v := range c.Variants {
+		fam, _ := c.family(v)
 		if seen[fam.Binary] {
 			continue
 		}
 		seen[fam.Binary] = true
-		vs, err := WorkerVersions(ctx, filepath.Join(s.BinDir, fam.Binary), v, s.Env)
+		vs, err := WorkerVersions(ctx, filepath.Join(c.BinDir, fam.Binary), v, c.Env)
 		if err != nil {
-			return &InputError{fmt.Sprintf("worker for %s does not start: %v", v, err)}
+			return nil, &InputError{fmt.Sprintf("worker for %s does not start (%v): run 'make build' again", v, err)}
 		}
 		for k, val := range vs {
 			versions[k] = val
 		}
 	}
+	return versions, nil
+}
+
+// writeEnv records the environment, the study's configuration and the
+// versions of every engine in the study.
+func (s *study) writeEnv(versions map[string]string) error {
 	return s.w.Append(results.Record{
 		Study:    s.id,
 		Phase:    results.PhaseEnv,

@@ -35,8 +35,10 @@ func runWorker(ctx context.Context, binary string, args []string, env []string, 
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = env
 	// The worker dies with the orchestrator, even on SIGKILL, so a killed
-	// study leaves no worker writing into its stores.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// study leaves no worker writing into its stores. In its own process
+	// group it does not get the terminal's Ctrl-C: the orchestrator ends it
+	// (through ctx) and records nothing for the interrupted cell.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	pipe, err := cmd.StderrPipe()

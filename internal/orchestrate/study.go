@@ -147,6 +147,10 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 			return "", err
 		}
 	}
+	versions, err := c.engineVersions(ctx)
+	if err != nil {
+		return "", err
+	}
 	w, err := results.OpenWriter(c.Out)
 	if err != nil {
 		return "", &InputError{fmt.Sprintf("results file %s cannot be written (%v): choose another --out", c.Out, errors.Unwrap(err))}
@@ -168,7 +172,7 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	} else {
 		fmt.Fprintf(c.Log, "resuming study %s from %s: %d cells already recorded\n", s.id, c.Out, len(s.done))
 	}
-	if err := s.writeEnv(ctx); err != nil {
+	if err := s.writeEnv(versions); err != nil {
 		return s.id, err
 	}
 	for _, set := range c.Settings {
@@ -329,24 +333,33 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 			return fmt.Errorf("create store directory: %w", err)
 		}
 	}
+	failed := false
 	for _, p := range todo {
 		ok, err := s.phase(ctx, set, v, bin, dir, p)
 		if err != nil {
 			return err
 		}
+		failed = failed || !ok
 		if !ok && p.name == results.PhaseCreate {
 			fmt.Fprintf(s.Log, "%s (%s): create failed, skipping its other phases\n", v, set.Name)
 			break
 		}
 	}
-	if s.Keep {
+	switch {
+	case s.Keep:
+		return nil
+	case failed:
+		// Kept for a rerun of the same command, which redoes only the
+		// failed cells on these stores.
+		fmt.Fprintf(s.Log, "%s (%s): keeping its stores in %s for the failed phases; the same command redoes them\n", v, set.Name, dir)
 		return nil
 	}
 	return RemoveInRoot(s.Root, dir)
 }
 
-// storesComplete tells whether the last store of a finished create phase
-// is in dir (stores are created in order).
+// storesComplete tells whether the stores of a finished create phase are
+// in dir: the last one holds files (stores are created in order, and a
+// create that failed has no record).
 func storesComplete(dir string, stores int) bool {
 	entries, err := os.ReadDir(filepath.Join(dir, fmt.Sprintf("%06d", stores-1)))
 	return err == nil && len(entries) > 0

@@ -382,3 +382,30 @@ func TestRefusesAStudyTheDiskCannotHold(t *testing.T) {
 		t.Error("a refused study wrote a results file")
 	}
 }
+
+// After a failed phase the stores are kept, and a rerun redoes only the
+// failed cells on them: create is not recorded twice.
+func TestRerunAfterAFailedPhaseKeepsTheStores(t *testing.T) {
+	c := fakeConfig(t, "fake_crash")
+	c.Stores, c.Runs, c.Hold = 5, 1, 2
+	for i := 0; i < 2; i++ {
+		_, err := Run(context.Background(), c)
+		var failed *Failed
+		if !errors.As(err, &failed) {
+			t.Fatalf("run %d: err = %v, want failed phases", i, err)
+		}
+	}
+	recs, _ := results.ReadFile(c.Out)
+	creates := 0
+	for _, r := range recs {
+		if r.Phase == results.PhaseCreate {
+			creates++
+		}
+	}
+	if creates != 1 {
+		t.Errorf("create recorded %d times, want once", creates)
+	}
+	if !storesComplete(filepath.Join(c.Root, "default", "fake_crash"), c.Stores) {
+		t.Error("the stores of a variant with failed phases were removed")
+	}
+}

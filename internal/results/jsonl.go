@@ -33,14 +33,29 @@ type Reader struct {
 	line int
 	rec  Record
 	err  error
+	// cut is set when the last line had no newline: a record cut by a
+	// crash in the middle of a write.
+	cut     bool
+	cutLine int
 }
 
 // NewReader reads records from r; file names it in errors.
 func NewReader(r io.Reader, file string) *Reader {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), maxLine)
-	return &Reader{file: file, sc: sc}
+	rd := &Reader{file: file}
+	rd.sc = bufio.NewScanner(r)
+	rd.sc.Buffer(make([]byte, 0, 1<<20), maxLine)
+	rd.sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		adv, tok, err := bufio.ScanLines(data, atEOF)
+		rd.cut = atEOF && tok != nil && adv > 0 && data[adv-1] != '\n'
+		return adv, tok, err
+	})
+	return rd
 }
+
+// CutLine returns the number of a last line that had no newline and was
+// not a record (a write cut by a crash, which the Writer drops), or 0. Such
+// a line is skipped, not an error.
+func (r *Reader) CutLine() int { return r.cutLine }
 
 // Next reads the next record; blank lines are skipped.
 func (r *Reader) Next() bool {
@@ -57,6 +72,10 @@ func (r *Reader) Next() bool {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r.rec); err != nil {
+			if r.cut {
+				r.cutLine = r.line
+				return false
+			}
 			r.err = &SyntaxError{File: r.file, Line: r.line, Err: err}
 			return false
 		}

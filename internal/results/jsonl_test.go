@@ -37,7 +37,7 @@ func TestReaderRejectsOtherSchemasAndUnknownFields(t *testing.T) {
 		`{"schema":2,"study":"s","phase":"create","status":"ok","workload":{},"load1":0,"started":"2026-12-02T10:00:00Z"}`,
 		`{"schema":1,"study":"s","phase":"create","status":"ok","workload":{},"load1":0,"started":"2026-12-02T10:00:00Z","colour":"red"}`,
 	} {
-		r := NewReader(strings.NewReader(line), "f")
+		r := NewReader(strings.NewReader(line+"\n"), "f")
 		if r.Next() || r.Err() == nil {
 			t.Errorf("%s: read without error", line)
 		}
@@ -73,5 +73,24 @@ func TestWriterAppendsAndDropsACutLine(t *testing.T) {
 	}
 	if len(recs) != 2 || recs[0].Phase != PhaseCreate || recs[1].Phase != PhaseOpen || recs[1].Schema != Schema {
 		t.Fatalf("records = %+v, want create then open", recs)
+	}
+}
+
+// A record cut by a crash (the last line, without its newline) is skipped
+// by readers, so a killed study can be resumed and its tables printed.
+func TestReaderSkipsACutLastLine(t *testing.T) {
+	good := `{"schema":1,"study":"s","phase":"create","status":"ok","workload":{},"load1":0,"started":"2026-12-02T10:00:00Z"}`
+	r := NewReader(strings.NewReader(good+"\n"+`{"schema":1,"study":"s","pha`), "f")
+	n := 0
+	for r.Next() {
+		n++
+	}
+	if r.Err() != nil || n != 1 || r.CutLine() != 2 {
+		t.Errorf("read %d records, err %v, cut line %d; want 1, nil, 2", n, r.Err(), r.CutLine())
+	}
+	// A complete last record without a newline is still a record.
+	r = NewReader(strings.NewReader(good), "f")
+	if !r.Next() || r.CutLine() != 0 {
+		t.Errorf("a whole record without newline was not read: %v", r.Err())
 	}
 }

@@ -40,7 +40,8 @@ func profile(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 		CloseMs:  make([]float64, n),
 		TotalMs:  make([]float64, n),
 	}
-	var marshalMs []float64
+	marshalMs := make([]float64, n) // kept only if the engine marshals
+	marshals := false
 	start := time.Now()
 	for i, dir := range dirs {
 		t0 := time.Now()
@@ -56,9 +57,7 @@ func profile(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 		t2 := time.Now()
 		t3 := t2
 		if m, ok := s.(engine.Marshaler); ok {
-			if marshalMs == nil {
-				marshalMs = make([]float64, n)
-			}
+			marshals = true
 			mm, err := m.Marshal(notes)
 			if err != nil {
 				s.Close()
@@ -81,16 +80,16 @@ func profile(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 		t5 := time.Now()
 		prof.CreateMs[i] = ms(t1.Sub(t0))
 		prof.FillMs[i] = ms(t2.Sub(t1))
-		if marshalMs != nil {
-			marshalMs[i] = ms(t3.Sub(t2))
-		}
+		marshalMs[i] = ms(t3.Sub(t2))
 		prof.InsertMs[i] = ms(t4.Sub(t3))
 		prof.CloseMs[i] = ms(t5.Sub(t4))
 		prof.TotalMs[i] = ms(t5.Sub(t0))
 		p.step(i + 1)
 	}
 	rec.WallS = time.Since(start).Seconds()
-	prof.MarshalMs = marshalMs
+	if marshals {
+		prof.MarshalMs = marshalMs
+	}
 	rec.Profile = prof
 	return nil
 }
