@@ -30,7 +30,12 @@ HOLD   ?= 100
 ROOT   ?= data
 OUT    ?= results/make-run.jsonl
 
-.PHONY: build run test bench clean
+# The README's study (issue 5's protocol at a scale this machine allows):
+# both allocator settings, every engine, 2,000 stores, quiet machine.
+STUDY_STORES ?= 2000
+STUDY_OUT    ?= results/study-$(STUDY_STORES).jsonl
+
+.PHONY: build run test bench study clean
 
 build:
 	@mkdir -p $(BIN)
@@ -61,6 +66,12 @@ test: build
 	$(GO) vet ./...
 	@if [ -n "$(strip $(SKIPPKGS))" ]; then echo "library missing, tests skipped: $(strip $(SKIPPKGS))"; fi
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v -x -F -e none $(foreach p,$(SKIPPKGS),-e $(p)))
+
+study: build
+	@mkdir -p $(dir $(STUDY_OUT))
+	$(BIN)/manydb run --engines all --settings default,mmap-threshold --stores $(STUDY_STORES) --runs 3 \
+		--hold 1000 --max-load 1 --load-wait 10s --root data/study --out $(STUDY_OUT) \
+		|| { rc=$$?; [ $$rc -eq 3 ]; }
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 20000x ./internal/worker/
