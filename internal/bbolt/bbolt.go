@@ -51,7 +51,8 @@ const FillPercent = 1.0
 // LockTimeout is how long an open waits for the file lock.
 const LockTimeout = time.Second
 
-var bucket = []byte("notes")
+// bucketName is the one bucket of a store.
+const bucketName = "notes"
 
 // Variant is the bbolt variant.
 type Variant struct {
@@ -94,12 +95,12 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 		return nil, err
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucket(bucket)
+		_, err := tx.CreateBucket([]byte(bucketName))
 		return err
 	})
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("create bucket %s: %w", bucket, err)
+		return nil, fmt.Errorf("create bucket %s: %w", bucketName, err)
 	}
 	return &store{db: db, fill: v.fill}, nil
 }
@@ -122,9 +123,9 @@ type store struct {
 // Insert writes all notes in one read-write transaction.
 func (s *store) Insert(notes []workload.Note) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucket)
+		b := tx.Bucket([]byte(bucketName))
 		if b == nil {
-			return fmt.Errorf("no bucket %s: the store was not made by manydb's bbolt variant", bucket)
+			return fmt.Errorf("no bucket %s: the store was not made by manydb's bbolt variant", bucketName)
 		}
 		b.FillPercent = s.fill
 		var key [8]byte
@@ -159,7 +160,7 @@ func (s *store) encode(key []byte, n workload.Note) (k, val []byte) {
 func (s *store) Count() (int64, error) {
 	var n int64
 	err := s.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucket)
+		b := tx.Bucket([]byte(bucketName))
 		if b == nil {
 			return errors.New("no bucket notes: the store was not made by manydb's bbolt variant")
 		}

@@ -127,9 +127,6 @@ func (opt profileOptions) config(o Options) (profileConfig, error) {
 	if err != nil {
 		return profileConfig{}, &UsageError{"profile: " + err.Error()}
 	}
-	if opt.objects > 0 || opt.textLen > 0 {
-		wl.Name = opt.workload + "-custom"
-	}
 	tmpfs := opt.tmpfs
 	switch {
 	case tmpfs == "none" || tmpfs == "":

@@ -137,9 +137,6 @@ func (opt runOptions) config(o Options) (orchestrate.Config, error) {
 	if err != nil {
 		return orchestrate.Config{}, &UsageError{"run: " + err.Error()}
 	}
-	if opt.objects > 0 || opt.textLen > 0 {
-		wl.Name = opt.workload + "-custom"
-	}
 	hold := opt.hold
 	if hold == 0 {
 		hold = min(1000, opt.stores)

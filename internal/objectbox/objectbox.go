@@ -72,8 +72,8 @@ const (
 	IDNoSync = "obx_nosync"
 )
 
-// entityID is Note's entity id in the model.
-var entityID = uint32(note.NoteBinding.Id)
+// entityID returns Note's entity id in the model.
+func entityID() uint32 { return uint32(note.NoteBinding.Id) }
 
 func versions() map[string]string {
 	return map[string]string{"objectbox": cVersion()}
@@ -288,7 +288,7 @@ func (h *cStoreHandle) InsertMarshaled(mm engine.Marshaled) error {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if err := h.s.putMany(entityID, m.data, m.offs, h.v.ids[:n], m.firstID); err != nil {
+	if err := h.s.putMany(entityID(), m.data, m.offs, h.v.ids[:n], m.firstID); err != nil {
 		return fmt.Errorf("put %d notes: %w", n, err)
 	}
 	return nil
@@ -298,7 +298,7 @@ func (h *cStoreHandle) InsertMarshaled(mm engine.Marshaled) error {
 func (h *cStoreHandle) Count() (int64, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	return h.s.count(entityID)
+	return h.s.count(entityID())
 }
 
 // Close closes the store (obx_store_close).

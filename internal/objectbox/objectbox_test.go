@@ -158,7 +158,7 @@ func TestNoSyncSkipsModel(t *testing.T) {
 	if err := v.marshal(notes, &m); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.putMany(entityID, m.data, m.offs, make([]uint64, len(notes)), 1); err != nil {
+	if err := s.putMany(entityID(), m.data, m.offs, make([]uint64, len(notes)), 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.close(); err != nil {

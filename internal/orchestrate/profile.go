@@ -30,7 +30,9 @@ const (
 // SyncCalls are the system calls a profile's counting run counts: every
 // call that asks the kernel to put data on the disk. Writes to a file
 // opened with O_DSYNC or O_SYNC are counted too (DsyncWrite).
-var SyncCalls = []string{"fsync", "fdatasync", "msync", "sync_file_range", "sync", "syncfs"}
+func SyncCalls() []string {
+	return []string{"fsync", "fdatasync", "msync", "sync_file_range", "sync", "syncfs"}
+}
 
 // ProfileConfig is one "where the create time goes" profile (manydb
 // profile) of one variant: the worker's profile phase on the disk and on a
@@ -69,8 +71,7 @@ func TmpfsName(file string) string {
 }
 
 func (c *ProfileConfig) family() (engine.Family, bool) {
-	cfg := Config{Catalog: c.Catalog}
-	return cfg.family(c.Variant)
+	return lookupFamily(c.Catalog, c.Variant)
 }
 
 // Validate checks the configuration before anything is written.
@@ -87,15 +88,7 @@ func (c *ProfileConfig) Validate() error {
 	case c.Out == "":
 		return &InputError{"--out is empty: name a results file"}
 	}
-	fam, ok := c.family()
-	if !ok {
-		return &InputError{fmt.Sprintf("unknown engine %q", c.Variant)}
-	}
-	bin := filepath.Join(c.BinDir, fam.Binary)
-	if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-		return &InputError{fmt.Sprintf("worker binary %s for %s is missing: run 'make build' (it needs %s)", bin, c.Variant, fam.Needs)}
-	}
-	return nil
+	return checkWorker(c.Catalog, c.BinDir, c.Variant)
 }
 
 // medium is one data root of a profile.
@@ -290,16 +283,7 @@ func (c *ProfileConfig) run(ctx context.Context, label, bin, dir string, args []
 	}
 	rec := res.rec
 	if res.err != nil {
-		rec = results.Record{
-			Variant:    c.Variant,
-			Phase:      results.PhaseProfile,
-			Status:     results.StatusFailed,
-			Workload:   c.Workload,
-			Stores:     stores,
-			Error:      res.err.Error(),
-			Command:    append([]string{bin}, args...),
-			StderrTail: strings.Join(res.stderr, "\n"),
-		}
+		rec = failedRecord(res, bin, args, c.Variant, results.PhaseProfile, 0, c.Workload, stores)
 		fmt.Fprintf(c.Log, "%s failed: %v\n  command: %s\n", label, res.err, strings.Join(rec.Command, " "))
 	}
 	rec.Load1, rec.Started, rec.WorkerS, rec.LoadDuring = load, started, res.seconds, during
@@ -313,11 +297,13 @@ const DsyncWrite = "o_dsync_write"
 
 // fdCalls are the calls traced besides SyncCalls, to find the writes
 // through O_DSYNC/O_SYNC descriptors.
-var fdCalls = []string{"open", "openat", "creat", "close", "write", "pwrite64", "writev", "pwritev", "pwritev2"}
+func fdCalls() []string {
+	return []string{"open", "openat", "creat", "close", "write", "pwrite64", "writev", "pwritev", "pwritev2"}
+}
 
 // straceTrace is the -e trace= list of the counting run.
 func straceTrace() string {
-	return strings.Join(append(slices.Clone(SyncCalls), fdCalls...), ",")
+	return strings.Join(append(SyncCalls(), fdCalls()...), ",")
 }
 
 var (
@@ -368,7 +354,7 @@ func ParseStrace(r io.Reader) (*results.Syncs, error) {
 			return fd, err == nil
 		}
 		switch {
-		case slices.Contains(SyncCalls, name):
+		case slices.Contains(SyncCalls(), name):
 			s.Calls[name]++
 			s.CallMs = append(s.CallMs, sec*1000)
 		case name == "open" || name == "openat" || name == "creat":

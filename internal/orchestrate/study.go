@@ -70,16 +70,50 @@ type Config struct {
 }
 
 // family returns the worker family serving variant v.
-func (c *Config) family(v string) (engine.Family, bool) {
-	if c.Catalog == nil {
+func (c *Config) family(v string) (engine.Family, bool) { return lookupFamily(c.Catalog, v) }
+
+// lookupFamily returns the family serving variant v in catalog, or in
+// engine.Catalog() when catalog is nil.
+func lookupFamily(catalog []engine.Family, v string) (engine.Family, bool) {
+	if catalog == nil {
 		return engine.Lookup(v)
 	}
-	for _, f := range c.Catalog {
+	for _, f := range catalog {
 		if slices.Contains(f.Variants, v) {
 			return f, true
 		}
 	}
 	return engine.Family{}, false
+}
+
+// checkWorker checks that variant v is known and its worker binary is in
+// binDir.
+func checkWorker(catalog []engine.Family, binDir, v string) error {
+	fam, ok := lookupFamily(catalog, v)
+	if !ok {
+		return &InputError{fmt.Sprintf("unknown engine %q", v)}
+	}
+	bin := filepath.Join(binDir, fam.Binary)
+	if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		return &InputError{fmt.Sprintf("worker binary %s for %s is missing: run 'make build' (it needs %s)", bin, v, fam.Needs)}
+	}
+	return nil
+}
+
+// failedRecord is the record of a worker that failed: its error, exact
+// command line and the tail of its stderr.
+func failedRecord(res workerResult, bin string, args []string, variant, phase string, run int, wl workload.Spec, stores int) results.Record {
+	return results.Record{
+		Variant:    variant,
+		Phase:      phase,
+		Run:        run,
+		Status:     results.StatusFailed,
+		Workload:   wl,
+		Stores:     stores,
+		Error:      res.err.Error(),
+		Command:    append([]string{bin}, args...),
+		StderrTail: strings.Join(res.stderr, "\n"),
+	}
 }
 
 // Validate checks the configuration before anything is written.
@@ -107,13 +141,8 @@ func (c *Config) Validate() error {
 		return &InputError{"--load-wait must be positive"}
 	}
 	for _, v := range c.Variants {
-		fam, ok := c.family(v)
-		if !ok {
-			return &InputError{fmt.Sprintf("unknown engine %q", v)}
-		}
-		bin := filepath.Join(c.BinDir, fam.Binary)
-		if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-			return &InputError{fmt.Sprintf("worker binary %s for %s is missing: run 'make build' (it needs %s)", bin, v, fam.Needs)}
+		if err := checkWorker(c.Catalog, c.BinDir, v); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -415,17 +444,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	}
 	rec := res.rec
 	if res.err != nil {
-		rec = results.Record{
-			Variant:    v,
-			Phase:      p.name,
-			Run:        p.run,
-			Status:     results.StatusFailed,
-			Workload:   s.Workload,
-			Stores:     s.Stores,
-			Error:      res.err.Error(),
-			Command:    append([]string{bin}, args...),
-			StderrTail: strings.Join(res.stderr, "\n"),
-		}
+		rec = failedRecord(res, bin, args, v, p.name, p.run, s.Workload, s.Stores)
 		if p.name == results.PhaseOpen {
 			rec.Seed = uint64(p.run)
 		}

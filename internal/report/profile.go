@@ -217,11 +217,7 @@ func (t *profileTable) write(w io.Writer) {
 		vt := &table{variants: []string{t.variant}, cells: map[string]*cell{t.variant: {version: versions}}}
 		fmt.Fprintf(w, "Versions: %s.\n", vt.versions())
 	}
-	if t.env != nil {
-		e := t.env.Env
-		fmt.Fprintf(w, "Environment: %s, Linux %s, %s cores (%s), %s GiB, THP %s, %s, %s, manydb %s.\n",
-			e["distro"], e["kernel"], e["cores"], e["cpu"], gib(e["memory_kb"]), e["thp"], e["glibc"], e["go"], e["manydb"])
-	}
+	writeEnv(w, t.env, false)
 }
 
 // syncNote says how the syncs were counted, from the first counted medium.

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"manydb/internal/results"
+	"manydb/internal/settings"
 	"manydb/internal/stats"
 )
 
@@ -24,8 +25,9 @@ type cell struct {
 	opens   []*results.Record
 	hold    *results.Record
 	space   *results.Record
-	failed  map[string]bool // phase → a failed record was seen
-	na      bool            // the setting does not apply to this variant
+	all     []*results.Record // every ok record of the cell
+	failed  map[string]bool   // phase → a failed record was seen
+	na      bool              // the setting does not apply to this variant
 	version map[string]string
 }
 
@@ -105,6 +107,7 @@ func group(recs []results.Record) []*table {
 			t.loud = append(t.loud, fmt.Sprintf("%s (max %.2f)", what, stats.Max(r.LoadDuring)))
 		}
 		delete(c.failed, r.Phase)
+		c.all = append(c.all, r)
 		for k, v := range r.Versions {
 			c.version[k] = v
 		}
@@ -244,12 +247,52 @@ func (t *table) write(w io.Writer) {
 	if len(t.loud) > 0 {
 		fmt.Fprintf(w, "The load rose to --max-load or above during: %s.\n", strings.Join(t.loud, ", "))
 	}
-	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
-	if t.env != nil {
-		e := t.env.Env
-		fmt.Fprintf(w, "Environment: %s, Linux %s, %s cores (%s), %s GiB, data root on %s, THP %s, %s, %s, manydb %s.\n",
-			e["distro"], e["kernel"], e["cores"], e["cpu"], gib(e["memory_kb"]), e["root_fs"], e["thp"], e["glibc"], e["go"], e["manydb"])
+	if vars := t.mallocVars(); vars != "" {
+		fmt.Fprintf(w, "The workers ran with %s from manydb's environment.\n", vars)
 	}
+	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
+	writeEnv(w, t.env, true)
+}
+
+// writeEnv prints the environment line of a table.
+func writeEnv(w io.Writer, env *results.Record, dataRoot bool) {
+	if env == nil {
+		return
+	}
+	e := env.Env
+	root := ""
+	if dataRoot {
+		root = ", data root on " + e["root_fs"]
+	}
+	fmt.Fprintf(w, "Environment: %s, Linux %s, %s cores (%s), %s GiB%s, THP %s, %s, %s, manydb %s.\n",
+		e["distro"], e["kernel"], e["cores"], e["cpu"], gib(e["memory_kb"]), root, e["thp"], e["glibc"], e["go"], e["manydb"])
+}
+
+// mallocVars lists the glibc malloc variables the table's workers saw that
+// their setting did not set (passed on from the user's environment).
+func (t *table) mallocVars() string {
+	own := map[string]bool{}
+	if set, ok := settings.Lookup(t.setting); ok {
+		for _, kv := range set.Env {
+			name, _, _ := strings.Cut(kv, "=")
+			own[name] = true
+		}
+	}
+	seen := map[string]bool{}
+	var vars []string
+	for _, v := range t.variants {
+		for _, r := range t.cells[v].all {
+			for name, val := range r.Process {
+				if name == "thp_enabled" || own[name] || seen[name+"="+val] {
+					continue
+				}
+				seen[name+"="+val] = true
+				vars = append(vars, name+"="+val)
+			}
+		}
+	}
+	sort.Strings(vars)
+	return strings.Join(vars, ", ")
 }
 
 func (t *table) notApplicable() string {

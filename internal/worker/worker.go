@@ -311,8 +311,9 @@ func uniqueSorted(xs []string) []string {
 	return out
 }
 
-// Exit prints err, if any, on stderr as the worker's last line and returns
-// the process exit code: 0, 2 for a bad command line, 1 otherwise.
+// Exit prints err, if any, on stderr as the worker's last line ("error: …",
+// which the orchestrator quotes in a failed record) and returns the process
+// exit code: 0 for none or --help, 1 otherwise.
 func Exit(err error) int {
 	switch {
 	case err == nil:

@@ -17,7 +17,8 @@ type Note struct {
 
 // Spec is the content of one store.
 type Spec struct {
-	// Name is "large", "small" or "custom" (when overridden).
+	// Name is "large" or "small", with "-custom" appended when --objects or
+	// --text-len changed it.
 	Name string `json:"name"`
 	// Objects is the number of notes per store, written in one transaction.
 	Objects int `json:"objects"`
@@ -26,7 +27,7 @@ type Spec struct {
 }
 
 // Lookup returns the named workload, with objects and textLen overriding its
-// values when they are not zero.
+// values when they are not zero (its name then ends in "-custom").
 func Lookup(name string, objects, textLen int) (Spec, error) {
 	var s Spec
 	switch name {
@@ -45,6 +46,9 @@ func Lookup(name string, objects, textLen int) (Spec, error) {
 	}
 	if textLen > 0 {
 		s.TextLen = textLen
+	}
+	if objects > 0 || textLen > 0 {
+		s.Name += "-custom"
 	}
 	return s, nil
 }

@@ -21,7 +21,7 @@ func TestLookupAndFill(t *testing.T) {
 		t.Fatalf("large = %+v, %v", s, err)
 	}
 	s, err = Lookup("small", 5, 20)
-	if err != nil || s.Objects != 5 || s.TextLen != 20 {
+	if err != nil || s.Objects != 5 || s.TextLen != 20 || s.Name != "small-custom" {
 		t.Fatalf("small with overrides = %+v, %v", s, err)
 	}
 	if _, err := Lookup("medium", 0, 0); err == nil {
