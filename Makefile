@@ -35,7 +35,12 @@ OUT    ?= results/make-run.jsonl
 STUDY_STORES ?= 2000
 STUDY_OUT    ?= results/study-$(STUDY_STORES).jsonl
 
-.PHONY: build run test bench study clean
+# The README's "where the create time goes" tables: manydb profile of every
+# variant, on the disk (data/) and on /dev/shm, syncs counted under strace.
+PROFILE_ENGINES ?= obx obx_cached obx_nosync sqlite turso turso_ckpt turso_go libsql bbolt pebble badger sqlite_modernc sqlite_ncruces
+PROFILE_OUT     ?= results/profile.jsonl
+
+.PHONY: build run test bench study profile clean
 
 build:
 	@mkdir -p $(BIN)
@@ -72,6 +77,14 @@ study: build
 	$(BIN)/manydb run --engines all --settings default,mmap-threshold --stores $(STUDY_STORES) --runs 3 \
 		--hold 1000 --max-load 1 --load-wait 10s --root data/study --out $(STUDY_OUT) \
 		|| { rc=$$?; [ $$rc -eq 3 ]; }
+
+profile: build
+	@mkdir -p $(dir $(PROFILE_OUT))
+	@for v in $(PROFILE_ENGINES); do \
+		$(BIN)/manydb profile --engine $$v --stores 200 --root data/profile --out $(PROFILE_OUT) >/dev/null \
+			|| echo "make profile: $$v did not finish (see above)"; \
+	done
+	$(BIN)/manydb tables $(PROFILE_OUT)
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 20000x ./internal/worker/
