@@ -94,5 +94,5 @@ func (l *lineProgress) Set(done, total int) {
 func (l *lineProgress) Done() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "%s: done in %s\n", l.label, time.Since(l.start).Round(time.Millisecond))
+	fmt.Fprintf(l.w, "%s: ended after %s\n", l.label, time.Since(l.start).Round(time.Millisecond))
 }
