@@ -64,16 +64,18 @@ import (
 	golibsql "github.com/tursodatabase/go-libsql"
 
 	"manydb/internal/engine"
+	"manydb/internal/sqlnotes"
 	"manydb/internal/workload"
 )
 
 // FileName is the database file inside a store's directory.
-const FileName = "notes.db"
+const FileName = sqlnotes.FileName
 
+// The statements, the same for every SQL engine.
 const (
-	schema    = `CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, ts INTEGER NOT NULL)`
-	insertSQL = `INSERT INTO notes(id, text, ts) VALUES (?, ?, ?)`
-	countSQL  = `SELECT count(*) FROM notes`
+	schema    = sqlnotes.Schema
+	insertSQL = sqlnotes.InsertSQL
+	countSQL  = sqlnotes.CountSQL
 )
 
 // Variant is the libsql variant.

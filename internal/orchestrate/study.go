@@ -227,8 +227,7 @@ type study struct {
 	start  time.Time
 	done   map[cellKey]bool // cells recorded (ok or n/a) by this study
 	failed []string
-	waitS  float64 // seconds waited for the load in this session
-	engS   float64 // seconds inside timed engine spans in this session
+	budget results.Budget // where this session's time went
 }
 
 // cellKey names one cell of a study.
@@ -355,7 +354,7 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 		todo = append([]phase{{name: results.PhaseCreate}}, todo...)
 	}
 	if todo[0].name == results.PhaseCreate {
-		if err := RemoveInRoot(s.Root, dir); err != nil {
+		if err := s.remove(dir); err != nil {
 			return err
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -383,7 +382,7 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 		fmt.Fprintf(s.Log, "%s (%s): keeping its stores in %s for the failed phases; the same command redoes them\n", v, set.Name, dir)
 		return nil
 	}
-	return RemoveInRoot(s.Root, dir)
+	return s.remove(dir)
 }
 
 // storesComplete tells whether the stores of a finished create phase are
@@ -411,7 +410,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	if s.MaxLoad <= 0 {
 		wait = 0
 	}
-	s.waitS += wait
+	s.budget.Wait += wait
 	args := []string{
 		"--variant", v, "--phase", p.name, "--dir", dir,
 		"--stores", strconv.Itoa(s.Stores),
@@ -453,7 +452,12 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	}
 	rec.Study, rec.Setting, rec.Load1, rec.Started = s.id, set.Name, load, started
 	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = s.MaxLoad, wait, res.seconds, during
-	s.engS += engineSeconds(rec)
+	if res.err == nil {
+		s.budget.Engine += engineSeconds(rec)
+		s.budget.Workers += res.seconds
+	} else {
+		s.budget.Failed += res.seconds
+	}
 	if err := s.w.Append(rec); err != nil {
 		return false, err
 	}
@@ -498,11 +502,25 @@ func (s *study) waitForLoad(ctx context.Context, what string) (float64, error) {
 	}
 }
 
-// writeEnd records the session's wall time, load waits and engine time.
+// writeEnd records where the session's time went, and says it on Log.
 func (s *study) writeEnd() error {
-	wall := time.Since(s.start).Seconds()
-	fmt.Fprintf(s.Log, "study %s: %.0f s, of which %.0f s waiting for the load and %.0f s inside engine calls; the rest (%.1f %%) is manydb's own (process starts, store generation, measuring)\n",
-		s.id, wall, s.waitS, s.engS, 100*(wall-s.waitS-s.engS)/wall)
+	b := s.budget
+	b.Wall = time.Since(s.start).Seconds()
+	pct := func(x float64) float64 { return 100 * x / b.Wall }
+	inWorkers := b.Workers - b.Engine
+	other := b.Wall - b.Wait - b.Workers - b.Failed - b.Cleanup
+	fmt.Fprintf(s.Log, "study %s: %.0f s: %.0f s waiting for the load, %.0f s inside engine calls, "+
+		"%.1f s (%.1f %%) in the workers outside engine calls (start, notes, warm-ups, snapshots), "+
+		"%.1f s (%.1f %%) removing stores, %.1f s (%.1f %%) in workers that failed, %.1f s (%.1f %%) other\n",
+		s.id, b.Wall, b.Wait, b.Engine, inWorkers, pct(inWorkers), b.Cleanup, pct(b.Cleanup), b.Failed, pct(b.Failed), other, pct(other))
 	return s.w.Append(results.Record{Study: s.id, Phase: results.PhaseEnd, Status: results.StatusOK,
-		Workload: s.Workload, Stores: s.Stores, Started: s.start.UTC(), WallS: wall, WaitS: s.waitS, EngineS: s.engS})
+		Workload: s.Workload, Stores: s.Stores, Started: s.start.UTC(), WallS: b.Wall, WaitS: b.Wait, EngineS: b.Engine, Budget: &b})
+}
+
+// remove removes a variant's stores and counts the time as cleanup.
+func (s *study) remove(dir string) error {
+	start := time.Now()
+	err := RemoveInRoot(s.Root, dir)
+	s.budget.Cleanup += time.Since(start).Seconds()
+	return err
 }

@@ -120,6 +120,13 @@ func TestStudyRecordsEveryPhase(t *testing.T) {
 	if env := recs[0]; env.Config == nil || env.Config.Stores != 10 || env.Versions["fake"] != "1.0" || env.Env["kernel"] == "" {
 		t.Errorf("env record = %+v", env)
 	}
+	// The end record says where the time went; the parts add up to no more
+	// than the wall time.
+	b := recs[len(recs)-1].Budget
+	if b == nil || b.Engine <= 0 || b.Workers < b.Engine || b.Cleanup <= 0 || b.Failed != 0 ||
+		b.Wait+b.Workers+b.Failed+b.Cleanup > b.Wall {
+		t.Errorf("budget = %+v", b)
+	}
 	if got := strings.Join(phases, ","); got != "env,create,open,open,hold,space,end" {
 		t.Errorf("phases = %s", got)
 	}

@@ -91,6 +91,9 @@ type Record struct {
 	Env    map[string]string `json:"env,omitempty"`
 	Config *StudyConfig      `json:"config,omitempty"`
 
+	// end
+	Budget *Budget `json:"budget,omitempty"`
+
 	// failed
 	Error      string   `json:"error,omitempty"`
 	Command    []string `json:"command,omitempty"`
@@ -180,4 +183,14 @@ type StudyConfig struct {
 	Workload workload.Spec `json:"workload"`
 	Root     string        `json:"root"`
 	MaxLoad  float64       `json:"max_load,omitempty"`
+}
+
+// Budget says where a study session's wall time went, in seconds.
+type Budget struct {
+	Wall    float64 `json:"wall_s"`
+	Wait    float64 `json:"wait_s"`    // waiting for the load (--max-load)
+	Engine  float64 `json:"engine_s"`  // inside timed engine calls
+	Workers float64 `json:"workers_s"` // wall time of the workers of finished phases
+	Failed  float64 `json:"failed_s"`  // wall time of workers that failed
+	Cleanup float64 `json:"cleanup_s"` // removing stores
 }

@@ -18,22 +18,18 @@
 package sqlite
 
 import (
-	"database/sql/driver"
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"manydb/internal/engine"
+	"manydb/internal/sqlnotes"
 	"manydb/internal/workload"
 )
 
 // FileName is the database file inside a store's directory.
-const FileName = "notes.db"
-
-const schema = `CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, ts INTEGER NOT NULL)`
+const FileName = sqlnotes.FileName
 
 // Variant is the sqlite variant.
 type Variant struct {
@@ -67,7 +63,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Exec(schema, nil); err != nil {
+	if _, err := c.Exec(sqlnotes.Schema, nil); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("create table: %w", err)
 	}
@@ -88,54 +84,10 @@ type store struct {
 }
 
 // Insert writes all notes in one transaction with one prepared statement.
-func (s *store) Insert(notes []workload.Note) (err error) {
-	tx, err := s.c.Begin()
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tx.Rollback()
-		}
-	}()
-	st, err := s.c.Prepare("INSERT INTO notes(id, text, ts) VALUES (?, ?, ?)")
-	if err != nil {
-		return err
-	}
-	args := make([]driver.Value, 3)
-	for _, n := range notes {
-		args[0], args[1], args[2] = n.ID, n.Text, n.Ts
-		if _, err := st.Exec(args); err != nil {
-			st.Close()
-			return err
-		}
-	}
-	if err := st.Close(); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
+func (s *store) Insert(notes []workload.Note) error { return sqlnotes.Insert(s.c, notes) }
 
 // Count runs SELECT count(*) FROM notes.
-func (s *store) Count() (int64, error) {
-	rows, err := s.c.Query("SELECT count(*) FROM notes", nil)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	dest := make([]driver.Value, 1)
-	if err := rows.Next(dest); err != nil {
-		if errors.Is(err, io.EOF) {
-			return 0, errors.New("count returned no row")
-		}
-		return 0, err
-	}
-	n, ok := dest[0].(int64)
-	if !ok {
-		return 0, fmt.Errorf("count returned %T, want int64", dest[0])
-	}
-	return n, nil
-}
+func (s *store) Count() (int64, error) { return sqlnotes.Count(s.c) }
 
 // Close closes the connection, releasing the database handle.
 func (s *store) Close() error { return s.c.Close() }

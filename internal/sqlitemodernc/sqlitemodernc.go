@@ -34,16 +34,14 @@ import (
 	"modernc.org/sqlite"
 
 	"manydb/internal/engine"
+	"manydb/internal/sqlnotes"
 	"manydb/internal/workload"
 )
 
 // FileName is the database file inside a store's directory.
-const FileName = "notes.db"
+const FileName = sqlnotes.FileName
 
-const (
-	schema = `CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, ts INTEGER NOT NULL)`
-	params = "?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)"
-)
+const params = "?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)"
 
 // conn is what the adapter uses of the driver's connection.
 type conn interface {
@@ -105,7 +103,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Exec(schema, nil); err != nil {
+	if _, err := c.Exec(sqlnotes.Schema, nil); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("create table: %w", err)
 	}
@@ -125,48 +123,6 @@ type store struct {
 	c conn
 }
 
-// Insert writes all notes in one transaction with one prepared statement.
-func (s *store) Insert(notes []workload.Note) (err error) {
-	tx, err := s.c.Begin() //lint:ignore SA1019 the driver's own Begin
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tx.Rollback()
-		}
-	}()
-	st, err := s.c.Prepare("INSERT INTO notes(id, text, ts) VALUES (?, ?, ?)")
-	if err != nil {
-		return err
-	}
-	args := make([]driver.Value, 3)
-	for _, n := range notes {
-		args[0], args[1], args[2] = n.ID, n.Text, n.Ts
-		if _, err := st.Exec(args); err != nil { //lint:ignore SA1019 the driver's own Exec
-			st.Close()
-			return err
-		}
-	}
-	if err := st.Close(); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
-// Count runs SELECT count(*) FROM notes.
-func (s *store) Count() (int64, error) {
-	row, err := queryRow(s.c, "SELECT count(*) FROM notes", 1)
-	if err != nil {
-		return 0, err
-	}
-	n, ok := row[0].(int64)
-	if !ok {
-		return 0, fmt.Errorf("count returned %T, want int64", row[0])
-	}
-	return n, nil
-}
-
 // queryRow runs query and returns the n columns of its first row.
 func queryRow(c conn, query string, n int) ([]driver.Value, error) {
 	rows, err := c.Query(query, nil)
@@ -183,6 +139,12 @@ func queryRow(c conn, query string, n int) ([]driver.Value, error) {
 	}
 	return dest, nil
 }
+
+// Insert writes all notes in one transaction with one prepared statement.
+func (s *store) Insert(notes []workload.Note) error { return sqlnotes.Insert(s.c, notes) }
+
+// Count runs SELECT count(*) FROM notes.
+func (s *store) Count() (int64, error) { return sqlnotes.Count(s.c) }
 
 // Close closes the connection, releasing the database handle.
 func (s *store) Close() error { return s.c.Close() }

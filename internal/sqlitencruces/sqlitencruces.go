@@ -41,14 +41,15 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"manydb/internal/engine"
+	"manydb/internal/sqlnotes"
 	"manydb/internal/workload"
 )
 
 // FileName is the database file inside a store's directory.
-const FileName = "notes.db"
+const FileName = sqlnotes.FileName
 
 const (
-	schema = `CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, ts INTEGER NOT NULL)`
+	schema = sqlnotes.Schema
 	params = "?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)"
 	flags  = sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE | sqlite3.OPEN_URI
 )
@@ -124,7 +125,7 @@ func (s *store) Insert(notes []workload.Note) (err error) {
 			s.c.Exec("ROLLBACK")
 		}
 	}()
-	st, _, err := s.c.Prepare("INSERT INTO notes(id, text, ts) VALUES (?, ?, ?)")
+	st, _, err := s.c.Prepare(sqlnotes.InsertSQL)
 	if err != nil {
 		return err
 	}
@@ -155,7 +156,7 @@ func bindExec(st *sqlite3.Stmt, n workload.Note) error {
 
 // Count runs SELECT count(*) FROM notes.
 func (s *store) Count() (int64, error) {
-	st, _, err := s.c.Prepare("SELECT count(*) FROM notes")
+	st, _, err := s.c.Prepare(sqlnotes.CountSQL)
 	if err != nil {
 		return 0, err
 	}

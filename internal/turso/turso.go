@@ -54,14 +54,15 @@ import (
 	"unsafe"
 
 	"manydb/internal/engine"
+	"manydb/internal/sqlnotes"
 	"manydb/internal/workload"
 )
 
 // FileName is the database file inside a store's directory; Turso keeps
 // its write-ahead log next to it in FileName + "-wal".
-const FileName = "notes.db"
+const FileName = sqlnotes.FileName
 
-const schema = `CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, ts INTEGER NOT NULL)`
+const schema = sqlnotes.Schema
 
 // Variant ids.
 const (

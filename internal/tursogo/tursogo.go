@@ -54,7 +54,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -62,18 +61,13 @@ import (
 	_ "github.com/tursodatabase/turso-go"
 
 	"manydb/internal/engine"
+	"manydb/internal/sqlnotes"
 	"manydb/internal/workload"
 )
 
 // FileName is the database file inside a store's directory; Turso adds
 // FileName+"-wal" beside it.
-const FileName = "notes.db"
-
-const (
-	schema    = `CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, ts INTEGER NOT NULL)`
-	insertSQL = `INSERT INTO notes(id, text, ts) VALUES (?, ?, ?)`
-	countSQL  = `SELECT count(*) FROM notes`
-)
+const FileName = sqlnotes.FileName
 
 // Variant is the turso_go variant.
 type Variant struct {
@@ -123,7 +117,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.exec(schema); err != nil {
+	if err := s.exec(sqlnotes.Schema); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("create table: %w", err)
 	}
@@ -192,59 +186,11 @@ func (s *store) queryString(query string) (string, error) {
 }
 
 // Insert writes all notes in one transaction with one prepared statement.
-func (s *store) Insert(notes []workload.Note) (err error) {
-	tx, err := s.c.Begin()
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tx.Rollback()
-		}
-	}()
-	st, err := s.c.Prepare(insertSQL)
-	if err != nil {
-		return err
-	}
-	args := make([]driver.Value, 3)
-	for _, n := range notes {
-		args[0], args[1], args[2] = n.ID, n.Text, n.Ts
-		if _, err := st.Exec(args); err != nil {
-			st.Close()
-			return err
-		}
-	}
-	if err := st.Close(); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
+func (s *store) Insert(notes []workload.Note) error { return sqlnotes.Insert(s.c, notes) }
 
-// Count runs SELECT count(*) FROM notes.
-func (s *store) Count() (int64, error) {
-	st, err := s.c.Prepare(countSQL)
-	if err != nil {
-		return 0, err
-	}
-	defer st.Close()
-	rows, err := st.Query(nil)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	dest := make([]driver.Value, 1)
-	if err := rows.Next(dest); err != nil {
-		if errors.Is(err, io.EOF) {
-			return 0, errors.New("count returned no row")
-		}
-		return 0, err
-	}
-	n, ok := dest[0].(int64)
-	if !ok {
-		return 0, fmt.Errorf("count returned %T, want int64", dest[0])
-	}
-	return n, nil
-}
+// Count runs SELECT count(*) FROM notes (through a prepared statement:
+// the connection has no Query of its own).
+func (s *store) Count() (int64, error) { return sqlnotes.Count(s.c) }
 
 // Close closes the connection and its database (no checkpoint).
 func (s *store) Close() error { return s.c.Close() }

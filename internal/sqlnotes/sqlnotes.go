@@ -1,0 +1,86 @@
+// Package sqlnotes is the notes table as every SQL engine adapter writes and
+// counts it through a database/sql/driver connection: one schema, one
+// insert, one count, so that the SQL engines (SQLite through mattn,
+// modernc and turso-go; libSQL and ncruces use the same statements through
+// their own APIs) run exactly the same statements.
+package sqlnotes
+
+import (
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+
+	"manydb/internal/workload"
+)
+
+// The statements and the database file of a store.
+const (
+	FileName  = "notes.db"
+	Schema    = `CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, ts INTEGER NOT NULL)`
+	InsertSQL = "INSERT INTO notes(id, text, ts) VALUES (?, ?, ?)"
+	CountSQL  = "SELECT count(*) FROM notes"
+)
+
+// Insert writes all notes in one transaction (the connection's Begin and
+// Commit) with one prepared statement executed per note.
+func Insert(c driver.Conn, notes []workload.Note) (err error) {
+	tx, err := c.Begin() //lint:ignore SA1019 the driver's own Begin, no context needed
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	st, err := c.Prepare(InsertSQL)
+	if err != nil {
+		return err
+	}
+	args := make([]driver.Value, 3)
+	for _, n := range notes {
+		args[0], args[1], args[2] = n.ID, n.Text, n.Ts
+		if _, err := st.Exec(args); err != nil { //lint:ignore SA1019 as above
+			st.Close()
+			return err
+		}
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Count runs CountSQL: through the connection's Query when it has one,
+// otherwise through a prepared statement.
+func Count(c driver.Conn) (int64, error) {
+	var rows driver.Rows
+	var err error
+	if q, ok := c.(driver.Queryer); ok { //lint:ignore SA1019 as above
+		rows, err = q.Query(CountSQL, nil)
+	} else {
+		var st driver.Stmt
+		if st, err = c.Prepare(CountSQL); err != nil {
+			return 0, err
+		}
+		defer st.Close()
+		rows, err = st.Query(nil) //lint:ignore SA1019 as above
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, 1)
+	if err := rows.Next(dest); err != nil {
+		if errors.Is(err, io.EOF) {
+			return 0, errors.New("count returned no row")
+		}
+		return 0, err
+	}
+	n, ok := dest[0].(int64)
+	if !ok {
+		return 0, fmt.Errorf("count returned %T, want int64", dest[0])
+	}
+	return n, nil
+}
