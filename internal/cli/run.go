@@ -35,8 +35,9 @@ variant's stores are removed after its phases. Before starting, manydb
 estimates the space the stores need and refuses to start if the data
 root's filesystem cannot hold them.
 
-Running the same command again with the same --out resumes the study: every
-cell (variant, setting, phase, run) already recorded is skipped. A study
+Running the same command again with the same --out resumes the study (if
+the same version of manydb recorded it): every cell (variant, setting,
+phase, run) already recorded is skipped. A study
 interrupted at any moment, even by SIGKILL, loses at most the cell in
 progress. Use --fresh to start a new study instead.
 

@@ -273,20 +273,26 @@ func readPrior(out string) ([]results.Record, error) {
 }
 
 // resume finds the last study in prior with the same stores, runs, hold,
-// workload and root (engines and settings may be added), fills s.done with
-// its recorded cells and returns its id; "" when there is none to resume.
+// workload and root (engines and settings may be added), measured by this
+// version of manydb, fills s.done with its recorded cells and returns its
+// id; "" when there is none to resume.
 func (s *study) resume(prior []results.Record) string {
 	if s.Fresh {
 		return ""
 	}
 	want := s.config()
-	id := ""
+	id, version := "", ""
 	for _, r := range prior {
 		if r.Phase == results.PhaseEnv && r.Config != nil && sameStudy(r.Config, want) {
-			id = r.Study
+			id, version = r.Study, r.Env["manydb"]
 		}
 	}
 	if id == "" {
+		return ""
+	}
+	if version != s.Version {
+		// Figures of two versions of manydb are not mixed in one study.
+		fmt.Fprintf(s.Log, "%s holds study %s, measured by manydb %s; this is manydb %s, so a new study starts\n", s.Out, id, version, s.Version)
 		return ""
 	}
 	for _, r := range prior {

@@ -416,3 +416,28 @@ func TestRerunAfterAFailedPhaseKeepsTheStores(t *testing.T) {
 		t.Error("the stores of a variant with failed phases were removed")
 	}
 }
+
+// A study recorded by another version of manydb is not resumed: figures of
+// two versions are never mixed in one study.
+func TestNoResumeAcrossVersions(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Stores, c.Runs, c.Hold = 2, 1, 1
+	c.Version = "v1"
+	first, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Version = "v2"
+	second, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first == second {
+		t.Errorf("manydb v2 resumed study %s of manydb v1", first)
+	}
+	c.Version = "v2"
+	third, _ := Run(context.Background(), c)
+	if third != second {
+		t.Errorf("the same version started study %s instead of resuming %s", third, second)
+	}
+}
