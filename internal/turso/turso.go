@@ -51,6 +51,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"unsafe"
 
 	"manydb/internal/engine"
@@ -95,7 +96,7 @@ func (v *Variant) Versions() map[string]string {
 	return map[string]string{
 		"turso_core":    C.GoString(C.mt_core_version()),
 		"turso_sdk_kit": C.GoString(C.mt_version()),
-		"rustc":         C.GoString(C.mt_rustc_version()),
+		"rustc":         strings.TrimPrefix(C.GoString(C.mt_rustc_version()), "rustc "), // "1.95.0 (59807616e 2026-04-14)"
 	}
 }
 
