@@ -224,19 +224,7 @@ func (s *store) Count() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer rows.Close()
-	dest := make([]driver.Value, 1)
-	if err := rows.Next(dest); err != nil {
-		if errors.Is(err, io.EOF) {
-			return 0, errors.New("count returned no row")
-		}
-		return 0, err
-	}
-	n, ok := dest[0].(int64)
-	if !ok {
-		return 0, fmt.Errorf("count returned %T, want int64", dest[0])
-	}
-	return n, nil
+	return sqlnotes.ScanCount(rows)
 }
 
 // Close closes the connection, then the database. libsql_disconnect does

@@ -70,6 +70,11 @@ func Count(c driver.Conn) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return ScanCount(rows)
+}
+
+// ScanCount reads the count from the first row of rows and closes them.
+func ScanCount(rows driver.Rows) (int64, error) {
 	defer rows.Close()
 	dest := make([]driver.Value, 1)
 	if err := rows.Next(dest); err != nil {
