@@ -13,13 +13,12 @@
 # at most 1.10).
 #
 # Usage: bench/obx_c_vs_go.sh [STORES] [RUNS]   (after make build)
-#        DIR=path to put the stores elsewhere than data/obx-c-vs-go
+# The stores go to a new temporary directory, removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 STORES=${1:-200}
 RUNS=${2:-3}
-DIR=${DIR:-data/obx-c-vs-go}
 OBJECTS=1000
 LIB=third_party/objectbox/lib
 WORKER=bin/worker-objectbox
@@ -27,15 +26,16 @@ WORKER=bin/worker-objectbox
 [[ -x $WORKER && -f $LIB/libobjectbox.so ]] || { echo "obx_c_vs_go: run make build first (needs $WORKER and $LIB)"; exit 1; }
 command -v gcc >/dev/null || { echo "obx_c_vs_go: gcc not found"; exit 1; }
 
-TMP=$(mktemp -d)
+TMP=$(mktemp -d /tmp/manydb-obx-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
+DIR=$TMP/stores
 HEADERS=$(go list -m -f '{{.Dir}}' github.com/objectbox/objectbox-go)/objectbox
 gcc -O2 -Wall -o "$TMP/objectbox_bench" bench/objectbox_bench.c -I"$HEADERS" \
 	-L"$LIB" -Wl,-rpath,"$(pwd)/$LIB" -lobjectbox
 go build -o "$TMP/obxhelper" ./bench/obxhelper
 "$TMP/obxhelper" model "$TMP/model.bin"
 
-rm -rf "$DIR" && mkdir -p "$DIR"
+mkdir -p "$DIR"
 echo "creating $STORES stores in $DIR ..."
 $WORKER --variant obx_cached --phase create --dir "$DIR" --stores "$STORES" --objects $OBJECTS >/dev/null
 
@@ -65,7 +65,6 @@ for seed in $(seq 1 "$RUNS"); do
 	gos+=("$(total "$go_line")")
 	cs+=("$(total "$c_line")")
 done
-rm -rf "$DIR"
 
 med() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 GO=$(med "${gos[@]}")
