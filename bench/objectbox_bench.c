@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
 
 #include "objectbox.h"
 
@@ -38,7 +39,30 @@ static void die(const char* what, const char* dir) {
 	exit(1);
 }
 
+static int run(int argc, char** argv);
+
+struct args { int argc; char** argv; int rc; };
+
+static void* thread_main(void* p) {
+	struct args* a = p;
+	a->rc = run(a->argc, a->argv);
+	return NULL;
+}
+
 int main(int argc, char** argv) {
+	/* OBX_BENCH_THREAD=1 runs the loop in a second thread, whose allocations
+	 * go to a glibc thread arena, as a Go worker's do. */
+	if (getenv("OBX_BENCH_THREAD") != NULL) {
+		struct args a = {argc, argv, 0};
+		pthread_t t;
+		pthread_create(&t, NULL, thread_main, &a);
+		pthread_join(t, NULL);
+		return a.rc;
+	}
+	return run(argc, argv);
+}
+
+static int run(int argc, char** argv) {
 	if (argc != 3) {
 		fprintf(stderr, "usage: objectbox_bench MODEL_BYTES_FILE|- EXPECTED_COUNT < dirs\n");
 		return 2;

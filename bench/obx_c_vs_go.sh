@@ -13,6 +13,8 @@
 # at most 1.10).
 #
 # Usage: bench/obx_c_vs_go.sh [STORES] [RUNS]   (after make build)
+# OBX_BENCH_THREAD=1 runs the C program's loop in a second thread (a glibc
+# thread arena, like the Go worker's locked thread).
 # The stores go to a new temporary directory, removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
