@@ -252,3 +252,18 @@ func openFiles(t *testing.T) int {
 	}
 	return len(es)
 }
+
+// Phase runs one phase of job (its Phase set to phase, then changed by
+// edit if not nil) with variant v and fails t on an error.
+func Phase(t *testing.T, v engine.Variant, job worker.Job, phase string, edit func(*worker.Job)) results.Record {
+	t.Helper()
+	job.Phase = phase
+	if edit != nil {
+		edit(&job)
+	}
+	rec, err := worker.RunJob(job, v, io.Discard)
+	if err != nil {
+		t.Fatalf("%s: %v", phase, err)
+	}
+	return rec
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/enginetest"
 	"manydb/internal/results"
 	"manydb/internal/worker"
 	"manydb/internal/workload"
@@ -24,16 +25,7 @@ func TestPhases(t *testing.T) {
 	job := worker.Job{Variant: "turso_go", Dir: dir, Stores: 5, Workload: spec}
 	run := func(phase string, edit func(*worker.Job)) results.Record {
 		t.Helper()
-		j := job
-		j.Phase = phase
-		if edit != nil {
-			edit(&j)
-		}
-		rec, err := worker.RunJob(j, v, io.Discard)
-		if err != nil {
-			t.Fatalf("%s: %v", phase, err)
-		}
-		return rec
+		return enginetest.Phase(t, v, job, phase, edit)
 	}
 
 	rec := run(results.PhaseCreate, nil)
