@@ -63,7 +63,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Exec(sqlnotes.Schema, nil); err != nil {
+	if err := sqlnotes.CreateTable(c); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("create table: %w", err)
 	}

@@ -22,6 +22,22 @@ const (
 	CountSQL  = "SELECT count(*) FROM notes"
 )
 
+// CreateTable commits the schema in its own transaction (autocommit), as
+// an application creating the store would: through the connection's Exec
+// when it has one, otherwise through a prepared statement.
+func CreateTable(c driver.Conn) error {
+	if x, ok := c.(driver.Execer); ok { //lint:ignore SA1019 the driver's own Exec, no context needed
+		_, err := x.Exec(Schema, nil)
+		return err
+	}
+	st, err := c.Prepare(Schema)
+	if err != nil {
+		return err
+	}
+	_, err = st.Exec(nil) //lint:ignore SA1019 as above
+	return errors.Join(err, st.Close())
+}
+
 // Insert writes all notes in one transaction (the connection's Begin and
 // Commit) with one prepared statement executed per note.
 func Insert(c driver.Conn, notes []workload.Note) (err error) {

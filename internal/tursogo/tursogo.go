@@ -117,7 +117,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.exec(sqlnotes.Schema); err != nil {
+	if err := sqlnotes.CreateTable(s.c); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("create table: %w", err)
 	}
@@ -152,15 +152,6 @@ func (v *Variant) open(path string) (*store, error) {
 
 type store struct {
 	c driver.Conn
-}
-
-func (s *store) exec(query string) error {
-	st, err := s.c.Prepare(query)
-	if err != nil {
-		return err
-	}
-	_, err = st.Exec(nil)
-	return errors.Join(err, st.Close())
 }
 
 func (s *store) queryString(query string) (string, error) {
