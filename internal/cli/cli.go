@@ -5,6 +5,7 @@
 //	manydb tables  print the tables of results files
 //	manydb profile where the create time of a store goes, step by step
 //	manydb env     print the environment a study would record
+//	manydb engines list the variants and whether each is built here
 //
 // Every subcommand writes to injected writers, so tests can run it whole.
 package cli
@@ -19,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"manydb/internal/engine"
 	"manydb/internal/orchestrate"
 )
 
@@ -53,6 +55,9 @@ type Options struct {
 	Version string
 	// Environ is the environment passed to workers.
 	Environ []string
+	// Catalog is the list of variants and their workers; nil means
+	// engine.Catalog(). Tests give a wrong one to see it refused.
+	Catalog []engine.Family
 }
 
 const usage = `manydb measures what one small embedded database ("store") costs: to
@@ -64,6 +69,7 @@ Usage:
   manydb tables FILE...     print the tables of one or more results files
   manydb profile --engine V where the create time of a store goes (disk vs. tmpfs, syncs)
   manydb env [--root DIR]   print the environment a study records
+  manydb engines            list every variant, its worker and whether it is built here
   manydb help               this text
 
 Run 'manydb COMMAND --help' for a command's flags.
@@ -89,11 +95,13 @@ func Run(ctx context.Context, args []string, o Options) error {
 		return profileCmd(ctx, args[1:], o)
 	case "env":
 		return envCmd(ctx, args[1:], o)
+	case "engines":
+		return enginesCmd(ctx, args[1:], o)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(o.Stdout, usage)
 		return nil
 	}
-	return &UsageError{fmt.Sprintf("unknown command %q: use run, tables, profile or env (manydb help)", args[0])}
+	return &UsageError{fmt.Sprintf("unknown command %q: use run, tables, profile, env or engines (manydb help)", args[0])}
 }
 
 // newFlagSet returns a flag set for a subcommand. Its errors are not

@@ -88,7 +88,7 @@ func (c *ProfileConfig) Validate() error {
 	case c.Out == "":
 		return &InputError{"--out is empty: name a results file"}
 	}
-	return checkWorker(c.Catalog, c.BinDir, c.Variant)
+	return checkWorker(c.Catalog, c.BinDir, c.Variant, c.Env)
 }
 
 // medium is one data root of a profile.

@@ -86,18 +86,37 @@ func lookupFamily(catalog []engine.Family, v string) (engine.Family, bool) {
 	return engine.Family{}, false
 }
 
-// checkWorker checks that variant v is known and its worker binary is in
-// binDir.
-func checkWorker(catalog []engine.Family, binDir, v string) error {
+// checkWorker checks that variant v is known, its worker binary is in
+// binDir and runs, and that it serves v with the engine built in.
+func checkWorker(catalog []engine.Family, binDir, v string, env []string) error {
 	fam, ok := lookupFamily(catalog, v)
 	if !ok {
 		return &InputError{fmt.Sprintf("unknown engine %q", v)}
 	}
 	bin := filepath.Join(binDir, fam.Binary)
-	if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+	st, err := os.Stat(bin)
+	switch {
+	case err != nil || st.IsDir():
 		return &InputError{fmt.Sprintf("worker binary %s for %s is missing: run 'make build' (it needs %s)", bin, v, fam.Needs)}
+	case st.Mode()&0o111 == 0:
+		return &InputError{fmt.Sprintf("worker binary %s for %s is not executable: chmod +x it or run 'make build'", bin, v)}
 	}
-	return nil
+	listing, err := listWorker(context.Background(), bin, env)
+	if err != nil {
+		return &InputError{fmt.Sprintf("worker binary %s for %s does not start (%v): run 'make build'", bin, v, err)}
+	}
+	for _, l := range listing {
+		switch {
+		case l.ID != v:
+		case l.Disabled != "":
+			return &InputError{fmt.Sprintf("%s: %s", v, l.Disabled)}
+		case l.Error != "":
+			return &InputError{fmt.Sprintf("%s cannot run here: %s", v, l.Error)}
+		default:
+			return nil
+		}
+	}
+	return &InputError{fmt.Sprintf("worker binary %s does not serve %s: run 'make build'", bin, v)}
 }
 
 // failedRecord is the record of a worker that failed: its error, exact
@@ -141,7 +160,7 @@ func (c *Config) Validate() error {
 		return &InputError{"--load-wait must be positive"}
 	}
 	for _, v := range c.Variants {
-		if err := checkWorker(c.Catalog, c.BinDir, v); err != nil {
+		if err := checkWorker(c.Catalog, c.BinDir, v, c.Env); err != nil {
 			return err
 		}
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"manydb/internal/engine"
+	"manydb/internal/engines/sqlite"
 	"manydb/internal/results"
-	"manydb/internal/sqlite"
 	"manydb/internal/workload"
 )
 
@@ -112,7 +112,7 @@ func TestProfileCPUProfile(t *testing.T) {
 	}
 
 	err = Run([]string{"--variant", "fake", "--phase", "space", "--dir", t.TempDir(), "--stores", "1", "--cpuprofile", "x"},
-		io.Discard, io.Discard, Factory{ID: "fake", New: func() (engine.Variant, error) { return newFake(t, "fake"), nil }})
+		io.Discard, io.Discard, engine.Factory{ID: "fake", New: func() (engine.Variant, error) { return newFake(t, "fake"), nil }})
 	if err == nil || !strings.Contains(err.Error(), "--cpuprofile is for the create and profile phases") {
 		t.Errorf("err = %v, want --cpuprofile refused for the space phase", err)
 	}

@@ -33,13 +33,6 @@ import (
 	"manydb/internal/workload"
 )
 
-// Factory makes a variant. It may fail, e.g. when the engine's shared
-// library is missing; the error then says how to install it.
-type Factory struct {
-	ID  string
-	New func() (engine.Variant, error)
-}
-
 // Job is one phase for one variant, as given on the worker's command line.
 type Job struct {
 	Variant  string        // variant id
@@ -52,6 +45,7 @@ type Job struct {
 	Hold     int           // hold: stores to keep open
 	Progress bool          // print progress lines on stderr
 	THPOff   bool          // disable transparent huge pages before the engine starts
+	List     bool          // print the variants served (see Listing) instead of running a phase
 	// CPUProfile, when set, is a file for a pprof CPU profile of the
 	// create or profile phase's loop.
 	CPUProfile string
@@ -61,12 +55,33 @@ type Job struct {
 // "progress DONE TOTAL". The orchestrator reads and hides them.
 const ProgressPrefix = "progress "
 
+// Main is a worker binary's whole main function: binary is its file name
+// in the catalog (e.g. "worker-gokv") and each argument is the Factories of
+// one adapter package linked into it. It checks that the adapters serve
+// exactly the variants the catalog gives the binary's family, runs the
+// phase the command line names and returns the process exit code.
+func Main(binary string, adapters ...[]engine.Factory) int {
+	var factories []engine.Factory
+	for _, a := range adapters {
+		factories = append(factories, a...)
+	}
+	if err := engine.CheckFamily(engine.Catalog(), binary, factories); err != nil {
+		return Exit(err)
+	}
+	return Exit(Run(os.Args[1:], os.Stdout, os.Stderr, factories...))
+}
+
 // Run parses the worker's command line and runs its phase with the
-// variant it names, writing the record to stdout.
-func Run(args []string, stdout, stderr io.Writer, factories ...Factory) error {
+// variant it names, writing the record to stdout. With --list it prints
+// instead, one JSON line per factory, what each variant answers (see
+// Listing).
+func Run(args []string, stdout, stderr io.Writer, factories ...engine.Factory) error {
 	job, err := parseJob(args, stderr, factories)
 	if err != nil {
 		return err
+	}
+	if job.List {
+		return list(stdout, factories)
 	}
 	if job.THPOff {
 		// Before the engine exists, so every mapping it makes is covered.
@@ -74,7 +89,7 @@ func Run(args []string, stdout, stderr io.Writer, factories ...Factory) error {
 			return fmt.Errorf("disable transparent huge pages: %w", err)
 		}
 	}
-	var factory Factory
+	var factory engine.Factory
 	for _, f := range factories {
 		if f.ID == job.Variant {
 			factory = f
@@ -83,6 +98,9 @@ func Run(args []string, stdout, stderr io.Writer, factories ...Factory) error {
 	v, err := factory.New()
 	if err != nil {
 		return fmt.Errorf("variant %s: %w", job.Variant, err)
+	}
+	if err := engine.CheckID(job.Variant, v); err != nil {
+		return err
 	}
 	if c, ok := v.(engine.Closer); ok {
 		defer c.CloseVariant()
@@ -94,7 +112,44 @@ func Run(args []string, stdout, stderr io.Writer, factories ...Factory) error {
 	return json.NewEncoder(stdout).Encode(rec)
 }
 
-func parseJob(args []string, stderr io.Writer, factories []Factory) (Job, error) {
+// Listing is what a worker's --list prints for each variant it serves.
+type Listing struct {
+	ID string `json:"id"`
+	// Answers is what the variant's ID() returns; empty when it could not
+	// be made.
+	Answers string `json:"answers,omitempty"`
+	// Disabled says why the variant cannot run in this build (its build
+	// tag was not set), and how to enable it.
+	Disabled string `json:"disabled,omitempty"`
+	// Error is any other failure to make the variant.
+	Error string `json:"error,omitempty"`
+}
+
+// list makes each variant, asks its id and releases it.
+func list(stdout io.Writer, factories []engine.Factory) error {
+	enc := json.NewEncoder(stdout)
+	for _, f := range factories {
+		l := Listing{ID: f.ID}
+		v, err := f.New()
+		switch {
+		case errors.Is(err, engine.ErrDisabled):
+			l.Disabled = err.Error()
+		case err != nil:
+			l.Error = err.Error()
+		default:
+			l.Answers = v.ID()
+			if c, ok := v.(engine.Closer); ok {
+				c.CloseVariant()
+			}
+		}
+		if err := enc.Encode(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func parseJob(args []string, stderr io.Writer, factories []engine.Factory) (Job, error) {
 	var ids []string
 	for _, f := range factories {
 		ids = append(ids, f.ID)
@@ -121,12 +176,16 @@ func parseJob(args []string, stderr io.Writer, factories []Factory) (Job, error)
 	fs.IntVar(&j.Hold, "hold", 0, "hold: stores to keep open")
 	fs.BoolVar(&j.Progress, "progress", false, "print progress lines on stderr")
 	fs.StringVar(&j.CPUProfile, "cpuprofile", "", "create, profile: write a pprof CPU profile of the phase to this file")
+	fs.BoolVar(&j.List, "list", false, "print each variant this worker serves and what its ID() answers, then exit")
 	fs.BoolVar(&j.THPOff, "thp-off", false, "disable transparent huge pages (prctl PR_SET_THP_DISABLE) before the engine starts")
 	if err := fs.Parse(args); err != nil {
 		return Job{}, err
 	}
 	if fs.NArg() > 0 {
 		return Job{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if j.List {
+		return j, nil
 	}
 	known := false
 	for _, id := range ids {
