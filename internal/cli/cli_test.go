@@ -14,23 +14,9 @@ import (
 	"manydb/internal/results"
 )
 
-// binDir is the repository's bin directory, filled by 'make build' (make
-// test builds first).
-func binDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs("../../bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "worker-sqlite")); err != nil {
-		t.Fatalf("%s/worker-sqlite is missing: run 'make build' first (make test does)", dir)
-	}
-	return dir
-}
-
 func options(t *testing.T) (Options, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
-	return Options{Stdout: &out, Stderr: &errOut, BinDir: binDir(t), Version: "test", Environ: os.Environ()}, &out, &errOut
+	return Options{Stdout: &out, Stderr: &errOut, BinDir: workerDir, Version: "test", Environ: os.Environ()}, &out, &errOut
 }
 
 // TestSQLiteEndToEnd runs a real study with the real SQLite worker on 20

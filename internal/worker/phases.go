@@ -101,8 +101,8 @@ func Order(n int, seed uint64) []int {
 
 // hold opens the first job.Hold stores, counts each and keeps them all
 // open, then reports (after − before) / held of the process' memory. Before
-// the first snapshot one store outside the held set (or store 0 when all
-// are held) is opened, counted and closed, so one-time set-up of the engine
+// the first snapshot one store is opened, counted and closed: the first
+// store outside the held set, or the last store when all are held, so one-time set-up of the engine
 // (library initialisation, shared caches) is not counted per store; both
 // snapshots follow a garbage collection that returns freed Go memory to
 // the OS, so only live memory counts for pure-Go engines too. The loop is

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,8 +13,8 @@ import (
 	"manydb/internal/workload"
 )
 
-// checkProfile checks a profile record's shape and that, for every store,
-// the steps add up to the total (they are consecutive spans).
+// checkProfile checks a profile record's shape: a sample of every step for
+// every store, positive spans where the engine does work.
 func checkProfile(t *testing.T, rec results.Record, stores int, marshal bool) {
 	t.Helper()
 	p := rec.Profile
@@ -37,13 +36,6 @@ func checkProfile(t *testing.T, rec results.Record, stores int, marshal bool) {
 		}
 	}
 	for i := range stores {
-		sum := p.CreateMs[i] + p.FillMs[i] + p.InsertMs[i] + p.CloseMs[i]
-		if marshal {
-			sum += p.MarshalMs[i]
-		}
-		if math.Abs(sum-p.TotalMs[i]) > 1e-6 {
-			t.Errorf("store %d: steps add up to %v ms, total is %v ms", i, sum, p.TotalMs[i])
-		}
 		if p.TotalMs[i] <= 0 || p.CreateMs[i] <= 0 || p.InsertMs[i] <= 0 {
 			t.Errorf("store %d: total %v, create %v, insert %v: want positive spans", i, p.TotalMs[i], p.CreateMs[i], p.InsertMs[i])
 		}

@@ -6,6 +6,7 @@ package enginetest
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -36,11 +37,16 @@ type Case struct {
 	// Versions are keys that the record's versions must hold with a
 	// non-empty value (the worker adds the Go module versions).
 	Versions []string
+	// Dir is where the stores go (default: a new temporary directory);
+	// give one to look at the stores' files after Run.
+	Dir string
 }
 
 // Run runs c's variant through every phase with worker.RunJob and fails t
 // on any error, a wrong count, a missing file or version, or an empty
-// figure. It returns the records in phase order.
+// figure; it also checks that an open run expecting one note more than
+// the stores hold fails. It returns the records in phase order: create,
+// open runs 1 and 2, hold, space.
 func Run(t *testing.T, c Case) []results.Record {
 	t.Helper()
 	if c.Stores == 0 {
@@ -56,9 +62,12 @@ func Run(t *testing.T, c Case) []results.Record {
 			}
 		})
 	}
+	if c.Dir == "" {
+		c.Dir = t.TempDir()
+	}
 	base := worker.Job{
 		Variant:  c.Variant.ID(),
-		Dir:      t.TempDir(),
+		Dir:      c.Dir,
 		Stores:   c.Stores,
 		Workload: workload.Spec{Name: "custom", Objects: c.Objects, TextLen: 60},
 	}
@@ -96,6 +105,15 @@ func Run(t *testing.T, c Case) []results.Record {
 			t.Errorf("open run %d: %d samples, want %d", r, len(open.TotalMs), c.Stores)
 		}
 		recs = append(recs, open)
+	}
+
+	// A wrong answer fails the phase: the stores hold Objects notes, not one more.
+	wrong := base
+	wrong.Phase, wrong.Run, wrong.Seed = results.PhaseOpen, 1, 1
+	wrong.Workload.Objects++
+	if _, err := worker.RunJob(wrong, c.Variant, io.Discard); err == nil ||
+		!strings.Contains(err.Error(), fmt.Sprintf("count returned %d notes, want %d", c.Objects, c.Objects+1)) {
+		t.Errorf("open run expecting %d notes in stores of %d: err = %v, want a count error", c.Objects+1, c.Objects, err)
 	}
 
 	hold := run(results.PhaseHold, func(j *worker.Job) { j.Hold = c.Stores - 1 })

@@ -11,22 +11,12 @@ import (
 	"testing"
 
 	"manydb/internal/engine"
+	"manydb/internal/engines/enginetest"
 	"manydb/internal/engines/objectbox/note"
 	"manydb/internal/results"
 	"manydb/internal/worker"
 	"manydb/internal/workload"
 )
-
-// This package links libobjectbox.so from third_party/objectbox/lib (see
-// capi.go): without it the test binary does not link, so 'make test'
-// (which runs make build, which fetches it) leaves the package out when it
-// could not be had. requireLibrary explains a run by hand.
-func requireLibrary(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat("../../third_party/objectbox/lib/libobjectbox.so"); err != nil {
-		t.Skip("the ObjectBox C library is not installed: run make build (it fetches objectbox-clib from PyPI)")
-	}
-}
 
 var spec = workload.Spec{Name: "custom", Objects: 200, TextLen: 300}
 
@@ -68,38 +58,20 @@ func runJob(t *testing.T, v engine.Variant, job worker.Job) results.Record {
 	return rec
 }
 
-// TestPhases runs every phase of every variant on a few stores; the open
-// and hold phases check each count against the number of notes written.
-func TestPhases(t *testing.T) {
-	requireLibrary(t)
-	const stores = 4
+// TestSuite runs the shared adapter suite with every variant.
+func TestSuite(t *testing.T) {
 	for _, f := range factories {
 		t.Run(f.id, func(t *testing.T) {
-			v := newVariant(t, f.id)
-			dir := t.TempDir()
-			rec := runJob(t, v, worker.Job{Phase: results.PhaseCreate, Dir: dir, Stores: stores})
-			if len(rec.CreateMs) != stores {
-				t.Fatalf("create: %d samples, want %d", len(rec.CreateMs), stores)
+			v, err := f.new() // enginetest.Run releases it
+			if err != nil {
+				t.Fatal(err)
 			}
-			if got := rec.Versions["objectbox"]; got != "5.3.2" {
+			recs := enginetest.Run(t, enginetest.Case{Variant: v, Objects: 200, Files: []string{DataFile, LockFile}})
+			if got := recs[0].Versions["objectbox"]; got != "5.3.2" {
 				t.Errorf("versions[objectbox] = %q, want 5.3.2", got)
 			}
-			rec = runJob(t, v, worker.Job{Phase: results.PhaseOpen, Dir: dir, Stores: stores, Run: 1, Seed: 1})
-			if len(rec.TotalMs) != stores {
-				t.Fatalf("open: %d samples, want %d", len(rec.TotalMs), stores)
-			}
-			rec = runJob(t, v, worker.Job{Phase: results.PhaseHold, Dir: dir, Stores: stores, Hold: 3})
-			if rec.Hold == nil || rec.Hold.Held != 3 {
-				t.Fatalf("hold: %+v", rec.Hold)
-			}
-			rec = runJob(t, v, worker.Job{Phase: results.PhaseSpace, Dir: dir, Stores: stores})
-			if want := []string{DataFile, LockFile}; !slices.Equal(rec.Files, want) {
-				t.Errorf("space: files %v, want %v", rec.Files, want)
-			}
-			for i, b := range rec.Bytes {
-				if b <= 0 {
-					t.Errorf("space: store %d takes %d bytes", i, b)
-				}
+			if want := []string{DataFile, LockFile}; !slices.Equal(recs[4].Files, want) {
+				t.Errorf("space: files %v, want %v", recs[4].Files, want)
 			}
 		})
 	}
@@ -110,7 +82,6 @@ func TestPhases(t *testing.T) {
 // same schema as objectbox-go's model (the sync would fail on another
 // uid, see TestModelSyncChecksUids).
 func TestCrossOpen(t *testing.T) {
-	requireLibrary(t)
 	notes := make([]workload.Note, spec.Objects)
 	for _, creator := range factories {
 		dir := t.TempDir()
@@ -127,7 +98,6 @@ func TestCrossOpen(t *testing.T) {
 // TestModelSyncChecksUids shows what the model sync checks: model bytes
 // with another uid for Note.Text fail to open an existing store.
 func TestModelSyncChecksUids(t *testing.T) {
-	requireLibrary(t)
 	dir := t.TempDir()
 	createStore(t, newVariant(t, IDSync), dir, fill(10))
 	other := otherModel(t)
@@ -146,7 +116,6 @@ func TestModelSyncChecksUids(t *testing.T) {
 // obx or obx_cached, whose model sync rejects it, but obx_nosync opens it
 // with its stored schema and counts its notes.
 func TestNoSyncSkipsModel(t *testing.T) {
-	requireLibrary(t)
 	dir := t.TempDir()
 	other := otherModel(t)
 	defer other.free()
@@ -180,7 +149,6 @@ func TestNoSyncSkipsModel(t *testing.T) {
 // TestNoSyncCreatesWithModel: obx_nosync opens a directory without
 // data.mdb with the model, creating the store, as objectbox-python does.
 func TestNoSyncCreatesWithModel(t *testing.T) {
-	requireLibrary(t)
 	dir := t.TempDir()
 	v := newVariant(t, IDNoSync)
 	st, err := v.Open(dir)
@@ -199,7 +167,6 @@ func TestNoSyncCreatesWithModel(t *testing.T) {
 // TestInsertNeedsNewStore: the notes' ids 1…N are the ids ObjectBox
 // reserves in a new store only; a second insert fails and writes nothing.
 func TestInsertNeedsNewStore(t *testing.T) {
-	requireLibrary(t)
 	for _, f := range factories {
 		t.Run(f.id, func(t *testing.T) {
 			dir := t.TempDir()
@@ -228,7 +195,6 @@ func TestInsertNeedsNewStore(t *testing.T) {
 
 // TestMarshaler: Marshal then InsertMarshaled writes what Insert writes.
 func TestMarshaler(t *testing.T) {
-	requireLibrary(t)
 	dir := t.TempDir()
 	v := newVariant(t, IDCached)
 	st, err := v.Create(dir)

@@ -15,7 +15,6 @@ import (
 // for every store the steps add up to the total, and the stores hold their
 // notes.
 func TestProfile(t *testing.T) {
-	requireLibrary(t)
 	const stores = 3
 	for _, f := range factories {
 		t.Run(f.id, func(t *testing.T) {

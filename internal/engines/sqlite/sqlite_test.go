@@ -2,13 +2,11 @@ package sqlite
 
 import (
 	"database/sql/driver"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"manydb/internal/results"
-	"manydb/internal/worker"
+	"manydb/internal/engines/enginetest"
 	"manydb/internal/workload"
 )
 
@@ -64,19 +62,10 @@ func TestStore(t *testing.T) {
 	rows.Close()
 }
 
-func TestAllPhases(t *testing.T) {
+// TestSuite runs the shared adapter suite (every phase, counts checked).
+func TestSuite(t *testing.T) {
 	v, _ := New()
-	job := worker.Job{Variant: "sqlite", Phase: results.PhaseCreate, Dir: t.TempDir(), Stores: 5,
-		Workload: workload.Spec{Name: "large", Objects: 1000, TextLen: 300}}
-	for _, p := range []struct {
-		phase string
-		seed  uint64
-	}{{results.PhaseCreate, 0}, {results.PhaseOpen, 1}, {results.PhaseHold, 0}, {results.PhaseSpace, 0}} {
-		job.Phase, job.Seed, job.Hold = p.phase, p.seed, 3
-		if _, err := worker.RunJob(job, v, io.Discard); err != nil {
-			t.Fatalf("%s: %v", p.phase, err)
-		}
-	}
+	enginetest.Run(t, enginetest.Case{Variant: v, Objects: 1000, Files: []string{FileName}, Versions: []string{"sqlite"}})
 }
 
 // BenchmarkOpenCountClose times one open, count and close of a store of

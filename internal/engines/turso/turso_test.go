@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"manydb/internal/engine"
+	"manydb/internal/engines/enginetest"
 	"manydb/internal/results"
 	"manydb/internal/worker"
 	"manydb/internal/workload"
@@ -41,11 +42,10 @@ func size(t *testing.T, path string) int64 {
 	return fi.Size()
 }
 
-// TestPhases runs create, open (counts checked by the worker), hold and
-// space on a few real stores with both variants, and checks what the
-// files look like after close.
-func TestPhases(t *testing.T) {
-	const stores = 3
+// TestSuite runs the shared adapter suite with both variants, and checks
+// what the files look like after close: turso leaves its notes in the WAL,
+// turso_ckpt checkpoints it into notes.db.
+func TestSuite(t *testing.T) {
 	for _, newV := range []func() (engine.Variant, error){New, NewCheckpoint} {
 		v, err := newV()
 		if err != nil {
@@ -53,44 +53,22 @@ func TestPhases(t *testing.T) {
 		}
 		t.Run(v.ID(), func(t *testing.T) {
 			dir := t.TempDir()
-			rec := runJob(t, v, worker.Job{Phase: results.PhaseCreate, Dir: dir, Stores: stores})
-			if len(rec.CreateMs) != stores {
-				t.Fatalf("create: %d samples, want %d", len(rec.CreateMs), stores)
-			}
+			recs := enginetest.Run(t, enginetest.Case{Variant: v, Objects: 200, Dir: dir, Versions: []string{"turso_core", "turso_sdk_kit"}})
 			for _, k := range []string{"turso_core", "turso_sdk_kit"} {
-				if got := rec.Versions[k]; !strings.HasPrefix(got, "0.8.") {
+				if got := recs[0].Versions[k]; !strings.HasPrefix(got, "0.8.") {
 					t.Errorf("versions[%s] = %q, want 0.8.x", k, got)
 				}
 			}
-			if got := rec.Versions["rustc"]; !strings.Contains(got, ".") || strings.HasPrefix(got, "rustc") {
+			if got := recs[0].Versions["rustc"]; !strings.Contains(got, ".") || strings.HasPrefix(got, "rustc") {
 				t.Errorf("versions[rustc] = %q", got)
 			}
-			for _, phase := range []string{"create", "open"} {
-				if phase == "open" {
-					rec = runJob(t, v, worker.Job{Phase: results.PhaseOpen, Dir: dir, Stores: stores, Run: 1, Seed: 1})
-					if len(rec.TotalMs) != stores {
-						t.Fatalf("open: %d samples, want %d", len(rec.TotalMs), stores)
-					}
-				}
-				st := worker.StoreDir(dir, 0)
-				db, wal := size(t, filepath.Join(st, FileName)), size(t, filepath.Join(st, FileName+"-wal"))
-				t.Logf("after %s: notes.db %d bytes, notes.db-wal %d bytes", phase, db, wal)
-				if v.ID() == IDCheckpoint && (wal != 0 || db <= 4096) {
-					t.Errorf("after %s: notes.db %d, -wal %d bytes; want the WAL checkpointed (empty)", phase, db, wal)
-				}
-				if v.ID() == IDTurso && wal == 0 {
-					t.Errorf("after %s: -wal is empty: turso's close now checkpoints; update the package doc", phase)
-				}
+			st := worker.StoreDir(dir, 1)
+			db, wal := size(t, filepath.Join(st, FileName)), size(t, filepath.Join(st, FileName+"-wal"))
+			if v.ID() == IDCheckpoint && (wal != 0 || db <= 4096) {
+				t.Errorf("notes.db %d, -wal %d bytes; want the WAL checkpointed (empty)", db, wal)
 			}
-			rec = runJob(t, v, worker.Job{Phase: results.PhaseHold, Dir: dir, Stores: stores, Hold: 2})
-			if rec.Hold == nil || rec.Hold.Held != 2 {
-				t.Fatalf("hold: %+v", rec.Hold)
-			}
-			rec = runJob(t, v, worker.Job{Phase: results.PhaseSpace, Dir: dir, Stores: stores})
-			for i, b := range rec.Bytes {
-				if b <= 0 {
-					t.Errorf("space: store %d takes %d bytes", i, b)
-				}
+			if v.ID() == IDTurso && wal == 0 {
+				t.Errorf("-wal is empty: turso's close now checkpoints; update docs/engines.md")
 			}
 		})
 	}

@@ -1,66 +1,29 @@
 package tursogo
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"manydb/internal/engines/enginetest"
-	"manydb/internal/results"
-	"manydb/internal/worker"
 	"manydb/internal/workload"
 )
 
-// TestPhases runs every phase of a tiny study with the real library.
-func TestPhases(t *testing.T) {
+// TestSuite runs the shared adapter suite with the real library, and
+// checks what turso-go's stores hold.
+func TestSuite(t *testing.T) {
 	v, err := New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	spec := workload.Spec{Name: "custom", Objects: 50, TextLen: 300}
-	job := worker.Job{Variant: "turso_go", Dir: dir, Stores: 5, Workload: spec}
-	run := func(phase string, edit func(*worker.Job)) results.Record {
-		t.Helper()
-		return enginetest.Phase(t, v, job, phase, edit)
+	recs := enginetest.Run(t, enginetest.Case{Variant: v, Objects: 50, Versions: []string{"turso_core"}})
+	hold, space := recs[3], recs[4]
+	if per := float64(hold.Hold.FDs-hold.Hold.FDsBefore) / float64(hold.Hold.Held); per < 1 {
+		t.Errorf("hold: %.1f open files per open store, want at least one", per)
 	}
-
-	rec := run(results.PhaseCreate, nil)
-	if len(rec.CreateMs) != 5 {
-		t.Fatalf("create: %d samples, want 5", len(rec.CreateMs))
-	}
-	// The open phase checks every count against Objects.
-	rec = run(results.PhaseOpen, func(j *worker.Job) { j.Run, j.Seed = 1, 1 })
-	if len(rec.OpenMs) != 5 || len(rec.QueryMs) != 5 || len(rec.CloseMs) != 5 {
-		t.Fatalf("open: %d/%d/%d samples, want 5 each", len(rec.OpenMs), len(rec.QueryMs), len(rec.CloseMs))
-	}
-	wrong := job
-	wrong.Phase, wrong.Run, wrong.Seed = results.PhaseOpen, 1, 1
-	wrong.Workload.Objects = 51
-	if _, err := worker.RunJob(wrong, v, io.Discard); err == nil || !strings.Contains(err.Error(), "count returned 50") {
-		t.Fatalf("open with a wrong expected count: err = %v, want a count error", err)
-	}
-	rec = run(results.PhaseHold, func(j *worker.Job) { j.Hold = 5 })
-	if rec.Hold == nil || rec.Hold.Held != 5 {
-		t.Fatalf("hold: %+v", rec.Hold)
-	}
-	if rec.Hold.FDs-rec.Hold.FDsBefore < 5 {
-		t.Errorf("hold: %d open files with 5 stores open, %d before: want at least one per store", rec.Hold.FDs, rec.Hold.FDsBefore)
-	}
-	rec = run(results.PhaseSpace, nil)
-	if want := []string{FileName, FileName + "-wal"}; !slices.Equal(rec.Files, want) {
-		t.Errorf("space: files %v, want %v", rec.Files, want)
-	}
-	for i, b := range rec.ApparentBytes {
-		if b < 50*300 {
-			t.Errorf("store %d: %d bytes, want at least the notes' text", i, b)
-		}
-	}
-	if !strings.HasPrefix(rec.Versions["turso_core"], "0.") {
-		t.Errorf("versions %v: want turso_core 0.x", rec.Versions)
+	if want := []string{FileName, FileName + "-wal"}; !slices.Equal(space.Files, want) {
+		t.Errorf("space: files %v, want %v", space.Files, want)
 	}
 }
 
