@@ -25,7 +25,6 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/sqlnotes"
-	"manydb/internal/workload"
 )
 
 // FileName is the database file inside a store's directory.
@@ -73,7 +72,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 		c.Close()
 		return nil, fmt.Errorf("create table: %w", err)
 	}
-	return &store{c: c}, nil
+	return &sqlnotes.Store{Conn: c}, nil
 }
 
 // Open implements engine.Variant.
@@ -82,18 +81,5 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &store{c: c}, nil
+	return &sqlnotes.Store{Conn: c}, nil
 }
-
-type store struct {
-	c *sqlite3.SQLiteConn
-}
-
-// Insert writes all notes in one transaction with one prepared statement.
-func (s *store) Insert(notes []workload.Note) error { return sqlnotes.Insert(s.c, notes) }
-
-// Count runs SELECT count(*) FROM notes.
-func (s *store) Count() (int64, error) { return sqlnotes.Count(s.c) }
-
-// Close closes the connection, releasing the database handle.
-func (s *store) Close() error { return s.c.Close() }

@@ -1,12 +1,15 @@
 package sqlite
 
 import (
+	sqlite3 "github.com/mattn/go-sqlite3"
+
 	"database/sql/driver"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"manydb/internal/engines/enginetest"
+	"manydb/internal/engines/sqlnotes"
 	"manydb/internal/workload"
 )
 
@@ -42,7 +45,7 @@ func TestStore(t *testing.T) {
 	if n, err := s.Count(); err != nil || n != 25 {
 		t.Fatalf("Count = %d, %v; want 25", n, err)
 	}
-	c := s.(*store).c
+	c := s.(*sqlnotes.Store).Conn.(*sqlite3.SQLiteConn)
 	rows, err := c.Query("SELECT text FROM notes WHERE id = 3", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -26,16 +26,13 @@ package sqlitemodernc
 
 import (
 	"database/sql/driver"
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"modernc.org/sqlite"
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/sqlnotes"
-	"manydb/internal/workload"
 )
 
 // FileName is the database file inside a store's directory.
@@ -71,7 +68,7 @@ func New() (engine.Variant, error) {
 		return nil, fmt.Errorf("open an in-memory database: %w", err)
 	}
 	defer c.Close()
-	row, err := queryRow(c, "SELECT sqlite_version(), sqlite_source_id()", 2)
+	row, err := sqlnotes.QueryRow(c, "SELECT sqlite_version(), sqlite_source_id()", 2)
 	if err != nil {
 		return nil, fmt.Errorf("read the SQLite version: %w", err)
 	}
@@ -113,7 +110,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 		c.Close()
 		return nil, fmt.Errorf("create table: %w", err)
 	}
-	return &store{c: c}, nil
+	return &sqlnotes.Store{Conn: c}, nil
 }
 
 // Open implements engine.Variant.
@@ -122,35 +119,5 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &store{c: c}, nil
+	return &sqlnotes.Store{Conn: c}, nil
 }
-
-type store struct {
-	c conn
-}
-
-// queryRow runs query and returns the n columns of its first row.
-func queryRow(c conn, query string, n int) ([]driver.Value, error) {
-	rows, err := c.Query(query, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	dest := make([]driver.Value, n)
-	if err := rows.Next(dest); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s returned no row", query)
-		}
-		return nil, err
-	}
-	return dest, nil
-}
-
-// Insert writes all notes in one transaction with one prepared statement.
-func (s *store) Insert(notes []workload.Note) error { return sqlnotes.Insert(s.c, notes) }
-
-// Count runs SELECT count(*) FROM notes.
-func (s *store) Count() (int64, error) { return sqlnotes.Count(s.c) }
-
-// Close closes the connection, releasing the database handle.
-func (s *store) Close() error { return s.c.Close() }

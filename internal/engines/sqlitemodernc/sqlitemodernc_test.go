@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"manydb/internal/engines/enginetest"
+	"manydb/internal/engines/sqlnotes"
 	"manydb/internal/workload"
 )
 
@@ -34,7 +35,7 @@ func TestPragmas(t *testing.T) {
 	}
 	defer c.Close()
 	for pragma, want := range map[string]string{"synchronous": "2", "busy_timeout": "5000", "journal_mode": "delete"} {
-		row, err := queryRow(c, "PRAGMA "+pragma, 1)
+		row, err := sqlnotes.QueryRow(c, "PRAGMA "+pragma, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,9 @@
 // Package sqlnotes is the notes table as every SQL engine adapter writes and
-// counts it through a database/sql/driver connection: one schema, one
-// insert, one count, so that the SQL engines (SQLite through mattn,
-// modernc and turso-go; libSQL and ncruces use the same statements through
-// their own APIs) run exactly the same statements.
+// counts it: one schema, one insert, one count, so that the SQL engines run
+// exactly the same statements. Store is the whole store of the adapters
+// that work through a database/sql/driver connection (SQLite through mattn
+// and modernc, turso-go); libSQL and ncruces run the same statements
+// through their own APIs.
 package sqlnotes
 
 import (
@@ -67,6 +68,65 @@ func Insert(c driver.Conn, notes []workload.Note) (err error) {
 	}
 	return tx.Commit()
 }
+
+// Store is a store that is one driver connection: Insert, Count and Close
+// are the functions of this package and the connection's Close.
+type Store struct {
+	Conn driver.Conn
+}
+
+// Insert writes all notes in one transaction with one prepared statement.
+func (s *Store) Insert(notes []workload.Note) error { return Insert(s.Conn, notes) }
+
+// Count runs CountSQL.
+func (s *Store) Count() (int64, error) { return Count(s.Conn) }
+
+// Close closes the connection, releasing the database handle.
+func (s *Store) Close() error { return s.Conn.Close() }
+
+// QueryRow runs query and returns the n columns of its first row: through
+// the connection's Query when it has one, otherwise through a prepared
+// statement. Adapters use it outside timed spans (versions, pragmas).
+func QueryRow(c driver.Conn, query string, n int) ([]driver.Value, error) {
+	rows, err := query0(c, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, n)
+	if err := rows.Next(dest); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s returned no row", query)
+		}
+		return nil, err
+	}
+	return dest, nil
+}
+
+// query0 runs a query without arguments.
+func query0(c driver.Conn, query string) (driver.Rows, error) {
+	if q, ok := c.(driver.Queryer); ok { //lint:ignore SA1019 the driver's own Query, no context needed
+		return q.Query(query, nil)
+	}
+	st, err := c.Prepare(query)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.Query(nil) //lint:ignore SA1019 as above
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return stmtRows{rows, st}, nil
+}
+
+// stmtRows closes its statement with the rows.
+type stmtRows struct {
+	driver.Rows
+	st driver.Stmt
+}
+
+func (r stmtRows) Close() error { return errors.Join(r.Rows.Close(), r.st.Close()) }
 
 // Count runs CountSQL: through the connection's Query when it has one,
 // otherwise through a prepared statement.

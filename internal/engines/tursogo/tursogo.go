@@ -62,7 +62,6 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/sqlnotes"
-	"manydb/internal/workload"
 )
 
 // FileName is the database file inside a store's directory; Turso adds
@@ -96,11 +95,14 @@ func New() (engine.Variant, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open an in-memory Turso database: %w", err)
 	}
-	s := &store{c: c}
-	defer s.Close()
-	core, err := s.queryString("SELECT sqlite_version()")
+	defer c.Close()
+	row, err := sqlnotes.QueryRow(c, "SELECT sqlite_version()", 1)
 	if err != nil {
 		return nil, fmt.Errorf("read turso_core's version: %w", err)
+	}
+	core, ok := row[0].(string)
+	if !ok {
+		return nil, fmt.Errorf("turso_core's version: sqlite_version() returned %T, want a string", row[0])
 	}
 	v.versions = map[string]string{"turso_core": core}
 	return v, nil
@@ -123,7 +125,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := sqlnotes.CreateTable(s.c); err != nil {
+	if err := sqlnotes.CreateTable(s.Conn); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("create table: %w", err)
 	}
@@ -148,46 +150,10 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	return v.open(path)
 }
 
-func (v *Variant) open(path string) (*store, error) {
+func (v *Variant) open(path string) (*sqlnotes.Store, error) {
 	c, err := v.drv.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &store{c: c}, nil
+	return &sqlnotes.Store{Conn: c}, nil
 }
-
-type store struct {
-	c driver.Conn
-}
-
-func (s *store) queryString(query string) (string, error) {
-	st, err := s.c.Prepare(query)
-	if err != nil {
-		return "", err
-	}
-	defer st.Close()
-	rows, err := st.Query(nil)
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	dest := make([]driver.Value, 1)
-	if err := rows.Next(dest); err != nil {
-		return "", err
-	}
-	str, ok := dest[0].(string)
-	if !ok {
-		return "", fmt.Errorf("%s returned %T, want a string", query, dest[0])
-	}
-	return str, nil
-}
-
-// Insert writes all notes in one transaction with one prepared statement.
-func (s *store) Insert(notes []workload.Note) error { return sqlnotes.Insert(s.c, notes) }
-
-// Count runs SELECT count(*) FROM notes (through a prepared statement:
-// the connection has no Query of its own).
-func (s *store) Count() (int64, error) { return sqlnotes.Count(s.c) }
-
-// Close closes the connection and its database (no checkpoint).
-func (s *store) Close() error { return s.c.Close() }
