@@ -1,45 +1,14 @@
 // Package badger is manydb's adapter for Badger
-// (github.com/dgraph-io/badger/v4, pure Go, an LSM tree with a separate
-// value log). Variant id: badger.
+// (github.com/dgraph-io/badger/v4, pure Go, an LSM tree with a value log).
+// Variant id: badger.
 //
-// A store is a directory that Badger fills with its own files: MANIFEST,
-// KEYREGISTRY, DISCARD, a value log (NNNNNN.vlog), a memtable WAL
-// (NNNNN.mem) while it is open and tables (NNNNNN.sst). A note's key is
-// its id as 8 bytes big-endian; its value is ts as 8 bytes big-endian
-// followed by the text's bytes.
-//
-// Badger's defaults are made for one large database per process (64 MiB
-// memtables, 256 MiB block cache, 1 GiB value log files, 4 compactors,
-// INFO logging): thousands of stores need small ones. The options of every
-// open, set on DefaultOptions(dir):
-//
-//   - MemTableSize 4 MiB (default 64 MiB): a transaction may hold at most
-//     15 % of it (about 630 KB), and one store's 1,000 notes of 300
-//     characters take about 340 KB. Badger allocates the memtable's arena
-//     (about 1.3 × MemTableSize) at every open and maps a memtable WAL of
-//     2 × MemTableSize (sparse).
-//   - NumMemtables 1 (default 5): at most one memtable waiting for flush.
-//   - BlockCacheSize 0 and IndexCacheSize 0 (default 256 MiB and 0): no
-//     cache; Badger then requires Compression None (default Snappy).
-//   - ValueLogFileSize 1 MiB (default 1 GiB, minimum 1 MiB): the value log
-//     file is created and mapped at 2 × this size.
-//   - ValueThreshold 1 KiB (default 1 MiB, which must not exceed the
-//     transaction limit): values shorter than this, every note of the
-//     default workloads, are kept in the LSM tree, not the value log.
-//   - NumCompactors 0 (default 4; 1 is refused): no compaction goroutines,
-//     which would tick every 50 ms in every open store. Stores written
-//     once do not need compaction; an application that keeps writing
-//     would need 2 and pay for them.
-//   - NumGoroutines 1 (default 8; used by the Stream framework only).
-//   - MetricsEnabled false; the logger Badger's default at level ERROR.
-//   - SyncWrites true (default false): a commit fsyncs the memtable WAL,
-//     as SQLite's synchronous FULL commits durably.
-//
-// Create writes all notes in one read-write transaction (Txn.Set, then
-// Commit); Close flushes the memtable to a level-0 table, so a created
-// store's data is in a table, not only in the memtable WAL. Count
-// iterates over every key without fetching values (PrefetchValues false)
-// in a read-only transaction.
+// A store is a directory Badger fills with its own files; a note's key is
+// its id as 8 bytes big-endian, its value ts as 8 bytes big-endian followed
+// by the text. Badger's defaults are made for one large database per
+// process, so every open sets small memtables, no caches, no compactors
+// and synced writes (options, below). Close flushes the memtable to a
+// table; Count iterates over every key without fetching values.
+// docs/engines.md says why each option has its value.
 package badger
 
 import (

@@ -1,50 +1,13 @@
-// Package libsql is manydb's adapter for libSQL (Turso's fork of SQLite)
-// through github.com/tursodatabase/go-libsql: cgo, linking the prebuilt
-// static library lib/<os>_<arch>/libsql_experimental.a that ships inside
-// the Go module (Rust bindings around libSQL's C core; the C code and the
-// Rust code both allocate with glibc's malloc). Variant id: libsql.
+// Package libsql is manydb's adapter for libSQL through
+// github.com/tursodatabase/go-libsql (cgo, with the static library that
+// ships in the Go module). Variant id: libsql. libSQL defines SQLite's
+// sqlite3_* symbols, so it has a worker of its own (cmd/worker-libsql).
 //
-// libSQL defines the same sqlite3_* symbols as SQLite, so this package
-// cannot be linked into a binary together with mattn/go-sqlite3: it has
-// its own worker, cmd/worker-libsql.
-//
-// A store is a directory holding one file, notes.db, with the same schema
-// as the sqlite variant:
-//
-//	CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, ts INTEGER NOT NULL)
-//
-// Open is the driver's OpenConnector("file:<dir>/notes.db") (libsql_open_file,
-// which opens the database) followed by the connector's Connect
-// (libsql_connect, one connection); Close closes the connection
-// (libsql_disconnect) and then the connector (libsql_close). database/sql
-// is not used: sql.Open is lazy and sql.DB pools connections. The driver's
-// Open(name) must not be used either: it makes a connector and never
-// closes it, so every open leaks the database handle (the process' memory
-// grows with every open, by about 0.5 to 0.8 KiB); see leak_test.go. The
-// DSN must start with "file:": the driver picks local or remote by the URL
-// scheme.
-//
-// libsql_disconnect does not close the connection before it returns: it
-// hands the Rust connection to a thread of libSQL's tokio blocking pool,
-// which drops it (sqlite3_close) in the background. So the close time
-// measured here is the hand-off, not the close; the close itself runs
-// concurrently with the next store's open. The pool's threads (named
-// tokio-runtime-w, up to dozens, idle ones exit after 10 s) each get their
-// own glibc malloc arena. And the process crashes now and then (SIGSEGV
-// on a tokio thread, or "double free or corruption"), or the next open or
-// query fails with SQLITE_MISUSE (21): in unit tests with 100-note stores
-// about once in 30,000 open/count/close cycles, in a 200-store study with
-// 1,000-note stores in one of three open runs. Waiting 0.2 ms after each
-// close made it go away in tests; waiting until the file descriptor is
-// closed (inotify) did not, so it is not only the late sqlite3_close. It
-// is not fixed here: a worker crash is recorded as a failed phase.
-//
-// No pragma is set: libSQL's defaults are SQLite's (journal_mode=DELETE,
-// synchronous=FULL, page_size 4096, cache_size -2000), so commits sync as
-// in the sqlite variant. go-libsql has no prepared-statement reuse (its
-// statements are prepared again on every execution), so Insert runs one
-// prepared-and-freed INSERT per note inside one BEGIN … COMMIT, the way
-// any user of this driver does.
+// Open is the driver's OpenConnector("file:…") then Connect; Close closes
+// the connection, then the connector. Neither database/sql (lazy, pooled)
+// nor the driver's Open (it never closes its connector) is used. A store is
+// a directory holding notes.db. libSQL's known crash and leak findings are
+// in docs/engines.md.
 package libsql
 
 /*

@@ -2,36 +2,13 @@
 // (github.com/cockroachdb/pebble/v2, pure Go, an LSM tree). Variant id:
 // pebble.
 //
-// A store is a directory that Pebble fills with its own files: a LOCK
-// file, a MANIFEST, an OPTIONS file, a write-ahead log (NNNNNN.log),
-// sstables (NNNNNN.sst) and marker files. A note's key is its id as
-// 8 bytes big-endian; its value is ts as 8 bytes big-endian followed by
-// the text's bytes.
-//
-// Process-wide (made once by New, released by CloseVariant): one block
-// cache of CacheSize bytes and one file cache (Pebble's table cache) of
-// FileCacheSize open sstables, shared by every store of the process, as
-// an application holding many stores would share them; Pebble's defaults
-// would give every open store its own 8 MiB cache.
-//
-// Options of every open, the rest being Pebble's defaults: MemTableSize
-// 1 MiB (the default is 64 MiB; Pebble allocates the first memtable at
-// min(256 KiB, MemTableSize) and doubles it up to MemTableSize, and a
-// store's 1,000 notes, about 330 KB, fit in one batch below half of it),
-// FormatMajorVersion FormatNewest for new stores, a logger that drops
-// Pebble's informational messages (errors still go to stderr), and FS
-// vfs.Default, the plain OS file system: Pebble's default wraps it in a
-// disk-health checker that runs a ticker goroutine per DB and per file
-// being written (3 more goroutines per open store, measured).
-//
-// Create opens with ErrorIfExists; Open with ErrorIfNotExists. Every
-// read-write open writes a new MANIFEST, OPTIONS file and WAL and starts
-// the DB's background goroutines. Insert commits all notes in one batch
-// with pebble.Sync (the WAL is fsynced), then flushes the memtable to an
-// sstable, so a created store's data is in an sstable and not only in the
-// WAL that the next open would have to replay. Count iterates over every
-// key with an iterator (First/Next). Close closes the DB: its WAL, its
-// files in the shared file cache, its goroutines.
+// A store is a directory Pebble fills with its own files; a note's key is
+// its id as 8 bytes big-endian, its value ts as 8 bytes big-endian followed
+// by the text. One block cache and one file cache are shared by every
+// store of the process (made by New, released by CloseVariant); every open
+// sets a small memtable and the plain OS file system. Insert commits one
+// synced batch and flushes it to an sstable; Count iterates over every key.
+// docs/engines.md says why each option has its value.
 package pebble
 
 import (

@@ -1,37 +1,8 @@
 // Package sqlitencruces is manydb's adapter for SQLite through
-// github.com/ncruces/go-sqlite3, no cgo. Variant id: sqlite_ncruces.
-//
-// At v0.37.0 this module no longer runs SQLite's Wasm build with wazero:
-// the Wasm build is translated to Go source (wasm2go) and shipped in
-// github.com/ncruces/go-sqlite3-wasm/v6, so there is nothing to compile at
-// run time and nothing to embed (the github.com/ncruces/go-sqlite3/embed
-// package is deprecated; importing it only prints a warning). Instead,
-// every connection instantiates its own copy of the module: its own
-// linear memory (256 MiB of address space reserved with PROT_NONE and
-// committed as SQLite grows it, 320 KiB at first) into which its ~100 KiB
-// data segment is copied. Files are read and written by the module's own
-// Go VFS (package vfs), not by SQLite's unix VFS.
-//
-// It does what the sqlite variant (internal/sqlite, mattn/go-sqlite3)
-// does, through the module's own API (sqlite3.OpenFlags, Conn.Exec,
-// Conn.Prepare), not database/sql: a store is a directory holding one
-// file, notes.db, with
-//
-//	CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, ts INTEGER NOT NULL)
-//
-// committed by Create in its own transaction; Insert writes all notes
-// between BEGIN and COMMIT with one prepared statement; Count runs SELECT
-// count(*) FROM notes. Open is OpenFlags(READWRITE|CREATE|URI) of
-// "file:DIR/notes.db?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)":
-// the two pragmas mattn's driver also runs on every open (its third,
-// locking_mode=NORMAL, is SQLite's default). synchronous FULL is SQLite's
-// own default; the journal mode is SQLite's default (DELETE).
-//
-// The variant opens an in-memory database once when it is made, before
-// any timed span, to read the SQLite version (SELECT sqlite_version(),
-// sqlite_source_id()); this also runs the package's one-time set-up
-// (registering its VFS), so that the first timed open pays only what
-// every later open pays.
+// github.com/ncruces/go-sqlite3 (SQLite's Wasm build translated to Go, no
+// cgo), through the module's own API, not database/sql. Variant id:
+// sqlite_ncruces. It runs the sqlite variant's statements and pragmas on
+// one file, notes.db; docs/engines.md says how the module runs SQLite.
 package sqlitencruces
 
 import (

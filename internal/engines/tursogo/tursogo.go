@@ -1,52 +1,10 @@
-// Package tursogo is manydb's adapter for Turso Database (the Rust rewrite
-// of SQLite, turso_core) through github.com/tursodatabase/turso-go. Variant
-// id: turso_go.
-//
-// turso-go calls a Rust library, libturso_go.so (turso_core 0.2.0 for
-// turso-go v0.2.2), through purego, without cgo. The library ships inside
-// the Go module for every platform (libs/<os>_<arch>/) and is embedded
-// into the binary with go:embed, so the worker is large (about 150 MB:
-// every platform's library is embedded). At start-up, in the package's
-// init, turso-go writes the library to
-// $TURSO_GO_CACHE_DIR or os.UserCacheDir()/turso-go/<commit>/<os>_<arch>/
-// (once; an existing non-empty file is reused as it is) and dlopens it; if
-// that fails, it prints a warning on stdout and tries LD_LIBRARY_PATH and
-// the working directory, and panics when it finds nothing. Building needs
-// only the Go module proxy; running needs a writable cache directory.
-// The Rust code allocates with Rust's System allocator, which is glibc's
-// malloc (the library imports malloc, posix_memalign and free from glibc
-// and links no other allocator), so glibc allocator settings apply to it.
-//
-// It uses the driver's connection directly, not database/sql: sql.Open is
-// lazy and sql.DB pools connections. database/sql only serves to reach the
-// registered driver. A store is a directory holding notes.db and, after
-// the first write, notes.db-wal, with the same schema as the sqlite
-// variant:
-//
-//	CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, ts INTEGER NOT NULL)
-//
-// Open is the driver's Open(<dir>/notes.db) (db_open: turso_core's
-// Connection::from_uri with indexes on and MVCC, views, strict mode and
-// encryption off); Close is the connection's Close (db_close, which drops
-// the connection and its database). No pragma is set; Turso's defaults
-// are journal_mode=WAL (always: Turso has no rollback journal),
-// synchronous=FULL, page_size 4096, cache_size -2000. Insert writes all
-// notes with one prepared statement inside BEGIN … COMMIT.
-//
-// What to know about turso-go 0.2.2:
-//   - A path whose directory does not exist makes db_open panic in Rust,
-//     which aborts the whole process; a missing file is created. So Create
-//     checks that the directory exists and Open that notes.db exists
-//     (one stat each, inside the timed open) and return an error instead.
-//   - Close does not checkpoint: all committed pages stay in notes.db-wal
-//     (notes.db keeps only its first page), and every open reads the
-//     whole WAL again to rebuild its frame index.
-//   - Each open database maps its own memory arenas and advises them
-//     MADV_HUGEPAGE, so where transparent huge pages are "madvise" (or
-//     "always") an open store holds about 2 MB more resident memory than
-//     with THP "never".
-//   - The library's SQL function sqlite_version() returns turso_core's
-//     version, which Versions reports as "turso_core".
+// Package tursogo is manydb's adapter for Turso Database through
+// github.com/tursodatabase/turso-go, which loads a Rust library embedded in
+// the Go module with purego (no cgo). Variant id: turso_go. It uses the
+// driver's connection directly (sqlnotes.Store), not database/sql. A store
+// is a directory holding notes.db and notes.db-wal. turso-go aborts the
+// process on a missing directory and creates a missing file, so Create and
+// Open check the path first. docs/engines.md has the details.
 package tursogo
 
 import (
