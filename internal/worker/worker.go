@@ -231,8 +231,11 @@ func StoreDir(dir string, i int) string {
 // RunJob runs the job's phase with variant v and returns its record, with
 // the variant's and the worker's versions filled in. The orchestrator adds
 // the study, setting, load and start time.
-func RunJob(job Job, v engine.Variant, stderr io.Writer) (results.Record, error) {
-	rec := results.Record{
+//
+// A panic in the engine becomes an error that names the store being worked
+// on, with the panic's stack written to stderr.
+func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, err error) {
+	rec = results.Record{
 		Variant:  job.Variant,
 		Phase:    job.Phase,
 		Status:   results.StatusOK,
@@ -244,6 +247,17 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (results.Record, error)
 		return rec, nil
 	}
 	p := newProgress(job, stderr)
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "panic: %v\n%s", r, debug.Stack())
+			err = fmt.Errorf("panic: %v", r)
+			if p.store >= 0 {
+				err = &StoreError{Index: p.store, Dir: StoreDir(job.Dir, p.store), Step: "the engine panicked", Err: err}
+			}
+			err = fmt.Errorf("%s %s: %w", job.Variant, job.Phase, err)
+			rec = results.Record{}
+		}
+	}()
 	stopCPU, err := startCPUProfile(job.CPUProfile)
 	if err != nil {
 		return results.Record{}, err
@@ -329,18 +343,24 @@ func (g gcCount) stop() *results.GoStats {
 	return &results.GoStats{GCs: uint64(ms.NumGC - g.num), PauseMs: float64(ms.PauseTotalNs-g.pause) / 1e6}
 }
 
-// progress prints "progress DONE TOTAL" lines at most every half second.
+// progress prints "progress DONE TOTAL" lines at most every half second,
+// and knows the store being worked on, to name it if the engine panics.
 type progress struct {
 	w     io.Writer
 	total int
 	last  time.Time
+	store int // index of the store being worked on; -1 before the first
 }
+
+// at records that store i is being worked on; it is called outside timed
+// spans.
+func (p *progress) at(i int) { p.store = i }
 
 func newProgress(job Job, stderr io.Writer) *progress {
 	if !job.Progress {
-		return &progress{}
+		return &progress{store: -1}
 	}
-	return &progress{w: stderr, total: job.Stores, last: time.Now()}
+	return &progress{w: stderr, total: job.Stores, last: time.Now(), store: -1}
 }
 
 // step reports that done stores are finished; it is called between timed

@@ -6,8 +6,11 @@ package enginetest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,6 +40,11 @@ type Case struct {
 	// Versions are keys that the record's versions must hold with a
 	// non-empty value (the worker adds the Go module versions).
 	Versions []string
+	// CorruptAborts says why a corrupt store aborts the whole process with
+	// this engine (so the check that a corrupt store fails the phase with
+	// an error naming it cannot run in-process); empty for every engine
+	// that returns an error.
+	CorruptAborts string
 	// Dir is where the stores go (default: a new temporary directory);
 	// give one to look at the stores' files after Run.
 	Dir string
@@ -155,7 +163,44 @@ func Run(t *testing.T, c Case) []results.Record {
 	if err != nil || n != int64(c.Objects) {
 		t.Fatalf("reopen store 0: count %d, %v; want %d", n, err, c.Objects)
 	}
+	if c.CorruptAborts == "" {
+		corrupt(t, c.Variant, base)
+	} else {
+		t.Logf("corrupt store not checked: %s", c.CorruptAborts)
+	}
 	return recs
+}
+
+// corrupt overwrites every file of store 0 with random bytes and checks
+// that an open run fails with an error that names store 0 and its
+// directory, instead of crashing or answering.
+func corrupt(t *testing.T, v engine.Variant, job worker.Job) {
+	t.Helper()
+	dir := worker.StoreDir(job.Dir, 0)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		b := make([]byte, max(fi.Size(), 4096))
+		for i := range b {
+			b[i] = byte(rnd.Uint32())
+		}
+		return os.WriteFile(path, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job.Phase, job.Run, job.Seed = results.PhaseOpen, 1, 1
+	_, err = worker.RunJob(job, v, io.Discard)
+	var se *worker.StoreError
+	if !errors.As(err, &se) || se.Index != 0 || !strings.Contains(err.Error(), dir) {
+		t.Errorf("open run over a corrupt store 0: err = %v; want an error naming store 0 and %s", err, dir)
+	}
 }
 
 // WorkerVersions builds the worker command in package pkg (e.g.

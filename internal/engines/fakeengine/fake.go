@@ -8,6 +8,8 @@
 //	fake_wrongcount  counts one note too many (the harness must fail the phase)
 //	fake_crash       exits the process while opening the third store
 //	fake_slow        like fake, but every create and open sleeps 20 ms
+//	fake_panic       panics while opening the third store (the harness must
+//	                 turn it into an error naming the store)
 //	null             does nothing at all (no files): measures the harness's
 //	                 own cost per timed span
 package fakeengine
@@ -37,7 +39,7 @@ type Variant struct {
 func New(id string) func() (engine.Variant, error) {
 	return func() (engine.Variant, error) {
 		switch id {
-		case "fake", "fake_wrongcount", "fake_crash", "fake_slow":
+		case "fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_panic":
 			return &Variant{id: id}, nil
 		}
 		return nil, fmt.Errorf("no fake variant %q", id)
@@ -67,6 +69,9 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	if v.id == "fake_crash" && v.opens == 3 {
 		fmt.Fprintln(os.Stderr, "fake_crash: crashing on purpose")
 		os.Exit(3)
+	}
+	if v.id == "fake_panic" && v.opens == 3 {
+		panic("fake_panic: panicking on purpose")
 	}
 	path := filepath.Join(dir, FileName)
 	if _, err := os.Stat(path); err != nil {
