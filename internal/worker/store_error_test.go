@@ -3,7 +3,9 @@ package worker
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,5 +65,34 @@ func TestRunRefusesAMisnamedVariant(t *testing.T) {
 	err := Run([]string{"--variant", "fake", "--phase", "versions"}, &bytes.Buffer{}, &bytes.Buffer{}, f)
 	if !errors.Is(err, engine.ErrCatalogMismatch) {
 		t.Fatalf("Run = %v, want ErrCatalogMismatch", err)
+	}
+}
+
+// TestRecordChannel runs itself as a child that prints on stdout after
+// RecordChannel (as an engine might) and writes a record to the channel:
+// the child's stdout holds only the record, stderr the rest.
+func TestRecordChannel(t *testing.T) {
+	if os.Getenv("MANYDB_RECORD_CHILD") == "1" {
+		rec, err := RecordChannel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("[ERROR] engine noise on stdout")
+		os.Stdout.WriteString("more noise\n")
+		fmt.Fprintln(rec, `{"record":true}`)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestRecordChannel$")
+	cmd.Env = append(os.Environ(), "MANYDB_RECORD_CHILD=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("child: %v\n%s", err, stderr.String())
+	}
+	if got := stdout.String(); got != "{\"record\":true}\n" {
+		t.Errorf("child's stdout = %q, want only the record", got)
+	}
+	if !strings.Contains(stderr.String(), "[ERROR] engine noise on stdout") || !strings.Contains(stderr.String(), "more noise") {
+		t.Errorf("child's stderr = %q, want the noise", stderr.String())
 	}
 }

@@ -68,7 +68,29 @@ func Main(binary string, adapters ...[]engine.Factory) int {
 	if err := engine.CheckFamily(engine.Catalog(), binary, factories); err != nil {
 		return Exit(err)
 	}
-	return Exit(Run(os.Args[1:], os.Stdout, os.Stderr, factories...))
+	records, err := RecordChannel()
+	if err != nil {
+		return Exit(err)
+	}
+	return Exit(Run(os.Args[1:], records, os.Stderr, factories...))
+}
+
+// RecordChannel gives the record a channel of its own: it returns a
+// private copy of standard output for the record and points file
+// descriptor 1 at standard error, so that whatever an engine prints on
+// stdout (ObjectBox's "[ERROR] Storage error" lines, say) goes to stderr
+// and cannot corrupt the record. Call it before any engine is used.
+func RecordChannel() (*os.File, error) {
+	fd, err := unix.Dup(1)
+	if err != nil {
+		return nil, fmt.Errorf("keep a copy of stdout for the record: %w", err)
+	}
+	unix.CloseOnExec(fd)
+	if err := unix.Dup2(2, 1); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("point stdout at stderr: %w", err)
+	}
+	return os.NewFile(uintptr(fd), "record"), nil
 }
 
 // Run parses the worker's command line and runs its phase with the
