@@ -1,5 +1,10 @@
 package orchestrate
 
+import (
+	"fmt"
+	"strings"
+)
+
 // InputError is a problem with what the user asked for (a flag, the data
 // root, a missing worker binary): the command line tool prints it as one
 // line and exits with code 2.
@@ -8,3 +13,13 @@ type InputError struct {
 }
 
 func (e *InputError) Error() string { return e.Msg }
+
+// Failed is returned by Run and Profile when one or more phases failed;
+// their records are in the results file.
+type Failed struct {
+	Phases []string
+}
+
+func (f *Failed) Error() string {
+	return fmt.Sprintf("%d phase(s) failed: %s (see the failed records in the results file)", len(f.Phases), strings.Join(f.Phases, ", "))
+}
