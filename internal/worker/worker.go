@@ -29,6 +29,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"manydb/internal/engine"
+	"manydb/internal/measure"
 	"manydb/internal/results"
 	"manydb/internal/workload"
 )
@@ -317,12 +318,8 @@ func processSettings() map[string]string {
 			out[name] = v
 		}
 	}
-	if b, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "THP_enabled:"); ok {
-				out["thp_enabled"] = strings.TrimSpace(v)
-			}
-		}
+	if v, err := measure.THPEnabled(); err == nil {
+		out["thp_enabled"] = v
 	}
 	return out
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"manydb/internal/engine"
+	"manydb/internal/measure"
 	"manydb/internal/results"
 	"manydb/internal/worker"
 	"manydb/internal/workload"
@@ -274,11 +275,9 @@ func PerStore(t *testing.T, v engine.Variant, n int, spec workload.Spec) (gorout
 	goroutines, files = float64(g1-g0)/float64(n), float64(f1-f0)/float64(n)
 	t.Logf("%s: per open store %.1f goroutines, %.1f open files", v.ID(), goroutines, files)
 	if testing.Verbose() {
-		es, _ := os.ReadDir("/proc/self/fd")
-		for _, e := range es {
-			if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(l, dirs[0]) {
-				t.Logf("store 0 holds %s", l)
-			}
+		held, _ := measure.OpenFilesUnder(dirs[0])
+		for _, l := range held {
+			t.Logf("store 0 holds %s", l)
 		}
 	}
 	for _, s := range open {
@@ -309,11 +308,11 @@ func settle(want int) int {
 
 func openFiles(t *testing.T) int {
 	t.Helper()
-	es, err := os.ReadDir("/proc/self/fd")
+	n, err := measure.OpenFiles()
 	if err != nil {
 		t.Skipf("cannot count open files: %v", err)
 	}
-	return len(es)
+	return n
 }
 
 // Phase runs one phase of job (its Phase set to phase, then changed by
