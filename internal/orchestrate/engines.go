@@ -95,7 +95,7 @@ func listWorker(ctx context.Context, bin string, env []string) ([]worker.Listing
 	if _, err := os.Stat(bin); err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, bin, "--list")
+	cmd := exec.CommandContext(ctx, bin, worker.Job{List: true}.Args()...)
 	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -12,6 +12,7 @@ import (
 
 	"manydb/internal/measure"
 	"manydb/internal/results"
+	"manydb/internal/worker"
 	"manydb/internal/workload"
 )
 
@@ -135,7 +136,7 @@ func (s *study) writeEnv(versions map[string]string) error {
 // WorkerVersions asks a worker binary for the versions of its engine
 // libraries and Go modules.
 func WorkerVersions(ctx context.Context, bin, variant string, env []string) (map[string]string, error) {
-	res := runWorker(ctx, bin, []string{"--variant", variant, "--phase", "versions"}, env, nil)
+	res := runWorker(ctx, bin, worker.Job{Variant: variant, Phase: "versions"}.Args(), env, nil)
 	if res.err != nil {
 		return nil, res.err
 	}

@@ -7,13 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"manydb/internal/engine"
 	"manydb/internal/measure"
 	"manydb/internal/results"
+	"manydb/internal/worker"
 	"manydb/internal/workload"
 )
 
@@ -175,14 +175,11 @@ func Profile(ctx context.Context, c ProfileConfig) (string, error) {
 func (c *ProfileConfig) profileMedium(ctx context.Context, bin string, m medium) (results.Record, error) {
 	base := filepath.Join(m.root, "profile")
 	dir := filepath.Join(base, c.Variant)
-	args := c.workerArgs(dir, c.Stores)
-	if c.CPUProfile != "" {
-		file := c.CPUProfile
-		if m.name == MediumTmpfs {
-			file = TmpfsName(file)
-		}
-		args = append(args, "--cpuprofile", file)
+	cpuProfile := c.CPUProfile
+	if cpuProfile != "" && m.name == MediumTmpfs {
+		cpuProfile = TmpfsName(cpuProfile)
 	}
+	args := c.workerArgs(dir, c.Stores, cpuProfile)
 	label := fmt.Sprintf("%s profile on %s", c.Variant, m.name)
 	rec, err := c.run(ctx, label, bin, dir, args, c.Stores)
 	if err != nil {
@@ -212,7 +209,7 @@ func (c *ProfileConfig) profileMedium(ctx context.Context, bin string, m medium)
 	trace := tf.Name()
 	defer os.Remove(trace)
 	traced := append([]string{"-f", "-T", "-qq", "--seccomp-bpf", "-e", "signal=none",
-		"-e", "trace=" + straceTrace(), "-o", trace, "--", bin}, c.workerArgs(syncDir, c.SyncStores)...)
+		"-e", "trace=" + straceTrace(), "-o", trace, "--", bin}, c.workerArgs(syncDir, c.SyncStores, "")...)
 	crec, err := c.run(ctx, label+", syncs counted under strace", c.Strace, syncDir, traced, c.SyncStores)
 	if err != nil {
 		return rec, err
@@ -232,15 +229,11 @@ func (c *ProfileConfig) profileMedium(ctx context.Context, bin string, m medium)
 	return rec, nil
 }
 
-func (c *ProfileConfig) workerArgs(dir string, stores int) []string {
-	return []string{
-		"--variant", c.Variant, "--phase", results.PhaseProfile, "--dir", dir,
-		"--stores", strconv.Itoa(stores),
-		"--workload", c.Workload.Name,
-		"--objects", strconv.Itoa(c.Workload.Objects),
-		"--text-len", strconv.Itoa(c.Workload.TextLen),
-		"--progress",
-	}
+// workerArgs is the command line of a profile worker; cpuProfile "" for
+// no CPU profile.
+func (c *ProfileConfig) workerArgs(dir string, stores int, cpuProfile string) []string {
+	return worker.Job{Variant: c.Variant, Phase: results.PhaseProfile, Dir: dir, Stores: stores,
+		Workload: c.Workload, Progress: true, CPUProfile: cpuProfile}.Args()
 }
 
 // run makes dir anew, runs one worker (bin args, which may be strace

@@ -24,13 +24,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"manydb/internal/measure"
 	"manydb/internal/results"
 	"manydb/internal/settings"
+	"manydb/internal/worker"
 )
 
 // Run runs the study, or resumes it, and returns its id. Records already in
@@ -221,23 +221,15 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		wait = 0
 	}
 	s.budget.Wait += wait
-	args := []string{
-		"--variant", v, "--phase", p.name, "--dir", dir,
-		"--stores", strconv.Itoa(s.Stores),
-		"--workload", s.Workload.Name,
-		"--objects", strconv.Itoa(s.Workload.Objects),
-		"--text-len", strconv.Itoa(s.Workload.TextLen),
-		"--progress",
-	}
-	if set.THPOff {
-		args = append(args, "--thp-off")
-	}
+	job := worker.Job{Variant: v, Phase: p.name, Dir: dir, Stores: s.Stores, Workload: s.Workload,
+		Progress: true, THPOff: set.THPOff}
 	switch p.name {
 	case results.PhaseOpen:
-		args = append(args, "--run", strconv.Itoa(p.run), "--seed", strconv.Itoa(p.run))
+		job.Run, job.Seed = p.run, uint64(p.run)
 	case results.PhaseHold:
-		args = append(args, "--hold", strconv.Itoa(s.Hold))
+		job.Hold = s.Hold
 	}
+	args := job.Args()
 	started := time.Now().UTC()
 	total := s.Stores
 	if p.name == results.PhaseHold {

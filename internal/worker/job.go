@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"manydb/internal/engine"
@@ -30,6 +31,49 @@ type Job struct {
 	// CPUProfile, when set, is a file for a pprof CPU profile of the
 	// create or profile phase's loop.
 	CPUProfile string
+}
+
+// Args returns the worker command line for j, which parseJob reads back as
+// j: a flag for each field that is set. The three workload flags go
+// together and are left out only when Workload is zero (the parser's
+// defaults then apply, as for the versions phase). The orchestrator starts
+// every worker with it.
+func (j Job) Args() []string {
+	var args []string
+	str := func(flag, v string) {
+		if v != "" {
+			args = append(args, flag, v)
+		}
+	}
+	num := func(flag string, v int) {
+		if v != 0 {
+			args = append(args, flag, strconv.Itoa(v))
+		}
+	}
+	boolean := func(flag string, v bool) {
+		if v {
+			args = append(args, flag)
+		}
+	}
+	str("--variant", j.Variant)
+	str("--phase", j.Phase)
+	str("--dir", j.Dir)
+	num("--stores", j.Stores)
+	if j.Workload != (workload.Spec{}) {
+		args = append(args, "--workload", j.Workload.Name,
+			"--objects", strconv.Itoa(j.Workload.Objects),
+			"--text-len", strconv.Itoa(j.Workload.TextLen))
+	}
+	boolean("--progress", j.Progress)
+	boolean("--thp-off", j.THPOff)
+	num("--run", j.Run)
+	if j.Seed != 0 {
+		args = append(args, "--seed", strconv.FormatUint(j.Seed, 10))
+	}
+	num("--hold", j.Hold)
+	str("--cpuprofile", j.CPUProfile)
+	boolean("--list", j.List)
+	return args
 }
 
 func parseJob(args []string, stderr io.Writer, factories []engine.Factory) (Job, error) {
