@@ -24,21 +24,17 @@ import (
 	"manydb/internal/orchestrate"
 )
 
-// UsageError is a bad command line or input: exit code 2.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
 // ExitCode is the process exit code for err: 0 for none, 2 for bad input
-// (UsageError), 3 when a study ran to its end but some of its phases failed
-// (their records are in the results file), 1 for anything else.
+// (orchestrate.InputError), 3 when a study ran to its end but some of its
+// phases failed (orchestrate.Failed: their records are in the results
+// file), 1 for anything else.
 func ExitCode(err error) int {
-	var usage *UsageError
+	var input *orchestrate.InputError
 	var failed *orchestrate.Failed
 	switch {
 	case err == nil:
 		return 0
-	case errors.As(err, &usage):
+	case errors.As(err, &input):
 		return 2
 	case errors.As(err, &failed):
 		return 3
@@ -84,7 +80,7 @@ results file).
 func Run(ctx context.Context, args []string, o Options) error {
 	if len(args) == 0 {
 		fmt.Fprint(o.Stderr, usage)
-		return &UsageError{"no command given"}
+		return &orchestrate.InputError{Msg: "no command given"}
 	}
 	switch args[0] {
 	case "run":
@@ -101,11 +97,11 @@ func Run(ctx context.Context, args []string, o Options) error {
 		fmt.Fprint(o.Stdout, usage)
 		return nil
 	}
-	return &UsageError{fmt.Sprintf("unknown command %q: use run, tables, profile, env or engines (manydb help)", args[0])}
+	return &orchestrate.InputError{Msg: fmt.Sprintf("unknown command %q: use run, tables, profile, env or engines (manydb help)", args[0])}
 }
 
 // newFlagSet returns a flag set for a subcommand. Its errors are not
-// printed by the flag package: parse turns them into one-line UsageErrors.
+// printed by the flag package: parse turns them into one-line InputErrors.
 func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -114,7 +110,7 @@ func newFlagSet(name string) *flag.FlagSet {
 }
 
 // parse parses args. --help prints synopsis and flags on stdout and
-// returns done; a bad flag becomes a UsageError.
+// returns done; a bad flag becomes an InputError.
 func parse(fs *flag.FlagSet, args []string, synopsis string, o Options) (done bool, err error) {
 	err = fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -124,7 +120,7 @@ func parse(fs *flag.FlagSet, args []string, synopsis string, o Options) (done bo
 		return true, nil
 	}
 	if err != nil {
-		return false, &UsageError{fmt.Sprintf("%s: %v (see manydb %s --help)", fs.Name(), err, fs.Name())}
+		return false, &orchestrate.InputError{Msg: fmt.Sprintf("%s: %v (see manydb %s --help)", fs.Name(), err, fs.Name())}
 	}
 	return false, nil
 }

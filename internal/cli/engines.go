@@ -28,7 +28,7 @@ func enginesCmd(ctx context.Context, args []string, o Options) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return &UsageError{fmt.Sprintf("engines: unexpected argument %q (see manydb engines --help)", fs.Arg(0))}
+		return &orchestrate.InputError{Msg: fmt.Sprintf("engines: unexpected argument %q (see manydb engines --help)", fs.Arg(0))}
 	}
 	statuses, problems := orchestrate.ListEngines(ctx, o.Catalog, *binDir, o.Environ)
 	if *ids {

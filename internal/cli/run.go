@@ -94,7 +94,7 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return &UsageError{fmt.Sprintf("run: unexpected argument %q (flags only; see manydb run --help)", fs.Arg(0))}
+		return &orchestrate.InputError{Msg: fmt.Sprintf("run: unexpected argument %q (flags only; see manydb run --help)", fs.Arg(0))}
 	}
 	cfg, err := opt.config(ctx, o)
 	if err != nil {
@@ -103,7 +103,7 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 	id, err := orchestrate.Run(ctx, cfg)
 	var inputErr *orchestrate.InputError
 	if errors.As(err, &inputErr) {
-		return &UsageError{"run: " + inputErr.Msg}
+		return fmt.Errorf("run: %w", err)
 	}
 	var failed *orchestrate.Failed
 	if err != nil && !errors.As(err, &failed) {
@@ -119,21 +119,21 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config, error) {
 	variants, err := engine.ParseList(opt.engines)
 	if err != nil {
-		return orchestrate.Config{}, &UsageError{"run: --engines: " + err.Error()}
+		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: --engines: " + err.Error()}
 	}
 	if opt.engines == "all" {
 		variants = builtVariants(ctx, o, opt.binDir)
 		if len(variants) == 0 {
-			return orchestrate.Config{}, &UsageError{fmt.Sprintf("run: no engine is built in %s: run 'make build'", opt.binDir)}
+			return orchestrate.Config{}, &orchestrate.InputError{Msg: fmt.Sprintf("run: no engine is built in %s: run 'make build'", opt.binDir)}
 		}
 	}
 	sets, err := settings.ParseList(opt.settings)
 	if err != nil {
-		return orchestrate.Config{}, &UsageError{"run: --settings: " + err.Error()}
+		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: --settings: " + err.Error()}
 	}
 	wl, err := workload.Lookup(opt.workload, opt.objects, opt.textLen)
 	if err != nil {
-		return orchestrate.Config{}, &UsageError{"run: " + err.Error()}
+		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: " + err.Error()}
 	}
 	hold := opt.hold
 	if hold == 0 {

@@ -5,9 +5,10 @@ import (
 	"strings"
 )
 
-// InputError is a problem with what the user asked for (a flag, the data
-// root, a missing worker binary): the command line tool prints it as one
-// line and exits with code 2.
+// InputError is a problem with what the user asked for (a command, a flag,
+// the data root, a results file, a missing worker binary). It is the one
+// bad-input error of manydb's command line and the orchestrator: the
+// command line tool prints it as one line and exits with code 2.
 type InputError struct {
 	Msg string
 }
