@@ -34,6 +34,11 @@ func readPrior(out string) ([]results.Record, error) {
 // workload and root (engines and settings may be added), measured by this
 // version of manydb, fills s.done with its recorded cells and returns its
 // id; "" when there is none to resume.
+//
+// A resumed study skips every cell (variant, setting, phase, run) that has
+// a record and does the rest. Records are appended whole and synced, so a
+// study killed at any moment loses at most the cell in progress, and no
+// cell is recorded twice.
 func (s *study) resume(prior []results.Record) string {
 	if s.Fresh {
 		return ""

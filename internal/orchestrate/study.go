@@ -1,18 +1,9 @@
-// Package orchestrate runs a study: for each setting and variant it starts
-// one fresh worker process per phase (create, each warm open run, hold,
-// space), waits for a quiet machine before each phase when asked to,
-// appends each phase's record to the results file as soon as the phase
-// ends, and removes the stores it created unless told to keep them.
-//
-// A study can be resumed: run again with the same configuration and
-// results file, it skips every cell (variant, setting, phase, run) that has
-// a record and does the rest. Records are appended whole and synced, so a
-// study killed at any moment loses at most the cell in progress, and no
-// cell is recorded twice.
-//
-// It links no engine: it knows the workers only by the catalog in
-// internal/engine and talks to them through their command line, stdout
-// (one JSON record) and stderr (progress and diagnostics).
+// Package orchestrate runs a study (manydb run) and a profile (manydb
+// profile): one fresh worker process per phase, each phase's record
+// appended to the results file as soon as the phase ends, a study resumed
+// cell by cell when run again. It links no engine: it knows the workers by
+// the catalog in internal/engine and talks to them through their command
+// line (worker.Job.Args), stdout (one JSON record) and stderr (progress).
 package orchestrate
 
 import (
