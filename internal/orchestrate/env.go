@@ -136,7 +136,7 @@ func (s *study) writeEnv(versions map[string]string) error {
 // WorkerVersions asks a worker binary for the versions of its engine
 // libraries and Go modules.
 func WorkerVersions(ctx context.Context, bin, variant string, env []string) (map[string]string, error) {
-	res := runWorker(ctx, bin, worker.Job{Variant: variant, Phase: "versions"}.Args(), env, nil)
+	res := runWorker(ctx, bin, worker.Job{Variant: variant, Phase: worker.PhaseVersions}.Args(), env, nil)
 	if res.err != nil {
 		return nil, res.err
 	}
@@ -168,8 +168,8 @@ func (c *Config) checkSpace() error {
 }
 
 // EstimateStoreBytes is a generous estimate of one store on disk: 1.6
-// times the notes' payload (the largest ratio seen: ObjectBox, 472 KB for
-// 1,000 notes of 300 characters) plus 64 KiB of fixed files.
+// times the notes' payload (text plus 40 bytes per note) plus 64 KiB of
+// fixed files; docs/method.md says where the ratio comes from.
 func EstimateStoreBytes(w workload.Spec) uint64 {
 	return uint64(float64(w.Objects)*float64(w.TextLen+40)*1.6) + 64<<10
 }

@@ -50,7 +50,8 @@ var (
 // counts the completed calls of SyncCalls and the writes through
 // descriptors opened with O_DSYNC or O_SYNC (DsyncWrite), with the
 // duration of each. Calls split by another thread ("<unfinished ...>",
-// "<... resumed>") are joined first.
+// "<... resumed>") are joined first. A call that failed (returned -1) made
+// nothing durable and is not counted.
 func ParseStrace(r io.Reader) (*results.Syncs, error) {
 	s := &results.Syncs{Calls: map[string]int{}}
 	pending := map[string]string{} // thread → first half of an unfinished call
@@ -84,7 +85,9 @@ func ParseStrace(r io.Reader) (*results.Syncs, error) {
 			fd, err := strconv.Atoi(strings.TrimSpace(a))
 			return fd, err == nil
 		}
+		failed := strings.HasPrefix(ret, "-")
 		switch {
+		case failed && name != "close":
 		case slices.Contains(SyncCalls(), name):
 			s.Calls[name]++
 			s.CallMs = append(s.CallMs, sec*1000)

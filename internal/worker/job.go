@@ -15,6 +15,10 @@ import (
 	"manydb/internal/workload"
 )
 
+// PhaseVersions is the worker's phase that only reports the engine's and
+// the worker's versions (no stores).
+const PhaseVersions = "versions"
+
 // Job is one phase for one variant, as given on the worker's command line.
 type Job struct {
 	Variant  string        // variant id
@@ -127,7 +131,7 @@ func parseJob(args []string, stderr io.Writer, factories []engine.Factory) (Job,
 func (j Job) validate() error {
 	switch j.Phase {
 	case results.PhaseCreate, results.PhaseOpen, results.PhaseHold, results.PhaseSpace, results.PhaseProfile:
-	case "versions":
+	case PhaseVersions:
 		return nil
 	default:
 		return fmt.Errorf("--phase %q: use create, open, hold, space, profile or versions", j.Phase)

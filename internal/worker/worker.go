@@ -172,7 +172,7 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, er
 		Stores:   job.Stores,
 		Versions: versions(v),
 	}
-	if job.Phase == "versions" {
+	if job.Phase == PhaseVersions {
 		return rec, nil
 	}
 	p := newProgress(job, stderr)

@@ -222,7 +222,7 @@ func WorkerVersions(t *testing.T, pkg string, variants ...string) map[string]map
 	}
 	all := map[string]map[string]string{}
 	for _, v := range variants {
-		out, err := exec.Command(bin, "--variant", v, "--phase", "versions").Output()
+		out, err := exec.Command(bin, worker.Job{Variant: v, Phase: worker.PhaseVersions}.Args()...).Output()
 		if err != nil {
 			t.Fatalf("%s --variant %s --phase versions: %v", pkg, v, err)
 		}
