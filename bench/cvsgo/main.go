@@ -19,6 +19,8 @@ import (
 
 	"manydb/internal/results"
 	"manydb/internal/stats"
+	"manydb/internal/worker"
+	"manydb/internal/workload"
 )
 
 func main() {
@@ -31,7 +33,7 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("cvsgo", flag.ContinueOnError)
 	cBin := fs.String("c", "bench/sqlite_bench", "the C program")
-	worker := fs.String("worker", "bin/worker-sqlite", "manydb's SQLite worker")
+	workerBin := fs.String("worker", "bin/worker-sqlite", "manydb's SQLite worker")
 	variant := fs.String("variant", "sqlite", "variant id")
 	dir := fs.String("dir", "", "directory of the stores (000000 …)")
 	stores := fs.Int("stores", 0, "number of stores")
@@ -63,9 +65,9 @@ func run(args []string) error {
 				cMs[i] = append(cMs[i], v)
 			}
 		}
-		out, err = exec.Command(*worker, "--variant", *variant, "--phase", "open", "--dir", *dir,
-			"--stores", strconv.Itoa(*stores), "--objects", strconv.Itoa(*objects),
-			"--run", strconv.Itoa(r), "--seed", strconv.Itoa(r)).Output()
+		job := worker.Job{Variant: *variant, Phase: results.PhaseOpen, Dir: *dir, Stores: *stores,
+			Workload: workload.Spec{Name: "large", Objects: *objects, TextLen: 300}, Run: r, Seed: uint64(r)}
+		out, err = exec.Command(*workerBin, job.Args()...).Output()
 		if err != nil {
 			return fmt.Errorf("worker: %w", err)
 		}

@@ -1,3 +1,5 @@
+//go:build objectbox
+
 // Command obxhelper serves bench/obx_c_vs_go.sh:
 //
 //	obxhelper model FILE              write the model's FlatBuffers bytes (as obx_cached passes them)
@@ -11,8 +13,8 @@ import (
 	"os"
 	"strconv"
 
-	"manydb/internal/objectbox"
-	"manydb/internal/objectbox/note"
+	"manydb/internal/engines/objectbox"
+	"manydb/internal/engines/objectbox/note"
 	"manydb/internal/results"
 	"manydb/internal/stats"
 	"manydb/internal/worker"

@@ -6,15 +6,15 @@ package main
 import (
 	"os"
 
-	"manydb/internal/badger"
-	"manydb/internal/bbolt"
-	"manydb/internal/pebble"
+	"manydb/internal/engines/badger"
+	"manydb/internal/engines/bbolt"
+	"manydb/internal/engines/pebble"
 	"manydb/internal/worker"
 )
 
 func main() {
-	os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr,
-		worker.Factory{ID: "bbolt", New: bbolt.New},
-		worker.Factory{ID: "pebble", New: pebble.New},
-		worker.Factory{ID: "badger", New: badger.New})))
+	os.Exit(worker.Main("worker-gokv",
+		bbolt.Factories(),
+		pebble.Factories(),
+		badger.Factories()))
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"manydb/internal/enginetest"
+	"manydb/internal/engines/enginetest"
 )
 
 // TestVersions builds the worker without cgo and checks that each variant

@@ -7,11 +7,11 @@ package main
 import (
 	"os"
 
-	"manydb/internal/libsql"
+	"manydb/internal/engines/libsql"
 	"manydb/internal/worker"
 )
 
 func main() {
-	os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr,
-		worker.Factory{ID: "libsql", New: libsql.New})))
+	os.Exit(worker.Main("worker-libsql",
+		libsql.Factories()))
 }

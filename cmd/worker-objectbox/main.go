@@ -9,14 +9,11 @@ package main
 import (
 	"os"
 
-	"manydb/internal/objectbox"
+	"manydb/internal/engines/objectbox"
 	"manydb/internal/worker"
 )
 
 func main() {
-	os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr,
-		worker.Factory{ID: objectbox.IDSync, New: objectbox.NewSync},
-		worker.Factory{ID: objectbox.IDCached, New: objectbox.NewCached},
-		worker.Factory{ID: objectbox.IDNoSync, New: objectbox.NewNoSync},
-	)))
+	os.Exit(worker.Main("worker-objectbox",
+		objectbox.Factories()))
 }

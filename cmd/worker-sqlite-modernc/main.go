@@ -6,11 +6,11 @@ package main
 import (
 	"os"
 
-	"manydb/internal/sqlitemodernc"
+	"manydb/internal/engines/sqlitemodernc"
 	"manydb/internal/worker"
 )
 
 func main() {
-	os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr,
-		worker.Factory{ID: "sqlite_modernc", New: sqlitemodernc.New})))
+	os.Exit(worker.Main("worker-sqlite-modernc",
+		sqlitemodernc.Factories()))
 }

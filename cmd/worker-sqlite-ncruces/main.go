@@ -9,11 +9,11 @@ package main
 import (
 	"os"
 
-	"manydb/internal/sqlitencruces"
+	"manydb/internal/engines/sqlitencruces"
 	"manydb/internal/worker"
 )
 
 func main() {
-	os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr,
-		worker.Factory{ID: "sqlite_ncruces", New: sqlitencruces.New})))
+	os.Exit(worker.Main("worker-sqlite-ncruces",
+		sqlitencruces.Factories()))
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"manydb/internal/enginetest"
+	"manydb/internal/engines/enginetest"
 )
 
 // TestVersions builds the worker without cgo and checks that it records

@@ -5,11 +5,11 @@ package main
 import (
 	"os"
 
-	"manydb/internal/sqlite"
+	"manydb/internal/engines/sqlite"
 	"manydb/internal/worker"
 )
 
 func main() {
-	os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr,
-		worker.Factory{ID: "sqlite", New: sqlite.New})))
+	os.Exit(worker.Main("worker-sqlite",
+		sqlite.Factories()))
 }

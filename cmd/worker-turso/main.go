@@ -6,12 +6,11 @@ package main
 import (
 	"os"
 
-	"manydb/internal/turso"
+	"manydb/internal/engines/turso"
 	"manydb/internal/worker"
 )
 
 func main() {
-	os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr,
-		worker.Factory{ID: turso.IDTurso, New: turso.New},
-		worker.Factory{ID: turso.IDCheckpoint, New: turso.NewCheckpoint})))
+	os.Exit(worker.Main("worker-turso",
+		turso.Factories()))
 }

@@ -7,11 +7,11 @@ package main
 import (
 	"os"
 
-	"manydb/internal/tursogo"
+	"manydb/internal/engines/tursogo"
 	"manydb/internal/worker"
 )
 
 func main() {
-	os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr,
-		worker.Factory{ID: "turso_go", New: tursogo.New})))
+	os.Exit(worker.Main("worker-tursogo",
+		tursogo.Factories()))
 }

@@ -5,6 +5,7 @@
 //	manydb tables  print the tables of results files
 //	manydb profile where the create time of a store goes, step by step
 //	manydb env     print the environment a study would record
+//	manydb engines list the variants and whether each is built here
 //
 // Every subcommand writes to injected writers, so tests can run it whole.
 package cli
@@ -19,24 +20,21 @@ import (
 	"path/filepath"
 	"strings"
 
+	"manydb/internal/engine"
 	"manydb/internal/orchestrate"
 )
 
-// UsageError is a bad command line or input: exit code 2.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
 // ExitCode is the process exit code for err: 0 for none, 2 for bad input
-// (UsageError), 3 when a study ran to its end but some of its phases failed
-// (their records are in the results file), 1 for anything else.
+// (orchestrate.InputError), 3 when a study ran to its end but some of its
+// phases failed (orchestrate.Failed: their records are in the results
+// file), 1 for anything else.
 func ExitCode(err error) int {
-	var usage *UsageError
+	var input *orchestrate.InputError
 	var failed *orchestrate.Failed
 	switch {
 	case err == nil:
 		return 0
-	case errors.As(err, &usage):
+	case errors.As(err, &input):
 		return 2
 	case errors.As(err, &failed):
 		return 3
@@ -53,6 +51,9 @@ type Options struct {
 	Version string
 	// Environ is the environment passed to workers.
 	Environ []string
+	// Catalog is the list of variants and their workers; nil means
+	// engine.Catalog(). Tests give a wrong one to see it refused.
+	Catalog []engine.Family
 }
 
 const usage = `manydb measures what one small embedded database ("store") costs: to
@@ -64,6 +65,7 @@ Usage:
   manydb tables FILE...     print the tables of one or more results files
   manydb profile --engine V where the create time of a store goes (disk vs. tmpfs, syncs)
   manydb env [--root DIR]   print the environment a study records
+  manydb engines            list every variant, its worker and whether it is built here
   manydb help               this text
 
 Run 'manydb COMMAND --help' for a command's flags.
@@ -78,7 +80,7 @@ results file).
 func Run(ctx context.Context, args []string, o Options) error {
 	if len(args) == 0 {
 		fmt.Fprint(o.Stderr, usage)
-		return &UsageError{"no command given"}
+		return &orchestrate.InputError{Msg: "no command given"}
 	}
 	switch args[0] {
 	case "run":
@@ -89,15 +91,17 @@ func Run(ctx context.Context, args []string, o Options) error {
 		return profileCmd(ctx, args[1:], o)
 	case "env":
 		return envCmd(ctx, args[1:], o)
+	case "engines":
+		return enginesCmd(ctx, args[1:], o)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(o.Stdout, usage)
 		return nil
 	}
-	return &UsageError{fmt.Sprintf("unknown command %q: use run, tables, profile or env (manydb help)", args[0])}
+	return &orchestrate.InputError{Msg: fmt.Sprintf("unknown command %q: use run, tables, profile, env or engines (manydb help)", args[0])}
 }
 
 // newFlagSet returns a flag set for a subcommand. Its errors are not
-// printed by the flag package: parse turns them into one-line UsageErrors.
+// printed by the flag package: parse turns them into one-line InputErrors.
 func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -106,7 +110,7 @@ func newFlagSet(name string) *flag.FlagSet {
 }
 
 // parse parses args. --help prints synopsis and flags on stdout and
-// returns done; a bad flag becomes a UsageError.
+// returns done; a bad flag becomes an InputError.
 func parse(fs *flag.FlagSet, args []string, synopsis string, o Options) (done bool, err error) {
 	err = fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -116,7 +120,7 @@ func parse(fs *flag.FlagSet, args []string, synopsis string, o Options) (done bo
 		return true, nil
 	}
 	if err != nil {
-		return false, &UsageError{fmt.Sprintf("%s: %v (see manydb %s --help)", fs.Name(), err, fs.Name())}
+		return false, &orchestrate.InputError{Msg: fmt.Sprintf("%s: %v (see manydb %s --help)", fs.Name(), err, fs.Name())}
 	}
 	return false, nil
 }

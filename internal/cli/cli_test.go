@@ -14,23 +14,9 @@ import (
 	"manydb/internal/results"
 )
 
-// binDir is the repository's bin directory, filled by 'make build' (make
-// test builds first).
-func binDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs("../../bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "worker-sqlite")); err != nil {
-		t.Fatalf("%s/worker-sqlite is missing: run 'make build' first (make test does)", dir)
-	}
-	return dir
-}
-
 func options(t *testing.T) (Options, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
-	return Options{Stdout: &out, Stderr: &errOut, BinDir: binDir(t), Version: "test", Environ: os.Environ()}, &out, &errOut
+	return Options{Stdout: &out, Stderr: &errOut, BinDir: workerDir, Version: "test", Environ: os.Environ()}, &out, &errOut
 }
 
 // TestSQLiteEndToEnd runs a real study with the real SQLite worker on 20
@@ -118,6 +104,8 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--hold", "6", "--root", filepath.Join(dir, "r")}, "--hold 6"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", foreign}, "not empty and has no .manydb-root marker"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", filepath.Join(dir, "r"), "--bin", dir}, "worker binary"},
+		{[]string{"env", "extra"}, `env: unexpected argument "extra"`},
+		{[]string{"engines", "extra"}, `engines: unexpected argument "extra"`},
 		{[]string{"tables"}, "name at least one results file"},
 		{[]string{"tables", bad}, bad + ":2: not a manydb record"},
 		{[]string{"tables", filepath.Join(dir, "none.jsonl")}, "no such file"},
@@ -125,9 +113,9 @@ func TestBadCommandLines(t *testing.T) {
 	for _, tt := range tests {
 		o, _, _ := options(t)
 		err := Run(context.Background(), tt.args, o)
-		var usage *UsageError
-		if !errors.As(err, &usage) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%v: err = %v, want a UsageError with %q", tt.args, err, tt.want)
+		var in *orchestrate.InputError
+		if !errors.As(err, &in) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: err = %v, want an InputError with %q", tt.args, err, tt.want)
 		}
 		if err != nil && strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: error is not one line: %q", tt.args, err)
@@ -168,7 +156,8 @@ func TestExitCodes(t *testing.T) {
 		want int
 	}{
 		{nil, 0},
-		{&UsageError{"bad flag"}, 2},
+		{&orchestrate.InputError{Msg: "bad flag"}, 2},
+		{fmt.Errorf("run: %w", &orchestrate.InputError{Msg: "--stores 0: create at least one store"}), 2},
 		{fmt.Errorf("run: %w", &orchestrate.Failed{Phases: []string{"libsql open run 2"}}), 3},
 		{errors.New("disk on fire"), 1},
 	}

@@ -26,6 +26,9 @@ func envCmd(ctx context.Context, args []string, o Options) error {
 	if done, err := parse(fs, args, envSynopsis, o); done || err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return &orchestrate.InputError{Msg: fmt.Sprintf("env: unexpected argument %q (see manydb env --help)", fs.Arg(0))}
+	}
 	printSorted(o, "", orchestrate.Environment(*root, o.Version))
 	for _, fam := range engine.Catalog() {
 		bin := filepath.Join(*binDir, fam.Binary)

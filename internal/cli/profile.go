@@ -76,7 +76,7 @@ func profileCmd(ctx context.Context, args []string, o Options) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return &UsageError{fmt.Sprintf("profile: unexpected argument %q (flags only; see manydb profile --help)", fs.Arg(0))}
+		return &orchestrate.InputError{Msg: fmt.Sprintf("profile: unexpected argument %q (flags only; see manydb profile --help)", fs.Arg(0))}
 	}
 	cfg, err := opt.config(o)
 	if err != nil {
@@ -88,7 +88,7 @@ func profileCmd(ctx context.Context, args []string, o Options) error {
 	id, err := orchestrate.Profile(ctx, cfg.ProfileConfig)
 	var inputErr *orchestrate.InputError
 	if errors.As(err, &inputErr) {
-		return &UsageError{"profile: " + inputErr.Msg}
+		return fmt.Errorf("profile: %w", err)
 	}
 	var failed *orchestrate.Failed
 	if err != nil && !errors.As(err, &failed) {
@@ -117,15 +117,15 @@ type profileConfig struct {
 
 func (opt profileOptions) config(o Options) (profileConfig, error) {
 	if opt.engine == "" {
-		return profileConfig{}, &UsageError{"profile: name the variant to profile, e.g. --engine sqlite (known: " + joinIDs() + ")"}
+		return profileConfig{}, &orchestrate.InputError{Msg: "profile: name the variant to profile, e.g. --engine sqlite (known: " + joinIDs() + ")"}
 	}
 	fam, ok := engine.Lookup(opt.engine)
 	if !ok {
-		return profileConfig{}, &UsageError{fmt.Sprintf("profile: unknown engine %q: known variants are %s", opt.engine, joinIDs())}
+		return profileConfig{}, &orchestrate.InputError{Msg: fmt.Sprintf("profile: unknown engine %q: known variants are %s", opt.engine, joinIDs())}
 	}
 	wl, err := workload.Lookup(opt.workload, opt.objects, opt.textLen)
 	if err != nil {
-		return profileConfig{}, &UsageError{"profile: " + err.Error()}
+		return profileConfig{}, &orchestrate.InputError{Msg: "profile: " + err.Error()}
 	}
 	tmpfs := opt.tmpfs
 	switch {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/orchestrate"
 	"manydb/internal/results"
 )
 
@@ -113,8 +115,9 @@ func TestProfileFlags(t *testing.T) {
 		{[]string{"profile", "--engine", "sqlite", "--stores", "0", "--root", t.TempDir()}, "--stores 0"},
 	} {
 		err := Run(context.Background(), tt.args, o)
-		if _, ok := err.(*UsageError); !ok || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%v: err = %v, want a usage error with %q", tt.args, err, tt.want)
+		var in *orchestrate.InputError
+		if !errors.As(err, &in) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: err = %v, want an InputError with %q", tt.args, err, tt.want)
 		}
 	}
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"manydb/internal/engine"
@@ -97,16 +94,16 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return &UsageError{fmt.Sprintf("run: unexpected argument %q (flags only; see manydb run --help)", fs.Arg(0))}
+		return &orchestrate.InputError{Msg: fmt.Sprintf("run: unexpected argument %q (flags only; see manydb run --help)", fs.Arg(0))}
 	}
-	cfg, err := opt.config(o)
+	cfg, err := opt.config(ctx, o)
 	if err != nil {
 		return err
 	}
 	id, err := orchestrate.Run(ctx, cfg)
 	var inputErr *orchestrate.InputError
 	if errors.As(err, &inputErr) {
-		return &UsageError{"run: " + inputErr.Msg}
+		return fmt.Errorf("run: %w", err)
 	}
 	var failed *orchestrate.Failed
 	if err != nil && !errors.As(err, &failed) {
@@ -119,24 +116,24 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 	return err
 }
 
-func (opt runOptions) config(o Options) (orchestrate.Config, error) {
+func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config, error) {
 	variants, err := engine.ParseList(opt.engines)
 	if err != nil {
-		return orchestrate.Config{}, &UsageError{"run: --engines: " + err.Error()}
+		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: --engines: " + err.Error()}
 	}
 	if opt.engines == "all" {
-		variants = builtVariants(variants, opt.binDir, o.Stderr)
+		variants = builtVariants(ctx, o, opt.binDir)
 		if len(variants) == 0 {
-			return orchestrate.Config{}, &UsageError{fmt.Sprintf("run: no worker binary in %s: run 'make build'", opt.binDir)}
+			return orchestrate.Config{}, &orchestrate.InputError{Msg: fmt.Sprintf("run: no engine is built in %s: run 'make build'", opt.binDir)}
 		}
 	}
 	sets, err := settings.ParseList(opt.settings)
 	if err != nil {
-		return orchestrate.Config{}, &UsageError{"run: --settings: " + err.Error()}
+		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: --settings: " + err.Error()}
 	}
 	wl, err := workload.Lookup(opt.workload, opt.objects, opt.textLen)
 	if err != nil {
-		return orchestrate.Config{}, &UsageError{"run: " + err.Error()}
+		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: " + err.Error()}
 	}
 	hold := opt.hold
 	if hold == 0 {
@@ -179,18 +176,18 @@ func printStudy(o Options, file, study string) error {
 	return report.Tables(o.Stdout, mine)
 }
 
-// builtVariants keeps the variants whose worker binary is in binDir and
-// says on log which were left out and why: "all" means every engine that
-// builds here.
-func builtVariants(variants []string, binDir string, log io.Writer) []string {
+// builtVariants returns the variants built in binDir, in catalog order,
+// and says on stderr which were left out and why: "all" means every
+// engine that builds here.
+func builtVariants(ctx context.Context, o Options, binDir string) []string {
+	statuses, _ := orchestrate.ListEngines(ctx, o.Catalog, binDir, o.Environ)
 	var built []string
-	for _, v := range variants {
-		fam, _ := engine.Lookup(v)
-		if st, err := os.Stat(filepath.Join(binDir, fam.Binary)); err == nil && !st.IsDir() {
-			built = append(built, v)
+	for _, s := range statuses {
+		if s.State == orchestrate.EngineBuilt {
+			built = append(built, s.Variant)
 			continue
 		}
-		fmt.Fprintf(log, "skipping %s: %s was not built (it needs %s)\n", v, filepath.Join(binDir, fam.Binary), fam.Needs)
+		fmt.Fprintf(o.Stderr, "skipping %s (%s): %s\n", s.Variant, s.State, s.Detail)
 	}
 	return built
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"manydb/internal/orchestrate"
 	"manydb/internal/report"
 	"manydb/internal/results"
 )
@@ -21,17 +22,17 @@ func tablesCmd(args []string, o Options) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return &UsageError{"tables: name at least one results file (e.g. manydb tables results.jsonl)"}
+		return &orchestrate.InputError{Msg: "tables: name at least one results file (e.g. manydb tables results.jsonl)"}
 	}
 	var recs []results.Record
 	for _, file := range fs.Args() {
 		r, err := results.ReadFile(file)
 		var syn *results.SyntaxError
 		if errors.As(err, &syn) {
-			return &UsageError{"tables: " + syn.Error()}
+			return &orchestrate.InputError{Msg: "tables: " + syn.Error()}
 		}
 		if err != nil {
-			return &UsageError{fmt.Sprintf("tables: %v", err)}
+			return &orchestrate.InputError{Msg: fmt.Sprintf("tables: %v", err)}
 		}
 		recs = append(recs, r...)
 	}

@@ -2,7 +2,7 @@
 // and the catalog of every variant and the worker binary that serves it.
 //
 // It links no engine and uses no cgo, so the orchestrator can import it.
-// Adapters live in their own packages (internal/sqlite, …) and are linked
+// Adapters live in their own packages (internal/engines/sqlite, …) and are linked
 // only into their worker binary (cmd/worker-<family>).
 //
 // An adapter never times itself: the worker (internal/worker) wraps every

@@ -1,9 +1,7 @@
-// Package measure reads what the operating system says about a process and
-// about files: memory from /proc/self/smaps_rollup, threads, open files,
-// the load average, and the space a store's files take on disk.
-//
-// Everything here is Linux-specific and reads /proc or calls stat; there
-// is no estimation.
+// Package measure reads what the operating system says about this process
+// (memory, threads, open files, transparent huge pages), about the machine
+// (kernel, CPU, memory, load average, mounts) and about the space a store's
+// files take on disk. It is Linux-only: it reads /proc or calls stat.
 package measure
 
 import (
@@ -66,6 +64,29 @@ func Threads() (int, error) { return countDir("/proc/self/task") }
 func OpenFiles() (int, error) {
 	n, err := countDir("/proc/self/fd")
 	return n - 1, err // the descriptor reading the directory
+}
+
+// OpenFilesUnder returns the paths this process has open that start with
+// prefix (the targets of /proc/self/fd), in descriptor order.
+func OpenFilesUnder(prefix string) ([]string, error) {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return nil, fmt.Errorf("list open files: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// THPEnabled reads THP_enabled from /proc/self/status: "1" when transparent
+// huge pages may back this process' memory, "0" when they are disabled for
+// it (prctl PR_SET_THP_DISABLE). Kernels before 5.0 have no such line.
+func THPEnabled() (string, error) {
+	return procFileField("/proc/self/status", "THP_enabled")
 }
 
 func countDir(dir string) (int, error) {

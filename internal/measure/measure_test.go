@@ -72,3 +72,33 @@ func TestDirSpace(t *testing.T) {
 		t.Errorf("allocated %d bytes, want at least the file's 10000, in 512-byte blocks", s.Bytes)
 	}
 }
+
+func TestTHPEnabled(t *testing.T) {
+	v, err := THPEnabled()
+	if err != nil {
+		t.Skipf("no THP_enabled here (kernel before 5.0?): %v", err)
+	}
+	if v != "0" && v != "1" {
+		t.Errorf("THPEnabled = %q, want 0 or 1", v)
+	}
+}
+
+func TestOpenFilesUnder(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "held")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := OpenFilesUnder(dir)
+	f.Close()
+	if err != nil || !slices.Equal(held, []string{name}) {
+		t.Errorf("OpenFilesUnder = %v, %v; want [%s]", held, err, name)
+	}
+	if held, _ := OpenFilesUnder(dir); len(held) != 0 {
+		t.Errorf("after closing: %v, want none", held)
+	}
+}

@@ -1,7 +1,6 @@
 package orchestrate
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -11,7 +10,9 @@ import (
 	"strings"
 	"syscall"
 
+	"manydb/internal/measure"
 	"manydb/internal/results"
+	"manydb/internal/worker"
 	"manydb/internal/workload"
 )
 
@@ -23,10 +24,10 @@ func Environment(root, version string) map[string]string {
 		"go":          runtime.Version(),
 		"goos_goarch": runtime.GOOS + "/" + runtime.GOARCH,
 		"cores":       fmt.Sprint(runtime.NumCPU()),
-		"kernel":      readTrim("/proc/sys/kernel/osrelease"),
+		"kernel":      orUnknown(measure.KernelRelease()),
 		"distro":      osRelease(),
-		"cpu":         cpuModel(),
-		"memory_kb":   memTotal(),
+		"cpu":         orUnknown(measure.CPUModel()),
+		"memory_kb":   orUnknown(measure.MemTotalKB()),
 		"thp":         thpMode(),
 		"glibc":       glibcVersion(),
 	}
@@ -54,27 +55,12 @@ func osRelease() string {
 	return "unknown"
 }
 
-// procField returns the value after "key:" on the first matching line.
-func procField(path, key string) string {
-	f, err := os.Open(path)
+// orUnknown returns v as text, or "unknown" when it could not be read.
+func orUnknown[T any](v T, err error) string {
 	if err != nil {
 		return "unknown"
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == key {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
-}
-
-func cpuModel() string { return procField("/proc/cpuinfo", "model name") }
-
-func memTotal() string {
-	return strings.TrimSuffix(procField("/proc/meminfo", "MemTotal"), " kB")
+	return fmt.Sprint(v)
 }
 
 // thpMode returns the bracketed mode of transparent huge pages, e.g. "madvise".
@@ -97,30 +83,15 @@ func glibcVersion() string {
 	return strings.TrimSpace(string(out))
 }
 
-// filesystem returns the type of the filesystem holding path (from
-// /proc/self/mounts, longest matching mount point) and its free bytes.
+// filesystem returns the type of the filesystem holding path and its free
+// bytes.
 func filesystem(path string) (fsType, free string) {
-	fsType, free = "unknown", "unknown"
+	free = "unknown"
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(path, &st); err == nil {
 		free = fmt.Sprint(st.Bavail * uint64(st.Bsize))
 	}
-	abs, err := realPath(path)
-	if err != nil {
-		return fsType, free
-	}
-	best := -1
-	for _, line := range strings.Split(readTrim("/proc/self/mounts"), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 3 {
-			continue
-		}
-		mp := f[1]
-		if (abs == mp || strings.HasPrefix(abs, strings.TrimSuffix(mp, "/")+"/")) && len(mp) > best {
-			best, fsType = len(mp), f[2]
-		}
-	}
-	return fsType, free
+	return orUnknown(measure.FSType(path)), free
 }
 
 // engineVersions asks each worker of the study for its library and module
@@ -165,7 +136,7 @@ func (s *study) writeEnv(versions map[string]string) error {
 // WorkerVersions asks a worker binary for the versions of its engine
 // libraries and Go modules.
 func WorkerVersions(ctx context.Context, bin, variant string, env []string) (map[string]string, error) {
-	res := runWorker(ctx, bin, []string{"--variant", variant, "--phase", "versions"}, env, nil)
+	res := runWorker(ctx, bin, worker.Job{Variant: variant, Phase: worker.PhaseVersions}.Args(), env, nil)
 	if res.err != nil {
 		return nil, res.err
 	}
@@ -197,8 +168,8 @@ func (c *Config) checkSpace() error {
 }
 
 // EstimateStoreBytes is a generous estimate of one store on disk: 1.6
-// times the notes' payload (the largest ratio seen: ObjectBox, 472 KB for
-// 1,000 notes of 300 characters) plus 64 KiB of fixed files.
+// times the notes' payload (text plus 40 bytes per note) plus 64 KiB of
+// fixed files; docs/method.md says where the ratio comes from.
 func EstimateStoreBytes(w workload.Spec) uint64 {
 	return uint64(float64(w.Objects)*float64(w.TextLen+40)*1.6) + 64<<10
 }

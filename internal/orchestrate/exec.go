@@ -15,6 +15,7 @@ import (
 
 	"manydb/internal/results"
 	"manydb/internal/worker"
+	"manydb/internal/workload"
 )
 
 // tailLines is how many of a worker's last stderr lines a failed record keeps.
@@ -105,4 +106,20 @@ func lastError(tail []string) string {
 		}
 	}
 	return ""
+}
+
+// failedRecord is the record of a worker that failed: its error, exact
+// command line and the tail of its stderr.
+func failedRecord(res workerResult, bin string, args []string, variant, phase string, run int, wl workload.Spec, stores int) results.Record {
+	return results.Record{
+		Variant:    variant,
+		Phase:      phase,
+		Run:        run,
+		Status:     results.StatusFailed,
+		Workload:   wl,
+		Stores:     stores,
+		Error:      res.err.Error(),
+		Command:    append([]string{bin}, args...),
+		StderrTail: strings.Join(res.stderr, "\n"),
+	}
 }

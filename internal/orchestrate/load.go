@@ -1,6 +1,8 @@
 package orchestrate
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -50,4 +52,24 @@ func (l *loadSampler) stop() []float64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.samples
+}
+
+// waitForLoad returns the 1-minute load average at the start of a phase,
+// after waiting until it is below MaxLoad when that is set.
+func (s *study) waitForLoad(ctx context.Context, what string) (float64, error) {
+	for {
+		load, err := s.ReadLoad()
+		if err != nil {
+			return 0, err
+		}
+		if s.MaxLoad <= 0 || load < s.MaxLoad {
+			return load, nil
+		}
+		fmt.Fprintf(s.Log, "waiting before %s: load average %.2f is not below --max-load %.2f; checking again in %s\n", what, load, s.MaxLoad, s.LoadWait)
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("interrupted while waiting for the load to drop; the same command resumes the study")
+		case <-time.After(s.LoadWait):
+		}
+	}
 }

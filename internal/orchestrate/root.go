@@ -62,11 +62,3 @@ func RemoveInRoot(root, dir string) error {
 	}
 	return nil
 }
-
-func realPath(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	return filepath.EvalSymlinks(abs)
-}

@@ -1,18 +1,9 @@
-// Package orchestrate runs a study: for each setting and variant it starts
-// one fresh worker process per phase (create, each warm open run, hold,
-// space), waits for a quiet machine before each phase when asked to,
-// appends each phase's record to the results file as soon as the phase
-// ends, and removes the stores it created unless told to keep them.
-//
-// A study can be resumed: run again with the same configuration and
-// results file, it skips every cell (variant, setting, phase, run) that has
-// a record and does the rest. Records are appended whole and synced, so a
-// study killed at any moment loses at most the cell in progress, and no
-// cell is recorded twice.
-//
-// It links no engine: it knows the workers only by the catalog in
-// internal/engine and talks to them through their command line, stdout
-// (one JSON record) and stderr (progress and diagnostics).
+// Package orchestrate runs a study (manydb run) and a profile (manydb
+// profile): one fresh worker process per phase, each phase's record
+// appended to the results file as soon as the phase ends, a study resumed
+// cell by cell when run again. It links no engine: it knows the workers by
+// the catalog in internal/engine and talks to them through their command
+// line (worker.Job.Args), stdout (one JSON record) and stderr (progress).
 package orchestrate
 
 import (
@@ -21,142 +12,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"manydb/internal/engine"
 	"manydb/internal/measure"
 	"manydb/internal/results"
 	"manydb/internal/settings"
-	"manydb/internal/workload"
+	"manydb/internal/worker"
 )
-
-// Config is one study.
-type Config struct {
-	Variants []string           // variant ids, in table order
-	Settings []settings.Setting // process-wide settings, one table each
-	Stores   int                // stores per variant
-	Runs     int                // warm open runs (seeds 1..Runs)
-	Hold     int                // stores held open in the hold phase
-	Workload workload.Spec      // what each store holds
-	Root     string             // data root (carries MarkerFile)
-	Out      string             // results file (JSON Lines, appended)
-	Keep     bool               // keep the stores after the study
-	Fresh    bool               // start a new study even if one can be resumed
-	BinDir   string             // where the worker binaries are
-	MaxLoad  float64            // wait before each phase until load1 < MaxLoad (0: don't wait)
-	LoadWait time.Duration      // how often to check the load while waiting
-	// SkipSpaceCheck starts even if the data root's filesystem looks too
-	// small for the study.
-	SkipSpaceCheck bool
-	Version        string    // manydb's own version, recorded in the environment
-	Env            []string  // environment passed to workers (os.Environ())
-	Log            io.Writer // progress and messages (stderr)
-	// Bar reports progress; nil means NewProgress(Log).
-	Bar Progress
-	// Catalog maps variants to worker binaries; nil means engine.Catalog().
-	// Tests use it to run fake workers.
-	Catalog []engine.Family
-	// SampleEvery is the load sampling interval while a worker runs; 0
-	// means 10 s.
-	SampleEvery time.Duration
-	// ReadLoad reads the 1-minute load average; nil means measure.Load1.
-	ReadLoad func() (float64, error) `json:"-"`
-}
-
-// family returns the worker family serving variant v.
-func (c *Config) family(v string) (engine.Family, bool) { return lookupFamily(c.Catalog, v) }
-
-// lookupFamily returns the family serving variant v in catalog, or in
-// engine.Catalog() when catalog is nil.
-func lookupFamily(catalog []engine.Family, v string) (engine.Family, bool) {
-	if catalog == nil {
-		return engine.Lookup(v)
-	}
-	for _, f := range catalog {
-		if slices.Contains(f.Variants, v) {
-			return f, true
-		}
-	}
-	return engine.Family{}, false
-}
-
-// checkWorker checks that variant v is known and its worker binary is in
-// binDir.
-func checkWorker(catalog []engine.Family, binDir, v string) error {
-	fam, ok := lookupFamily(catalog, v)
-	if !ok {
-		return &InputError{fmt.Sprintf("unknown engine %q", v)}
-	}
-	bin := filepath.Join(binDir, fam.Binary)
-	if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-		return &InputError{fmt.Sprintf("worker binary %s for %s is missing: run 'make build' (it needs %s)", bin, v, fam.Needs)}
-	}
-	return nil
-}
-
-// failedRecord is the record of a worker that failed: its error, exact
-// command line and the tail of its stderr.
-func failedRecord(res workerResult, bin string, args []string, variant, phase string, run int, wl workload.Spec, stores int) results.Record {
-	return results.Record{
-		Variant:    variant,
-		Phase:      phase,
-		Run:        run,
-		Status:     results.StatusFailed,
-		Workload:   wl,
-		Stores:     stores,
-		Error:      res.err.Error(),
-		Command:    append([]string{bin}, args...),
-		StderrTail: strings.Join(res.stderr, "\n"),
-	}
-}
-
-// Validate checks the configuration before anything is written.
-func (c *Config) Validate() error {
-	switch {
-	case len(c.Variants) == 0:
-		return &InputError{"no engine given: use --engines sqlite (or all)"}
-	case len(c.Settings) == 0:
-		return &InputError{"no setting given: use --settings default"}
-	case c.Stores < 1:
-		return &InputError{fmt.Sprintf("--stores %d: create at least one store", c.Stores)}
-	case c.Runs < 1:
-		return &InputError{fmt.Sprintf("--runs %d: make at least one warm open run", c.Runs)}
-	case c.Hold < 1 || c.Hold > c.Stores:
-		return &InputError{fmt.Sprintf("--hold %d: hold between 1 and --stores (%d) stores open", c.Hold, c.Stores)}
-	case c.Workload.Objects < 1 || c.Workload.TextLen < 1:
-		return &InputError{"--objects and --text-len must be at least 1"}
-	case c.Root == "":
-		return &InputError{"--root is empty: name a directory for the stores"}
-	case c.Out == "":
-		return &InputError{"--out is empty: name a results file"}
-	case c.MaxLoad < 0:
-		return &InputError{fmt.Sprintf("--max-load %v must not be negative", c.MaxLoad)}
-	case c.MaxLoad > 0 && c.LoadWait <= 0:
-		return &InputError{"--load-wait must be positive"}
-	}
-	for _, v := range c.Variants {
-		if err := checkWorker(c.Catalog, c.BinDir, v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Failed is returned by Run when one or more phases failed; their records
-// are in the results file.
-type Failed struct {
-	Phases []string
-}
-
-func (f *Failed) Error() string {
-	return fmt.Sprintf("%d phase(s) failed: %s (see the failed records in the results file)", len(f.Phases), strings.Join(f.Phases, ", "))
-}
 
 // Run runs the study, or resumes it, and returns its id. Records already in
 // the results file stay there; the study's records are appended.
@@ -230,81 +96,10 @@ type study struct {
 	budget results.Budget // where this session's time went
 }
 
-// cellKey names one cell of a study.
-type cellKey struct {
-	variant, setting, phase string
-	run                     int
-}
-
 func newStudyID(t time.Time) string {
 	b := make([]byte, 3)
 	rand.Read(b)
 	return t.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
-}
-
-// config returns the configuration as recorded in the study's env record.
-func (c *Config) config() *results.StudyConfig {
-	names := make([]string, len(c.Settings))
-	for i, s := range c.Settings {
-		names[i] = s.Name
-	}
-	root, err := filepath.Abs(c.Root)
-	if err != nil {
-		root = c.Root
-	}
-	return &results.StudyConfig{Variants: c.Variants, Settings: names, Stores: c.Stores, Runs: c.Runs,
-		Hold: c.Hold, Workload: c.Workload, Root: root, MaxLoad: c.MaxLoad}
-}
-
-// readPrior reads the records already in the results file, if any.
-func readPrior(out string) ([]results.Record, error) {
-	recs, err := results.ReadFile(out)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	var syn *results.SyntaxError
-	if errors.As(err, &syn) {
-		return nil, &InputError{fmt.Sprintf("results file %s: %v; fix or move that line, or choose another --out", out, err)}
-	}
-	if err != nil {
-		return nil, &InputError{fmt.Sprintf("results file %s cannot be read: %v", out, err)}
-	}
-	return recs, nil
-}
-
-// resume finds the last study in prior with the same stores, runs, hold,
-// workload and root (engines and settings may be added), measured by this
-// version of manydb, fills s.done with its recorded cells and returns its
-// id; "" when there is none to resume.
-func (s *study) resume(prior []results.Record) string {
-	if s.Fresh {
-		return ""
-	}
-	want := s.config()
-	id, version := "", ""
-	for _, r := range prior {
-		if r.Phase == results.PhaseEnv && r.Config != nil && sameStudy(r.Config, want) {
-			id, version = r.Study, r.Env["manydb"]
-		}
-	}
-	if id == "" {
-		return ""
-	}
-	if version != s.Version {
-		// Figures of two versions of manydb are not mixed in one study.
-		fmt.Fprintf(s.Log, "%s holds study %s, measured by manydb %s; this is manydb %s, so a new study starts\n", s.Out, id, version, s.Version)
-		return ""
-	}
-	for _, r := range prior {
-		if r.Study == id && (r.Status == results.StatusOK || r.Status == results.StatusNotApplicable) {
-			s.done[cellKey{r.Variant, r.Setting, r.Phase, r.Run}] = true
-		}
-	}
-	return id
-}
-
-func sameStudy(a, b *results.StudyConfig) bool {
-	return a.Stores == b.Stores && a.Runs == b.Runs && a.Hold == b.Hold && a.Workload == b.Workload && a.Root == b.Root
 }
 
 // phase is one worker run.
@@ -417,23 +212,15 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		wait = 0
 	}
 	s.budget.Wait += wait
-	args := []string{
-		"--variant", v, "--phase", p.name, "--dir", dir,
-		"--stores", strconv.Itoa(s.Stores),
-		"--workload", s.Workload.Name,
-		"--objects", strconv.Itoa(s.Workload.Objects),
-		"--text-len", strconv.Itoa(s.Workload.TextLen),
-		"--progress",
-	}
-	if set.THPOff {
-		args = append(args, "--thp-off")
-	}
+	job := worker.Job{Variant: v, Phase: p.name, Dir: dir, Stores: s.Stores, Workload: s.Workload,
+		Progress: true, THPOff: set.THPOff}
 	switch p.name {
 	case results.PhaseOpen:
-		args = append(args, "--run", strconv.Itoa(p.run), "--seed", strconv.Itoa(p.run))
+		job.Run, job.Seed = p.run, uint64(p.run)
 	case results.PhaseHold:
-		args = append(args, "--hold", strconv.Itoa(s.Hold))
+		job.Hold = s.Hold
 	}
+	args := job.Args()
 	started := time.Now().UTC()
 	total := s.Stores
 	if p.name == results.PhaseHold {
@@ -471,56 +258,6 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		s.done[cellKey{v, set.Name, p.name, p.run}] = true
 	}
 	return res.err == nil, nil
-}
-
-// engineSeconds sums a record's timed engine spans.
-func engineSeconds(r results.Record) float64 {
-	var ms float64
-	for _, x := range r.CreateMs {
-		ms += x
-	}
-	for _, x := range r.TotalMs {
-		ms += x
-	}
-	if r.Hold != nil {
-		ms += r.Hold.EngineS * 1000
-	}
-	return ms / 1000
-}
-
-// waitForLoad returns the 1-minute load average at the start of a phase,
-// after waiting until it is below MaxLoad when that is set.
-func (s *study) waitForLoad(ctx context.Context, what string) (float64, error) {
-	for {
-		load, err := s.ReadLoad()
-		if err != nil {
-			return 0, err
-		}
-		if s.MaxLoad <= 0 || load < s.MaxLoad {
-			return load, nil
-		}
-		fmt.Fprintf(s.Log, "waiting before %s: load average %.2f is not below --max-load %.2f; checking again in %s\n", what, load, s.MaxLoad, s.LoadWait)
-		select {
-		case <-ctx.Done():
-			return 0, fmt.Errorf("interrupted while waiting for the load to drop; the same command resumes the study")
-		case <-time.After(s.LoadWait):
-		}
-	}
-}
-
-// writeEnd records where the session's time went, and says it on Log.
-func (s *study) writeEnd() error {
-	b := s.budget
-	b.Wall = time.Since(s.start).Seconds()
-	pct := func(x float64) float64 { return 100 * x / b.Wall }
-	inWorkers := b.Workers - b.Engine
-	other := b.Wall - b.Wait - b.Workers - b.Failed - b.Cleanup
-	fmt.Fprintf(s.Log, "study %s: %.0f s: %.0f s waiting for the load, %.0f s inside engine calls, "+
-		"%.1f s (%.1f %%) in the workers outside engine calls (start, notes, warm-ups, snapshots), "+
-		"%.1f s (%.1f %%) removing stores, %.1f s (%.1f %%) in workers that failed, %.1f s (%.1f %%) other\n",
-		s.id, b.Wall, b.Wait, b.Engine, inWorkers, pct(inWorkers), b.Cleanup, pct(b.Cleanup), b.Failed, pct(b.Failed), other, pct(other))
-	return s.w.Append(results.Record{Study: s.id, Phase: results.PhaseEnd, Status: results.StatusOK,
-		Workload: s.Workload, Stores: s.Stores, Started: s.start.UTC(), WallS: b.Wall, WaitS: b.Wait, EngineS: b.Engine, Budget: &b})
 }
 
 // remove removes a variant's stores and counts the time as cleanup.

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"manydb/internal/engine"
-	"manydb/internal/fakeengine"
+	"manydb/internal/engines/fakeengine"
 	"manydb/internal/results"
 	"manydb/internal/settings"
 	"manydb/internal/worker"
@@ -34,9 +34,9 @@ var fakeVariants = []string{"fake", "fake_wrongcount", "fake_crash", "fake_slow"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(fakeWorkerEnv) == "1" {
-		var fs []worker.Factory
+		var fs []engine.Factory
 		for _, id := range fakeVariants {
-			fs = append(fs, worker.Factory{ID: id, New: fakeengine.New(id)})
+			fs = append(fs, engine.Factory{ID: id, New: fakeengine.New(id)})
 		}
 		os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr, fs...)))
 	}

@@ -21,14 +21,15 @@ import (
 
 // cell is the records of one variant in one study and setting.
 type cell struct {
-	create  *results.Record
-	opens   []*results.Record
-	hold    *results.Record
-	space   *results.Record
-	all     []*results.Record // every ok record of the cell
-	failed  map[string]bool   // phase → a failed record was seen
-	na      bool              // the setting does not apply to this variant
-	version map[string]string
+	create     *results.Record
+	opens      []*results.Record
+	hold       *results.Record
+	space      *results.Record
+	all        []*results.Record // every ok record of the cell
+	failed     map[string]bool   // phase → a failed record was seen
+	failedRuns map[int]bool      // open runs whose last record failed
+	na         bool              // the setting does not apply to this variant
+	version    map[string]string
 }
 
 // table is one study and setting.
@@ -41,6 +42,7 @@ type table struct {
 	workload string
 	objects  int
 	held     int
+	runs     int      // warm open runs the study asked for
 	loud     []string // phases during which the load rose above --max-load
 }
 
@@ -85,7 +87,7 @@ func group(recs []results.Record) []*table {
 		}
 		c := t.cells[r.Variant]
 		if c == nil {
-			c = &cell{failed: map[string]bool{}, version: map[string]string{}}
+			c = &cell{failed: map[string]bool{}, failedRuns: map[int]bool{}, version: map[string]string{}}
 			t.cells[r.Variant] = c
 			t.variants = append(t.variants, r.Variant)
 		}
@@ -97,6 +99,9 @@ func group(recs []results.Record) []*table {
 		}
 		if r.Status != results.StatusOK {
 			c.failed[r.Phase] = true
+			if r.Phase == results.PhaseOpen {
+				c.failedRuns[r.Run] = true
+			}
 			continue
 		}
 		if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
@@ -115,6 +120,7 @@ func group(recs []results.Record) []*table {
 		case results.PhaseCreate:
 			c.create = r
 		case results.PhaseOpen:
+			delete(c.failedRuns, r.Run)
 			// a later record of the same run replaces an earlier one
 			c.opens = slices.DeleteFunc(c.opens, func(o *results.Record) bool { return o.Run == r.Run })
 			c.opens = append(c.opens, r)
@@ -129,6 +135,17 @@ func group(recs []results.Record) []*table {
 		t.env = envs[t.study]
 		if t.held == 0 && t.env != nil && t.env.Config != nil {
 			t.held = t.env.Config.Hold // no hold record: the hold asked for
+		}
+		if t.env != nil && t.env.Config != nil {
+			t.runs = t.env.Config.Runs
+		}
+		for _, c := range t.cells { // no env record: the most runs seen
+			for _, r := range c.opens {
+				t.runs = max(t.runs, r.Run)
+			}
+			for r := range c.failedRuns {
+				t.runs = max(t.runs, r)
+			}
 		}
 	}
 	return order
@@ -153,7 +170,11 @@ func (t *table) rows() []row {
 			if len(c.opens) == 0 {
 				return missing(c, results.PhaseOpen)
 			}
-			return millis(stat(pooled(c, pick)), 3)
+			v := millis(stat(pooled(c, pick)), 3)
+			if len(c.opens) < t.runs {
+				v += " †"
+			}
+			return v
 		}
 	}
 	open := func(r *results.Record) []float64 { return r.OpenMs }
@@ -173,6 +194,7 @@ func (t *table) rows() []row {
 			}
 			return thousands(float64(len(c.create.CreateMs)) / c.create.WallS)
 		}},
+		{"Warm open runs pooled", t.runsPooled},
 		{"Open (median)", openStat(open, stats.Median)},
 		{"Count query (median)", openStat(query, stats.Median)},
 		{"Open, query, close (median)", openStat(total, stats.Median)},
@@ -217,6 +239,36 @@ func (t *table) rows() []row {
 	}
 }
 
+// runsPooled says how many warm runs a cell's open figures pool, of the
+// runs the study asked for, and which are missing or failed.
+func (t *table) runsPooled(c *cell) string {
+	if c.na {
+		return "n/a"
+	}
+	have := map[int]bool{}
+	for _, r := range c.opens {
+		have[r.Run] = true
+	}
+	var failed, missing []string
+	for r := 1; r <= t.runs; r++ {
+		switch {
+		case have[r]:
+		case c.failedRuns[r]:
+			failed = append(failed, fmt.Sprint(r))
+		default:
+			missing = append(missing, fmt.Sprint(r))
+		}
+	}
+	s := fmt.Sprintf("%d of %d", len(c.opens), t.runs)
+	if len(failed) > 0 {
+		s += "; failed: run " + strings.Join(failed, ", ")
+	}
+	if len(missing) > 0 {
+		s += "; missing: run " + strings.Join(missing, ", ")
+	}
+	return s
+}
+
 // missing is what a table shows for a figure without a record.
 func missing(c *cell, phase string) string {
 	if c.na {
@@ -230,7 +282,7 @@ func missing(c *cell, phase string) string {
 
 func (t *table) write(w io.Writer) {
 	fmt.Fprintf(w, "## Study %s, setting %s\n\n", t.study, t.setting)
-	fmt.Fprintf(w, "Workload %s. Open figures pool all warm runs (all stores in random order per run).\n\n", t.workload)
+	fmt.Fprintf(w, "Workload %s. Open figures pool the warm runs counted in the row \"Warm open runs pooled\" (each run: all stores in random order).\n\n", t.workload)
 	fmt.Fprintf(w, "| |%s|\n", " "+strings.Join(t.variants, " | ")+" ")
 	fmt.Fprintf(w, "| --- |%s\n", strings.Repeat(" --- |", len(t.variants)))
 	for _, r := range t.rows() {
@@ -241,6 +293,9 @@ func (t *table) write(w io.Writer) {
 		fmt.Fprintf(w, "| %s | %s |\n", r.label, strings.Join(vals, " | "))
 	}
 	fmt.Fprintln(w)
+	if t.poolsFewer() {
+		fmt.Fprintf(w, "†: pools fewer warm runs than the study's %d (see \"Warm open runs pooled\"); rerun the same command to redo failed runs.\n", t.runs)
+	}
 	if na := t.notApplicable(); na != "" {
 		fmt.Fprintf(w, "n/a: the setting %s changes glibc's malloc only, and %s do not allocate with it.\n", t.setting, na)
 	}
@@ -293,6 +348,17 @@ func (t *table) mallocVars() string {
 	}
 	sort.Strings(vars)
 	return strings.Join(vars, ", ")
+}
+
+// poolsFewer tells whether a cell with open figures pools fewer runs than
+// the study asked for.
+func (t *table) poolsFewer() bool {
+	for _, c := range t.cells {
+		if len(c.opens) > 0 && len(c.opens) < t.runs {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *table) notApplicable() string {

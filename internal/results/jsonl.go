@@ -120,22 +120,25 @@ type Writer struct {
 }
 
 // OpenWriter opens name for appending, creating it if needed. A last line
-// without its newline is a record cut by a crash in the middle of a write
-// (Append syncs only whole lines): it is cut off, so the next record
-// starts on a line of its own and the file stays readable.
+// without its newline is either a whole record whose newline was lost
+// (it is kept and its newline added) or a record cut by a crash in the
+// middle of a write (Append syncs only whole lines), which is cut off; so
+// the next record starts on a line of its own and no record is lost.
 func OpenWriter(name string) (*Writer, error) {
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open results file: %w", err)
 	}
-	if err := dropPartialLine(f); err != nil {
+	if err := mendLastLine(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("open results file %s: %w", name, err)
 	}
 	return &Writer{f: f}, nil
 }
 
-func dropPartialLine(f *os.File) error {
+// mendLastLine ends a last line that has no newline: a record gets its
+// newline, anything else is truncated.
+func mendLastLine(f *os.File) error {
 	st, err := f.Stat()
 	if err != nil || st.Size() == 0 {
 		return err
@@ -160,7 +163,20 @@ func dropPartialLine(f *os.File) error {
 	if end == size {
 		return nil
 	}
-	return f.Truncate(end)
+	tail := make([]byte, size-end)
+	if _, err := f.ReadAt(tail, end); err != nil {
+		return err
+	}
+	if rd := NewReader(bytes.NewReader(tail), f.Name()); rd.Next() {
+		if _, err := f.Write([]byte{'\n'}); err != nil {
+			return err
+		}
+		return f.Sync()
+	}
+	if err := f.Truncate(end); err != nil {
+		return err
+	}
+	return f.Sync()
 }
 
 // Append writes rec as one line and syncs the file.

@@ -94,3 +94,44 @@ func TestReaderSkipsACutLastLine(t *testing.T) {
 		t.Errorf("a whole record without newline was not read: %v", r.Err())
 	}
 }
+
+// A whole record whose newline was lost (e.g. truncate -s -1 after a kill)
+// is kept: the writer adds its newline instead of cutting the line.
+func TestWriterKeepsAWholeLastRecordWithoutNewline(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "r.jsonl")
+	w, err := OpenWriter(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(Record{Study: "a", Phase: PhaseCreate, Status: StatusOK}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := os.Truncate(name, fileSize(t, name)-1); err != nil {
+		t.Fatal(err)
+	}
+	w, err = OpenWriter(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(Record{Study: "a", Phase: PhaseOpen, Status: StatusOK, Run: 1}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	recs, err := ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Phase != PhaseCreate || recs[1].Phase != PhaseOpen {
+		t.Fatalf("records = %+v, want create then open", recs)
+	}
+}
+
+func fileSize(t *testing.T, name string) int64 {
+	t.Helper()
+	st, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}

@@ -4,7 +4,7 @@ import (
 	"io"
 	"testing"
 
-	"manydb/internal/fakeengine"
+	"manydb/internal/engines/fakeengine"
 	"manydb/internal/results"
 	"manydb/internal/stats"
 	"manydb/internal/workload"

@@ -25,21 +25,22 @@ func create(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 	samples := make([]float64, job.Stores)
 	start := time.Now()
 	for i, dir := range dirs {
+		p.at(i)
 		job.Workload.Fill(i, notes)
 		t0 := time.Now()
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			return fmt.Errorf("store %d: %w", i, err)
+			return storeError(job, i, "mkdir", err)
 		}
 		s, err := v.Create(dir)
 		if err != nil {
-			return fmt.Errorf("store %d: create: %w", i, err)
+			return storeError(job, i, "create", err)
 		}
 		if err := s.Insert(notes); err != nil {
 			s.Close()
-			return fmt.Errorf("store %d: insert %d notes: %w", i, len(notes), err)
+			return storeError(job, i, fmt.Sprintf("insert %d notes", len(notes)), err)
 		}
 		if err := s.Close(); err != nil {
-			return fmt.Errorf("store %d: close: %w", i, err)
+			return storeError(job, i, "close", err)
 		}
 		samples[i] = ms(time.Since(t0))
 		p.step(i + 1)
@@ -62,29 +63,31 @@ func openRun(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 	openMs, queryMs, closeMs, totalMs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	// One untimed open, count and close (of the run's last store) first, so
 	// the engine's one-time set-up in this fresh process is not in a sample.
+	p.at(order[n-1])
 	if err := openCountClose(v, dirs[order[n-1]], want); err != nil {
-		return fmt.Errorf("warm-up with store %d: %w", order[n-1], err)
+		return storeError(job, order[n-1], "warm-up", err)
 	}
 	for k, i := range order {
+		p.at(i)
 		t0 := time.Now()
 		s, err := v.Open(dirs[i])
 		t1 := time.Now()
 		if err != nil {
-			return fmt.Errorf("store %d: open: %w", i, err)
+			return storeError(job, i, "open", err)
 		}
 		got, err := s.Count()
 		t2 := time.Now()
 		if err != nil {
 			s.Close()
-			return fmt.Errorf("store %d: count: %w", i, err)
+			return storeError(job, i, "count", err)
 		}
 		err = s.Close()
 		t3 := time.Now()
 		if err != nil {
-			return fmt.Errorf("store %d: close: %w", i, err)
+			return storeError(job, i, "close", err)
 		}
 		if got != want {
-			return fmt.Errorf("store %d: count returned %d notes, want %d", i, got, want)
+			return storeError(job, i, "count", fmt.Errorf("count returned %d notes, want %d", got, want))
 		}
 		openMs[k], queryMs[k], closeMs[k], totalMs[k] = ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(t3.Sub(t2)), ms(t3.Sub(t0))
 		p.step(k + 1)
@@ -101,8 +104,8 @@ func Order(n int, seed uint64) []int {
 
 // hold opens the first job.Hold stores, counts each and keeps them all
 // open, then reports (after − before) / held of the process' memory. Before
-// the first snapshot one store outside the held set (or store 0 when all
-// are held) is opened, counted and closed, so one-time set-up of the engine
+// the first snapshot one store is opened, counted and closed: the first
+// store outside the held set, or the last store when all are held, so one-time set-up of the engine
 // (library initialisation, shared caches) is not counted per store; both
 // snapshots follow a garbage collection that returns freed Go memory to
 // the OS, so only live memory counts for pure-Go engines too. The loop is
@@ -119,9 +122,10 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 		}
 	}()
 	want := int64(job.Workload.Objects)
-	warm := all[min(job.Hold, job.Stores-1)]
-	if err := openCountClose(v, warm, want); err != nil {
-		return fmt.Errorf("warm-up with %s: %w", warm, err)
+	warm := min(job.Hold, job.Stores-1)
+	p.at(warm)
+	if err := openCountClose(v, all[warm], want); err != nil {
+		return storeError(job, warm, "warm-up", err)
 	}
 	before, err := snapshot()
 	if err != nil {
@@ -129,17 +133,18 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 	}
 	start := time.Now()
 	for i, dir := range dirs {
+		p.at(i)
 		s, err := v.Open(dir)
 		if err != nil {
-			return fmt.Errorf("store %d: open: %w", i, err)
+			return storeError(job, i, "open", err)
 		}
 		open = append(open, s)
 		got, err := s.Count()
 		if err != nil {
-			return fmt.Errorf("store %d: count: %w", i, err)
+			return storeError(job, i, "count", err)
 		}
 		if got != want {
-			return fmt.Errorf("store %d: count returned %d notes, want %d", i, got, want)
+			return storeError(job, i, "count", fmt.Errorf("count returned %d notes, want %d", got, want))
 		}
 		p.step(i + 1)
 	}
@@ -222,9 +227,10 @@ func space(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 	rec.ApparentBytes = make([]int64, job.Stores)
 	var files []string
 	for i, dir := range storeDirs(job) {
+		p.at(i)
 		s, err := measure.DirSpace(dir)
 		if err != nil {
-			return fmt.Errorf("store %d: %w", i, err)
+			return storeError(job, i, "measure space", err)
 		}
 		rec.Bytes[i], rec.ApparentBytes[i] = s.Bytes, s.ApparentBytes
 		files = append(files, s.Files...)
@@ -232,6 +238,25 @@ func space(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 	}
 	rec.Files = uniqueSorted(files)
 	return nil
+}
+
+// StoreError is the failure of one store: its index, its directory, the
+// step that failed and the engine's error (or the panic it raised).
+type StoreError struct {
+	Index int
+	Dir   string
+	Step  string
+	Err   error
+}
+
+func (e *StoreError) Error() string {
+	return fmt.Sprintf("store %d (%s): %s: %v", e.Index, e.Dir, e.Step, e.Err)
+}
+
+func (e *StoreError) Unwrap() error { return e.Err }
+
+func storeError(job Job, i int, step string, err error) error {
+	return &StoreError{Index: i, Dir: StoreDir(job.Dir, i), Step: step, Err: err}
 }
 
 func storeDirs(job Job) []string {

@@ -44,13 +44,14 @@ func profile(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 	marshals := false
 	start := time.Now()
 	for i, dir := range dirs {
+		p.at(i)
 		t0 := time.Now()
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			return fmt.Errorf("store %d: %w", i, err)
+			return storeError(job, i, "mkdir", err)
 		}
 		s, err := v.Create(dir)
 		if err != nil {
-			return fmt.Errorf("store %d: create: %w", i, err)
+			return storeError(job, i, "create", err)
 		}
 		t1 := time.Now()
 		job.Workload.Fill(i, notes)
@@ -61,21 +62,21 @@ func profile(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 			mm, err := m.Marshal(notes)
 			if err != nil {
 				s.Close()
-				return fmt.Errorf("store %d: marshal %d notes: %w", i, len(notes), err)
+				return storeError(job, i, fmt.Sprintf("marshal %d notes", len(notes)), err)
 			}
 			t3 = time.Now()
 			err = m.InsertMarshaled(mm)
 			if err != nil {
 				s.Close()
-				return fmt.Errorf("store %d: insert %d marshaled notes: %w", i, len(notes), err)
+				return storeError(job, i, fmt.Sprintf("insert %d marshaled notes", len(notes)), err)
 			}
 		} else if err := s.Insert(notes); err != nil {
 			s.Close()
-			return fmt.Errorf("store %d: insert %d notes: %w", i, len(notes), err)
+			return storeError(job, i, fmt.Sprintf("insert %d notes", len(notes)), err)
 		}
 		t4 := time.Now()
 		if err := s.Close(); err != nil {
-			return fmt.Errorf("store %d: close: %w", i, err)
+			return storeError(job, i, "close", err)
 		}
 		t5 := time.Now()
 		prof.CreateMs[i] = ms(t1.Sub(t0))

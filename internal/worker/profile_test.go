@@ -2,20 +2,19 @@ package worker
 
 import (
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"manydb/internal/engine"
+	"manydb/internal/engines/sqlite"
 	"manydb/internal/results"
-	"manydb/internal/sqlite"
 	"manydb/internal/workload"
 )
 
-// checkProfile checks a profile record's shape and that, for every store,
-// the steps add up to the total (they are consecutive spans).
+// checkProfile checks a profile record's shape: a sample of every step for
+// every store, positive spans where the engine does work.
 func checkProfile(t *testing.T, rec results.Record, stores int, marshal bool) {
 	t.Helper()
 	p := rec.Profile
@@ -37,13 +36,6 @@ func checkProfile(t *testing.T, rec results.Record, stores int, marshal bool) {
 		}
 	}
 	for i := range stores {
-		sum := p.CreateMs[i] + p.FillMs[i] + p.InsertMs[i] + p.CloseMs[i]
-		if marshal {
-			sum += p.MarshalMs[i]
-		}
-		if math.Abs(sum-p.TotalMs[i]) > 1e-6 {
-			t.Errorf("store %d: steps add up to %v ms, total is %v ms", i, sum, p.TotalMs[i])
-		}
 		if p.TotalMs[i] <= 0 || p.CreateMs[i] <= 0 || p.InsertMs[i] <= 0 {
 			t.Errorf("store %d: total %v, create %v, insert %v: want positive spans", i, p.TotalMs[i], p.CreateMs[i], p.InsertMs[i])
 		}
@@ -112,7 +104,7 @@ func TestProfileCPUProfile(t *testing.T) {
 	}
 
 	err = Run([]string{"--variant", "fake", "--phase", "space", "--dir", t.TempDir(), "--stores", "1", "--cpuprofile", "x"},
-		io.Discard, io.Discard, Factory{ID: "fake", New: func() (engine.Variant, error) { return newFake(t, "fake"), nil }})
+		io.Discard, io.Discard, engine.Factory{ID: "fake", New: func() (engine.Variant, error) { return newFake(t, "fake"), nil }})
 	if err == nil || !strings.Contains(err.Error(), "--cpuprofile is for the create and profile phases") {
 		t.Errorf("err = %v, want --cpuprofile refused for the space phase", err)
 	}

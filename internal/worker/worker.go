@@ -23,50 +23,68 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"manydb/internal/engine"
+	"manydb/internal/measure"
 	"manydb/internal/results"
-	"manydb/internal/workload"
 )
-
-// Factory makes a variant. It may fail, e.g. when the engine's shared
-// library is missing; the error then says how to install it.
-type Factory struct {
-	ID  string
-	New func() (engine.Variant, error)
-}
-
-// Job is one phase for one variant, as given on the worker's command line.
-type Job struct {
-	Variant  string        // variant id
-	Phase    string        // create, open, hold, space, profile or versions
-	Dir      string        // the directory holding this variant's stores
-	Stores   int           // number of stores (000000 … Stores-1)
-	Workload workload.Spec // what each store holds
-	Run      int           // open: run number 1..R
-	Seed     uint64        // open: seed of the run's random store order
-	Hold     int           // hold: stores to keep open
-	Progress bool          // print progress lines on stderr
-	THPOff   bool          // disable transparent huge pages before the engine starts
-	// CPUProfile, when set, is a file for a pprof CPU profile of the
-	// create or profile phase's loop.
-	CPUProfile string
-}
 
 // ProgressPrefix starts a progress line on the worker's stderr:
 // "progress DONE TOTAL". The orchestrator reads and hides them.
 const ProgressPrefix = "progress "
 
+// Main is a worker binary's whole main function: binary is its file name
+// in the catalog (e.g. "worker-gokv") and each argument is the Factories of
+// one adapter package linked into it. It checks that the adapters serve
+// exactly the variants the catalog gives the binary's family, runs the
+// phase the command line names and returns the process exit code.
+func Main(binary string, adapters ...[]engine.Factory) int {
+	var factories []engine.Factory
+	for _, a := range adapters {
+		factories = append(factories, a...)
+	}
+	if err := engine.CheckFamily(engine.Catalog(), binary, factories); err != nil {
+		return Exit(err)
+	}
+	records, err := RecordChannel()
+	if err != nil {
+		return Exit(err)
+	}
+	return Exit(Run(os.Args[1:], records, os.Stderr, factories...))
+}
+
+// RecordChannel gives the record a channel of its own: it returns a
+// private copy of standard output for the record and points file
+// descriptor 1 at standard error, so that whatever an engine prints on
+// stdout (ObjectBox's "[ERROR] Storage error" lines, say) goes to stderr
+// and cannot corrupt the record. Call it before any engine is used.
+func RecordChannel() (*os.File, error) {
+	fd, err := unix.Dup(1)
+	if err != nil {
+		return nil, fmt.Errorf("keep a copy of stdout for the record: %w", err)
+	}
+	unix.CloseOnExec(fd)
+	if err := unix.Dup2(2, 1); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("point stdout at stderr: %w", err)
+	}
+	return os.NewFile(uintptr(fd), "record"), nil
+}
+
 // Run parses the worker's command line and runs its phase with the
-// variant it names, writing the record to stdout.
-func Run(args []string, stdout, stderr io.Writer, factories ...Factory) error {
+// variant it names, writing the record to stdout. With --list it prints
+// instead, one JSON line per factory, what each variant answers (see
+// Listing).
+func Run(args []string, stdout, stderr io.Writer, factories ...engine.Factory) error {
 	job, err := parseJob(args, stderr, factories)
 	if err != nil {
 		return err
+	}
+	if job.List {
+		return list(stdout, factories)
 	}
 	if job.THPOff {
 		// Before the engine exists, so every mapping it makes is covered.
@@ -74,7 +92,7 @@ func Run(args []string, stdout, stderr io.Writer, factories ...Factory) error {
 			return fmt.Errorf("disable transparent huge pages: %w", err)
 		}
 	}
-	var factory Factory
+	var factory engine.Factory
 	for _, f := range factories {
 		if f.ID == job.Variant {
 			factory = f
@@ -83,6 +101,9 @@ func Run(args []string, stdout, stderr io.Writer, factories ...Factory) error {
 	v, err := factory.New()
 	if err != nil {
 		return fmt.Errorf("variant %s: %w", job.Variant, err)
+	}
+	if err := engine.CheckID(job.Variant, v); err != nil {
+		return err
 	}
 	if c, ok := v.(engine.Closer); ok {
 		defer c.CloseVariant()
@@ -94,72 +115,39 @@ func Run(args []string, stdout, stderr io.Writer, factories ...Factory) error {
 	return json.NewEncoder(stdout).Encode(rec)
 }
 
-func parseJob(args []string, stderr io.Writer, factories []Factory) (Job, error) {
-	var ids []string
-	for _, f := range factories {
-		ids = append(ids, f.ID)
-	}
-	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s --variant ID --phase PHASE [flags]\n\n"+
-			"A manydb worker runs one phase of a study for one variant (%s).\n"+
-			"It is started by 'manydb run'; you rarely start it yourself.\n\n",
-			filepath.Base(os.Args[0]), strings.Join(ids, ", "))
-		fs.PrintDefaults()
-	}
-	var j Job
-	fs.StringVar(&j.Variant, "variant", "", "variant id")
-	fs.StringVar(&j.Phase, "phase", "", "create, open, hold, space, profile or versions")
-	fs.StringVar(&j.Dir, "dir", "", "directory of this variant's stores")
-	fs.IntVar(&j.Stores, "stores", 0, "number of stores")
-	fs.StringVar(&j.Workload.Name, "workload", "large", "workload name, as recorded")
-	fs.IntVar(&j.Workload.Objects, "objects", 1000, "notes per store")
-	fs.IntVar(&j.Workload.TextLen, "text-len", 300, "text length of a note")
-	fs.IntVar(&j.Run, "run", 0, "open: run number")
-	fs.Uint64Var(&j.Seed, "seed", 0, "open: seed of the store order")
-	fs.IntVar(&j.Hold, "hold", 0, "hold: stores to keep open")
-	fs.BoolVar(&j.Progress, "progress", false, "print progress lines on stderr")
-	fs.StringVar(&j.CPUProfile, "cpuprofile", "", "create, profile: write a pprof CPU profile of the phase to this file")
-	fs.BoolVar(&j.THPOff, "thp-off", false, "disable transparent huge pages (prctl PR_SET_THP_DISABLE) before the engine starts")
-	if err := fs.Parse(args); err != nil {
-		return Job{}, err
-	}
-	if fs.NArg() > 0 {
-		return Job{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	known := false
-	for _, id := range ids {
-		known = known || id == j.Variant
-	}
-	if !known {
-		return Job{}, fmt.Errorf("--variant %q: this worker serves %s", j.Variant, strings.Join(ids, ", "))
-	}
-	return j, j.validate()
+// Listing is what a worker's --list prints for each variant it serves.
+type Listing struct {
+	ID string `json:"id"`
+	// Answers is what the variant's ID() returns; empty when it could not
+	// be made.
+	Answers string `json:"answers,omitempty"`
+	// Disabled says why the variant cannot run in this build (its build
+	// tag was not set), and how to enable it.
+	Disabled string `json:"disabled,omitempty"`
+	// Error is any other failure to make the variant.
+	Error string `json:"error,omitempty"`
 }
 
-func (j Job) validate() error {
-	switch j.Phase {
-	case results.PhaseCreate, results.PhaseOpen, results.PhaseHold, results.PhaseSpace, results.PhaseProfile:
-	case "versions":
-		return nil
-	default:
-		return fmt.Errorf("--phase %q: use create, open, hold, space, profile or versions", j.Phase)
-	}
-	if j.CPUProfile != "" && j.Phase != results.PhaseCreate && j.Phase != results.PhaseProfile {
-		return fmt.Errorf("--cpuprofile is for the create and profile phases, not %s", j.Phase)
-	}
-	switch {
-	case j.Dir == "":
-		return errors.New("--dir is required")
-	case j.Stores < 1:
-		return fmt.Errorf("--stores %d: need at least one store", j.Stores)
-	case j.Workload.Objects < 1:
-		return fmt.Errorf("--objects %d: need at least one note per store", j.Workload.Objects)
-	case j.Phase == results.PhaseOpen && j.Seed == 0:
-		return errors.New("--seed is required for the open phase (1, 2, …)")
-	case j.Phase == results.PhaseHold && (j.Hold < 1 || j.Hold > j.Stores):
-		return fmt.Errorf("--hold %d: hold between 1 and --stores (%d) stores", j.Hold, j.Stores)
+// list makes each variant, asks its id and releases it.
+func list(stdout io.Writer, factories []engine.Factory) error {
+	enc := json.NewEncoder(stdout)
+	for _, f := range factories {
+		l := Listing{ID: f.ID}
+		v, err := f.New()
+		switch {
+		case errors.Is(err, engine.ErrDisabled):
+			l.Disabled = err.Error()
+		case err != nil:
+			l.Error = err.Error()
+		default:
+			l.Answers = v.ID()
+			if c, ok := v.(engine.Closer); ok {
+				c.CloseVariant()
+			}
+		}
+		if err := enc.Encode(l); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -172,8 +160,11 @@ func StoreDir(dir string, i int) string {
 // RunJob runs the job's phase with variant v and returns its record, with
 // the variant's and the worker's versions filled in. The orchestrator adds
 // the study, setting, load and start time.
-func RunJob(job Job, v engine.Variant, stderr io.Writer) (results.Record, error) {
-	rec := results.Record{
+//
+// A panic in the engine becomes an error that names the store being worked
+// on, with the panic's stack written to stderr.
+func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, err error) {
+	rec = results.Record{
 		Variant:  job.Variant,
 		Phase:    job.Phase,
 		Status:   results.StatusOK,
@@ -181,10 +172,21 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (results.Record, error)
 		Stores:   job.Stores,
 		Versions: versions(v),
 	}
-	if job.Phase == "versions" {
+	if job.Phase == PhaseVersions {
 		return rec, nil
 	}
 	p := newProgress(job, stderr)
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "panic: %v\n%s", r, debug.Stack())
+			err = fmt.Errorf("panic: %v", r)
+			if p.store >= 0 {
+				err = &StoreError{Index: p.store, Dir: StoreDir(job.Dir, p.store), Step: "the engine panicked", Err: err}
+			}
+			err = fmt.Errorf("%s %s: %w", job.Variant, job.Phase, err)
+			rec = results.Record{}
+		}
+	}()
 	stopCPU, err := startCPUProfile(job.CPUProfile)
 	if err != nil {
 		return results.Record{}, err
@@ -222,12 +224,8 @@ func processSettings() map[string]string {
 			out[name] = v
 		}
 	}
-	if b, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "THP_enabled:"); ok {
-				out["thp_enabled"] = strings.TrimSpace(v)
-			}
-		}
+	if v, err := measure.THPEnabled(); err == nil {
+		out["thp_enabled"] = v
 	}
 	return out
 }
@@ -270,18 +268,24 @@ func (g gcCount) stop() *results.GoStats {
 	return &results.GoStats{GCs: uint64(ms.NumGC - g.num), PauseMs: float64(ms.PauseTotalNs-g.pause) / 1e6}
 }
 
-// progress prints "progress DONE TOTAL" lines at most every half second.
+// progress prints "progress DONE TOTAL" lines at most every half second,
+// and knows the store being worked on, to name it if the engine panics.
 type progress struct {
 	w     io.Writer
 	total int
 	last  time.Time
+	store int // index of the store being worked on; -1 before the first
 }
+
+// at records that store i is being worked on; it is called outside timed
+// spans.
+func (p *progress) at(i int) { p.store = i }
 
 func newProgress(job Job, stderr io.Writer) *progress {
 	if !job.Progress {
-		return &progress{}
+		return &progress{store: -1}
 	}
-	return &progress{w: stderr, total: job.Stores, last: time.Now()}
+	return &progress{w: stderr, total: job.Stores, last: time.Now(), store: -1}
 }
 
 // step reports that done stores are finished; it is called between timed

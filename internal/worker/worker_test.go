@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"manydb/internal/fakeengine"
+	"manydb/internal/engine"
+	"manydb/internal/engines/fakeengine"
 	"manydb/internal/results"
 	"manydb/internal/workload"
 )
@@ -132,7 +133,7 @@ func TestOrderIsASeededPermutation(t *testing.T) {
 }
 
 func TestRunCommandLine(t *testing.T) {
-	factory := Factory{ID: "fake", New: fakeengine.New("fake")}
+	factory := engine.Factory{ID: "fake", New: fakeengine.New("fake")}
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
 	err := Run([]string{"--variant", "fake", "--phase", "create", "--dir", dir, "--stores", "3", "--objects", "7", "--progress"}, &out, &errOut, factory)
@@ -171,7 +172,7 @@ func TestTHPOffAndProcessSettings(t *testing.T) {
 		dir := t.TempDir()
 		var out bytes.Buffer
 		err := Run([]string{"--variant", "fake", "--phase", "create", "--dir", dir, "--stores", "1", "--thp-off"}, &out, io.Discard,
-			Factory{ID: "fake", New: fakeengine.New("fake")})
+			engine.Factory{ID: "fake", New: fakeengine.New("fake")})
 		if err != nil {
 			t.Fatal(err)
 		}

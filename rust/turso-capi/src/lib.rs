@@ -1,5 +1,5 @@
 //! manydb's C ABI over Turso Database (crate `turso_sdk_kit`), for the Go
-//! adapter internal/turso. The declarations are in include/manydb_turso.h.
+//! adapter internal/engines/turso. The declarations are in include/manydb_turso.h.
 //!
 //! Why turso_sdk_kit and not the `turso` crate: every official Turso binding
 //! (pyturso, which the reference study used, the Go binding, JavaScript) is

@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Factory makes one variant. Each adapter package lists its variants as
+// factories (its Factories function); a worker binary links the adapters of
+// its family and serves exactly the variants the catalog gives that family.
+type Factory struct {
+	// ID is the variant id, as in the catalog.
+	ID string
+	// New makes the variant. It may fail, e.g. when the engine's library
+	// is missing or the worker was built without it; the error then says
+	// how to enable it.
+	New func() (Variant, error)
+}
+
+// ErrCatalogMismatch is returned by CheckFamily when a worker's factories
+// and the catalog disagree.
+var ErrCatalogMismatch = errors.New("the catalog and the worker's adapters disagree")
+
+// CheckFamily checks that the factories linked into the worker binary
+// named binary serve exactly the variants catalog gives its family: no
+// catalog variant without a factory, no factory without a catalog entry,
+// no id twice.
+func CheckFamily(catalog []Family, binary string, factories []Factory) error {
+	i := slices.IndexFunc(catalog, func(f Family) bool { return f.Binary == binary })
+	if i < 0 {
+		return fmt.Errorf("%w: no family in the catalog has worker binary %s", ErrCatalogMismatch, binary)
+	}
+	fam := catalog[i]
+	var problems []string
+	seen := map[string]bool{}
+	for _, f := range factories {
+		switch {
+		case seen[f.ID]:
+			problems = append(problems, fmt.Sprintf("variant %q has two factories", f.ID))
+		case !slices.Contains(fam.Variants, f.ID):
+			problems = append(problems, fmt.Sprintf("an adapter serves %q, which the catalog does not give %s", f.ID, binary))
+		}
+		seen[f.ID] = true
+	}
+	for _, id := range fam.Variants {
+		if !seen[id] {
+			problems = append(problems, fmt.Sprintf("the catalog gives %s the variant %q, but no adapter linked into it serves it", binary, id))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s", ErrCatalogMismatch, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// CheckID checks that a variant made by the factory for id answers id.
+func CheckID(id string, v Variant) error {
+	if got := v.ID(); got != id {
+		return fmt.Errorf("%w: the factory for %q made a variant whose ID() is %q", ErrCatalogMismatch, id, got)
+	}
+	return nil
+}
+
+// ErrDisabled is wrapped by the error of a factory whose engine was left
+// out of this build (a build tag not set, its library missing).
+var ErrDisabled = errors.New("engine not built into this worker")

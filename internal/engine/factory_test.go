@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"errors"
+	"testing"
+)
+
+// named is a variant that only answers its id.
+type named string
+
+func (v named) ID() string                 { return string(v) }
+func (named) Create(string) (Store, error) { return nil, nil }
+func (named) Open(string) (Store, error)   { return nil, nil }
+func (named) Versions() map[string]string  { return nil }
+
+func factories(ids ...string) []Factory {
+	var fs []Factory
+	for _, id := range ids {
+		fs = append(fs, Factory{ID: id, New: func() (Variant, error) { return named(id), nil }})
+	}
+	return fs
+}
+
+func TestCheckFamily(t *testing.T) {
+	catalog := []Family{{Binary: "worker-a", Variants: []string{"a1", "a2"}}, {Binary: "worker-b", Variants: []string{"b"}}}
+	if err := CheckFamily(catalog, "worker-a", factories("a2", "a1")); err != nil {
+		t.Fatalf("matching family: %v", err)
+	}
+	for name, c := range map[string]struct {
+		binary string
+		ids    []string
+	}{
+		"catalog id without factory": {"worker-a", []string{"a1"}},
+		"factory not in catalog":     {"worker-a", []string{"a1", "a2", "a3"}},
+		"factory of another family":  {"worker-a", []string{"a1", "a2", "b"}},
+		"id twice":                   {"worker-a", []string{"a1", "a2", "a1"}},
+		"unknown binary":             {"worker-c", []string{"a1"}},
+	} {
+		if err := CheckFamily(catalog, c.binary, factories(c.ids...)); !errors.Is(err, ErrCatalogMismatch) {
+			t.Errorf("%s: CheckFamily = %v, want ErrCatalogMismatch", name, err)
+		}
+	}
+}
+
+func TestCheckID(t *testing.T) {
+	if err := CheckID("a", named("a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckID("a", named("b")); !errors.Is(err, ErrCatalogMismatch) {
+		t.Fatalf("CheckID with another id = %v, want ErrCatalogMismatch", err)
+	}
+}
+
+// TestCatalogIDsAreUnique fails if a variant id is given to two families.
+func TestCatalogIDsAreUnique(t *testing.T) {
+	seen := map[string]string{}
+	for _, f := range Catalog() {
+		for _, v := range f.Variants {
+			if other, ok := seen[v]; ok {
+				t.Errorf("variant %q is in %s and %s", v, other, f.Binary)
+			}
+			seen[v] = f.Binary
+		}
+	}
+}

@@ -1,0 +1,137 @@
+// Package badger is manydb's adapter for Badger
+// (github.com/dgraph-io/badger/v4, pure Go, an LSM tree with a value log).
+// Variant id: badger.
+//
+// A store is a directory Badger fills with its own files; a note's key is
+// its id as 8 bytes big-endian, its value ts as 8 bytes big-endian followed
+// by the text. Badger's defaults are made for one large database per
+// process, so every open sets small memtables, no caches, no compactors
+// and synced writes (options, below). Close flushes the memtable to a
+// table; Count iterates over every key without fetching values.
+// docs/engines.md says why each option has its value.
+package badger
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+
+	"manydb/internal/engine"
+	"manydb/internal/workload"
+)
+
+// Option values; see the package documentation.
+const (
+	MemTableSize     = 4 << 20
+	ValueLogFileSize = 1 << 20
+	ValueThreshold   = 1 << 10
+)
+
+// Variant is the badger variant.
+type Variant struct{}
+
+// ID is the variant id.
+const ID = "badger"
+
+// Factories lists the variant of this package for its worker.
+func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
+
+// New returns the badger variant.
+func New() (engine.Variant, error) { return &Variant{}, nil }
+
+// ID implements engine.Variant.
+func (v *Variant) ID() string { return ID }
+
+// Versions implements engine.Variant: Badger has no version string of its
+// own, so "badger" is its module version from the build info (absent in
+// a test binary).
+func (v *Variant) Versions() map[string]string {
+	if m := engine.ModuleVersion("github.com/dgraph-io/badger/v4"); m != "" {
+		return map[string]string{"badger": m}
+	}
+	return nil
+}
+
+// Options returns the options of a store in dir.
+func Options(dir string) badger.Options {
+	return badger.DefaultOptions(dir).
+		WithMemTableSize(MemTableSize).
+		WithNumMemtables(1).
+		WithBlockCacheSize(0).
+		WithIndexCacheSize(0).
+		WithCompression(options.None).
+		WithValueLogFileSize(ValueLogFileSize).
+		WithValueThreshold(ValueThreshold).
+		WithNumCompactors(0).
+		WithNumGoroutines(1).
+		WithMetricsEnabled(false).
+		WithLoggingLevel(badger.ERROR).
+		WithSyncWrites(true)
+}
+
+func open(dir string) (engine.Store, error) {
+	db, err := badger.Open(Options(dir))
+	if err != nil {
+		return nil, fmt.Errorf("badger open %s (is another process holding it?): %w", dir, err)
+	}
+	return &store{db: db}, nil
+}
+
+// Create implements engine.Variant. Badger has no schema to commit.
+func (v *Variant) Create(dir string) (engine.Store, error) { return open(dir) }
+
+// Open implements engine.Variant.
+func (v *Variant) Open(dir string) (engine.Store, error) { return open(dir) }
+
+type store struct {
+	db *badger.DB
+}
+
+// Insert writes all notes in one read-write transaction.
+func (s *store) Insert(notes []workload.Note) error {
+	txn := s.db.NewTransaction(true)
+	defer txn.Discard()
+	// Set keeps key and value until the commit: one buffer holds them all.
+	size := 0
+	for _, n := range notes {
+		size += 16 + len(n.Text)
+	}
+	buf := make([]byte, 0, size)
+	for _, n := range notes {
+		start := len(buf)
+		buf = binary.BigEndian.AppendUint64(buf, uint64(n.ID))
+		buf = binary.BigEndian.AppendUint64(buf, uint64(n.Ts))
+		buf = append(buf, n.Text...)
+		if err := txn.Set(buf[start:start+8], buf[start+8:]); err != nil {
+			if errors.Is(err, badger.ErrTxnTooBig) {
+				return fmt.Errorf("put note %d: %w: one transaction may hold 15%% of MemTableSize (%d bytes); raise badger.MemTableSize", n.ID, err, MemTableSize)
+			}
+			return fmt.Errorf("put note %d: %w", n.ID, err)
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// Count iterates over every key without fetching values.
+func (s *store) Count() (int64, error) {
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
+	opts := badger.DefaultIteratorOptions
+	opts.PrefetchValues = false
+	it := txn.NewIterator(opts)
+	defer it.Close()
+	var n int64
+	for it.Rewind(); it.Valid(); it.Next() {
+		n++
+	}
+	return n, nil
+}
+
+// Close closes the DB, flushing its memtable to a table.
+func (s *store) Close() error { return s.db.Close() }

@@ -1,0 +1,164 @@
+// Package bbolt is manydb's adapter for bbolt (go.etcd.io/bbolt, pure Go,
+// a B+tree in one memory-mapped file). Variant id: bbolt.
+//
+// A store is a directory holding notes.db with one bucket "notes"; a
+// note's key is its id as 8 bytes big-endian, its value ts as 8 bytes
+// big-endian followed by the text. Every open sets a 1 s lock timeout and
+// keeps bbolt's other defaults (synced commits). Insert fills leaves to
+// FillPercent 1.0 because ids only grow; Count walks every key with a
+// cursor, as SQLite's count(*) walks every leaf. docs/engines.md has the
+// measured effect of these choices.
+package bbolt
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"manydb/internal/engine"
+	"manydb/internal/workload"
+)
+
+// FileName is the database file inside a store's directory.
+const FileName = "notes.db"
+
+// FillPercent is the bucket's fill percent for the inserts.
+const FillPercent = 1.0
+
+// LockTimeout is how long an open waits for the file lock.
+const LockTimeout = time.Second
+
+// bucketName is the one bucket of a store.
+const bucketName = "notes"
+
+// Variant is the bbolt variant.
+type Variant struct {
+	opts bolt.Options
+	fill float64
+}
+
+// ID is the variant id.
+const ID = "bbolt"
+
+// Factories lists the variant of this package for its worker.
+func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
+
+// New returns the bbolt variant.
+func New() (engine.Variant, error) { return newVariant(FillPercent), nil }
+
+func newVariant(fill float64) *Variant {
+	return &Variant{opts: bolt.Options{Timeout: LockTimeout}, fill: fill}
+}
+
+// ID implements engine.Variant.
+func (v *Variant) ID() string { return ID }
+
+// Versions implements engine.Variant: bbolt has no version string of its
+// own, so "bbolt" is its module version from the build info (absent in a
+// test binary, whose build info lists no modules).
+func (v *Variant) Versions() map[string]string {
+	if m := engine.ModuleVersion("go.etcd.io/bbolt"); m != "" {
+		return map[string]string{"bbolt": m}
+	}
+	return nil
+}
+
+func (v *Variant) open(dir string) (*bolt.DB, error) {
+	db, err := bolt.Open(filepath.Join(dir, FileName), 0o600, &v.opts)
+	if err != nil {
+		return nil, fmt.Errorf("bbolt open %s (is another process holding it?): %w", dir, err)
+	}
+	return db, nil
+}
+
+// Create implements engine.Variant: a new file with the bucket committed.
+func (v *Variant) Create(dir string) (engine.Store, error) {
+	db, err := v.open(dir)
+	if err != nil {
+		return nil, err
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucket([]byte(bucketName))
+		return err
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("create bucket %s: %w", bucketName, err)
+	}
+	return &store{db: db, fill: v.fill}, nil
+}
+
+// Open implements engine.Variant.
+func (v *Variant) Open(dir string) (engine.Store, error) {
+	db, err := v.open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &store{db: db, fill: v.fill}, nil
+}
+
+type store struct {
+	db   *bolt.DB
+	fill float64
+	buf  []byte
+}
+
+// Insert writes all notes in one read-write transaction.
+func (s *store) Insert(notes []workload.Note) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(bucketName))
+		if b == nil {
+			return fmt.Errorf("no bucket %s: the store was not made by manydb's bbolt variant", bucketName)
+		}
+		b.FillPercent = s.fill
+		var key [8]byte
+		for _, n := range notes {
+			binary.BigEndian.PutUint64(key[:], uint64(n.ID))
+			// Put copies neither key nor value until commit, so each
+			// note needs its own bytes; one buffer holds them all.
+			k, val := s.encode(key[:], n)
+			if err := b.Put(k, val); err != nil {
+				return fmt.Errorf("put note %d: %w", n.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// encode appends key and the value of n to the store's buffer and returns
+// the two slices of it.
+func (s *store) encode(key []byte, n workload.Note) (k, val []byte) {
+	need := len(key) + 8 + len(n.Text)
+	if cap(s.buf)-len(s.buf) < need {
+		s.buf = make([]byte, 0, max(need, 64<<10))
+	}
+	start := len(s.buf)
+	s.buf = append(s.buf, key...)
+	s.buf = binary.BigEndian.AppendUint64(s.buf, uint64(n.Ts))
+	s.buf = append(s.buf, n.Text...)
+	return s.buf[start : start+len(key)], s.buf[start+len(key):]
+}
+
+// Count walks every key of the bucket with a cursor.
+func (s *store) Count() (int64, error) {
+	var n int64
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(bucketName))
+		if b == nil {
+			return errors.New("no bucket notes: the store was not made by manydb's bbolt variant")
+		}
+		c := b.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// Close closes the file and unmaps it.
+func (s *store) Close() error { return s.db.Close() }

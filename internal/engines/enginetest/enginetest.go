@@ -1,0 +1,331 @@
+// Package enginetest runs a variant end to end through the worker's phases
+// (create, open with the count checked, hold, space) on a few tiny stores,
+// for the tests of engine adapter packages. It uses real engines and real
+// files in a test's temporary directory.
+package enginetest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"manydb/internal/engine"
+	"manydb/internal/measure"
+	"manydb/internal/results"
+	"manydb/internal/worker"
+	"manydb/internal/workload"
+)
+
+// Case is what one end-to-end test checks for a variant.
+type Case struct {
+	// Variant is the variant under test; it is released with
+	// engine.Closer's CloseVariant, if it has one, when the test ends.
+	Variant engine.Variant
+	// Stores is the number of stores to create (default 5).
+	Stores int
+	// Objects is the number of notes per store (default 50).
+	Objects int
+	// Files are file names that the space phase must find in the stores.
+	Files []string
+	// Versions are keys that the record's versions must hold with a
+	// non-empty value (the worker adds the Go module versions).
+	Versions []string
+	// CorruptAborts says why a corrupt store aborts the whole process with
+	// this engine (so the check that a corrupt store fails the phase with
+	// an error naming it cannot run in-process); empty for every engine
+	// that returns an error.
+	CorruptAborts string
+	// Dir is where the stores go (default: a new temporary directory);
+	// give one to look at the stores' files after Run.
+	Dir string
+}
+
+// Run runs c's variant through every phase with worker.RunJob and fails t
+// on any error, a wrong count, a missing file or version, or an empty
+// figure; it also checks that an open run expecting one note more than
+// the stores hold fails. It returns the records in phase order: create,
+// open runs 1 and 2, hold, space.
+func Run(t *testing.T, c Case) []results.Record {
+	t.Helper()
+	if c.Stores == 0 {
+		c.Stores = 5
+	}
+	if c.Objects == 0 {
+		c.Objects = 50
+	}
+	if cl, ok := c.Variant.(engine.Closer); ok {
+		t.Cleanup(func() {
+			if err := cl.CloseVariant(); err != nil {
+				t.Errorf("CloseVariant: %v", err)
+			}
+		})
+	}
+	if c.Dir == "" {
+		c.Dir = t.TempDir()
+	}
+	base := worker.Job{
+		Variant:  c.Variant.ID(),
+		Dir:      c.Dir,
+		Stores:   c.Stores,
+		Workload: workload.Spec{Name: "custom", Objects: c.Objects, TextLen: 60},
+	}
+	run := func(phase string, edit func(*worker.Job)) results.Record {
+		t.Helper()
+		j := base
+		j.Phase = phase
+		if edit != nil {
+			edit(&j)
+		}
+		rec, err := worker.RunJob(j, c.Variant, io.Discard)
+		if err != nil {
+			t.Fatalf("%s phase: %v", phase, err)
+		}
+		if rec.Status != results.StatusOK {
+			t.Fatalf("%s phase: status %q", phase, rec.Status)
+		}
+		return rec
+	}
+
+	create := run(results.PhaseCreate, nil)
+	if len(create.CreateMs) != c.Stores {
+		t.Errorf("create: %d samples, want %d", len(create.CreateMs), c.Stores)
+	}
+	for _, k := range c.Versions {
+		if create.Versions[k] == "" {
+			t.Errorf("versions: no %q in %v", k, create.Versions)
+		}
+	}
+
+	var recs = []results.Record{create}
+	for r := 1; r <= 2; r++ { // the open phase checks every count itself
+		open := run(results.PhaseOpen, func(j *worker.Job) { j.Run, j.Seed = r, uint64(r) })
+		if len(open.TotalMs) != c.Stores || len(open.QueryMs) != c.Stores {
+			t.Errorf("open run %d: %d samples, want %d", r, len(open.TotalMs), c.Stores)
+		}
+		recs = append(recs, open)
+	}
+
+	// A wrong answer fails the phase: the stores hold Objects notes, not one more.
+	wrong := base
+	wrong.Phase, wrong.Run, wrong.Seed = results.PhaseOpen, 1, 1
+	wrong.Workload.Objects++
+	if _, err := worker.RunJob(wrong, c.Variant, io.Discard); err == nil ||
+		!strings.Contains(err.Error(), fmt.Sprintf("count returned %d notes, want %d", c.Objects, c.Objects+1)) {
+		t.Errorf("open run expecting %d notes in stores of %d: err = %v, want a count error", c.Objects+1, c.Objects, err)
+	}
+
+	hold := run(results.PhaseHold, func(j *worker.Job) { j.Hold = c.Stores - 1 })
+	if hold.Hold == nil || hold.Hold.Held != c.Stores-1 {
+		t.Fatalf("hold: record %+v, want %d stores held", hold.Hold, c.Stores-1)
+	}
+	if hold.Hold.FDs < hold.Hold.FDsBefore {
+		t.Errorf("hold: %d open files with the stores open, %d before", hold.Hold.FDs, hold.Hold.FDsBefore)
+	}
+	recs = append(recs, hold)
+
+	space := run(results.PhaseSpace, nil)
+	if len(space.Bytes) != c.Stores {
+		t.Fatalf("space: %d samples, want %d", len(space.Bytes), c.Stores)
+	}
+	for i, b := range space.ApparentBytes {
+		if b <= 0 {
+			t.Errorf("space: store %d has %d bytes", i, b)
+		}
+	}
+	for _, f := range c.Files {
+		if !slices.Contains(space.Files, f) {
+			t.Errorf("space: no file %q among %v", f, space.Files)
+		}
+	}
+	recs = append(recs, space)
+
+	// A store that is opened, counted and closed again still holds every
+	// note: catches an engine whose data lives only in a log that a close
+	// forgets, or that a reopen truncates.
+	s, err := c.Variant.Open(worker.StoreDir(base.Dir, 0))
+	if err != nil {
+		t.Fatalf("reopen store 0: %v", err)
+	}
+	n, err := s.Count()
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil || n != int64(c.Objects) {
+		t.Fatalf("reopen store 0: count %d, %v; want %d", n, err, c.Objects)
+	}
+	if c.CorruptAborts == "" {
+		corrupt(t, c.Variant, base)
+	} else {
+		t.Logf("corrupt store not checked: %s", c.CorruptAborts)
+	}
+	return recs
+}
+
+// corrupt overwrites every file of store 0 with random bytes and checks
+// that an open run fails with an error that names store 0 and its
+// directory, instead of crashing or answering.
+func corrupt(t *testing.T, v engine.Variant, job worker.Job) {
+	t.Helper()
+	dir := worker.StoreDir(job.Dir, 0)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		b := make([]byte, max(fi.Size(), 4096))
+		for i := range b {
+			b[i] = byte(rnd.Uint32())
+		}
+		return os.WriteFile(path, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job.Phase, job.Run, job.Seed = results.PhaseOpen, 1, 1
+	_, err = worker.RunJob(job, v, io.Discard)
+	var se *worker.StoreError
+	if !errors.As(err, &se) || se.Index != 0 || !strings.Contains(err.Error(), dir) {
+		t.Errorf("open run over a corrupt store 0: err = %v; want an error naming store 0 and %s", err, dir)
+	}
+}
+
+// WorkerVersions builds the worker command in package pkg (e.g.
+// "manydb/cmd/worker-gokv") with CGO_ENABLED=0, as the Makefile does for a
+// pure-Go worker, runs its versions phase for each variant and returns
+// each variant's versions. A test binary's build info lists no modules,
+// so this is how a test sees the module versions a worker records.
+func WorkerVersions(t *testing.T, pkg string, variants ...string) map[string]map[string]string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a worker binary")
+	}
+	bin := filepath.Join(t.TempDir(), "worker")
+	build := exec.Command("go", "build", "-o", bin, pkg)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s with CGO_ENABLED=0: %v\n%s", pkg, err, out)
+	}
+	all := map[string]map[string]string{}
+	for _, v := range variants {
+		out, err := exec.Command(bin, worker.Job{Variant: v, Phase: worker.PhaseVersions}.Args()...).Output()
+		if err != nil {
+			t.Fatalf("%s --variant %s --phase versions: %v", pkg, v, err)
+		}
+		var rec results.Record
+		if err := json.Unmarshal(out, &rec); err != nil {
+			t.Fatalf("%s --variant %s: record %q: %v", pkg, v, out, err)
+		}
+		all[v] = rec.Versions
+	}
+	return all
+}
+
+// PerStore creates n stores of spec, opens and counts them all, keeps
+// them open and returns what one open store holds on average: goroutines
+// and open file descriptors (the hold phase records threads and files but
+// not goroutines). It fails t unless closing the stores gives every
+// goroutine and file back. With go test -v it logs the figures and the
+// files that store 0 holds open.
+func PerStore(t *testing.T, v engine.Variant, n int, spec workload.Spec) (goroutines, files float64) {
+	t.Helper()
+	notes := make([]workload.Note, spec.Objects)
+	dirs := make([]string, n)
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+		spec.Fill(i, notes)
+		s, err := v.Create(dirs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Insert(notes); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g0, f0 := settle(-1), openFiles(t)
+	var open []engine.Store
+	for _, d := range dirs {
+		s, err := v.Open(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, s)
+		if c, err := s.Count(); err != nil || c != int64(spec.Objects) {
+			t.Fatalf("count %d, %v", c, err)
+		}
+	}
+	g1, f1 := settle(-1), openFiles(t)
+	goroutines, files = float64(g1-g0)/float64(n), float64(f1-f0)/float64(n)
+	t.Logf("%s: per open store %.1f goroutines, %.1f open files", v.ID(), goroutines, files)
+	if testing.Verbose() {
+		held, _ := measure.OpenFilesUnder(dirs[0])
+		for _, l := range held {
+			t.Logf("store 0 holds %s", l)
+		}
+	}
+	for _, s := range open {
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g2, f2 := settle(g0), openFiles(t); g2 > g0 || f2 > f0 {
+		t.Errorf("after closing: %d goroutines (%d before), %d files (%d before)", g2, g0, f2, f0)
+	}
+	return goroutines, files
+}
+
+// settle waits up to a second for the goroutine count to fall to want, or
+// with want < 0 to stay the same for 20 ms, and returns it.
+func settle(want int) int {
+	g := runtime.NumGoroutine()
+	for i := 0; i < 100; i++ {
+		time.Sleep(10 * time.Millisecond)
+		h := runtime.NumGoroutine()
+		if (want < 0 && h == g) || (want >= 0 && h <= want) {
+			return h
+		}
+		g = h
+	}
+	return g
+}
+
+func openFiles(t *testing.T) int {
+	t.Helper()
+	n, err := measure.OpenFiles()
+	if err != nil {
+		t.Skipf("cannot count open files: %v", err)
+	}
+	return n
+}
+
+// Phase runs one phase of job (its Phase set to phase, then changed by
+// edit if not nil) with variant v and fails t on an error.
+func Phase(t *testing.T, v engine.Variant, job worker.Job, phase string, edit func(*worker.Job)) results.Record {
+	t.Helper()
+	job.Phase = phase
+	if edit != nil {
+		edit(&job)
+	}
+	rec, err := worker.RunJob(job, v, io.Discard)
+	if err != nil {
+		t.Fatalf("%s: %v", phase, err)
+	}
+	return rec
+}

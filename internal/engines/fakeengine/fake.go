@@ -1,0 +1,140 @@
+// Package fakeengine is a FAKE engine, for testing manydb's harness only:
+// it is never a measurement of any database. A fake store is a directory
+// holding one file, fake.db, with the number of notes as text.
+//
+// Variants:
+//
+//	fake             behaves like a correct engine
+//	fake_wrongcount  counts one note too many (the harness must fail the phase)
+//	fake_crash       exits the process while opening the third store
+//	fake_slow        like fake, but every create and open sleeps 20 ms
+//	fake_panic       panics while opening the third store (the harness must
+//	                 turn it into an error naming the store)
+//	null             does nothing at all (no files): measures the harness's
+//	                 own cost per timed span
+package fakeengine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"manydb/internal/engine"
+	"manydb/internal/workload"
+)
+
+// FileName is the fake store's only file.
+const FileName = "fake.db"
+
+// Variant is a fake variant.
+type Variant struct {
+	id    string
+	opens int
+}
+
+// New returns the fake variant with the given id.
+func New(id string) func() (engine.Variant, error) {
+	return func() (engine.Variant, error) {
+		switch id {
+		case "fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_panic":
+			return &Variant{id: id}, nil
+		}
+		return nil, fmt.Errorf("no fake variant %q", id)
+	}
+}
+
+// ID implements engine.Variant.
+func (v *Variant) ID() string { return v.id }
+
+// Versions implements engine.Variant.
+func (v *Variant) Versions() map[string]string { return map[string]string{"fake": "1.0"} }
+
+// Create implements engine.Variant.
+func (v *Variant) Create(dir string) (engine.Store, error) {
+	v.slow()
+	path := filepath.Join(dir, FileName)
+	if err := os.WriteFile(path, []byte("0"), 0o644); err != nil {
+		return nil, err
+	}
+	return &store{path: path, v: v}, nil
+}
+
+// Open implements engine.Variant.
+func (v *Variant) Open(dir string) (engine.Store, error) {
+	v.slow()
+	v.opens++
+	if v.id == "fake_crash" && v.opens == 3 {
+		fmt.Fprintln(os.Stderr, "fake_crash: crashing on purpose")
+		os.Exit(3)
+	}
+	if v.id == "fake_panic" && v.opens == 3 {
+		panic("fake_panic: panicking on purpose")
+	}
+	path := filepath.Join(dir, FileName)
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	return &store{path: path, v: v}, nil
+}
+
+func (v *Variant) slow() {
+	if v.id == "fake_slow" {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type store struct {
+	path string
+	v    *Variant
+}
+
+func (s *store) Insert(notes []workload.Note) error {
+	return os.WriteFile(s.path, []byte(strconv.Itoa(len(notes))), 0o644)
+}
+
+func (s *store) Count() (int64, error) {
+	b, err := os.ReadFile(s.path)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return 0, errors.New("fake store corrupt")
+	}
+	if s.v.id == "fake_wrongcount" {
+		n++
+	}
+	return n, nil
+}
+
+func (s *store) Close() error { return nil }
+
+// Null is an engine that does nothing: Open and Count return at once, and
+// Count reports the expected number. It has no files.
+type Null struct {
+	Notes int64 // what Count returns
+}
+
+// NewNull returns the null variant for stores of n notes.
+func NewNull(n int64) *Null { return &Null{Notes: n} }
+
+// ID implements engine.Variant.
+func (n *Null) ID() string { return "null" }
+
+// Versions implements engine.Variant.
+func (n *Null) Versions() map[string]string { return nil }
+
+// Create implements engine.Variant.
+func (n *Null) Create(string) (engine.Store, error) { return nullStore{n.Notes}, nil }
+
+// Open implements engine.Variant.
+func (n *Null) Open(string) (engine.Store, error) { return nullStore{n.Notes}, nil }
+
+type nullStore struct{ n int64 }
+
+func (s nullStore) Insert([]workload.Note) error { return nil }
+func (s nullStore) Count() (int64, error)        { return s.n, nil }
+func (s nullStore) Close() error                 { return nil }

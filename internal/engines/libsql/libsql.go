@@ -1,0 +1,205 @@
+// Package libsql is manydb's adapter for libSQL through
+// github.com/tursodatabase/go-libsql (cgo, with the static library that
+// ships in the Go module). Variant id: libsql. libSQL defines SQLite's
+// sqlite3_* symbols, so it has a worker of its own (cmd/worker-libsql).
+//
+// Open is the driver's OpenConnector("file:…") then Connect; Close closes
+// the connection, then the connector. Neither database/sql (lazy, pooled)
+// nor the driver's Open (it never closes its connector) is used. A store is
+// a directory holding notes.db. libSQL's known crash and leak findings are
+// in docs/engines.md.
+package libsql
+
+/*
+// libsql_libversion is in libsql_experimental.a, linked by go-libsql.
+const char *libsql_libversion(void);
+*/
+import "C"
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	golibsql "github.com/tursodatabase/go-libsql"
+
+	"manydb/internal/engine"
+	"manydb/internal/engines/sqlnotes"
+	"manydb/internal/workload"
+)
+
+// FileName is the database file inside a store's directory.
+const FileName = sqlnotes.FileName
+
+// The statements, the same for every SQL engine.
+const (
+	schema    = sqlnotes.Schema
+	insertSQL = sqlnotes.InsertSQL
+	countSQL  = sqlnotes.CountSQL
+)
+
+// Variant is the libsql variant.
+type Variant struct {
+	drv      driver.DriverContext
+	versions map[string]string
+}
+
+// ID is the variant id.
+const ID = "libsql"
+
+// Factories lists the variant of this package for its worker.
+func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
+
+// New returns the libsql variant. It opens an in-memory database once to
+// read the library's SQLite version.
+func New() (engine.Variant, error) {
+	// The zero Connector only serves to reach the driver without
+	// database/sql; go-libsql does not export the driver type.
+	var c golibsql.Connector
+	drv, ok := c.Driver().(driver.DriverContext)
+	if !ok {
+		return nil, errors.New("go-libsql's driver has no OpenConnector: this go-libsql version is not supported, use the one in go.mod")
+	}
+	v := &Variant{drv: drv}
+	sqliteVersion, sourceID, err := v.sqliteVersion()
+	if err != nil {
+		return nil, fmt.Errorf("read libSQL's version: %w", err)
+	}
+	v.versions = map[string]string{
+		"libsql":           C.GoString(C.libsql_libversion()),
+		"sqlite":           sqliteVersion,
+		"sqlite_source_id": sourceID,
+	}
+	return v, nil
+}
+
+func (v *Variant) sqliteVersion() (version, sourceID string, err error) {
+	s, err := v.open("")
+	if err != nil {
+		return "", "", err
+	}
+	defer s.Close()
+	rows, err := s.q.QueryContext(context.Background(), "SELECT sqlite_version(), sqlite_source_id()", nil)
+	if err != nil {
+		return "", "", err
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, 2)
+	if err := rows.Next(dest); err != nil {
+		return "", "", err
+	}
+	version, _ = dest[0].(string)
+	sourceID, _ = dest[1].(string)
+	return version, sourceID, nil
+}
+
+// ID implements engine.Variant.
+func (v *Variant) ID() string { return ID }
+
+// Versions implements engine.Variant: libsql_libversion() (libSQL's own
+// version), sqlite_version() and sqlite_source_id().
+func (v *Variant) Versions() map[string]string { return v.versions }
+
+// Create implements engine.Variant: open a new database and commit the
+// schema (its own transaction, as an application creating it would).
+func (v *Variant) Create(dir string) (engine.Store, error) {
+	s, err := v.open(filepath.Join(dir, FileName))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.x.ExecContext(context.Background(), schema, nil); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("create table: %w", err)
+	}
+	return s, nil
+}
+
+// Open implements engine.Variant.
+func (v *Variant) Open(dir string) (engine.Store, error) {
+	return v.open(filepath.Join(dir, FileName))
+}
+
+// open opens the database file at path, or an in-memory database if path
+// is empty.
+func (v *Variant) open(path string) (*store, error) {
+	dsn := "file:" + path
+	if path == "" {
+		dsn = "file::memory:"
+	}
+	ctr, err := v.drv.OpenConnector(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", dsn, err)
+	}
+	c, err := ctr.Connect(context.Background())
+	if err != nil {
+		closeConnector(ctr)
+		return nil, fmt.Errorf("connect to %s: %w", dsn, err)
+	}
+	s := &store{ctr: ctr, c: c}
+	var ok1, ok2 bool
+	s.x, ok1 = c.(driver.ExecerContext)
+	s.q, ok2 = c.(driver.QueryerContext)
+	if !ok1 || !ok2 {
+		s.Close()
+		return nil, errors.New("go-libsql's connection has no ExecContext or QueryContext: this go-libsql version is not supported, use the one in go.mod")
+	}
+	return s, nil
+}
+
+func closeConnector(ctr driver.Connector) error {
+	if c, ok := ctr.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+type store struct {
+	ctr driver.Connector // the database (libsql_database_t)
+	c   driver.Conn      // its one connection (libsql_connection_t)
+	x   driver.ExecerContext
+	q   driver.QueryerContext
+}
+
+// Insert writes all notes in one transaction. The arguments are passed with
+// 1-based ordinals, as database/sql does: go-libsql binds Ordinal as the
+// SQLite parameter index (its Stmt.Exec passes 0-based ones).
+func (s *store) Insert(notes []workload.Note) (err error) {
+	ctx := context.Background()
+	if _, err := s.x.ExecContext(ctx, "BEGIN", nil); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			s.x.ExecContext(ctx, "ROLLBACK", nil)
+		}
+	}()
+	args := []driver.NamedValue{{Ordinal: 1}, {Ordinal: 2}, {Ordinal: 3}}
+	for _, n := range notes {
+		args[0].Value, args[1].Value, args[2].Value = n.ID, n.Text, n.Ts
+		if _, err := s.x.ExecContext(ctx, insertSQL, args); err != nil {
+			return err
+		}
+	}
+	_, err = s.x.ExecContext(ctx, "COMMIT", nil)
+	return err
+}
+
+// Count runs SELECT count(*) FROM notes.
+func (s *store) Count() (int64, error) {
+	rows, err := s.q.QueryContext(context.Background(), countSQL, nil)
+	if err != nil {
+		return 0, err
+	}
+	return sqlnotes.ScanCount(rows)
+}
+
+// Close closes the connection, then the database. libsql_disconnect does
+// not close the connection itself: it hands the Rust connection to a tokio
+// blocking thread to drop (sqlite3_close runs there) and returns at once;
+// see the package doc.
+func (s *store) Close() error {
+	return errors.Join(s.c.Close(), closeConnector(s.ctr))
+}

@@ -1,0 +1,81 @@
+package libsql
+
+import (
+	"database/sql/driver"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"manydb/internal/engines/enginetest"
+	"manydb/internal/workload"
+)
+
+// TestSuite runs the shared adapter suite with the real library, and
+// checks what libSQL's stores hold.
+func TestSuite(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := enginetest.Run(t, enginetest.Case{Variant: v, Objects: 50, Versions: []string{"libsql"}})
+	hold, space := recs[3], recs[4]
+	if per := float64(hold.Hold.FDs-hold.Hold.FDsBefore) / float64(hold.Hold.Held); per < 1 {
+		t.Errorf("hold: %.1f open files per open store, want at least one", per)
+	}
+	if len(space.Files) != 1 || space.Files[0] != FileName {
+		t.Errorf("space: files %v, want [%s] (journal_mode=DELETE leaves no other file)", space.Files, FileName)
+	}
+	if !strings.HasPrefix(space.Versions["sqlite"], "3.") {
+		t.Errorf("versions %v: want sqlite 3.x", space.Versions)
+	}
+}
+
+// TestNotes checks that the notes are written with their values: go-libsql
+// binds an argument's Ordinal as the parameter index.
+func TestNotes(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	s, err := v.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := []workload.Note{{ID: 7, Text: "seven", Ts: 70}, {ID: 9, Text: "nine", Ts: 90}}
+	if err := s.Insert(notes); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := v.(*Variant).open(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows, err := st.q.QueryContext(t.Context(), "SELECT id, text, ts FROM notes ORDER BY id", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, 3)
+	for _, want := range notes {
+		if err := rows.Next(dest); err != nil {
+			t.Fatal(err)
+		}
+		if dest[0] != want.ID || dest[1] != want.Text || dest[2] != want.Ts {
+			t.Errorf("row %v, want %v", dest, want)
+		}
+	}
+}
+
+func TestOpenMissing(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Open(filepath.Join(t.TempDir(), "nope")); err == nil {
+		t.Fatal("opening a store in a missing directory succeeded")
+	}
+}

@@ -1,0 +1,214 @@
+//go:build objectbox
+
+package objectbox
+
+// Direct calls to the ObjectBox C API for obx_cached and obx_nosync, which
+// objectbox-go cannot express (its Builder always builds an OBX_model and
+// passes it with obx_opt_model, which frees it).
+//
+// The few declarations needed are written here instead of including
+// objectbox.h, so the package compiles (go vet, go build) with nothing but
+// the library, which third_party/objectbox/lib holds (scripts/
+// fetch-objectbox.sh). The rpath lets the worker find it at run time
+// without LD_LIBRARY_PATH.
+//
+// Each helper does its whole job in one cgo call; Go memory passed to C
+// (model bytes, note FlatBuffers) is used only during that call.
+
+/*
+#cgo LDFLAGS: -L${SRCDIR}/../../../third_party/objectbox/lib -Wl,-rpath,${SRCDIR}/../../../third_party/objectbox/lib -lobjectbox
+#include <stdbool.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int obx_err;
+typedef uint32_t obx_schema_id;
+typedef uint64_t obx_id;
+typedef struct OBX_store_options OBX_store_options;
+typedef struct OBX_store OBX_store;
+typedef struct OBX_box OBX_box;
+typedef struct OBX_txn OBX_txn;
+typedef struct OBX_bytes_array OBX_bytes_array;
+
+const char* obx_version_string(void);
+obx_err obx_last_error_code(void);
+const char* obx_last_error_message(void);
+OBX_store_options* obx_opt(void);
+obx_err obx_opt_directory(OBX_store_options* opt, const char* dir);
+obx_err obx_opt_model_bytes_direct(OBX_store_options* opt, const void* bytes, size_t size);
+void obx_opt_free(OBX_store_options* opt);
+OBX_store* obx_store_open(OBX_store_options* opt);
+obx_err obx_store_close(OBX_store* store);
+OBX_txn* obx_txn_write(OBX_store* store);
+obx_err obx_txn_success(OBX_txn* txn);
+obx_err obx_txn_close(OBX_txn* txn);
+OBX_box* obx_box(OBX_store* store, obx_schema_id entity_id);
+obx_err obx_box_ids_for_put(OBX_box* box, uint64_t count, obx_id* out_first_id);
+obx_err obx_box_put_many(OBX_box* box, const OBX_bytes_array* objects, const obx_id* ids, int mode);
+obx_err obx_box_count(OBX_box* box, uint64_t limit, uint64_t* out_count);
+OBX_bytes_array* obx_bytes_array(size_t count);
+obx_err obx_bytes_array_set(OBX_bytes_array* array, size_t index, const void* data, size_t size);
+void obx_bytes_array_free(OBX_bytes_array* array);
+
+// OBXPutMode_PUT_ID_GUARANTEED_TO_BE_NEW, as objectbox-go's PutMany uses
+// for new objects (commented out in objectbox.h, value 4).
+#define MDB_PUT_ID_GUARANTEED_TO_BE_NEW 4
+// mdb_put_many's own error: the reserved ids are not the objects' ids.
+#define MDB_ERR_IDS (-1)
+
+// mdb_open opens the store in dir: with the model's FlatBuffers bytes when
+// model is not NULL (the library syncs it with the stored schema), else
+// without a model (the library reads the stored schema).
+static OBX_store* mdb_open(const char* dir, const void* model, size_t model_size) {
+	OBX_store_options* opt = obx_opt();
+	if (!opt) return NULL;
+	if (obx_opt_directory(opt, dir) != 0) { obx_opt_free(opt); return NULL; }
+	if (model && obx_opt_model_bytes_direct(opt, model, model_size) != 0) { obx_opt_free(opt); return NULL; }
+	return obx_store_open(opt); // frees opt
+}
+
+// mdb_put_many puts n objects in one write transaction, as objectbox-go's
+// Box.PutMany does for new objects: reserve n ids, put all objects with
+// them (mode PUT_ID_GUARANTEED_TO_BE_NEW), commit. Object i is
+// data[offs[i]:offs[i+1]] and must already hold id first_id+i, so the ids
+// reserved must start at first_id (else nothing is written).
+static obx_err mdb_put_many(OBX_store* store, obx_schema_id entity, const uint8_t* data, const uint64_t* offs,
+		obx_id* ids, size_t n, obx_id first_id) {
+	OBX_txn* txn = obx_txn_write(store);
+	if (!txn) return obx_last_error_code();
+	obx_err err = 0;
+	OBX_bytes_array* arr = NULL;
+	OBX_box* box = obx_box(store, entity);
+	if (!box) { err = obx_last_error_code(); goto out; }
+	obx_id first = 0;
+	if ((err = obx_box_ids_for_put(box, n, &first)) != 0) goto out;
+	if (first != first_id) { err = MDB_ERR_IDS; goto out; }
+	arr = obx_bytes_array(n);
+	if (!arr) { err = obx_last_error_code(); goto out; }
+	for (size_t i = 0; i < n; i++) {
+		ids[i] = first + i;
+		if ((err = obx_bytes_array_set(arr, i, data + offs[i], offs[i + 1] - offs[i])) != 0) goto out;
+	}
+	if ((err = obx_box_put_many(box, arr, ids, MDB_PUT_ID_GUARANTEED_TO_BE_NEW)) != 0) goto out;
+	obx_bytes_array_free(arr);
+	return obx_txn_success(txn); // commits and closes txn
+out:
+	obx_bytes_array_free(arr);
+	obx_txn_close(txn); // aborts
+	return err;
+}
+
+// mdb_count counts the entity's objects (obx_box_count, no limit).
+static obx_err mdb_count(OBX_store* store, obx_schema_id entity, uint64_t* out) {
+	OBX_box* box = obx_box(store, entity);
+	if (!box) return obx_last_error_code();
+	return obx_box_count(box, 0, out);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// cError is an error reported by the ObjectBox C library.
+type cError struct {
+	code int
+	msg  string
+}
+
+func (e *cError) Error() string { return fmt.Sprintf("objectbox: %s (error %d)", e.msg, e.code) }
+
+// lastError returns the library's last error on this thread; the caller's
+// goroutine is locked to its thread around the call that failed (the
+// worker locks its loops; cCall locks otherwise).
+func lastError(code C.obx_err) error {
+	if code == C.MDB_ERR_IDS {
+		return errors.New("objectbox: the ids reserved for the put are not the notes' ids 1…N: Insert needs a new, empty store")
+	}
+	if code == 0 {
+		code = C.obx_last_error_code()
+	}
+	return &cError{int(code), C.GoString(C.obx_last_error_message())}
+}
+
+// cVersion returns obx_version_string(), e.g. "5.3.2".
+func cVersion() string { return C.GoString(C.obx_version_string()) }
+
+// cStore is an open store handle of the C API.
+type cStore struct {
+	p *C.OBX_store
+}
+
+// cOpen opens the store in dir, with model (FlatBuffers bytes in C memory,
+// see cModel) or, when model is nil, without a model.
+func cOpen(dir string, model *cModel) (cStore, error) {
+	cdir := C.CString(dir)
+	defer C.free(unsafe.Pointer(cdir))
+	var p unsafe.Pointer
+	var n C.size_t
+	if model != nil {
+		p, n = model.p, model.n
+	}
+	s := C.mdb_open(cdir, p, n)
+	if s == nil {
+		return cStore{}, lastError(0)
+	}
+	return cStore{s}, nil
+}
+
+// putMany writes objects (FlatBuffers) in one transaction; object i is
+// data[offs[i]:offs[i+1]] and holds id firstID+i; ids is scratch space of
+// len(offs)-1 elements.
+func (s cStore) putMany(entity uint32, data []byte, offs []uint64, ids []uint64, firstID uint64) error {
+	n := len(offs) - 1
+	if n <= 0 {
+		return nil
+	}
+	if len(ids) < n {
+		return errors.New("putMany: ids scratch too short")
+	}
+	rc := C.mdb_put_many(s.p, C.obx_schema_id(entity), (*C.uint8_t)(unsafe.Pointer(&data[0])),
+		(*C.uint64_t)(unsafe.Pointer(&offs[0])), (*C.obx_id)(unsafe.Pointer(&ids[0])), C.size_t(n), C.obx_id(firstID))
+	if rc != 0 {
+		return lastError(rc)
+	}
+	return nil
+}
+
+// count returns the number of objects of entity.
+func (s cStore) count(entity uint32) (int64, error) {
+	var n C.uint64_t
+	if rc := C.mdb_count(s.p, C.obx_schema_id(entity), &n); rc != 0 {
+		return 0, lastError(rc)
+	}
+	return int64(n), nil
+}
+
+// close closes the store.
+func (s cStore) close() error {
+	if rc := C.obx_store_close(s.p); rc != 0 {
+		return lastError(rc)
+	}
+	return nil
+}
+
+// cModel is the model's FlatBuffers bytes in C memory, made once per
+// process and passed to every open with obx_opt_model_bytes_direct (the
+// library reads them during obx_store_open and keeps no pointer to them).
+type cModel struct {
+	p unsafe.Pointer
+	n C.size_t
+}
+
+func newCModel(b []byte) *cModel {
+	return &cModel{p: C.CBytes(b), n: C.size_t(len(b))}
+}
+
+func (m *cModel) free() {
+	C.free(m.p)
+	m.p = nil
+}

@@ -1,0 +1,265 @@
+//go:build objectbox
+
+package objectbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	flatbuffers "github.com/google/flatbuffers/go"
+	obx "github.com/objectbox/objectbox-go/objectbox"
+
+	"manydb/internal/engine"
+	"manydb/internal/engines/objectbox/note"
+	"manydb/internal/workload"
+)
+
+// Files a store's directory holds.
+const (
+	DataFile = "data.mdb"
+	LockFile = "lock.mdb"
+)
+
+// Factories lists the three ObjectBox variants for worker-objectbox.
+func Factories() []engine.Factory {
+	return []engine.Factory{{ID: IDSync, New: NewSync}, {ID: IDCached, New: NewCached}, {ID: IDNoSync, New: NewNoSync}}
+}
+
+// entityID returns Note's entity id in the model.
+func entityID() uint32 { return uint32(note.NoteBinding.Id) }
+
+func versions() map[string]string {
+	return map[string]string{"objectbox": cVersion()}
+}
+
+// ---- obx: objectbox-go's ordinary path ------------------------------------
+
+// syncVariant is obx.
+type syncVariant struct {
+	objs []note.Note  // scratch for PutMany, reused by every Insert
+	ptrs []*note.Note // pointers into objs
+}
+
+// NewSync returns the obx variant.
+func NewSync() (engine.Variant, error) { return &syncVariant{}, nil }
+
+func (v *syncVariant) ID() string                  { return IDSync }
+func (v *syncVariant) Versions() map[string]string { return versions() }
+
+// Create opens the new store as Open does: the model sync writes the schema.
+func (v *syncVariant) Create(dir string) (engine.Store, error) { return v.Open(dir) }
+
+// Open builds the model and opens the store with it (objectbox-go's Builder).
+func (v *syncVariant) Open(dir string) (engine.Store, error) {
+	ob, err := obx.NewBuilder().Model(note.ObjectBoxModel()).Directory(dir).BuildOrError()
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	return &syncStore{v: v, ob: ob}, nil
+}
+
+type syncStore struct {
+	v  *syncVariant
+	ob *obx.ObjectBox
+}
+
+// Insert puts all notes as new objects with Box.PutMany (one transaction)
+// and checks that ObjectBox gave them the workload's ids.
+func (s *syncStore) Insert(notes []workload.Note) error {
+	v := s.v
+	if cap(v.objs) < len(notes) {
+		v.objs = make([]note.Note, len(notes))
+		v.ptrs = make([]*note.Note, len(notes))
+	}
+	objs, ptrs := v.objs[:len(notes)], v.ptrs[:len(notes)]
+	for i, n := range notes {
+		objs[i] = note.Note{Text: n.Text, Ts: n.Ts}
+		ptrs[i] = &objs[i]
+	}
+	ids, err := note.BoxForNote(s.ob).PutMany(ptrs)
+	if err != nil {
+		return fmt.Errorf("put %d notes: %w", len(notes), err)
+	}
+	return checkIDs(ids, notes)
+}
+
+// Count returns the box count.
+func (s *syncStore) Count() (int64, error) {
+	n, err := note.BoxForNote(s.ob).Count()
+	return int64(n), err
+}
+
+// Close closes the store (obx_store_close).
+func (s *syncStore) Close() error {
+	s.ob.Close()
+	return nil
+}
+
+func checkIDs(ids []uint64, notes []workload.Note) error {
+	for i, id := range ids {
+		if id != uint64(notes[i].ID) {
+			return fmt.Errorf("note %d got id %d from ObjectBox, want %d: is the store new?", i, id, notes[i].ID)
+		}
+	}
+	return nil
+}
+
+// ---- obx_cached and obx_nosync: direct C calls -----------------------------
+
+// cVariant is obx_cached or, with skipSync, obx_nosync.
+type cVariant struct {
+	id       string
+	skipSync bool
+	model    *cModel // the model's FlatBuffers bytes, made once per process
+	// scratch reused by every Insert
+	fbb *flatbuffers.Builder
+	obj note.Note
+	m   marshaled
+	ids []uint64
+}
+
+// NewCached returns the obx_cached variant.
+func NewCached() (engine.Variant, error) { return newCVariant(IDCached, false) }
+
+// NewNoSync returns the obx_nosync variant.
+func NewNoSync() (engine.Variant, error) { return newCVariant(IDNoSync, true) }
+
+func newCVariant(id string, skipSync bool) (*cVariant, error) {
+	b, err := ModelBytes(note.ModelJSON)
+	if err != nil {
+		return nil, fmt.Errorf("build the model bytes from note/objectbox-model.json: %w", err)
+	}
+	return &cVariant{id: id, skipSync: skipSync, model: newCModel(b), fbb: flatbuffers.NewBuilder(1024)}, nil
+}
+
+func (v *cVariant) ID() string                  { return v.id }
+func (v *cVariant) Versions() map[string]string { return versions() }
+
+// CloseVariant frees the cached model bytes.
+func (v *cVariant) CloseVariant() error {
+	if v.model != nil {
+		v.model.free()
+		v.model = nil
+	}
+	return nil
+}
+
+// Create opens the new store with the cached model bytes (both variants).
+func (v *cVariant) Create(dir string) (engine.Store, error) { return v.open(dir, v.model) }
+
+// Open opens with the cached model bytes (obx_cached), or, for obx_nosync,
+// without a model when dir holds data.mdb (as objectbox-python checks).
+func (v *cVariant) Open(dir string) (engine.Store, error) {
+	if v.skipSync {
+		if _, err := os.Stat(filepath.Join(dir, DataFile)); err == nil {
+			return v.open(dir, nil)
+		}
+	}
+	return v.open(dir, v.model)
+}
+
+func (v *cVariant) open(dir string, model *cModel) (engine.Store, error) {
+	if v.model == nil {
+		return nil, errors.New("variant closed")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	s, err := cOpen(dir, model)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	return &cStoreHandle{v: v, s: s}, nil
+}
+
+type cStoreHandle struct {
+	v *cVariant
+	s cStore
+}
+
+// marshaled is the notes as FlatBuffers, back to back: object i is
+// data[offs[i]:offs[i+1]] (each starting 8-byte aligned) and holds id
+// firstID+i.
+type marshaled struct {
+	data    []byte
+	offs    []uint64
+	firstID uint64
+}
+
+// marshal writes notes into m with the generated binding's Flatten, the
+// ids being the workload's (1…N, which the put checks ObjectBox reserves).
+func (v *cVariant) marshal(notes []workload.Note, m *marshaled) error {
+	m.data, m.offs = m.data[:0], m.offs[:0]
+	for i, n := range notes {
+		if n.ID != notes[0].ID+int64(i) || n.ID < 1 {
+			return fmt.Errorf("note %d has id %d: ids must run 1, 2, … as ObjectBox assigns them", i, n.ID)
+		}
+		v.fbb.Reset()
+		v.obj = note.Note{Id: uint64(n.ID), Text: n.Text, Ts: n.Ts}
+		if err := note.NoteBinding.Flatten(&v.obj, v.fbb, uint64(n.ID)); err != nil {
+			return err
+		}
+		v.fbb.Finish(v.fbb.EndObject())
+		for len(m.data)%8 != 0 {
+			m.data = append(m.data, 0)
+		}
+		m.offs = append(m.offs, uint64(len(m.data)))
+		m.data = append(m.data, v.fbb.FinishedBytes()...)
+	}
+	m.offs = append(m.offs, uint64(len(m.data)))
+	if len(notes) > 0 {
+		m.firstID = uint64(notes[0].ID)
+	}
+	return nil
+}
+
+// Insert marshals the notes and puts them in one transaction.
+func (h *cStoreHandle) Insert(notes []workload.Note) error {
+	if err := h.v.marshal(notes, &h.v.m); err != nil {
+		return err
+	}
+	return h.InsertMarshaled(&h.v.m)
+}
+
+// Marshal implements engine.Marshaler: the notes as FlatBuffers, into the
+// variant's reused buffers, as Insert does (valid until the next Marshal).
+func (h *cStoreHandle) Marshal(notes []workload.Note) (engine.Marshaled, error) {
+	if err := h.v.marshal(notes, &h.v.m); err != nil {
+		return nil, err
+	}
+	return &h.v.m, nil
+}
+
+// InsertMarshaled implements engine.Marshaler: reserve the ids, put, commit.
+func (h *cStoreHandle) InsertMarshaled(mm engine.Marshaled) error {
+	m, ok := mm.(*marshaled)
+	if !ok {
+		return fmt.Errorf("InsertMarshaled got %T, want what Marshal returned", mm)
+	}
+	n := len(m.offs) - 1
+	if cap(h.v.ids) < n {
+		h.v.ids = make([]uint64, n)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := h.s.putMany(entityID(), m.data, m.offs, h.v.ids[:n], m.firstID); err != nil {
+		return fmt.Errorf("put %d notes: %w", n, err)
+	}
+	return nil
+}
+
+// Count returns the box count.
+func (h *cStoreHandle) Count() (int64, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return h.s.count(entityID())
+}
+
+// Close closes the store (obx_store_close).
+func (h *cStoreHandle) Close() error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return h.s.close()
+}

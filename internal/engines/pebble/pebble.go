@@ -1,0 +1,159 @@
+// Package pebble is manydb's adapter for Pebble
+// (github.com/cockroachdb/pebble/v2, pure Go, an LSM tree). Variant id:
+// pebble.
+//
+// A store is a directory Pebble fills with its own files; a note's key is
+// its id as 8 bytes big-endian, its value ts as 8 bytes big-endian followed
+// by the text. One block cache and one file cache are shared by every
+// store of the process (made by New, released by CloseVariant); every open
+// sets a small memtable and the plain OS file system. Insert commits one
+// synced batch and flushes it to an sstable; Count iterates over every key.
+// docs/engines.md says why each option has its value.
+package pebble
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"manydb/internal/engine"
+	"manydb/internal/workload"
+)
+
+// Sizes of the process-wide caches and of each store's memtable.
+const (
+	CacheSize     = 32 << 20 // bytes, shared block cache
+	FileCacheSize = 16384    // open sstables, shared file cache
+	MemTableSize  = 1 << 20  // bytes, per store
+)
+
+// Variant is the pebble variant.
+type Variant struct {
+	cache     *pebble.Cache
+	fileCache *pebble.FileCache
+	opts      pebble.Options
+}
+
+// ID is the variant id.
+const ID = "pebble"
+
+// Factories lists the variant of this package for its worker.
+func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
+
+// New returns the pebble variant with its shared caches.
+func New() (engine.Variant, error) {
+	v := &Variant{
+		cache:     pebble.NewCache(CacheSize),
+		fileCache: pebble.NewFileCache(4, FileCacheSize),
+	}
+	v.opts = pebble.Options{
+		Cache:              v.cache,
+		FileCache:          v.fileCache,
+		MemTableSize:       MemTableSize,
+		FormatMajorVersion: pebble.FormatNewest,
+		Logger:             quietLogger{},
+		FS:                 vfs.Default,
+	}
+	return v, nil
+}
+
+// CloseVariant implements engine.Closer: it drops the variant's references
+// to the shared caches (each open store holds its own until it closes).
+func (v *Variant) CloseVariant() error {
+	v.cache.Unref()
+	v.fileCache.Unref()
+	return nil
+}
+
+// ID implements engine.Variant.
+func (v *Variant) ID() string { return ID }
+
+// Versions implements engine.Variant: Pebble has no version string of its
+// own, so "pebble" is its module version from the build info (absent in
+// a test binary); pebble_format is the format major version of new stores.
+func (v *Variant) Versions() map[string]string {
+	out := map[string]string{"pebble_format": fmt.Sprint(v.opts.FormatMajorVersion)}
+	if m := engine.ModuleVersion("github.com/cockroachdb/pebble/v2"); m != "" {
+		out["pebble"] = m
+	}
+	return out
+}
+
+// Create implements engine.Variant.
+func (v *Variant) Create(dir string) (engine.Store, error) {
+	opts := v.opts
+	opts.ErrorIfExists = true
+	db, err := pebble.Open(dir, &opts)
+	if err != nil {
+		return nil, fmt.Errorf("pebble create %s: %w", dir, err)
+	}
+	return &store{db: db}, nil
+}
+
+// Open implements engine.Variant.
+func (v *Variant) Open(dir string) (engine.Store, error) {
+	opts := v.opts
+	opts.ErrorIfNotExists = true
+	db, err := pebble.Open(dir, &opts)
+	if err != nil {
+		return nil, fmt.Errorf("pebble open %s (is another process holding it?): %w", dir, err)
+	}
+	return &store{db: db}, nil
+}
+
+type store struct {
+	db *pebble.DB
+}
+
+// Insert commits all notes in one synced batch, then flushes the memtable.
+func (s *store) Insert(notes []workload.Note) error {
+	b := s.db.NewBatch()
+	defer b.Close()
+	var key [8]byte
+	val := make([]byte, 0, 512)
+	for _, n := range notes {
+		binary.BigEndian.PutUint64(key[:], uint64(n.ID))
+		val = binary.BigEndian.AppendUint64(val[:0], uint64(n.Ts))
+		val = append(val, n.Text...)
+		if err := b.Set(key[:], val, nil); err != nil { // Set copies both
+			return fmt.Errorf("put note %d: %w", n.ID, err)
+		}
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if err := s.db.Flush(); err != nil {
+		return fmt.Errorf("flush the memtable: %w", err)
+	}
+	return nil
+}
+
+// Count iterates over every key.
+func (s *store) Count() (int64, error) {
+	it, err := s.db.NewIter(nil)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for ok := it.First(); ok; ok = it.Next() {
+		n++
+	}
+	if err := it.Close(); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// Close closes the DB.
+func (s *store) Close() error { return s.db.Close() }
+
+// quietLogger drops Pebble's informational messages; errors go to
+// Pebble's default logger (stderr), and Fatalf stops the process as
+// Pebble's default does.
+type quietLogger struct{}
+
+func (quietLogger) Infof(format string, args ...any)  {}
+func (quietLogger) Errorf(format string, args ...any) { pebble.DefaultLogger.Errorf(format, args...) }
+func (quietLogger) Fatalf(format string, args ...any) { pebble.DefaultLogger.Fatalf(format, args...) }

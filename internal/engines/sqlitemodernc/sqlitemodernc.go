@@ -1,0 +1,123 @@
+// Package sqlitemodernc is manydb's adapter for SQLite through
+// modernc.org/sqlite: SQLite's C source transpiled to Go (with
+// modernc.org/libc standing in for the C library), no cgo. Variant id:
+// sqlite_modernc.
+//
+// It does what the sqlite variant (internal/sqlite, mattn/go-sqlite3)
+// does, so that the two differ only in how SQLite is compiled: the
+// driver's connection is used directly, not database/sql; a store is a
+// directory holding one file, notes.db, with
+//
+//	CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, ts INTEGER NOT NULL)
+//
+// committed by Create in its own transaction; Insert writes all notes in
+// one transaction with one prepared statement; Count runs SELECT count(*)
+// FROM notes. Open is the driver's Open of
+// "file:DIR/notes.db?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)":
+// sqlite3_open_v2 (read-write, create, full mutex, URI) on a fresh libc
+// TLS, then the two pragmas mattn's driver also runs on every open
+// (mattn's third, locking_mode=NORMAL, is SQLite's default and is left
+// out). synchronous FULL is SQLite's own default; the journal mode is
+// SQLite's default (DELETE).
+//
+// The SQLite version is read once from an in-memory database when the
+// variant is made (SELECT sqlite_version(), sqlite_source_id()).
+package sqlitemodernc
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"path/filepath"
+
+	"modernc.org/sqlite"
+
+	"manydb/internal/engine"
+	"manydb/internal/engines/sqlnotes"
+)
+
+// FileName is the database file inside a store's directory.
+const FileName = sqlnotes.FileName
+
+const params = "?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)"
+
+// conn is what the adapter uses of the driver's connection.
+type conn interface {
+	driver.Conn
+	driver.Execer  //lint:ignore SA1019 the driver implements it; no context needed
+	driver.Queryer //lint:ignore SA1019 as above
+}
+
+// Variant is the sqlite_modernc variant.
+type Variant struct {
+	drv      *sqlite.Driver
+	versions map[string]string
+}
+
+// ID is the variant id.
+const ID = "sqlite_modernc"
+
+// Factories lists the variant of this package for its worker.
+func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
+
+// New returns the sqlite_modernc variant, after reading the SQLite version
+// from an in-memory database.
+func New() (engine.Variant, error) {
+	v := &Variant{drv: &sqlite.Driver{}}
+	c, err := v.connect(":memory:")
+	if err != nil {
+		return nil, fmt.Errorf("open an in-memory database: %w", err)
+	}
+	defer c.Close()
+	row, err := sqlnotes.QueryRow(c, "SELECT sqlite_version(), sqlite_source_id()", 2)
+	if err != nil {
+		return nil, fmt.Errorf("read the SQLite version: %w", err)
+	}
+	v.versions = map[string]string{"sqlite": fmt.Sprint(row[0]), "sqlite_source_id": fmt.Sprint(row[1])}
+	return v, nil
+}
+
+// ID implements engine.Variant.
+func (v *Variant) ID() string { return ID }
+
+// Versions implements engine.Variant.
+func (v *Variant) Versions() map[string]string { return v.versions }
+
+func (v *Variant) connect(name string) (conn, error) {
+	c, err := v.drv.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	cc, ok := c.(conn)
+	if !ok {
+		c.Close()
+		return nil, fmt.Errorf("driver connection %T has no Exec and Query", c)
+	}
+	return cc, nil
+}
+
+func (v *Variant) connectStore(dir string) (conn, error) {
+	return v.connect("file:" + filepath.Join(dir, FileName) + params)
+}
+
+// Create implements engine.Variant: open a new database and commit the
+// schema (its own transaction, as an application creating it would).
+func (v *Variant) Create(dir string) (engine.Store, error) {
+	c, err := v.connectStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := sqlnotes.CreateTable(c); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("create table: %w", err)
+	}
+	return &sqlnotes.Store{Conn: c}, nil
+}
+
+// Open implements engine.Variant.
+func (v *Variant) Open(dir string) (engine.Store, error) {
+	c, err := v.connectStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &sqlnotes.Store{Conn: c}, nil
+}

@@ -1,0 +1,151 @@
+// Package sqlitencruces is manydb's adapter for SQLite through
+// github.com/ncruces/go-sqlite3 (SQLite's Wasm build translated to Go, no
+// cgo), through the module's own API, not database/sql. Variant id:
+// sqlite_ncruces. It runs the sqlite variant's statements and pragmas on
+// one file, notes.db; docs/engines.md says how the module runs SQLite.
+package sqlitencruces
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/ncruces/go-sqlite3"
+
+	"manydb/internal/engine"
+	"manydb/internal/engines/sqlnotes"
+	"manydb/internal/workload"
+)
+
+// FileName is the database file inside a store's directory.
+const FileName = sqlnotes.FileName
+
+const (
+	schema = sqlnotes.Schema
+	params = "?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)"
+	flags  = sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE | sqlite3.OPEN_URI
+)
+
+// Variant is the sqlite_ncruces variant.
+type Variant struct {
+	versions map[string]string
+}
+
+// ID is the variant id.
+const ID = "sqlite_ncruces"
+
+// Factories lists the variant of this package for its worker.
+func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
+
+// New returns the sqlite_ncruces variant, after reading the SQLite
+// version from an in-memory database.
+func New() (engine.Variant, error) {
+	c, err := sqlite3.OpenFlags(":memory:", flags)
+	if err != nil {
+		return nil, fmt.Errorf("open an in-memory database: %w", err)
+	}
+	defer c.Close()
+	st, _, err := c.Prepare("SELECT sqlite_version(), sqlite_source_id()")
+	if err != nil {
+		return nil, fmt.Errorf("read the SQLite version: %w", err)
+	}
+	defer st.Close()
+	if !st.Step() {
+		return nil, fmt.Errorf("read the SQLite version: no row: %w", st.Err())
+	}
+	return &Variant{versions: map[string]string{"sqlite": st.ColumnText(0), "sqlite_source_id": st.ColumnText(1)}}, nil
+}
+
+// ID implements engine.Variant.
+func (v *Variant) ID() string { return ID }
+
+// Versions implements engine.Variant.
+func (v *Variant) Versions() map[string]string { return v.versions }
+
+func connect(dir string) (*sqlite3.Conn, error) {
+	return sqlite3.OpenFlags("file:"+filepath.Join(dir, FileName)+params, flags)
+}
+
+// Create implements engine.Variant: open a new database and commit the
+// schema (its own transaction, as an application creating it would).
+func (v *Variant) Create(dir string) (engine.Store, error) {
+	c, err := connect(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Exec(schema); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("create table: %w", err)
+	}
+	return &store{c: c}, nil
+}
+
+// Open implements engine.Variant.
+func (v *Variant) Open(dir string) (engine.Store, error) {
+	c, err := connect(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &store{c: c}, nil
+}
+
+type store struct {
+	c *sqlite3.Conn
+}
+
+// Insert writes all notes in one transaction with one prepared statement.
+func (s *store) Insert(notes []workload.Note) (err error) {
+	if err := s.c.Exec("BEGIN"); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			s.c.Exec("ROLLBACK")
+		}
+	}()
+	st, _, err := s.c.Prepare(sqlnotes.InsertSQL)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		if err := bindExec(st, n); err != nil {
+			st.Close()
+			return fmt.Errorf("insert note %d: %w", n.ID, err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	return s.c.Exec("COMMIT")
+}
+
+func bindExec(st *sqlite3.Stmt, n workload.Note) error {
+	if err := st.BindInt64(1, n.ID); err != nil {
+		return err
+	}
+	if err := st.BindText(2, n.Text); err != nil {
+		return err
+	}
+	if err := st.BindInt64(3, n.Ts); err != nil {
+		return err
+	}
+	return st.Exec() // steps to the end and resets
+}
+
+// Count runs SELECT count(*) FROM notes.
+func (s *store) Count() (int64, error) {
+	st, _, err := s.c.Prepare(sqlnotes.CountSQL)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	if !st.Step() {
+		if err := st.Err(); err != nil {
+			return 0, err
+		}
+		return 0, fmt.Errorf("count returned no row")
+	}
+	return st.ColumnInt64(0), nil
+}
+
+// Close closes the connection and frees its module instance.
+func (s *store) Close() error { return s.c.Close() }

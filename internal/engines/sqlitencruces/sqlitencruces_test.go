@@ -1,0 +1,54 @@
+package sqlitencruces
+
+import (
+	"strings"
+	"testing"
+
+	"manydb/internal/engines/enginetest"
+	"manydb/internal/workload"
+)
+
+func TestEndToEnd(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.Run(t, enginetest.Case{Variant: v, Files: []string{FileName},
+		Versions: []string{"sqlite", "sqlite_source_id"}})
+	if got := v.Versions()["sqlite"]; !strings.HasPrefix(got, "3.") {
+		t.Errorf("sqlite version %q, want 3.x", got)
+	}
+}
+
+// TestPragmas checks that a store's connection syncs FULL, waits on a busy
+// lock and uses the rollback journal, as the sqlite variant's does.
+func TestPragmas(t *testing.T) {
+	c, err := connect(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for pragma, want := range map[string]string{"synchronous": "2", "busy_timeout": "5000", "journal_mode": "delete"} {
+		st, _, err := c.Prepare("PRAGMA " + pragma)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.Step() {
+			t.Fatalf("PRAGMA %s: no row: %v", pragma, st.Err())
+		}
+		if got := st.ColumnText(0); got != want {
+			t.Errorf("PRAGMA %s = %s, want %s", pragma, got, want)
+		}
+		st.Close()
+	}
+}
+
+// TestPerStore measures what one open store holds (go test -v shows it)
+// and checks that a close gives it all back.
+func TestPerStore(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.PerStore(t, v, 4, workload.Spec{Objects: 100, TextLen: 60})
+}

@@ -1,0 +1,38 @@
+package orchestrate
+
+import (
+	"fmt"
+	"time"
+
+	"manydb/internal/results"
+)
+
+// engineSeconds sums a record's timed engine spans.
+func engineSeconds(r results.Record) float64 {
+	var ms float64
+	for _, x := range r.CreateMs {
+		ms += x
+	}
+	for _, x := range r.TotalMs {
+		ms += x
+	}
+	if r.Hold != nil {
+		ms += r.Hold.EngineS * 1000
+	}
+	return ms / 1000
+}
+
+// writeEnd records where the session's time went, and says it on Log.
+func (s *study) writeEnd() error {
+	b := s.budget
+	b.Wall = time.Since(s.start).Seconds()
+	pct := func(x float64) float64 { return 100 * x / b.Wall }
+	inWorkers := b.Workers - b.Engine
+	other := b.Wall - b.Wait - b.Workers - b.Failed - b.Cleanup
+	fmt.Fprintf(s.Log, "study %s: %.0f s: %.0f s waiting for the load, %.0f s inside engine calls, "+
+		"%.1f s (%.1f %%) in the workers outside engine calls (start, notes, warm-ups, snapshots), "+
+		"%.1f s (%.1f %%) removing stores, %.1f s (%.1f %%) in workers that failed, %.1f s (%.1f %%) other\n",
+		s.id, b.Wall, b.Wait, b.Engine, inWorkers, pct(inWorkers), b.Cleanup, pct(b.Cleanup), b.Failed, pct(b.Failed), other, pct(other))
+	return s.w.Append(results.Record{Study: s.id, Phase: results.PhaseEnd, Status: results.StatusOK,
+		Workload: s.Workload, Stores: s.Stores, Started: s.start.UTC(), WallS: b.Wall, WaitS: b.Wait, EngineS: b.Engine, Budget: &b})
+}

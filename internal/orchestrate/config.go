@@ -1,0 +1,145 @@
+package orchestrate
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"manydb/internal/engine"
+	"manydb/internal/results"
+	"manydb/internal/settings"
+	"manydb/internal/workload"
+)
+
+// Config is one study.
+type Config struct {
+	Variants []string           // variant ids, in table order
+	Settings []settings.Setting // process-wide settings, one table each
+	Stores   int                // stores per variant
+	Runs     int                // warm open runs (seeds 1..Runs)
+	Hold     int                // stores held open in the hold phase
+	Workload workload.Spec      // what each store holds
+	Root     string             // data root (carries MarkerFile)
+	Out      string             // results file (JSON Lines, appended)
+	Keep     bool               // keep the stores after the study
+	Fresh    bool               // start a new study even if one can be resumed
+	BinDir   string             // where the worker binaries are
+	MaxLoad  float64            // wait before each phase until load1 < MaxLoad (0: don't wait)
+	LoadWait time.Duration      // how often to check the load while waiting
+	// SkipSpaceCheck starts even if the data root's filesystem looks too
+	// small for the study.
+	SkipSpaceCheck bool
+	Version        string    // manydb's own version, recorded in the environment
+	Env            []string  // environment passed to workers (os.Environ())
+	Log            io.Writer // progress and messages (stderr)
+	// Bar reports progress; nil means NewProgress(Log).
+	Bar Progress
+	// Catalog maps variants to worker binaries; nil means engine.Catalog().
+	// Tests use it to run fake workers.
+	Catalog []engine.Family
+	// SampleEvery is the load sampling interval while a worker runs; 0
+	// means 10 s.
+	SampleEvery time.Duration
+	// ReadLoad reads the 1-minute load average; nil means measure.Load1.
+	ReadLoad func() (float64, error) `json:"-"`
+}
+
+// family returns the worker family serving variant v.
+func (c *Config) family(v string) (engine.Family, bool) { return lookupFamily(c.Catalog, v) }
+
+// lookupFamily returns the family serving variant v in catalog, or in
+// engine.Catalog() when catalog is nil.
+func lookupFamily(catalog []engine.Family, v string) (engine.Family, bool) {
+	if catalog == nil {
+		return engine.Lookup(v)
+	}
+	for _, f := range catalog {
+		if slices.Contains(f.Variants, v) {
+			return f, true
+		}
+	}
+	return engine.Family{}, false
+}
+
+// checkWorker checks that variant v is known, its worker binary is in
+// binDir and runs, and that it serves v with the engine built in.
+func checkWorker(catalog []engine.Family, binDir, v string, env []string) error {
+	fam, ok := lookupFamily(catalog, v)
+	if !ok {
+		return &InputError{fmt.Sprintf("unknown engine %q", v)}
+	}
+	bin := filepath.Join(binDir, fam.Binary)
+	st, err := os.Stat(bin)
+	switch {
+	case err != nil || st.IsDir():
+		return &InputError{fmt.Sprintf("worker binary %s for %s is missing: run 'make build' (it needs %s)", bin, v, fam.Needs)}
+	case st.Mode()&0o111 == 0:
+		return &InputError{fmt.Sprintf("worker binary %s for %s is not executable: chmod +x it or run 'make build'", bin, v)}
+	}
+	listing, err := listWorker(context.Background(), bin, env)
+	if err != nil {
+		return &InputError{fmt.Sprintf("worker binary %s for %s does not start (%v): run 'make build'", bin, v, err)}
+	}
+	for _, l := range listing {
+		switch {
+		case l.ID != v:
+		case l.Disabled != "":
+			return &InputError{fmt.Sprintf("%s: %s", v, l.Disabled)}
+		case l.Error != "":
+			return &InputError{fmt.Sprintf("%s cannot run here: %s", v, l.Error)}
+		default:
+			return nil
+		}
+	}
+	return &InputError{fmt.Sprintf("worker binary %s does not serve %s: run 'make build'", bin, v)}
+}
+
+// Validate checks the configuration before anything is written.
+func (c *Config) Validate() error {
+	switch {
+	case len(c.Variants) == 0:
+		return &InputError{"no engine given: use --engines sqlite (or all)"}
+	case len(c.Settings) == 0:
+		return &InputError{"no setting given: use --settings default"}
+	case c.Stores < 1:
+		return &InputError{fmt.Sprintf("--stores %d: create at least one store", c.Stores)}
+	case c.Runs < 1:
+		return &InputError{fmt.Sprintf("--runs %d: make at least one warm open run", c.Runs)}
+	case c.Hold < 1 || c.Hold > c.Stores:
+		return &InputError{fmt.Sprintf("--hold %d: hold between 1 and --stores (%d) stores open", c.Hold, c.Stores)}
+	case c.Workload.Objects < 1 || c.Workload.TextLen < 1:
+		return &InputError{"--objects and --text-len must be at least 1"}
+	case c.Root == "":
+		return &InputError{"--root is empty: name a directory for the stores"}
+	case c.Out == "":
+		return &InputError{"--out is empty: name a results file"}
+	case c.MaxLoad < 0:
+		return &InputError{fmt.Sprintf("--max-load %v must not be negative", c.MaxLoad)}
+	case c.MaxLoad > 0 && c.LoadWait <= 0:
+		return &InputError{"--load-wait must be positive"}
+	}
+	for _, v := range c.Variants {
+		if err := checkWorker(c.Catalog, c.BinDir, v, c.Env); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// config returns the configuration as recorded in the study's env record.
+func (c *Config) config() *results.StudyConfig {
+	names := make([]string, len(c.Settings))
+	for i, s := range c.Settings {
+		names[i] = s.Name
+	}
+	root, err := filepath.Abs(c.Root)
+	if err != nil {
+		root = c.Root
+	}
+	return &results.StudyConfig{Variants: c.Variants, Settings: names, Stores: c.Stores, Runs: c.Runs,
+		Hold: c.Hold, Workload: c.Workload, Root: root, MaxLoad: c.MaxLoad}
+}

@@ -1,0 +1,71 @@
+package orchestrate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"manydb/internal/results"
+)
+
+// cellKey names one cell of a study.
+type cellKey struct {
+	variant, setting, phase string
+	run                     int
+}
+
+// readPrior reads the records already in the results file, if any.
+func readPrior(out string) ([]results.Record, error) {
+	recs, err := results.ReadFile(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	var syn *results.SyntaxError
+	if errors.As(err, &syn) {
+		return nil, &InputError{fmt.Sprintf("results file %s: %v; fix or move that line, or choose another --out", out, err)}
+	}
+	if err != nil {
+		return nil, &InputError{fmt.Sprintf("results file %s cannot be read: %v", out, err)}
+	}
+	return recs, nil
+}
+
+// resume finds the last study in prior with the same stores, runs, hold,
+// workload and root (engines and settings may be added), measured by this
+// version of manydb, fills s.done with its recorded cells and returns its
+// id; "" when there is none to resume.
+//
+// A resumed study skips every cell (variant, setting, phase, run) that has
+// a record and does the rest. Records are appended whole and synced, so a
+// study killed at any moment loses at most the cell in progress, and no
+// cell is recorded twice.
+func (s *study) resume(prior []results.Record) string {
+	if s.Fresh {
+		return ""
+	}
+	want := s.config()
+	id, version := "", ""
+	for _, r := range prior {
+		if r.Phase == results.PhaseEnv && r.Config != nil && sameStudy(r.Config, want) {
+			id, version = r.Study, r.Env["manydb"]
+		}
+	}
+	if id == "" {
+		return ""
+	}
+	if version != s.Version {
+		// Figures of two versions of manydb are not mixed in one study.
+		fmt.Fprintf(s.Log, "%s holds study %s, measured by manydb %s; this is manydb %s, so a new study starts\n", s.Out, id, version, s.Version)
+		return ""
+	}
+	for _, r := range prior {
+		if r.Study == id && (r.Status == results.StatusOK || r.Status == results.StatusNotApplicable) {
+			s.done[cellKey{r.Variant, r.Setting, r.Phase, r.Run}] = true
+		}
+	}
+	return id
+}
+
+func sameStudy(a, b *results.StudyConfig) bool {
+	return a.Stores == b.Stores && a.Runs == b.Runs && a.Hold == b.Hold && a.Workload == b.Workload && a.Root == b.Root
+}

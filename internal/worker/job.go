@@ -1,0 +1,155 @@
+package worker
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"manydb/internal/engine"
+	"manydb/internal/results"
+	"manydb/internal/workload"
+)
+
+// PhaseVersions is the worker's phase that only reports the engine's and
+// the worker's versions (no stores).
+const PhaseVersions = "versions"
+
+// Job is one phase for one variant, as given on the worker's command line.
+type Job struct {
+	Variant  string        // variant id
+	Phase    string        // create, open, hold, space, profile or versions
+	Dir      string        // the directory holding this variant's stores
+	Stores   int           // number of stores (000000 … Stores-1)
+	Workload workload.Spec // what each store holds
+	Run      int           // open: run number 1..R
+	Seed     uint64        // open: seed of the run's random store order
+	Hold     int           // hold: stores to keep open
+	Progress bool          // print progress lines on stderr
+	THPOff   bool          // disable transparent huge pages before the engine starts
+	List     bool          // print the variants served (see Listing) instead of running a phase
+	// CPUProfile, when set, is a file for a pprof CPU profile of the
+	// create or profile phase's loop.
+	CPUProfile string
+}
+
+// Args returns the worker command line for j, which parseJob reads back as
+// j: a flag for each field that is set. The three workload flags go
+// together and are left out only when Workload is zero (the parser's
+// defaults then apply, as for the versions phase). The orchestrator starts
+// every worker with it.
+func (j Job) Args() []string {
+	var args []string
+	str := func(flag, v string) {
+		if v != "" {
+			args = append(args, flag, v)
+		}
+	}
+	num := func(flag string, v int) {
+		if v != 0 {
+			args = append(args, flag, strconv.Itoa(v))
+		}
+	}
+	boolean := func(flag string, v bool) {
+		if v {
+			args = append(args, flag)
+		}
+	}
+	str("--variant", j.Variant)
+	str("--phase", j.Phase)
+	str("--dir", j.Dir)
+	num("--stores", j.Stores)
+	if j.Workload != (workload.Spec{}) {
+		args = append(args, "--workload", j.Workload.Name,
+			"--objects", strconv.Itoa(j.Workload.Objects),
+			"--text-len", strconv.Itoa(j.Workload.TextLen))
+	}
+	boolean("--progress", j.Progress)
+	boolean("--thp-off", j.THPOff)
+	num("--run", j.Run)
+	if j.Seed != 0 {
+		args = append(args, "--seed", strconv.FormatUint(j.Seed, 10))
+	}
+	num("--hold", j.Hold)
+	str("--cpuprofile", j.CPUProfile)
+	boolean("--list", j.List)
+	return args
+}
+
+func parseJob(args []string, stderr io.Writer, factories []engine.Factory) (Job, error) {
+	var ids []string
+	for _, f := range factories {
+		ids = append(ids, f.ID)
+	}
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s --variant ID --phase PHASE [flags]\n\n"+
+			"A manydb worker runs one phase of a study for one variant (%s).\n"+
+			"It is started by 'manydb run'; you rarely start it yourself.\n\n",
+			filepath.Base(os.Args[0]), strings.Join(ids, ", "))
+		fs.PrintDefaults()
+	}
+	var j Job
+	fs.StringVar(&j.Variant, "variant", "", "variant id")
+	fs.StringVar(&j.Phase, "phase", "", "create, open, hold, space, profile or versions")
+	fs.StringVar(&j.Dir, "dir", "", "directory of this variant's stores")
+	fs.IntVar(&j.Stores, "stores", 0, "number of stores")
+	fs.StringVar(&j.Workload.Name, "workload", "large", "workload name, as recorded")
+	fs.IntVar(&j.Workload.Objects, "objects", 1000, "notes per store")
+	fs.IntVar(&j.Workload.TextLen, "text-len", 300, "text length of a note")
+	fs.IntVar(&j.Run, "run", 0, "open: run number")
+	fs.Uint64Var(&j.Seed, "seed", 0, "open: seed of the store order")
+	fs.IntVar(&j.Hold, "hold", 0, "hold: stores to keep open")
+	fs.BoolVar(&j.Progress, "progress", false, "print progress lines on stderr")
+	fs.StringVar(&j.CPUProfile, "cpuprofile", "", "create, profile: write a pprof CPU profile of the phase to this file")
+	fs.BoolVar(&j.List, "list", false, "print each variant this worker serves and what its ID() answers, then exit")
+	fs.BoolVar(&j.THPOff, "thp-off", false, "disable transparent huge pages (prctl PR_SET_THP_DISABLE) before the engine starts")
+	if err := fs.Parse(args); err != nil {
+		return Job{}, err
+	}
+	if fs.NArg() > 0 {
+		return Job{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if j.List {
+		return j, nil
+	}
+	known := false
+	for _, id := range ids {
+		known = known || id == j.Variant
+	}
+	if !known {
+		return Job{}, fmt.Errorf("--variant %q: this worker serves %s", j.Variant, strings.Join(ids, ", "))
+	}
+	return j, j.validate()
+}
+
+func (j Job) validate() error {
+	switch j.Phase {
+	case results.PhaseCreate, results.PhaseOpen, results.PhaseHold, results.PhaseSpace, results.PhaseProfile:
+	case PhaseVersions:
+		return nil
+	default:
+		return fmt.Errorf("--phase %q: use create, open, hold, space, profile or versions", j.Phase)
+	}
+	if j.CPUProfile != "" && j.Phase != results.PhaseCreate && j.Phase != results.PhaseProfile {
+		return fmt.Errorf("--cpuprofile is for the create and profile phases, not %s", j.Phase)
+	}
+	switch {
+	case j.Dir == "":
+		return errors.New("--dir is required")
+	case j.Stores < 1:
+		return fmt.Errorf("--stores %d: need at least one store", j.Stores)
+	case j.Workload.Objects < 1:
+		return fmt.Errorf("--objects %d: need at least one note per store", j.Workload.Objects)
+	case j.Phase == results.PhaseOpen && j.Seed == 0:
+		return errors.New("--seed is required for the open phase (1, 2, …)")
+	case j.Phase == results.PhaseHold && (j.Hold < 1 || j.Hold > j.Stores):
+		return fmt.Errorf("--hold %d: hold between 1 and --stores (%d) stores", j.Hold, j.Stores)
+	}
+	return nil
+}
