@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestParseSmapsRollup(t *testing.T) {
@@ -100,5 +102,33 @@ func TestOpenFilesUnder(t *testing.T) {
 	}
 	if held, _ := OpenFilesUnder(dir); len(held) != 0 {
 		t.Errorf("after closing: %v, want none", held)
+	}
+}
+
+func TestFlockHolder(t *testing.T) {
+	locks := []byte("1: POSIX  ADVISORY  WRITE 99 08:01:5678 0 EOF\n" +
+		"2: FLOCK  ADVISORY  WRITE 1234 fe:01:5678 0 EOF\n" +
+		"2: -> FLOCK  ADVISORY  WRITE 4321 fe:01:5678 0 EOF\n")
+	if pid, ok := flockHolder(locks, 0xfe, 1, 5678); !ok || pid != 1234 {
+		t.Errorf("flockHolder = %d, %v; want 1234", pid, ok)
+	}
+	if _, ok := flockHolder(locks, 8, 1, 5678); ok {
+		t.Error("a POSIX lock was taken for a flock")
+	}
+
+	path := filepath.Join(t.TempDir(), "f")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, _, ok := FlockHolder(path); ok {
+		t.Error("a holder of an unlocked file")
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if pid, cmd, ok := FlockHolder(path); !ok || pid != os.Getpid() || cmd == "" {
+		t.Errorf("FlockHolder = %d, %q, %v; want this process (%d)", pid, cmd, ok, os.Getpid())
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"manydb/internal/engine"
+	"manydb/internal/measure"
 	"manydb/internal/results"
 	"manydb/internal/settings"
 	"manydb/internal/workload"
@@ -46,6 +47,12 @@ type Config struct {
 	SampleEvery time.Duration
 	// ReadLoad reads the 1-minute load average; nil means measure.Load1.
 	ReadLoad func() (float64, error) `json:"-"`
+}
+
+// binary returns the file name of the worker serving variant v.
+func (c *Config) binary(v string) string {
+	f, _ := c.family(v)
+	return f.Binary
 }
 
 // family returns the worker family serving variant v.
@@ -122,10 +129,47 @@ func (c *Config) Validate() error {
 	case c.MaxLoad > 0 && c.LoadWait <= 0:
 		return &InputError{"--load-wait must be positive"}
 	}
+	if err := checkNotesFit(c.Workload); err != nil {
+		return err
+	}
+	if err := CheckRoot(c.Root); err != nil {
+		return err
+	}
+	if err := checkOut(c.Out, c.Root); err != nil {
+		return err
+	}
 	for _, v := range c.Variants {
 		if err := checkWorker(c.Catalog, c.BinDir, v, c.Env); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkNotesFit refuses a workload whose notes for one store (generated
+// in the worker in one allocation) would take more than half the machine's
+// memory.
+func checkNotesFit(w workload.Spec) error {
+	memKB, err := measure.MemTotalKB()
+	if err != nil {
+		return nil // the worker will say what is wrong
+	}
+	need := float64(w.Objects) * (float64(w.TextLen) + 64) // text and the note's fields
+	if limit := float64(memKB) * 1024 / 2; need > limit {
+		return &InputError{fmt.Sprintf("--objects %d × --text-len %d: one store's notes would take %s of memory in the worker, more than half of this machine's %s: choose a smaller workload",
+			w.Objects, w.TextLen, bytesText(need), bytesText(float64(memKB)*1024))}
+	}
+	return nil
+}
+
+// checkOut refuses a results file that is a directory or lies inside the
+// data root (where removing stores could delete it).
+func checkOut(out, root string) error {
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return &InputError{fmt.Sprintf("--out %s is a directory: name a results file", out)}
+	}
+	if inside(root, out) {
+		return &InputError{fmt.Sprintf("--out %s is inside the data root %s, where removing stores could delete it: put the results file outside --root", out, root)}
 	}
 	return nil
 }

@@ -97,24 +97,19 @@ func filesystem(path string) (fsType, free string) {
 // engineVersions asks each worker of the study for its library and module
 // versions; a worker that does not start is bad input (it was built
 // wrongly or its library is missing).
-func (c *Config) engineVersions(ctx context.Context) (map[string]string, error) {
-	versions := map[string]string{}
-	seen := map[string]bool{}
+func (c *Config) engineVersions(ctx context.Context) (all map[string]string, byVariant map[string]map[string]string, err error) {
+	all, byVariant = map[string]string{}, map[string]map[string]string{}
 	for _, v := range c.Variants {
-		fam, _ := c.family(v)
-		if seen[fam.Binary] {
-			continue
-		}
-		seen[fam.Binary] = true
-		vs, err := WorkerVersions(ctx, filepath.Join(c.BinDir, fam.Binary), v, c.Env)
+		vs, err := WorkerVersions(ctx, filepath.Join(c.BinDir, c.binary(v)), v, c.Env)
 		if err != nil {
-			return nil, &InputError{fmt.Sprintf("worker for %s does not start (%v): run 'make build' again", v, err)}
+			return nil, nil, &InputError{fmt.Sprintf("worker for %s does not start (%v): run 'make build' again", v, err)}
 		}
+		byVariant[v] = vs
 		for k, val := range vs {
-			versions[k] = val
+			all[k] = val
 		}
 	}
-	return versions, nil
+	return all, byVariant, nil
 }
 
 // writeEnv records the environment, the study's configuration and the
@@ -145,31 +140,73 @@ func WorkerVersions(ctx context.Context, bin, variant string, env []string) (map
 
 // checkSpace refuses a study whose stores would not fit on the data root's
 // filesystem. Stores are removed after each variant, so one variant's
-// stores must fit, or all of them with --keep.
+// stores must fit, or all of them with --keep. Stores that manydb will
+// remove before it creates new ones (this study's variant folders and the
+// root's trash) count as free.
 func (c *Config) checkSpace() error {
 	var st syscall.Statfs_t
-	if err := syscall.Statfs(c.Root, &st); err != nil {
+	if err := syscall.Statfs(existingAncestor(c.Root), &st); err != nil {
 		return nil // the study will say what is wrong when it writes
 	}
-	free := st.Bavail * uint64(st.Bsize)
+	free := float64(st.Bavail) * float64(st.Bsize)
+	removable := c.removableBytes()
 	perStore := EstimateStoreBytes(c.Workload)
-	need := perStore * uint64(c.Stores)
+	need := perStore * float64(c.Stores)
 	what := "one variant's stores at a time"
 	if c.Keep {
-		need *= uint64(len(c.Variants) * len(c.Settings))
+		need *= float64(len(c.Variants) * len(c.Settings))
 		what = "all stores, kept (--keep)"
 	}
 	need += need / 10 // margin
-	if free < need {
-		return &InputError{fmt.Sprintf("the data root's filesystem has %.1f GB free, but this study needs about %.1f GB (%d stores × %.0f KB, %s, plus 10 %%): free space, use fewer --stores, another --root, or --skip-space-check",
-			float64(free)/1e9, float64(need)/1e9, c.Stores, float64(perStore)/1e3, what)}
+	if free+removable < need {
+		also := ""
+		if removable > 0 {
+			also = fmt.Sprintf(" (and manydb would first remove %s of its own stores)", bytesText(removable))
+		}
+		return &InputError{fmt.Sprintf("the data root's filesystem has %s free%s, but this study needs about %s (%d stores × %s, %s, plus 10 %%): free space, use fewer --stores, another --root, or --skip-space-check",
+			bytesText(free), also, bytesText(need), c.Stores, bytesText(perStore), what)}
 	}
 	return nil
 }
 
+// removableBytes is the space of the stores manydb removes before creating
+// this study's: its variants' folders in a marked root, and the trash.
+func (c *Config) removableBytes() float64 {
+	if _, err := os.Stat(filepath.Join(c.Root, MarkerFile)); err != nil {
+		return 0
+	}
+	dirs := []string{filepath.Join(c.Root, TrashDir)}
+	for _, set := range c.Settings {
+		for _, v := range c.Variants {
+			dirs = append(dirs, filepath.Join(c.Root, set.Name, v))
+		}
+	}
+	var total float64
+	for _, d := range dirs {
+		if sp, err := measure.DirSpace(d); err == nil {
+			total += float64(sp.Bytes)
+		}
+	}
+	return total
+}
+
 // EstimateStoreBytes is a generous estimate of one store on disk: 1.6
 // times the notes' payload (text plus 40 bytes per note) plus 64 KiB of
-// fixed files; docs/method.md says where the ratio comes from.
-func EstimateStoreBytes(w workload.Spec) uint64 {
-	return uint64(float64(w.Objects)*float64(w.TextLen+40)*1.6) + 64<<10
+// fixed files; docs/method.md says where the ratio comes from. It is a
+// float so that absurd sizes compare instead of overflowing.
+func EstimateStoreBytes(w workload.Spec) float64 {
+	return float64(w.Objects)*float64(w.TextLen+40)*1.6 + 64<<10
+}
+
+// bytesText writes a size in the unit that fits: "820 KB", "3.4 MB", "1.2 GB".
+func bytesText(b float64) string {
+	switch {
+	case b >= 1e12:
+		return fmt.Sprintf("%.1f TB", b/1e12)
+	case b >= 1e9:
+		return fmt.Sprintf("%.1f GB", b/1e9)
+	case b >= 1e6:
+		return fmt.Sprintf("%.1f MB", b/1e6)
+	}
+	return fmt.Sprintf("%.0f KB", b/1e3)
 }

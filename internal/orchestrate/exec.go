@@ -5,13 +5,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"manydb/internal/results"
 	"manydb/internal/worker"
@@ -34,7 +39,9 @@ type workerResult struct {
 // it), feeds its progress lines to onProgress and returns its record.
 func runWorker(ctx context.Context, binary string, args []string, env []string, onProgress func(done, total int)) workerResult {
 	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = env
+	// glibc writes its fatal messages ("double free or corruption") to the
+	// terminal unless told to use stderr, where the failed record finds them.
+	cmd.Env = append(slices.Clone(env), "LIBC_FATAL_STDERR_=1")
 	// The worker dies with the orchestrator, even on SIGKILL, so a killed
 	// study leaves no worker writing into its stores. In its own process
 	// group it does not get the terminal's Ctrl-C: the orchestrator ends it
@@ -58,6 +65,13 @@ func runWorker(ctx context.Context, binary string, args []string, env []string, 
 		return res
 	}
 	if waitErr != nil {
+		var exit *exec.ExitError
+		if errors.As(waitErr, &exit) {
+			if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				res.err = fmt.Errorf("worker killed by signal %s (%v)%s", unix.SignalName(ws.Signal()), ws.Signal(), lastError(tail))
+				return res
+			}
+		}
 		res.err = fmt.Errorf("worker failed: %v%s", waitErr, lastError(tail))
 		return res
 	}
@@ -68,10 +82,20 @@ func runWorker(ctx context.Context, binary string, args []string, env []string, 
 	return res
 }
 
+// causeLine matches the first line of a crash report: a Go panic or fatal
+// error, a signal, glibc's or Rust's fatal messages.
+var causeLine = regexp.MustCompile(`^(panic: |fatal error: |SIG[A-Z]+: |thread '.*' panicked|.*double free|.*corrupted|free\(\): |malloc\(\): |munmap_chunk\(\))`)
+
+// causeLines is how many lines from the first crash line are kept.
+const causeLines = 6
+
 // readStderr reads a worker's stderr to its end, passing progress lines to
-// onProgress and keeping the last tailLines other lines.
+// onProgress and keeping the last tailLines other lines. The first lines of
+// a crash report (a Go panic's cause, say) are kept too, before the tail,
+// when the tail no longer holds them.
 func readStderr(r io.Reader, onProgress func(done, total int)) []string {
-	var tail []string
+	var tail, cause []string
+	n, causeAt := 0, -1
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -89,12 +113,22 @@ func readStderr(r io.Reader, onProgress func(done, total int)) []string {
 				}
 			}
 		}
+		n++
+		if causeAt < 0 && causeLine.MatchString(line) {
+			causeAt = n
+		}
+		if causeAt > 0 && n < causeAt+causeLines {
+			cause = append(cause, line)
+		}
 		tail = append(tail, line)
 		if len(tail) > tailLines {
 			tail = tail[1:]
 		}
 	}
 	io.Copy(io.Discard, r)
+	if causeAt > 0 && causeAt <= n-len(tail) { // the cause scrolled out of the tail
+		return append(append(cause, "…"), tail...)
+	}
 	return tail
 }
 

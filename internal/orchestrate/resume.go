@@ -59,6 +59,9 @@ func (s *study) resume(prior []results.Record) string {
 		return ""
 	}
 	for _, r := range prior {
+		if r.Phase == results.PhaseEnv || r.Phase == results.PhaseEnd {
+			continue // not cells
+		}
 		if r.Study == id && (r.Status == results.StatusOK || r.Status == results.StatusNotApplicable) {
 			s.done[cellKey{r.Variant, r.Setting, r.Phase, r.Run}] = true
 		}

@@ -5,25 +5,52 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"manydb/internal/measure"
 )
 
 // MarkerFile marks a data root as manydb's. manydb writes stores only into
 // a root that carries it and removes only what lies inside such a root.
 const MarkerFile = ".manydb-root"
 
+// TrashDir is the folder inside a data root where stores go to be
+// removed: a removal first renames them there (atomic), then deletes them,
+// and every run empties it, so stores whose removal was interrupted are
+// removed by the next run.
+const TrashDir = ".manydb-trash"
+
 const markerText = "This directory is a manydb data root: manydb created it and may delete\n" +
 	"the stores inside it. Remove this file to keep manydb from touching it.\n"
 
-// PrepareRoot makes root ready for stores: it creates the directory and its
-// marker if needed. A directory that exists, is not empty and carries no
-// marker belongs to someone else and is refused.
-func PrepareRoot(root string) error {
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return &InputError{fmt.Sprintf("data root %s cannot be created (%v): choose another --root", root, errors.Unwrap(err))}
+// CheckRoot checks, without changing anything, that root can be a data
+// root: an existing directory that carries the marker or is empty, or a
+// path whose nearest existing parent is a writable directory.
+func CheckRoot(root string) error {
+	st, err := os.Stat(root)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		parent := existingAncestor(root)
+		if pst, err := os.Stat(parent); err != nil || !pst.IsDir() {
+			return &InputError{fmt.Sprintf("data root %s cannot be created: %s is not a directory; choose another --root", root, parent)}
+		}
+		if err := unix.Access(parent, unix.W_OK); err != nil {
+			return &InputError{fmt.Sprintf("data root %s cannot be created: %s is not writable (%v); choose another --root", root, parent, err)}
+		}
+		return nil
+	case err != nil:
+		return &InputError{fmt.Sprintf("data root %s cannot be read (%v): choose another --root", root, err)}
+	case !st.IsDir():
+		return &InputError{fmt.Sprintf("data root %s is a file, not a directory: choose another --root", root)}
 	}
-	marker := filepath.Join(root, MarkerFile)
-	if _, err := os.Stat(marker); err == nil {
-		return checkWritable(root)
+	if _, err := os.Stat(filepath.Join(root, MarkerFile)); err == nil {
+		if err := unix.Access(root, unix.W_OK); err != nil {
+			return &InputError{fmt.Sprintf("data root %s is not writable (%v): choose another --root", root, err)}
+		}
+		return nil
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
@@ -32,33 +59,141 @@ func PrepareRoot(root string) error {
 	if len(entries) > 0 {
 		return &InputError{fmt.Sprintf("data root %s is not empty and has no %s marker, so it is not manydb's: choose an empty or new directory for --root", root, MarkerFile)}
 	}
+	return nil
+}
+
+// existingAncestor returns path itself or its nearest parent that exists.
+func existingAncestor(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	for {
+		if _, err := os.Lstat(abs); err == nil || filepath.Dir(abs) == abs {
+			return abs
+		}
+		abs = filepath.Dir(abs)
+	}
+}
+
+// PrepareRoot makes root ready for stores, after CheckRoot: it creates the
+// directory and its marker if needed. A directory that exists, is not
+// empty and carries no marker belongs to someone else and is refused.
+func PrepareRoot(root string) error {
+	if err := CheckRoot(root); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return &InputError{fmt.Sprintf("data root %s cannot be created (%v): choose another --root", root, errors.Unwrap(err))}
+	}
+	marker := filepath.Join(root, MarkerFile)
+	if _, err := os.Stat(marker); err == nil {
+		return nil
+	}
 	if err := os.WriteFile(marker, []byte(markerText), 0o644); err != nil {
 		return &InputError{fmt.Sprintf("data root %s is not writable (%v): choose another --root", root, errors.Unwrap(err))}
 	}
 	return nil
 }
 
-func checkWritable(root string) error {
-	f, err := os.CreateTemp(root, ".write-test-*")
+// Lock is an exclusive lock on a file (flock), held until Release.
+type Lock struct{ f *os.File }
+
+// LockFile takes an exclusive lock on path, creating the file if needed;
+// what names the file in the message when another process holds it, which
+// is an InputError naming that process.
+func LockFile(path, what string) (*Lock, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o644)
 	if err != nil {
-		return &InputError{fmt.Sprintf("data root %s is not writable (%v): choose another --root", root, errors.Unwrap(err))}
+		return nil, &InputError{fmt.Sprintf("%s %s cannot be opened (%v)", what, path, errors.Unwrap(err))}
 	}
-	f.Close()
-	return os.Remove(f.Name())
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		who := "another process"
+		if pid, cmd, ok := measure.FlockHolder(path); ok {
+			who = fmt.Sprintf("manydb process %d (%s)", pid, cmd)
+		}
+		return nil, &InputError{fmt.Sprintf("%s %s is in use by %s: wait for it to end, or choose another", what, path, who)}
+	}
+	return &Lock{f: f}, nil
+}
+
+// Release releases the lock.
+func (l *Lock) Release() {
+	if l != nil && l.f != nil {
+		l.f.Close()
+	}
 }
 
 // RemoveInRoot removes dir, which must lie inside root, and only if root
-// carries manydb's marker file.
+// carries manydb's marker file: it renames dir into the root's trash, then
+// deletes it there. A dir that does not exist is not an error.
 func RemoveInRoot(root, dir string) error {
 	if _, err := os.Stat(filepath.Join(root, MarkerFile)); err != nil {
 		return fmt.Errorf("refusing to remove %s: %s has no %s marker, so manydb did not create it", dir, root, MarkerFile)
 	}
-	rel, err := filepath.Rel(root, dir)
-	if err != nil || rel == "." || rel == ".." || filepath.IsAbs(rel) || len(rel) >= 3 && rel[:3] == ".."+string(filepath.Separator) {
+	if !inside(root, dir) {
 		return fmt.Errorf("refusing to remove %s: it is not inside the data root %s", dir, root)
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	trash := filepath.Join(root, TrashDir)
+	if err := os.MkdirAll(trash, 0o755); err != nil {
+		return fmt.Errorf("remove stores: %w", err)
+	}
+	name := strings.ReplaceAll(filepath.Clean(strings.TrimPrefix(dir, root)), string(filepath.Separator), "_")
+	doomed := filepath.Join(trash, fmt.Sprintf("%s-%d", strings.Trim(name, "_"), time.Now().UnixNano()))
+	if err := os.Rename(dir, doomed); err != nil {
+		return fmt.Errorf("remove stores: %w", err)
+	}
+	if err := os.RemoveAll(doomed); err != nil {
 		return fmt.Errorf("remove stores: %w", err)
 	}
 	return nil
+}
+
+// EmptyTrash deletes what an interrupted removal left in root's trash.
+func EmptyTrash(root string) error {
+	trash := filepath.Join(root, TrashDir)
+	entries, err := os.ReadDir(trash)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("empty %s: %w", trash, err)
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(trash, e.Name())); err != nil {
+			return fmt.Errorf("empty %s: %w", trash, err)
+		}
+	}
+	return nil
+}
+
+// inside tells whether path lies strictly inside dir, after making both
+// absolute and resolving the symbolic links of their existing parts.
+func inside(dir, path string) bool {
+	d, p := resolve(dir), resolve(path)
+	rel, err := filepath.Rel(d, p)
+	return err == nil && rel != "." && rel != ".." && !filepath.IsAbs(rel) && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolve returns path absolute, with the symbolic links of its longest
+// existing prefix resolved.
+func resolve(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	base := existingAncestor(abs)
+	real, err := filepath.EvalSymlinks(base)
+	if err != nil {
+		return abs
+	}
+	rest, _ := filepath.Rel(base, abs)
+	return filepath.Join(real, rest)
 }

@@ -27,14 +27,11 @@ import (
 // Run runs the study, or resumes it, and returns its id. Records already in
 // the results file stay there; the study's records are appended.
 func Run(ctx context.Context, c Config) (studyID string, err error) {
+	// Every input is checked before anything is created or changed.
 	if err := c.Validate(); err != nil {
 		return "", err
 	}
-	if err := PrepareRoot(c.Root); err != nil {
-		return "", err
-	}
-	prior, err := readPrior(c.Out)
-	if err != nil {
+	if _, err := readPrior(c.Out); err != nil {
 		return "", err
 	}
 	if !c.SkipSpaceCheck {
@@ -42,8 +39,30 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 			return "", err
 		}
 	}
-	versions, err := c.engineVersions(ctx)
+	versions, byVariant, err := c.engineVersions(ctx)
 	if err != nil {
+		return "", err
+	}
+	// Now the root, and a lock on it and on the results file for the
+	// whole run: a second run on either exits with a message.
+	if err := PrepareRoot(c.Root); err != nil {
+		return "", err
+	}
+	rootLock, err := LockFile(filepath.Join(c.Root, MarkerFile), "data root "+c.Root)
+	if err != nil {
+		return "", err
+	}
+	defer rootLock.Release()
+	outLock, err := LockFile(c.Out, "results file "+c.Out)
+	if err != nil {
+		return "", err
+	}
+	defer outLock.Release()
+	prior, err := readPrior(c.Out) // again, under the lock
+	if err != nil {
+		return "", err
+	}
+	if err := EmptyTrash(c.Root); err != nil {
 		return "", err
 	}
 	w, err := results.OpenWriter(c.Out)
@@ -60,7 +79,7 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	if c.ReadLoad == nil {
 		c.ReadLoad = measure.Load1
 	}
-	s := &study{Config: c, w: w, start: time.Now(), done: map[cellKey]bool{}}
+	s := &study{Config: c, w: w, start: time.Now(), done: map[cellKey]bool{}, versions: byVariant}
 	s.id = s.resume(prior)
 	if s.id == "" {
 		s.id = newStudyID(s.start)
@@ -94,6 +113,9 @@ type study struct {
 	done   map[cellKey]bool // cells recorded (ok or n/a) by this study
 	failed []string
 	budget results.Budget // where this session's time went
+	// versions are each variant's versions, as its worker reports them
+	// (a store set made by other versions is not reused).
+	versions map[string]map[string]string
 }
 
 func newStudyID(t time.Time) string {
@@ -148,11 +170,20 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 	}
 	bin := filepath.Join(s.BinDir, fam.Binary)
 	dir := filepath.Join(s.Root, set.Name, v)
-	// The stores of a recorded create phase are reused only if they are all
-	// there (an interrupted study keeps them); otherwise they are made
-	// anew. Whatever is in dir lies inside the marked root: manydb made it.
-	if todo[0].name != results.PhaseCreate && !storesComplete(dir, s.Stores) {
-		todo = append([]phase{{name: results.PhaseCreate}}, todo...)
+	manifest := Manifest{Study: s.id, Variant: v, Setting: set.Name, Workload: s.Workload, Stores: s.Stores, Versions: s.versions[v]}
+	// The stores of a recorded create phase are reused only if they are
+	// the complete set made for this study, variant, setting, workload and
+	// engine version (their manifest says so). Otherwise they are made
+	// anew; when the create is recorded already, its figure stands and the
+	// new stores only serve the remaining phases. Whatever is in dir lies
+	// inside the marked root: manydb made it.
+	rebuild := false
+	if todo[0].name != results.PhaseCreate {
+		if ok, why := storesMatch(dir, manifest); !ok {
+			fmt.Fprintf(s.Log, "%s (%s): the stores in %s cannot be reused (%s); creating them again for the remaining phases (the create figure recorded earlier stands)\n", v, set.Name, dir, why)
+			todo = append([]phase{{name: results.PhaseCreate}}, todo...)
+			rebuild = true
+		}
 	}
 	if todo[0].name == results.PhaseCreate {
 		if err := s.remove(dir); err != nil {
@@ -163,15 +194,22 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 		}
 	}
 	failed := false
-	for _, p := range todo {
-		ok, err := s.phase(ctx, set, v, bin, dir, p)
+	for i, p := range todo {
+		ok, err := s.phase(ctx, set, v, bin, dir, p, rebuild && i == 0)
 		if err != nil {
 			return err
 		}
 		failed = failed || !ok
-		if !ok && p.name == results.PhaseCreate {
-			fmt.Fprintf(s.Log, "%s (%s): create failed, skipping its other phases\n", v, set.Name)
-			break
+		if p.name == results.PhaseCreate {
+			if !ok {
+				// A rerun always creates the stores again: the partial ones
+				// only take space.
+				fmt.Fprintf(s.Log, "%s (%s): create failed, skipping its other phases and removing its stores\n", v, set.Name)
+				return s.remove(dir)
+			}
+			if err := writeManifest(dir, manifest); err != nil {
+				return err
+			}
 		}
 	}
 	switch {
@@ -180,27 +218,25 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 	case failed:
 		// Kept for a rerun of the same command, which redoes only the
 		// failed cells on these stores.
-		fmt.Fprintf(s.Log, "%s (%s): keeping its stores in %s for the failed phases; the same command redoes them\n", v, set.Name, dir)
+		fmt.Fprintf(s.Log, "%s (%s): keeping its stores in %s for the failed phases: the same command redoes them (if a store itself is damaged, remove %s first and the stores are made again)\n", v, set.Name, dir, dir)
 		return nil
 	}
 	return s.remove(dir)
 }
 
-// storesComplete tells whether the stores of a finished create phase are
-// in dir: the last one holds files (stores are created in order, and a
-// create that failed has no record).
-func storesComplete(dir string, stores int) bool {
-	entries, err := os.ReadDir(filepath.Join(dir, fmt.Sprintf("%06d", stores-1)))
-	return err == nil && len(entries) > 0
-}
-
 // phase runs one worker and appends its record; ok is false when the phase
 // failed (its failed record is appended). err is for problems that stop
 // the study (interrupt, results file).
-func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir string, p phase) (ok bool, err error) {
+//
+// A rebuild is a create that only makes the stores again for the phases
+// left (the create cell is recorded already): its record is not appended.
+func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir string, p phase, rebuild bool) (ok bool, err error) {
 	label := fmt.Sprintf("%s %s", v, p)
 	if len(s.Settings) > 1 || set.Name != "default" {
 		label = fmt.Sprintf("%s [%s] %s", v, set.Name, p)
+	}
+	if rebuild {
+		label += " (stores made again, not recorded)"
 	}
 	waitStart := time.Now()
 	load, err := s.waitForLoad(ctx, label)
@@ -245,10 +281,14 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	}
 	rec.Study, rec.Setting, rec.Load1, rec.Started = s.id, set.Name, load, started
 	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = s.MaxLoad, wait, res.seconds, during
-	if res.err == nil {
+	switch {
+	case rebuild:
+		s.budget.Cleanup += res.seconds
+		return res.err == nil, nil
+	case res.err == nil:
 		s.budget.Engine += engineSeconds(rec)
 		s.budget.Workers += res.seconds
-	} else {
+	default:
 		s.budget.Failed += res.seconds
 	}
 	if err := s.w.Append(rec); err != nil {

@@ -30,7 +30,7 @@ const fakeWorkerEnv = "MANYDB_TEST_FAKE_WORKER"
 // that study as an orchestrator process (to be killed by a test).
 const orchestratorEnv = "MANYDB_TEST_ORCHESTRATOR"
 
-var fakeVariants = []string{"fake", "fake_wrongcount", "fake_crash", "fake_slow"}
+var fakeVariants = []string{"fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_sigkill", "fake_createfail"}
 
 func TestMain(m *testing.M) {
 	if os.Getenv(fakeWorkerEnv) == "1" {
@@ -199,21 +199,38 @@ func TestBadInput(t *testing.T) {
 		}, "not empty and has no .manydb-root marker"},
 		{"root is a file", func(c *Config) {
 			os.WriteFile(c.Root, []byte("x"), 0o644)
-		}, "cannot be created"},
+		}, "is a file, not a directory"},
+		{"out inside the root", func(c *Config) {
+			c.Out = filepath.Join(c.Root, "default", "fake", "r.jsonl")
+		}, "inside the data root"},
+		{"out is a directory", func(c *Config) { c.Out = t.TempDir() }, "is a directory"},
+		{"notes larger than memory", func(c *Config) { c.Workload.Objects = 1 << 62 }, "more than half of this machine's"},
+		{"root under a file", func(c *Config) {
+			os.WriteFile(filepath.Join(filepath.Dir(c.Root), "f"), nil, 0o644)
+			c.Root = filepath.Join(filepath.Dir(c.Root), "f", "root")
+		}, "not a directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := fakeConfig(t, "fake")
 			// Something already measured in the results file must survive.
 			os.WriteFile(c.Out, []byte("earlier line\n"), 0o644)
+			earlier := c.Out
 			tt.change(&c)
 			_, err := Run(context.Background(), c)
 			var in *InputError
 			if !errors.As(err, &in) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want an InputError with %q", err, tt.want)
 			}
-			if b, _ := os.ReadFile(c.Out); string(b) != "earlier line\n" {
+			if b, _ := os.ReadFile(earlier); string(b) != "earlier line\n" {
 				t.Errorf("results file changed to %q", b)
+			}
+			if _, err := os.Stat(c.Out); c.Out != earlier && tt.name != "out is a directory" && err == nil {
+				t.Errorf("bad input created the results file %s", c.Out)
+			}
+			// Nothing was created: no root, no marker (case 9 of issue 12).
+			if _, err := os.Stat(filepath.Join(c.Root, MarkerFile)); err == nil {
+				t.Errorf("bad input created the marker in %s", c.Root)
 			}
 		})
 	}
@@ -412,8 +429,8 @@ func TestRerunAfterAFailedPhaseKeepsTheStores(t *testing.T) {
 	if creates != 1 {
 		t.Errorf("create recorded %d times, want once", creates)
 	}
-	if !storesComplete(filepath.Join(c.Root, "default", "fake_crash"), c.Stores) {
-		t.Error("the stores of a variant with failed phases were removed")
+	if _, err := os.Stat(filepath.Join(c.Root, "default", "fake_crash", ManifestFile)); err != nil {
+		t.Errorf("the stores of a variant with failed phases were removed: %v", err)
 	}
 }
 

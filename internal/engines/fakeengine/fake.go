@@ -10,6 +10,9 @@
 //	fake_slow        like fake, but every create and open sleeps 20 ms
 //	fake_panic       panics while opening the third store (the harness must
 //	                 turn it into an error naming the store)
+//	fake_sigkill     kills its own process with SIGKILL while opening the
+//	                 third store
+//	fake_createfail  fails to create the third store (as on a full disk)
 //	null             does nothing at all (no files): measures the harness's
 //	                 own cost per timed span
 package fakeengine
@@ -20,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"manydb/internal/engine"
@@ -31,15 +35,16 @@ const FileName = "fake.db"
 
 // Variant is a fake variant.
 type Variant struct {
-	id    string
-	opens int
+	id      string
+	opens   int
+	creates int
 }
 
 // New returns the fake variant with the given id.
 func New(id string) func() (engine.Variant, error) {
 	return func() (engine.Variant, error) {
 		switch id {
-		case "fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_panic":
+		case "fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_panic", "fake_sigkill", "fake_createfail":
 			return &Variant{id: id}, nil
 		}
 		return nil, fmt.Errorf("no fake variant %q", id)
@@ -55,6 +60,10 @@ func (v *Variant) Versions() map[string]string { return map[string]string{"fake"
 // Create implements engine.Variant.
 func (v *Variant) Create(dir string) (engine.Store, error) {
 	v.slow()
+	v.creates++
+	if v.id == "fake_createfail" && v.creates == 3 {
+		return nil, errors.New("no space left on device (fake)")
+	}
 	path := filepath.Join(dir, FileName)
 	if err := os.WriteFile(path, []byte("0"), 0o644); err != nil {
 		return nil, err
@@ -72,6 +81,9 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	}
 	if v.id == "fake_panic" && v.opens == 3 {
 		panic("fake_panic: panicking on purpose")
+	}
+	if v.id == "fake_sigkill" && v.opens == 3 {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	}
 	path := filepath.Join(dir, FileName)
 	if _, err := os.Stat(path); err != nil {

@@ -1,0 +1,77 @@
+package orchestrate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+
+	"manydb/internal/workload"
+)
+
+// ManifestFile, in a variant's store directory, says what its stores were
+// created for. It is written when the create phase has made every store,
+// so a store set without it is incomplete.
+const ManifestFile = "manifest.json"
+
+// Manifest is what a variant's store set was created for. A study reuses
+// the stores only when the manifest matches it exactly.
+type Manifest struct {
+	Study    string            `json:"study"`
+	Variant  string            `json:"variant"`
+	Setting  string            `json:"setting"`
+	Workload workload.Spec     `json:"workload"`
+	Stores   int               `json:"stores"`
+	Versions map[string]string `json:"versions"` // the engine's and worker's versions at create
+}
+
+// writeManifest writes m into dir, synced, after its stores were created.
+func writeManifest(dir string, m Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, ManifestFile)
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// storesMatch tells whether dir holds a complete store set made for want,
+// and if not, why.
+func storesMatch(dir string, want Manifest) (bool, string) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return false, "no complete store set (its create did not finish)"
+	}
+	if err != nil {
+		return false, err.Error()
+	}
+	var got Manifest
+	if err := json.Unmarshal(b, &got); err != nil {
+		return false, fmt.Sprintf("unreadable %s: %v", ManifestFile, err)
+	}
+	switch {
+	case got.Study != want.Study:
+		return false, fmt.Sprintf("made for study %s", got.Study)
+	case got.Variant != want.Variant || got.Setting != want.Setting:
+		return false, fmt.Sprintf("made for %s under %s", got.Variant, got.Setting)
+	case got.Workload != want.Workload || got.Stores != want.Stores:
+		return false, fmt.Sprintf("%d stores of %d notes of %d characters", got.Stores, got.Workload.Objects, got.Workload.TextLen)
+	case want.Versions != nil && !maps.Equal(got.Versions, want.Versions):
+		return false, "made by another version of the engine or its worker"
+	}
+	return true, ""
+}
