@@ -93,6 +93,8 @@ func TestBadCommandLines(t *testing.T) {
 	os.WriteFile(filepath.Join(foreign, "thesis.tex"), []byte("mine"), 0o644)
 	bad := filepath.Join(dir, "bad.jsonl")
 	os.WriteFile(bad, []byte("{\"schema\":1}\nnot json\n"), 0o644)
+	empty := filepath.Join(dir, "empty.jsonl")
+	os.WriteFile(empty, nil, 0o644)
 	tests := []struct {
 		args []string
 		want string
@@ -109,6 +111,12 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"tables"}, "name at least one results file"},
 		{[]string{"tables", bad}, bad + ":2: not a manydb record"},
 		{[]string{"tables", filepath.Join(dir, "none.jsonl")}, "no such file"},
+		{[]string{"tables", empty}, empty + " holds no manydb records"},
+		{[]string{"run", "--engines", "all,sqlite"}, "cannot be listed with others"},
+		{[]string{"run", "--engines", "sqlite,all"}, "cannot be listed with others"},
+		{[]string{"run", "--engines", "sqlite", "--root", filepath.Join(dir, "r"), "--out", dir}, "is a directory"},
+		{[]string{"run", "--engines", "sqlite", "--root", filepath.Join(dir, "r"), "--out", filepath.Join(dir, "r", "x.jsonl")}, "inside the data root"},
+		{[]string{"run", "--engines", "sqlite", "--root", filepath.Join(dir, "r"), "--objects", "9223372036854775807"}, "more than half of this machine's"},
 	}
 	for _, tt := range tests {
 		o, _, _ := options(t)
@@ -123,6 +131,9 @@ func TestBadCommandLines(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(foreign, "thesis.tex")); string(b) != "mine" {
 		t.Error("a foreign root was touched")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r")); !os.IsNotExist(err) {
+		t.Errorf("bad input created the data root %s (%v)", filepath.Join(dir, "r"), err)
 	}
 }
 

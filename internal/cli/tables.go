@@ -34,6 +34,9 @@ func tablesCmd(args []string, o Options) error {
 		if err != nil {
 			return &orchestrate.InputError{Msg: fmt.Sprintf("tables: %v", err)}
 		}
+		if len(r) == 0 {
+			return &orchestrate.InputError{Msg: fmt.Sprintf("tables: %s holds no manydb records", file)}
+		}
 		recs = append(recs, r...)
 	}
 	return report.Tables(o.Stdout, recs)

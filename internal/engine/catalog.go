@@ -77,6 +77,9 @@ func ParseList(s string) ([]string, error) {
 			continue
 		}
 		if id == "all" {
+			if len(strings.Split(s, ",")) > 1 {
+				return nil, fmt.Errorf("all stands for every variant and cannot be listed with others: give all alone, or the variants")
+			}
 			for _, v := range AllVariants() {
 				if !seen[v] {
 					seen[v] = true

@@ -63,3 +63,17 @@ func TestCatalogIDsAreUnique(t *testing.T) {
 		}
 	}
 }
+
+func TestParseList(t *testing.T) {
+	if ids, err := ParseList("sqlite,bbolt"); err != nil || len(ids) != 2 || ids[0] != "sqlite" {
+		t.Errorf("ParseList(sqlite,bbolt) = %v, %v", ids, err)
+	}
+	if ids, err := ParseList("all"); err != nil || len(ids) != len(AllVariants()) {
+		t.Errorf("ParseList(all) = %v, %v", ids, err)
+	}
+	for _, bad := range []string{"all,sqlite", "sqlite,all", "sqlite,sqlite", "nosuch", ""} {
+		if _, err := ParseList(bad); err == nil {
+			t.Errorf("ParseList(%q) accepted", bad)
+		}
+	}
+}

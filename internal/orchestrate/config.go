@@ -132,7 +132,7 @@ func (c *Config) Validate() error {
 	if err := checkNotesFit(c.Workload); err != nil {
 		return err
 	}
-	if err := CheckRoot(c.Root); err != nil {
+	if err := CheckRoot(c.Root, "--root"); err != nil {
 		return err
 	}
 	if err := checkOut(c.Out, c.Root); err != nil {

@@ -77,6 +77,33 @@ func (c *ProfileConfig) Validate() error {
 	case c.Out == "":
 		return &InputError{"--out is empty: name a results file"}
 	}
+	if err := checkNotesFit(c.Workload); err != nil {
+		return err
+	}
+	if err := CheckRoot(c.Root, "--root"); err != nil {
+		return err
+	}
+	if err := checkOut(c.Out, c.Root); err != nil {
+		return err
+	}
+	if c.Tmpfs != "" {
+		if err := CheckRoot(c.Tmpfs, "--tmpfs"); err != nil {
+			return err
+		}
+		// Checked on the folder itself, or on the nearest one that exists
+		// (the folder is created only once all input is checked).
+		at := existingAncestor(c.Tmpfs)
+		if fs, _ := filesystem(at); fs != "tmpfs" {
+			where := "is"
+			if at != resolve(c.Tmpfs) {
+				where = fmt.Sprintf("would be made in %s, which is", at)
+			}
+			return &InputError{fmt.Sprintf("--tmpfs %s %s on %s, not on a tmpfs: name a directory on a tmpfs (e.g. /dev/shm/manydb-profile) or --tmpfs none", c.Tmpfs, where, fs)}
+		}
+		if inside(c.Tmpfs, c.Out) {
+			return &InputError{fmt.Sprintf("--out %s is inside the tmpfs data root %s: put the results file elsewhere", c.Out, c.Tmpfs)}
+		}
+	}
 	return checkWorker(c.Catalog, c.BinDir, c.Variant, c.Env)
 }
 
@@ -99,35 +126,44 @@ func Profile(ctx context.Context, c ProfileConfig) (string, error) {
 	if c.Tmpfs != "" {
 		media = append(media, medium{name: MediumTmpfs, root: c.Tmpfs})
 	}
-	for i := range media {
+	fam, _ := c.family()
+	bin := filepath.Join(c.BinDir, fam.Binary)
+	versions, err := WorkerVersions(ctx, bin, c.Variant, c.Env)
+	if err != nil {
+		return "", &InputError{fmt.Sprintf("worker for %s does not start: %v", c.Variant, err)}
+	}
+	// All input is checked: now the roots and the locks.
+	for i, flag := range []string{"--root", "--tmpfs"}[:len(media)] {
 		m := &media[i]
-		if err := PrepareRoot(m.root); err != nil {
+		if err := PrepareRoot(m.root, flag); err != nil {
+			return "", err
+		}
+		lock, err := LockFile(filepath.Join(m.root, MarkerFile), "data root "+m.root)
+		if err != nil {
+			return "", err
+		}
+		defer lock.Release()
+		if err := EmptyTrash(m.root); err != nil {
 			return "", err
 		}
 		m.fs, _ = filesystem(m.root)
 	}
-	if len(media) == 2 {
-		if media[1].fs != "tmpfs" {
-			return "", &InputError{fmt.Sprintf("--tmpfs %s is on %s, not on a tmpfs: name a directory on a tmpfs (e.g. /dev/shm/manydb-profile) or --tmpfs none", c.Tmpfs, media[1].fs)}
-		}
-		if media[0].fs == "tmpfs" {
-			fmt.Fprintf(c.Log, "warning: --root %s is on a tmpfs too: its column shows no disk syncs\n", c.Root)
-		}
+	if len(media) == 2 && media[0].fs == "tmpfs" {
+		fmt.Fprintf(c.Log, "warning: --root %s is on a tmpfs too: its column shows no disk syncs\n", c.Root)
 	}
+	outLock, err := LockFile(c.Out, "results file "+c.Out)
+	if err != nil {
+		return "", err
+	}
+	defer outLock.Release()
 	w, err := results.OpenWriter(c.Out)
 	if err != nil {
 		return "", &InputError{fmt.Sprintf("results file %s cannot be written (%v): choose another --out", c.Out, errors.Unwrap(err))}
 	}
 	defer w.Close()
-	fam, _ := c.family()
-	bin := filepath.Join(c.BinDir, fam.Binary)
 	start := time.Now()
 	id := newStudyID(start)
 
-	versions, err := WorkerVersions(ctx, bin, c.Variant, c.Env)
-	if err != nil {
-		return "", &InputError{fmt.Sprintf("worker for %s does not start: %v", c.Variant, err)}
-	}
 	env := Environment(c.Root, c.Version)
 	if len(media) == 2 {
 		env["tmpfs_root"] = c.Tmpfs

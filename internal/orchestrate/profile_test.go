@@ -121,8 +121,14 @@ func TestProfileRefusesNonTmpfs(t *testing.T) {
 	}
 	_, err := Profile(context.Background(), c)
 	var in *InputError
-	if !errors.As(err, &in) || !strings.Contains(err.Error(), "not on a tmpfs") {
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "not on a tmpfs") || strings.Contains(err.Error(), "--root") {
 		t.Errorf("err = %v, want an InputError saying the --tmpfs root is not on a tmpfs", err)
+	}
+	// Nothing was created before the input was checked (issue 12, case 9).
+	for _, dir := range []string{c.Root, c.Tmpfs} {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%s was created by a refused profile (%v)", dir, err)
+		}
 	}
 }
 

@@ -26,38 +26,38 @@ const TrashDir = ".manydb-trash"
 const markerText = "This directory is a manydb data root: manydb created it and may delete\n" +
 	"the stores inside it. Remove this file to keep manydb from touching it.\n"
 
-// CheckRoot checks, without changing anything, that root can be a data
-// root: an existing directory that carries the marker or is empty, or a
+// CheckRoot checks, without changing anything, that root (given with the
+// command line flag flag) can be a data root: an existing directory that carries the marker or is empty, or a
 // path whose nearest existing parent is a writable directory.
-func CheckRoot(root string) error {
+func CheckRoot(root, flag string) error {
 	st, err := os.Stat(root)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		parent := existingAncestor(root)
 		if pst, err := os.Stat(parent); err != nil || !pst.IsDir() {
-			return &InputError{fmt.Sprintf("data root %s cannot be created: %s is not a directory; choose another --root", root, parent)}
+			return &InputError{fmt.Sprintf("data root %s cannot be created: %s is not a directory; choose another "+flag, root, parent)}
 		}
 		if err := unix.Access(parent, unix.W_OK); err != nil {
-			return &InputError{fmt.Sprintf("data root %s cannot be created: %s is not writable (%v); choose another --root", root, parent, err)}
+			return &InputError{fmt.Sprintf("data root %s cannot be created: %s is not writable (%v); choose another "+flag, root, parent, err)}
 		}
 		return nil
 	case err != nil:
-		return &InputError{fmt.Sprintf("data root %s cannot be read (%v): choose another --root", root, err)}
+		return &InputError{fmt.Sprintf("data root %s cannot be read (%v): choose another "+flag, root, err)}
 	case !st.IsDir():
-		return &InputError{fmt.Sprintf("data root %s is a file, not a directory: choose another --root", root)}
+		return &InputError{fmt.Sprintf("data root %s is a file, not a directory: choose another "+flag, root)}
 	}
 	if _, err := os.Stat(filepath.Join(root, MarkerFile)); err == nil {
 		if err := unix.Access(root, unix.W_OK); err != nil {
-			return &InputError{fmt.Sprintf("data root %s is not writable (%v): choose another --root", root, err)}
+			return &InputError{fmt.Sprintf("data root %s is not writable (%v): choose another "+flag, root, err)}
 		}
 		return nil
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		return &InputError{fmt.Sprintf("data root %s cannot be read (%v): choose another --root", root, err)}
+		return &InputError{fmt.Sprintf("data root %s cannot be read (%v): choose another "+flag, root, err)}
 	}
 	if len(entries) > 0 {
-		return &InputError{fmt.Sprintf("data root %s is not empty and has no %s marker, so it is not manydb's: choose an empty or new directory for --root", root, MarkerFile)}
+		return &InputError{fmt.Sprintf("data root %s is not empty and has no %s marker, so it is not manydb's: choose an empty or new directory for %s", root, MarkerFile, flag)}
 	}
 	return nil
 }
@@ -79,19 +79,19 @@ func existingAncestor(path string) string {
 // PrepareRoot makes root ready for stores, after CheckRoot: it creates the
 // directory and its marker if needed. A directory that exists, is not
 // empty and carries no marker belongs to someone else and is refused.
-func PrepareRoot(root string) error {
-	if err := CheckRoot(root); err != nil {
+func PrepareRoot(root, flag string) error {
+	if err := CheckRoot(root, flag); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return &InputError{fmt.Sprintf("data root %s cannot be created (%v): choose another --root", root, errors.Unwrap(err))}
+		return &InputError{fmt.Sprintf("data root %s cannot be created (%v): choose another "+flag, root, errors.Unwrap(err))}
 	}
 	marker := filepath.Join(root, MarkerFile)
 	if _, err := os.Stat(marker); err == nil {
 		return nil
 	}
 	if err := os.WriteFile(marker, []byte(markerText), 0o644); err != nil {
-		return &InputError{fmt.Sprintf("data root %s is not writable (%v): choose another --root", root, errors.Unwrap(err))}
+		return &InputError{fmt.Sprintf("data root %s is not writable (%v): choose another "+flag, root, errors.Unwrap(err))}
 	}
 	return nil
 }
@@ -99,13 +99,13 @@ func PrepareRoot(root string) error {
 // Lock is an exclusive lock on a file (flock), held until Release.
 type Lock struct{ f *os.File }
 
-// LockFile takes an exclusive lock on path, creating the file if needed;
-// what names the file in the message when another process holds it, which
-// is an InputError naming that process.
+// LockFile takes an exclusive lock on path, creating the file if needed.
+// When another process holds it, the InputError says that what (e.g.
+// "data root data/") is in use by that process.
 func LockFile(path, what string) (*Lock, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, &InputError{fmt.Sprintf("%s %s cannot be opened (%v)", what, path, errors.Unwrap(err))}
+		return nil, &InputError{fmt.Sprintf("%s cannot be opened (%v)", what, errors.Unwrap(err))}
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
@@ -116,7 +116,7 @@ func LockFile(path, what string) (*Lock, error) {
 		if pid, cmd, ok := measure.FlockHolder(path); ok {
 			who = fmt.Sprintf("manydb process %d (%s)", pid, cmd)
 		}
-		return nil, &InputError{fmt.Sprintf("%s %s is in use by %s: wait for it to end, or choose another", what, path, who)}
+		return nil, &InputError{fmt.Sprintf("%s is in use by %s: wait for it to end, or choose another", what, who)}
 	}
 	return &Lock{f: f}, nil
 }

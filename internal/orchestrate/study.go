@@ -45,7 +45,7 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	}
 	// Now the root, and a lock on it and on the results file for the
 	// whole run: a second run on either exits with a message.
-	if err := PrepareRoot(c.Root); err != nil {
+	if err := PrepareRoot(c.Root, "--root"); err != nil {
 		return "", err
 	}
 	rootLock, err := LockFile(filepath.Join(c.Root, MarkerFile), "data root "+c.Root)

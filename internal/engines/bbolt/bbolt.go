@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -37,8 +38,9 @@ const bucketName = "notes"
 
 // Variant is the bbolt variant.
 type Variant struct {
-	opts bolt.Options
-	fill float64
+	opts     bolt.Options // for Create: the file is created
+	openOpts bolt.Options // for Open: the same, but a missing file is an error, not a new store
+	fill     float64
 }
 
 // ID is the variant id.
@@ -51,7 +53,12 @@ func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} 
 func New() (engine.Variant, error) { return newVariant(FillPercent), nil }
 
 func newVariant(fill float64) *Variant {
-	return &Variant{opts: bolt.Options{Timeout: LockTimeout}, fill: fill}
+	v := &Variant{opts: bolt.Options{Timeout: LockTimeout}, fill: fill}
+	v.openOpts = v.opts
+	v.openOpts.OpenFile = func(name string, flag int, perm os.FileMode) (*os.File, error) {
+		return os.OpenFile(name, flag&^os.O_CREATE, perm)
+	}
+	return v
 }
 
 // ID implements engine.Variant.
@@ -67,17 +74,20 @@ func (v *Variant) Versions() map[string]string {
 	return nil
 }
 
-func (v *Variant) open(dir string) (*bolt.DB, error) {
-	db, err := bolt.Open(filepath.Join(dir, FileName), 0o600, &v.opts)
-	if err != nil {
-		return nil, fmt.Errorf("bbolt open %s (is another process holding it?): %w", dir, err)
+func open(dir string, opts *bolt.Options) (*bolt.DB, error) {
+	db, err := bolt.Open(filepath.Join(dir, FileName), 0o600, opts)
+	switch {
+	case errors.Is(err, bolt.ErrTimeout):
+		return nil, fmt.Errorf("bbolt open %s: its file lock is held by another process for more than %v: %w", dir, LockTimeout, err)
+	case err != nil:
+		return nil, fmt.Errorf("bbolt open %s: %w", dir, err)
 	}
 	return db, nil
 }
 
 // Create implements engine.Variant: a new file with the bucket committed.
 func (v *Variant) Create(dir string) (engine.Store, error) {
-	db, err := v.open(dir)
+	db, err := open(dir, &v.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +104,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 
 // Open implements engine.Variant.
 func (v *Variant) Open(dir string) (engine.Store, error) {
-	db, err := v.open(dir)
+	db, err := open(dir, &v.openOpts)
 	if err != nil {
 		return nil, err
 	}

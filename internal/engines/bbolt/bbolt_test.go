@@ -1,9 +1,11 @@
 package bbolt
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"manydb/internal/engines/enginetest"
@@ -89,4 +91,18 @@ func TestPerStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	enginetest.PerStore(t, v, 4, workload.Spec{Objects: 100, TextLen: 60})
+}
+
+// Opening a store whose file is missing fails without making an empty
+// store, and says nothing of another process.
+func TestOpenMissingFile(t *testing.T) {
+	v, _ := New()
+	dir := t.TempDir()
+	_, err := v.Open(dir)
+	if err == nil || strings.Contains(err.Error(), "another process") || !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Open of a missing store: err = %v, want a missing-file error", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileName)); !os.IsNotExist(err) {
+		t.Errorf("Open made %s (%v)", FileName, err)
+	}
 }
