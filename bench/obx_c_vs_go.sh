@@ -34,7 +34,7 @@ DIR=$TMP/stores
 HEADERS=$(go list -m -f '{{.Dir}}' github.com/objectbox/objectbox-go)/objectbox
 gcc -O2 -Wall -o "$TMP/objectbox_bench" bench/objectbox_bench.c -I"$HEADERS" \
 	-L"$LIB" -Wl,-rpath,"$(pwd)/$LIB" -lobjectbox
-go build -o "$TMP/obxhelper" ./bench/obxhelper
+go build -tags objectbox -o "$TMP/obxhelper" ./bench/obxhelper
 "$TMP/obxhelper" model "$TMP/model.bin"
 
 mkdir -p "$DIR"

@@ -195,3 +195,29 @@ func TestStderrKeepsTheCause(t *testing.T) {
 		t.Errorf("last line %q, want the tail", last)
 	}
 }
+
+// Case 12: the resume message counts cells, not the env and end records.
+func TestResumeCountsCells(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Stores, c.Runs, c.Hold = 2, 2, 1
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	c.Log = &log
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	// create, open 1, open 2, hold, space
+	if !strings.Contains(log.String(), ": 5 cells already recorded") {
+		t.Errorf("resume said %q, want 5 cells", log.String())
+	}
+}
+
+func TestBytesText(t *testing.T) {
+	for b, want := range map[float64]string{612e3: "612 KB", 3.4e6: "3.4 MB", 80.2e9: "80.2 GB", 9.2e18: "9200000.0 TB"} {
+		if got := bytesText(b); got != want {
+			t.Errorf("bytesText(%v) = %q, want %q", b, got, want)
+		}
+	}
+}

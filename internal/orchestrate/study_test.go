@@ -191,6 +191,11 @@ func TestBadInput(t *testing.T) {
 		want   string
 	}{
 		{"missing worker", func(c *Config) { c.BinDir = t.TempDir() }, "worker binary"},
+		{"worker not executable", func(c *Config) {
+			bin := t.TempDir()
+			os.WriteFile(filepath.Join(bin, "worker-fake"), []byte("#!/bin/sh\n"), 0o644)
+			c.BinDir = bin
+		}, "is not executable"},
 		{"hold above stores", func(c *Config) { c.Hold = 11 }, "--hold 11"},
 		{"no runs", func(c *Config) { c.Runs = 0 }, "--runs 0"},
 		{"foreign root", func(c *Config) {
