@@ -3,16 +3,12 @@ package orchestrate
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"manydb/internal/results"
 )
@@ -80,30 +76,8 @@ func TestStoresOfAnotherStudyAreNotReused(t *testing.T) {
 func TestSecondRunIsLockedOut(t *testing.T) {
 	c := fakeConfig(t, "fake_slow")
 	c.Stores, c.Runs, c.Hold = 20, 2, 4
-	c.Log = nil
-	js, err := json.Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Log = io.Discard
-	first := exec.Command(os.Args[0], "-test.run", "^$")
-	first.Env = append(os.Environ(), orchestratorEnv+"="+string(js))
-	first.Stderr = os.Stderr
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if b, _ := os.ReadFile(c.Out); bytes.Count(b, []byte("\n")) >= 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			first.Process.Kill()
-			t.Fatal("the first run did not get going")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	_, err = Run(context.Background(), c)
+	first := startOrchestrator(t, c, 1)
+	_, err := Run(context.Background(), c)
 	var in *InputError
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), fmt.Sprintf("in use by manydb process %d", first.Process.Pid)) {
 		t.Errorf("second run: err = %v; want an InputError naming process %d", err, first.Process.Pid)

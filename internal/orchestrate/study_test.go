@@ -269,32 +269,9 @@ func TestRemoveInRootRefusesUnmarkedDirectories(t *testing.T) {
 func TestResumeAfterSIGKILL(t *testing.T) {
 	c := fakeConfig(t, "fake_slow", "fake")
 	c.Stores, c.Runs, c.Hold = 8, 3, 4
-	c.Log = nil // set again by the child
-	js, err := json.Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Log = io.Discard
-	cmd := exec.Command(os.Args[0], "-test.run", "^$")
-	cmd.Env = append(os.Environ(), orchestratorEnv+"="+string(js))
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	// Kill it once create and one open run of fake_slow are recorded
 	// (env, create, open): it is then inside the second open run.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		b, _ := os.ReadFile(c.Out)
-		if strings.Count(string(b), "\n") >= 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the study did not get going")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	cmd := startOrchestrator(t, c, 3)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	before, _ := results.ReadFile(c.Out)
@@ -336,6 +313,36 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		if r.Phase != results.PhaseEnv && r.Phase != results.PhaseEnd {
 			t.Errorf("a finished study ran %s %s again", r.Variant, r.Phase)
 		}
+	}
+}
+
+// startOrchestrator runs study c in a child process (this test binary
+// under orchestratorEnv) and returns once the results file has lines
+// lines.
+func startOrchestrator(t *testing.T, c Config, lines int) *exec.Cmd {
+	t.Helper()
+	c.Log = nil // set again by the child
+	js, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^$")
+	cmd.Env = append(os.Environ(), orchestratorEnv+"="+string(js))
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(c.Out)
+		if strings.Count(string(b), "\n") >= lines {
+			return cmd
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the study did not get going")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
