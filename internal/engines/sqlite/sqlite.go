@@ -18,7 +18,6 @@
 package sqlite
 
 import (
-	"fmt"
 	"path/filepath"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -68,11 +67,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := sqlnotes.CreateTable(c); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("create table: %w", err)
-	}
-	return &sqlnotes.Store{Conn: c}, nil
+	return sqlnotes.Create(c)
 }
 
 // Open implements engine.Variant.

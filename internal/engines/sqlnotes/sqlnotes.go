@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 
+	"manydb/internal/engine"
 	"manydb/internal/workload"
 )
 
@@ -67,6 +68,16 @@ func Insert(c driver.Conn, notes []workload.Note) (err error) {
 		return err
 	}
 	return tx.Commit()
+}
+
+// Create commits the schema on c, a new database's connection, and returns
+// c as a Store; c is closed when that fails.
+func Create(c driver.Conn) (engine.Store, error) {
+	if err := CreateTable(c); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("create table: %w", err)
+	}
+	return &Store{Conn: c}, nil
 }
 
 // Store is a store that is one driver connection: Insert, Count and Close

@@ -83,11 +83,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := sqlnotes.CreateTable(s.Conn); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("create table: %w", err)
-	}
-	return s, nil
+	return sqlnotes.Create(s.Conn)
 }
 
 func errNotDir(fi os.FileInfo) error {
