@@ -41,7 +41,7 @@ STUDY_OUT    ?= results/study-$(STUDY_STORES).jsonl
 # of every variant built here, on the disk (data/) and on /dev/shm.
 PROFILE_OUT     ?= results/profile.jsonl
 
-.PHONY: build workers run test bench study profile clean
+.PHONY: build workers run test bench study profile clean faults
 
 build:
 	@mkdir -p $(BIN)
@@ -98,3 +98,11 @@ bench: build
 
 clean:
 	rm -rf $(BIN)
+
+# The fault suite (issue 12, internal/faults): kills, a second run, a cut
+# results file, a full or read-only disk, a corrupt store, bad input, few
+# file descriptors, a missing library, each against the real manydb and
+# SQLite worker; prints the table of lost, doubled and wrong records.
+faults:
+	@tmp=$$(mktemp); $(GO) test -count=1 -timeout 10m ./internal/faults/ -args -table $$tmp; \
+		rc=$$?; echo; cat $$tmp; rm -f $$tmp; exit $$rc
