@@ -170,7 +170,7 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 	}
 	bin := filepath.Join(s.BinDir, fam.Binary)
 	dir := filepath.Join(s.Root, set.Name, v)
-	manifest := Manifest{Study: s.id, Variant: v, Setting: set.Name, Workload: s.Workload, Stores: s.Stores, Versions: s.versions[v]}
+	manifest := s.manifest(set, v)
 	// The stores of a recorded create phase are reused only if they are
 	// the complete set made for this study, variant, setting, workload and
 	// engine version (their manifest says so). Otherwise they are made
@@ -206,9 +206,6 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 				// only take space.
 				fmt.Fprintf(s.Log, "%s (%s): create failed, skipping its other phases and removing its stores\n", v, set.Name)
 				return s.remove(dir)
-			}
-			if err := writeManifest(dir, manifest); err != nil {
-				return err
 			}
 		}
 	}
@@ -281,6 +278,13 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	}
 	rec.Study, rec.Setting, rec.Load1, rec.Started = s.id, set.Name, load, started
 	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = s.MaxLoad, wait, res.seconds, during
+	if p.name == results.PhaseCreate && res.err == nil {
+		// The manifest before the record: a kill between the two makes the
+		// rerun create (and record) the stores again.
+		if err := writeManifest(dir, s.manifest(set, v)); err != nil {
+			return false, err
+		}
+	}
 	switch {
 	case rebuild:
 		s.budget.Cleanup += res.seconds
@@ -298,6 +302,11 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		s.done[cellKey{v, set.Name, p.name, p.run}] = true
 	}
 	return res.err == nil, nil
+}
+
+// manifest is what the stores of variant v under set are made for.
+func (s *study) manifest(set settings.Setting, v string) Manifest {
+	return Manifest{Study: s.id, Variant: v, Setting: set.Name, Workload: s.Workload, Stores: s.Stores, Versions: s.versions[v]}
 }
 
 // remove removes a variant's stores and counts the time as cleanup.
