@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# manydb's SQLite open phase against a C program with the same amalgamation.
+# manydb's SQLite open phase against a C program with the same amalgamation:
+# sqlite_capi (the same C calls through cgo) and sqlite (mattn's driver).
 # Usage: bench/c_vs_go.sh [STORES] [RUNS]   (defaults 2000, 3)
 # Environment variables such as MALLOC_TRIM_THRESHOLD_ reach both programs.
 set -euo pipefail
@@ -20,6 +21,7 @@ mkdir -p "$dir"
 echo "creating $stores stores in $dir …" >&2
 bin/worker-sqlite --variant sqlite --phase create --dir "$dir" --stores "$stores" >/dev/null
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+go run ./bench/cvsgo --c bench/sqlite_bench --worker bin/worker-sqlite --variant sqlite_capi --dir "$dir" --stores "$stores" --runs "$runs"
 go run ./bench/cvsgo --c bench/sqlite_bench --worker bin/worker-sqlite --dir "$dir" --stores "$stores" --runs "$runs"
 echo "the same, with the C program running the three pragmas mattn/go-sqlite3 runs on every open:"
 SQLITE_BENCH_PRAGMAS=1 go run ./bench/cvsgo --c bench/sqlite_bench --worker bin/worker-sqlite --dir "$dir" --stores "$stores" --runs "$runs"

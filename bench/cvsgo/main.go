@@ -79,7 +79,7 @@ func run(args []string) error {
 			goMs[i] = append(goMs[i], xs...)
 		}
 	}
-	fmt.Printf("medians over %d stores × %d runs, alternating C and manydb:\n", *stores, *runs)
+	fmt.Printf("%s: medians over %d stores × %d runs, alternating C and manydb:\n", *variant, *stores, *runs)
 	fmt.Printf("  %-18s %10s %10s %10s\n", "", "C", "manydb", "ratio")
 	for i, name := range []string{"open", "count", "close", "open+count+close"} {
 		c, g := stats.Median(cMs[i]), stats.Median(goMs[i])

@@ -6,10 +6,12 @@ import (
 	"os"
 
 	"manydb/internal/engines/sqlite"
+	"manydb/internal/engines/sqlitecapi"
 	"manydb/internal/worker"
 )
 
 func main() {
 	os.Exit(worker.Main("worker-sqlite",
-		sqlite.Factories()))
+		sqlite.Factories(),
+		sqlitecapi.Factories()))
 }

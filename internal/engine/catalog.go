@@ -28,7 +28,7 @@ func Catalog() []Family {
 		// The reference study's engines, in its column order.
 		{Binary: "worker-objectbox", Variants: []string{"obx", "obx_cached", "obx_nosync"}, Cgo: true,
 			Needs: "the ObjectBox C library (make build fetches it from PyPI's objectbox-clib wheel)"},
-		{Binary: "worker-sqlite", Variants: []string{"sqlite"}, Cgo: true, Needs: "a C compiler (cgo)"},
+		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)"},
 		// Turso defines no global allocator here: it allocates with glibc malloc.
 		{Binary: "worker-turso", Variants: []string{"turso", "turso_ckpt"}, Cgo: true,
 			Needs: "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-turso.sh)"},

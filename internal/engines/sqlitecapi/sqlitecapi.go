@@ -1,0 +1,228 @@
+// Package sqlitecapi is manydb's adapter for SQLite at its C API floor: the
+// SQLite that mattn/go-sqlite3 compiles (so versions and compile options
+// match the sqlite variant), called directly through cgo, without a Go
+// driver. Variant id: sqlite_capi.
+//
+// It makes the calls bench/sqlite_bench.c makes: sqlite3_open_v2, one
+// prepared SELECT count(*) (prepare, step, column, finalize) and
+// sqlite3_close, each helper below in one cgo call. A store is a directory
+// holding notes.db with the sqlite variant's schema; no pragma is set, so
+// the journal mode (DELETE) and synchronous (FULL) are SQLite's defaults,
+// the same durability as the sqlite variant. docs/engines.md compares the
+// two per step.
+package sqlitecapi
+
+/*
+#include <stdint.h>
+#include <stdlib.h>
+
+// The few declarations of sqlite3.h this package needs; the definitions
+// are those mattn/go-sqlite3 compiles into the binary.
+typedef struct sqlite3 sqlite3;
+typedef struct sqlite3_stmt sqlite3_stmt;
+extern int sqlite3_open_v2(const char *filename, sqlite3 **db, int flags, const char *vfs);
+extern int sqlite3_close(sqlite3 *db);
+extern int sqlite3_exec(sqlite3 *db, const char *sql, void *cb, void *arg, char **errmsg);
+extern int sqlite3_prepare_v2(sqlite3 *db, const char *sql, int n, sqlite3_stmt **st, const char **tail);
+extern int sqlite3_step(sqlite3_stmt *st);
+extern int sqlite3_reset(sqlite3_stmt *st);
+extern int sqlite3_finalize(sqlite3_stmt *st);
+extern int sqlite3_bind_int64(sqlite3_stmt *st, int i, int64_t v);
+extern int sqlite3_bind_text(sqlite3_stmt *st, int i, const char *v, int n, void (*destructor)(void *));
+extern int64_t sqlite3_column_int64(sqlite3_stmt *st, int i);
+extern const char *sqlite3_errmsg(sqlite3 *db);
+extern const char *sqlite3_libversion(void);
+extern const char *sqlite3_sourceid(void);
+
+#define MANYDB_SQLITE_OK 0
+#define MANYDB_SQLITE_ROW 100
+#define MANYDB_SQLITE_DONE 101
+#define MANYDB_OPEN_READWRITE 0x00000002
+#define MANYDB_OPEN_CREATE 0x00000004
+
+// manydb_open opens path; on failure *db may still need closing.
+static int manydb_open(const char *path, int create, sqlite3 **db) {
+	int flags = MANYDB_OPEN_READWRITE | (create ? MANYDB_OPEN_CREATE : 0);
+	return sqlite3_open_v2(path, db, flags, NULL);
+}
+
+// manydb_count runs SELECT count(*) FROM notes as bench/sqlite_bench.c does.
+static int manydb_count(sqlite3 *db, int64_t *out) {
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM notes", -1, &st, NULL);
+	if (rc != MANYDB_SQLITE_OK) return rc;
+	rc = sqlite3_step(st);
+	if (rc == MANYDB_SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		rc = MANYDB_SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+// manydb_insert_one binds one note to the prepared INSERT, steps and
+// resets it. text is copied by SQLite (SQLITE_TRANSIENT).
+static int manydb_insert_one(sqlite3_stmt *st, int64_t id, const char *text, int n, int64_t ts) {
+	if (text == NULL) text = ""; // an empty Go string has no data pointer
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, text, n, (void (*)(void *))-1);
+	sqlite3_bind_int64(st, 3, ts);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == MANYDB_SQLITE_DONE ? MANYDB_SQLITE_OK : rc;
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"unsafe"
+
+	_ "github.com/mattn/go-sqlite3" // links SQLite's amalgamation, as compiled for the sqlite variant
+
+	"manydb/internal/engine"
+	"manydb/internal/engines/sqlnotes"
+	"manydb/internal/workload"
+)
+
+// ID is the variant id.
+const ID = "sqlite_capi"
+
+// Factories lists the variant of this package for its worker.
+func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
+
+// Variant is the sqlite_capi variant.
+type Variant struct{}
+
+// New returns the sqlite_capi variant.
+func New() (engine.Variant, error) { return &Variant{}, nil }
+
+// ID implements engine.Variant.
+func (v *Variant) ID() string { return ID }
+
+// Versions implements engine.Variant.
+func (v *Variant) Versions() map[string]string {
+	return map[string]string{"sqlite": C.GoString(C.sqlite3_libversion()), "sqlite_source_id": C.GoString(C.sqlite3_sourceid())}
+}
+
+// cPath is dir's notes.db as a NUL-terminated string in Go memory (which
+// holds no Go pointers, so C may read it during the call).
+func cPath(dir string) []byte {
+	return append([]byte(filepath.Join(dir, sqlnotes.FileName)), 0)
+}
+
+func open(dir string, create bool) (*store, error) {
+	path := cPath(dir)
+	var db *C.sqlite3
+	cr := C.int(0)
+	if create {
+		cr = 1
+	}
+	if rc := C.manydb_open((*C.char)(unsafe.Pointer(&path[0])), cr, &db); rc != C.MANYDB_SQLITE_OK {
+		err := fmt.Errorf("sqlite3_open_v2 %s: %s (%d)", path[:len(path)-1], errmsg(db), rc)
+		if db != nil {
+			C.sqlite3_close(db)
+		}
+		return nil, err
+	}
+	return &store{db: db}, nil
+}
+
+func errmsg(db *C.sqlite3) string {
+	if db == nil {
+		return "out of memory"
+	}
+	return C.GoString(C.sqlite3_errmsg(db))
+}
+
+// Create implements engine.Variant: a new database with the schema
+// committed in its own transaction.
+func (v *Variant) Create(dir string) (engine.Store, error) {
+	s, err := open(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.exec(sqlnotes.Schema); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("create table: %w", err)
+	}
+	return s, nil
+}
+
+// Open implements engine.Variant. A missing file is an error, not a new
+// database.
+func (v *Variant) Open(dir string) (engine.Store, error) {
+	s, err := open(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+type store struct {
+	db *C.sqlite3
+}
+
+func (s *store) exec(sql string) error {
+	q := C.CString(sql)
+	defer C.free(unsafe.Pointer(q))
+	if rc := C.sqlite3_exec(s.db, q, nil, nil, nil); rc != C.MANYDB_SQLITE_OK {
+		return fmt.Errorf("%s: %s (%d)", sql, errmsg(s.db), rc)
+	}
+	return nil
+}
+
+// Insert writes all notes between BEGIN and COMMIT with one prepared
+// statement.
+func (s *store) Insert(notes []workload.Note) (err error) {
+	if err := s.exec("BEGIN"); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			s.exec("ROLLBACK")
+		}
+	}()
+	q := C.CString(sqlnotes.InsertSQL)
+	defer C.free(unsafe.Pointer(q))
+	var st *C.sqlite3_stmt
+	if rc := C.sqlite3_prepare_v2(s.db, q, -1, &st, nil); rc != C.MANYDB_SQLITE_OK {
+		return fmt.Errorf("prepare insert: %s (%d)", errmsg(s.db), rc)
+	}
+	for _, n := range notes {
+		text := unsafe.StringData(n.Text)
+		if rc := C.manydb_insert_one(st, C.int64_t(n.ID), (*C.char)(unsafe.Pointer(text)), C.int(len(n.Text)), C.int64_t(n.Ts)); rc != C.MANYDB_SQLITE_OK {
+			err := fmt.Errorf("insert note %d: %s (%d)", n.ID, errmsg(s.db), rc)
+			C.sqlite3_finalize(st)
+			return err
+		}
+	}
+	if rc := C.sqlite3_finalize(st); rc != C.MANYDB_SQLITE_OK {
+		return fmt.Errorf("finalize insert: %s (%d)", errmsg(s.db), rc)
+	}
+	return s.exec("COMMIT")
+}
+
+// Count runs SELECT count(*) FROM notes: prepare, step, column, finalize.
+func (s *store) Count() (int64, error) {
+	var n C.int64_t
+	if rc := C.manydb_count(s.db, &n); rc != C.MANYDB_SQLITE_OK {
+		return 0, fmt.Errorf("count: %s (%d)", errmsg(s.db), rc)
+	}
+	return int64(n), nil
+}
+
+// Close closes the database handle (sqlite3_close).
+func (s *store) Close() error {
+	if s.db == nil {
+		return errors.New("store closed twice")
+	}
+	rc := C.sqlite3_close(s.db)
+	s.db = nil
+	if rc != C.MANYDB_SQLITE_OK {
+		return fmt.Errorf("sqlite3_close: %d", rc)
+	}
+	return nil
+}
