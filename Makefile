@@ -59,7 +59,7 @@ workers:
 	$(GO) build -tags "$(TAGS)" -o $(BIN)/worker-sqlite ./cmd/worker-sqlite
 	$(GO) build -tags "$(TAGS)" -o $(BIN)/worker-turso ./cmd/worker-turso
 	$(GO) build -o $(BIN)/worker-tursogo ./cmd/worker-tursogo
-	$(GO) build -o $(BIN)/worker-libsql ./cmd/worker-libsql
+	$(GO) build -o $(BIN)/worker-libsql-go ./cmd/worker-libsql-go
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-gokv ./cmd/worker-gokv
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-modernc ./cmd/worker-sqlite-modernc
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-ncruces ./cmd/worker-sqlite-ncruces

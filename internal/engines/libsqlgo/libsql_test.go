@@ -1,4 +1,4 @@
-package libsql
+package libsqlgo
 
 import (
 	"database/sql/driver"

@@ -1,4 +1,4 @@
-// Command worker-libsql is manydb's worker for libSQL (go-libsql, cgo with
+// Command worker-libsql-go is manydb's worker for libSQL (go-libsql, cgo with
 // the static library shipped in the Go module). It runs one phase of a
 // study and is started by 'manydb run'. libSQL defines the same sqlite3_*
 // symbols as SQLite, so it has a binary of its own.
@@ -7,11 +7,11 @@ package main
 import (
 	"os"
 
-	"manydb/internal/engines/libsql"
+	"manydb/internal/engines/libsqlgo"
 	"manydb/internal/worker"
 )
 
 func main() {
-	os.Exit(worker.Main("worker-libsql",
-		libsql.Factories()))
+	os.Exit(worker.Main("worker-libsql-go",
+		libsqlgo.Factories()))
 }

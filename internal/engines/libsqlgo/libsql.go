@@ -1,14 +1,15 @@
-// Package libsql is manydb's adapter for libSQL through
+// Package libsqlgo is manydb's adapter for libSQL through
 // github.com/tursodatabase/go-libsql (cgo, with the static library that
-// ships in the Go module). Variant id: libsql. libSQL defines SQLite's
-// sqlite3_* symbols, so it has a worker of its own (cmd/worker-libsql).
+// ships in the Go module), as Go users get it today. Variant id: libsql_go.
+// libSQL defines SQLite's sqlite3_* symbols, so it has a worker of its own
+// (cmd/worker-libsql-go).
 //
 // Open is the driver's OpenConnector("file:…") then Connect; Close closes
 // the connection, then the connector. Neither database/sql (lazy, pooled)
 // nor the driver's Open (it never closes its connector) is used. A store is
-// a directory holding notes.db. libSQL's known crash and leak findings are
-// in docs/engines.md.
-package libsql
+// a directory holding notes.db. The library closes every connection twice;
+// closeguard.go skips the repeat (docs/engines.md says why and how).
+package libsqlgo
 
 /*
 // libsql_libversion is in libsql_experimental.a, linked by go-libsql.
@@ -48,7 +49,7 @@ type Variant struct {
 }
 
 // ID is the variant id.
-const ID = "libsql"
+const ID = "libsql_go"
 
 // Factories lists the variant of this package for its worker.
 func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }

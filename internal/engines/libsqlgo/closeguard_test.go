@@ -1,0 +1,72 @@
+package libsqlgo
+
+import (
+	"testing"
+	"time"
+
+	"manydb/internal/workload"
+)
+
+// TestCloseGuard opens, counts and closes a few stores and checks what the
+// close guard saw: every connection's close went to SQLite once, and its
+// repeat (go-libsql's double close) was skipped. When go-libsql ships a
+// library without the double close, skipped drops to 0 and this test
+// says so: the guard can then go.
+func TestCloseGuard(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := workload.Spec{Name: "custom", Objects: 10, TextLen: 20}
+	dirs := make([]string, 5)
+	notes := make([]workload.Note, spec.Objects)
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+		spec.Fill(i, notes)
+		s, err := v.Create(dirs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Insert(notes); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle := func() (uint64, uint64) { // the closes run on tokio's threads
+		r, s := CloseCounts()
+		for i := 0; i < 100; i++ {
+			time.Sleep(10 * time.Millisecond)
+			r2, s2 := CloseCounts()
+			if r2 == r && s2 == s {
+				break
+			}
+			r, s = r2, s2
+		}
+		return r, s
+	}
+	real0, skipped0 := settle()
+	const cycles = 200
+	for i := 0; i < cycles; i++ {
+		s, err := v.Open(dirs[i%len(dirs)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.Count(); err != nil || n != int64(spec.Objects) {
+			t.Fatalf("count %d, %v", n, err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	real1, skipped1 := settle()
+	real, skipped := real1-real0, skipped1-skipped0
+	t.Logf("%d open/count/close cycles: %d closes went to SQLite, %d repeats skipped", cycles, real, skipped)
+	if real != cycles {
+		t.Errorf("%d real closes for %d connections, want one each", real, cycles)
+	}
+	if skipped != cycles {
+		t.Errorf("%d repeated closes skipped for %d connections, want one each: go-libsql's library changed (docs/engines.md, libSQL)", skipped, cycles)
+	}
+}
