@@ -1,0 +1,340 @@
+//! manydb's C ABI over libSQL's Rust SDK (crate `libsql` 0.10.0, feature
+//! `core` only: local files, no remote, replication, sync or TLS), for the
+//! Go adapter of the `libsql` engine. The declarations are in
+//! include/manydb_libsql.h.
+//!
+//! Why this exists: go-libsql ships a static library built from the crate
+//! 0.9.25, where dropping a local connection calls `sqlite3_close_v2` twice
+//! on the same pointer (`impl Drop for LibsqlConnection` in
+//! local/impls.rs and `impl Drop for Connection` in local/connection.rs
+//! both call `disconnect()`, which did not clear `raw`), and that drop runs
+//! on a tokio blocking-pool thread, so another open can reuse the freed
+//! memory between the two closes. In 0.10.0 `disconnect()` sets `raw` to
+//! NULL after `sqlite3_close_v2`, so the second call is
+//! `sqlite3_close_v2(NULL)`, a no-op in SQLite. This library also closes
+//! on the calling thread, as the reference's Python binding did.
+//!
+//! Which API, and how it is driven: the crate's synchronous layer
+//! (`libsql::local::{Database, Connection}`) is private in 0.10.0
+//! (`mod local;` in lib.rs); only `libsql::ffi` (the C symbols) and the
+//! public, async-signature API (`Builder`, `Database`, `Connection`,
+//! `Statement`, `Rows`) are reachable. For a local file that public API is
+//! async in signature only: each `async fn` of the local implementation
+//! (local/impls.rs, `LibsqlConnection`/`LibsqlStmt`/`LibsqlRows`) makes its
+//! SQLite calls directly and awaits nothing, and `Builder::<Local>::build`
+//! awaits nothing either; no tokio is linked in (the `core` feature has
+//! none). So every future is driven by `now()` below: ONE poll with a
+//! no-op waker on the calling thread. A local future therefore completes in
+//! that poll, on this thread; if one ever returned Pending (a crate version
+//! that moved the work elsewhere), the call fails with an error instead of
+//! waiting, so "everything runs on the calling thread" is checked, not
+//! assumed. (futures::executor::block_on would also run it on this thread
+//! but would park and wait in that case.)
+//!
+//! What one open does: `Builder::new_local(path).flags(..).build()` only
+//! records the path and flags; `Database::connect()` runs, the first time in
+//! the process, `sqlite3_config(SQLITE_CONFIG_SERIALIZED)` and
+//! `sqlite3_initialize`, then `sqlite3_open_v2(path, flags)`: one sqlite3
+//! handle per store, no pragmas, so SQLite's defaults hold (journal_mode
+//! DELETE, synchronous FULL; libsql-ffi 0.10.0 builds its sqlite3.c without
+//! changing them). Close drops the connection: `sqlite3_close_v2(raw)`, then
+//! `sqlite3_close_v2(NULL)` (see above), then drops the `Database`, which
+//! holds no handle. No statement outlives the call that prepared it, so the
+//! close finds none open.
+//!
+//! Known wart of the crate: when `sqlite3_open_v2` fails (e.g. a missing
+//! file opened without create), the crate returns the error without
+//! closing the handle SQLite allocated, leaking a few KB per failed open.
+//!
+//! Every function catches Rust panics (`catch_unwind`) and returns them as
+//! errors; no panic crosses the C boundary. Errors are returned as
+//! NUL-terminated strings that the caller frees with
+//! `manydb_libsql_free_error`. A store handle must be used by one thread at
+//! a time.
+
+use std::ffi::{c_char, c_int, CStr, CString};
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
+use std::task::{Context, Poll, Waker};
+
+use libsql::{Builder, Connection, Database, OpenFlags, Value};
+
+/// One open store: a database and its single connection.
+pub struct ManydbLibsqlStore {
+    db: Database,
+    conn: Connection,
+}
+
+/// Runs a future of the crate's local API to completion in one poll on the
+/// calling thread (see the module comment); an error if it would suspend.
+fn now<F: Future>(f: F) -> Result<F::Output, String> {
+    let mut f = std::pin::pin!(f);
+    let mut cx = Context::from_waker(Waker::noop());
+    match f.as_mut().poll(&mut cx) {
+        Poll::Ready(v) => Ok(v),
+        Poll::Pending => Err("libsql: a local call did not complete on the calling thread (future pending)".to_string()),
+    }
+}
+
+/// The versions, "key=value" lines, built once.
+fn versions() -> &'static CStr {
+    static V: OnceLock<CString> = OnceLock::new();
+    V.get_or_init(|| {
+        let libsql_c = unsafe {
+            let p = libsql::ffi::libsql_libversion();
+            if p.is_null() {
+                "unknown".to_string()
+            } else {
+                CStr::from_ptr(p).to_string_lossy().into_owned()
+            }
+        };
+        let s = format!(
+            "libsql={}\nlibsql-sys={}\nlibsql-ffi={}\nsqlite={}\nlibsql_c={}\nrustc={}",
+            env!("MANYDB_LIBSQL_VERSION"),
+            env!("MANYDB_LIBSQL_SYS_VERSION"),
+            env!("MANYDB_LIBSQL_FFI_VERSION"),
+            libsql::version(),
+            libsql_c,
+            env!("MANYDB_RUSTC_VERSION").trim_start_matches("rustc "),
+        );
+        CString::new(s.replace('\0', " ")).unwrap_or_default()
+    })
+}
+
+/// The versions of the crates (from Cargo.lock at build time), of the
+/// linked SQLite and libSQL C library, and of rustc, one "key=value" per
+/// line: libsql, libsql-sys, libsql-ffi, sqlite, libsql_c, rustc. Static;
+/// NULL only if building the string panicked.
+#[no_mangle]
+pub extern "C" fn manydb_libsql_versions() -> *const c_char {
+    match catch_unwind(versions) {
+        Ok(s) => s.as_ptr(),
+        Err(_) => std::ptr::null(),
+    }
+}
+
+/// Frees an error string returned by any function of this library.
+///
+/// # Safety
+/// err must be NULL or a string returned by this library, freed once.
+#[no_mangle]
+pub unsafe extern "C" fn manydb_libsql_free_error(err: *mut c_char) {
+    if !err.is_null() {
+        drop(CString::from_raw(err));
+    }
+}
+
+/// Runs f, turning an error or a panic into a message in *err and -1.
+fn guard(err: *mut *mut c_char, f: impl FnOnce() -> Result<(), String>) -> c_int {
+    let msg = match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => return 0,
+        Ok(Err(msg)) => msg,
+        Err(payload) => {
+            let what = if let Some(s) = payload.downcast_ref::<&str>() {
+                s.to_string()
+            } else if let Some(s) = payload.downcast_ref::<String>() {
+                s.clone()
+            } else {
+                "unknown panic payload".to_string()
+            };
+            format!("libsql panicked: {what}")
+        }
+    };
+    if !err.is_null() {
+        let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
+        unsafe { *err = c.into_raw() };
+    }
+    -1
+}
+
+fn store<'a>(s: *mut ManydbLibsqlStore) -> Result<&'a ManydbLibsqlStore, String> {
+    if s.is_null() {
+        return Err("store handle is NULL".to_string());
+    }
+    Ok(unsafe { &*s })
+}
+
+/// Opens the database file at path and one connection to it (one
+/// `sqlite3_open_v2`). create != 0 opens read-write and creates a missing
+/// file; create == 0 opens read-write without SQLITE_OPEN_CREATE, so a
+/// missing file is an error and is not created. On success stores the
+/// handle in *out and returns 0.
+///
+/// # Safety
+/// path must be a NUL-terminated string; out and err valid pointers.
+#[no_mangle]
+pub unsafe extern "C" fn manydb_libsql_open(
+    path: *const c_char,
+    create: c_int,
+    out: *mut *mut ManydbLibsqlStore,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        if path.is_null() || out.is_null() {
+            return Err("manydb_libsql_open: NULL argument".to_string());
+        }
+        let path = CStr::from_ptr(path)
+            .to_str()
+            .map_err(|e| format!("path is not UTF-8: {e}"))?;
+        let flags = if create != 0 {
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE
+        } else {
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+        };
+        let db = now(Builder::new_local(path).flags(flags).build())?
+            .map_err(|e| format!("open {path}: {e}"))?;
+        let conn = db.connect().map_err(|e| format!("connect {path}: {e}"))?;
+        *out = Box::into_raw(Box::new(ManydbLibsqlStore { db, conn }));
+        Ok(())
+    })
+}
+
+/// Executes one statement that returns no rows (prepare, step, finalize).
+fn exec(conn: &Connection, sql: &str) -> Result<(), String> {
+    now(conn.execute(sql, ()))?.map_err(|e| format!("{sql}: {e}"))?;
+    Ok(())
+}
+
+/// Executes one SQL statement that returns no rows (e.g. CREATE TABLE).
+///
+/// # Safety
+/// s must be an open store; sql NUL-terminated; err a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn manydb_libsql_exec(
+    s: *mut ManydbLibsqlStore,
+    sql: *const c_char,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        let s = store(s)?;
+        if sql.is_null() {
+            return Err("manydb_libsql_exec: sql is NULL".to_string());
+        }
+        let sql = CStr::from_ptr(sql).to_str().map_err(|e| format!("sql is not UTF-8: {e}"))?;
+        exec(&s.conn, sql)
+    })
+}
+
+/// Inserts n notes into notes(id, text, ts) in one transaction (BEGIN,
+/// one prepared INSERT reset and executed n times, COMMIT; ROLLBACK on
+/// error). Note i has id ids[i], ts ts[i] and as text the next
+/// text_lens[i] bytes (UTF-8) of text, the texts being stored one after
+/// another.
+///
+/// # Safety
+/// ids, ts and text_lens must point to n values each, text to their sum
+/// of bytes; s an open store; err a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn manydb_libsql_insert_notes(
+    s: *mut ManydbLibsqlStore,
+    n: usize,
+    ids: *const i64,
+    ts: *const i64,
+    text_lens: *const i64,
+    text: *const u8,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        let s = store(s)?;
+        if n == 0 {
+            return Ok(());
+        }
+        if ids.is_null() || ts.is_null() || text_lens.is_null() {
+            return Err("manydb_libsql_insert_notes: NULL argument".to_string());
+        }
+        let ids = std::slice::from_raw_parts(ids, n);
+        let ts = std::slice::from_raw_parts(ts, n);
+        let lens = std::slice::from_raw_parts(text_lens, n);
+        if lens.iter().any(|&l| l < 0) {
+            return Err("manydb_libsql_insert_notes: negative text length".to_string());
+        }
+        let total: i64 = lens.iter().sum();
+        if total > 0 && text.is_null() {
+            return Err("manydb_libsql_insert_notes: text is NULL".to_string());
+        }
+        let text = if total == 0 {
+            &[][..]
+        } else {
+            std::slice::from_raw_parts(text, total as usize)
+        };
+        exec(&s.conn, "BEGIN")?;
+        match insert_all(&s.conn, ids, ts, lens, text) {
+            Ok(()) => exec(&s.conn, "COMMIT"),
+            Err(e) => {
+                let _ = exec(&s.conn, "ROLLBACK");
+                Err(e)
+            }
+        }
+    })
+}
+
+fn insert_all(conn: &Connection, ids: &[i64], ts: &[i64], lens: &[i64], text: &[u8]) -> Result<(), String> {
+    const SQL: &str = "INSERT INTO notes(id, text, ts) VALUES (?, ?, ?)";
+    // Dropped (sqlite3_finalize) when this function returns.
+    let st = now(conn.prepare(SQL))?.map_err(|e| format!("prepare insert: {e}"))?;
+    let mut off = 0usize;
+    for i in 0..ids.len() {
+        let end = off + lens[i] as usize;
+        let t = std::str::from_utf8(&text[off..end])
+            .map_err(|e| format!("note {}: text is not UTF-8: {e}", ids[i]))?;
+        off = end;
+        st.reset(); // sqlite3_reset; the three parameters are bound anew
+        let params = vec![Value::Integer(ids[i]), Value::Text(t.to_string()), Value::Integer(ts[i])];
+        now(st.execute(params))?.map_err(|e| format!("insert note {}: {e}", ids[i]))?;
+    }
+    Ok(())
+}
+
+/// Runs SELECT count(*) FROM notes and stores the result in *out.
+///
+/// # Safety
+/// s must be an open store; out and err valid pointers.
+#[no_mangle]
+pub unsafe extern "C" fn manydb_libsql_count(
+    s: *mut ManydbLibsqlStore,
+    out: *mut i64,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        let s = store(s)?;
+        if out.is_null() {
+            return Err("manydb_libsql_count: out is NULL".to_string());
+        }
+        const SQL: &str = "SELECT count(*) FROM notes";
+        // prepare + first step; the statement is finalized when rows drops.
+        let mut rows = now(s.conn.query(SQL, ()))?.map_err(|e| format!("{SQL}: {e}"))?;
+        let row = now(rows.next())?
+            .map_err(|e| format!("{SQL}: {e}"))?
+            .ok_or_else(|| format!("{SQL}: no row"))?;
+        let n = match row.get_value(0).map_err(|e| format!("{SQL}: {e}"))? {
+            Value::Integer(n) => n,
+            other => return Err(format!("{SQL}: got {other:?}, want an integer")),
+        };
+        drop(row);
+        drop(rows);
+        *out = n;
+        Ok(())
+    })
+}
+
+/// Closes the store on the calling thread: drops the connection (one
+/// `sqlite3_close_v2` of its handle; the crate's second destructor then
+/// calls `sqlite3_close_v2(NULL)`, a no-op) and the database (no handle).
+/// The handle is freed even when an error is returned.
+///
+/// # Safety
+/// s must be an open store, not used afterwards; err a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn manydb_libsql_close(s: *mut ManydbLibsqlStore, err: *mut *mut c_char) -> c_int {
+    guard(err, || {
+        if s.is_null() {
+            return Err("store handle is NULL".to_string());
+        }
+        let s = Box::from_raw(s);
+        let ManydbLibsqlStore { db, conn } = *s;
+        drop(conn);
+        drop(db);
+        Ok(())
+    })
+}
