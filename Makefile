@@ -23,7 +23,10 @@ TURSOLIB := third_party/turso-capi/target/release/libmanydb_turso_capi.a
 # without it their variants are stubs that say how to enable them, so
 # 'go test ./...' passes on a bare clone. Evaluated when used, after the
 # scripts of 'make build' ran.
-TAGS = $(strip $(if $(wildcard $(OBXLIB)),objectbox) $(if $(wildcard $(TURSOLIB)),turso))
+# libSQL's Rust SDK: rust/libsql-capi (the crate libsql 0.10), built by
+# scripts/build-libsql.sh; internal/engines/libsql links it statically.
+LIBSQLLIB := third_party/libsql-capi/target/release/libmanydb_libsql_capi.a
+TAGS = $(strip $(if $(wildcard $(OBXLIB)),objectbox) $(if $(wildcard $(TURSOLIB)),turso) $(if $(wildcard $(LIBSQLLIB)),libsql))
 
 # The default study of 'make run': small enough for a few minutes.
 STORES ?= 200
@@ -48,6 +51,7 @@ build:
 	@./scripts/fetch-objectbox.sh
 	@./scripts/ensure-strace.sh
 	@./scripts/build-turso.sh
+	@./scripts/build-libsql.sh
 	@$(MAKE) --no-print-directory workers
 
 # One line per worker family (internal/engine's catalog; a test checks that
@@ -59,6 +63,7 @@ workers:
 	$(GO) build -tags "$(TAGS)" -o $(BIN)/worker-sqlite ./cmd/worker-sqlite
 	$(GO) build -tags "$(TAGS)" -o $(BIN)/worker-turso ./cmd/worker-turso
 	$(GO) build -o $(BIN)/worker-tursogo ./cmd/worker-tursogo
+	$(GO) build -tags "$(TAGS)" -o $(BIN)/worker-libsql ./cmd/worker-libsql
 	$(GO) build -o $(BIN)/worker-libsql-go ./cmd/worker-libsql-go
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-gokv ./cmd/worker-gokv
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-modernc ./cmd/worker-sqlite-modernc

@@ -32,7 +32,7 @@ func TestEnginesAgreeWithCatalog(t *testing.T) {
 		if f[0] != v || f[1] != fam.Binary {
 			t.Errorf("line %q: want variant %s of %s", lines[i+1], v, fam.Binary)
 		}
-		if state := f[3]; state != "built" && !(state == "disabled" && (fam.Binary == "worker-objectbox" || fam.Binary == "worker-turso")) {
+		if state := f[3]; state != "built" && !(state == "disabled" && (fam.Binary == "worker-objectbox" || fam.Binary == "worker-turso" || fam.Binary == "worker-libsql")) {
 			t.Errorf("%s: %q", v, lines[i+1])
 		}
 	}

@@ -40,6 +40,7 @@ func buildWorkers(dir string) error {
 	for tag, lib := range map[string]string{
 		"objectbox": "../../third_party/objectbox/lib/libobjectbox.so",
 		"turso":     "../../third_party/turso-capi/target/release/libmanydb_turso_capi.a",
+		"libsql":    "../../third_party/libsql-capi/target/release/libmanydb_libsql_capi.a",
 	} {
 		if _, err := os.Stat(lib); err == nil {
 			tags = append(tags, tag)

@@ -1,0 +1,11 @@
+// Package libsql is manydb's adapter for libSQL through its Rust SDK, the
+// crate libsql 0.10 with local files only, as the reference study used it
+// through Python. It calls rust/libsql-capi, a small C ABI of ours built
+// with cargo by scripts/build-libsql.sh, through cgo, and is compiled only
+// with the build tag libsql (libsql_disabled.go otherwise). Every call,
+// the close included, runs on the calling thread. Variant id: libsql. A
+// store is a directory holding notes.db; docs/engines.md has the details.
+package libsql
+
+// ID is the variant id.
+const ID = "libsql"

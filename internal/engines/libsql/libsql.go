@@ -1,0 +1,156 @@
+//go:build libsql
+
+package libsql
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../../../rust/libsql-capi/include
+#cgo LDFLAGS: -L${SRCDIR}/../../../third_party/libsql-capi/target/release -lmanydb_libsql_capi -ldl -lgcc_s -lutil -lrt -lpthread -lm
+#include <stdlib.h>
+#include "manydb_libsql.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unsafe"
+
+	"manydb/internal/engine"
+	"manydb/internal/engines/sqlnotes"
+	"manydb/internal/workload"
+)
+
+// Factories lists the libsql variant for worker-libsql.
+func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
+
+// Variant is the libsql variant.
+type Variant struct{}
+
+// New returns the libsql variant.
+func New() (engine.Variant, error) { return &Variant{}, nil }
+
+// ID implements engine.Variant.
+func (v *Variant) ID() string { return ID }
+
+// Versions implements engine.Variant: the crates' versions, SQLite's and
+// libSQL's C library versions and rustc's, as the library reports them.
+func (v *Variant) Versions() map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(C.GoString(C.manydb_libsql_versions()), "\n") {
+		if k, val, ok := strings.Cut(line, "="); ok {
+			out[k] = val
+		}
+	}
+	return out
+}
+
+// Create implements engine.Variant: a new database with the schema
+// committed in its own transaction.
+func (v *Variant) Create(dir string) (engine.Store, error) {
+	s, err := open(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.exec(sqlnotes.Schema); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("create table: %w", err)
+	}
+	return s, nil
+}
+
+// Open implements engine.Variant. A missing notes.db is an error (the
+// library opens without SQLite's create flag).
+func (v *Variant) Open(dir string) (engine.Store, error) { return open(dir, false) }
+
+type store struct {
+	s *C.ManydbLibsqlStore
+}
+
+// cError turns an error string from the library into a Go error and
+// frees it.
+func cError(op string, msg *C.char) error {
+	if msg == nil {
+		return fmt.Errorf("libsql: %s failed without a message", op)
+	}
+	defer C.manydb_libsql_free_error(msg)
+	return fmt.Errorf("libsql: %s: %s", op, C.GoString(msg))
+}
+
+func open(dir string, create bool) (*store, error) {
+	path := append([]byte(filepath.Join(dir, sqlnotes.FileName)), 0) // Go memory without Go pointers
+	cr := C.int(0)
+	if create {
+		cr = 1
+	}
+	var s *C.ManydbLibsqlStore
+	var msg *C.char
+	if C.manydb_libsql_open((*C.char)(unsafe.Pointer(&path[0])), cr, &s, &msg) != 0 {
+		return nil, cError("open", msg)
+	}
+	return &store{s: s}, nil
+}
+
+func (s *store) exec(sql string) error {
+	csql := C.CString(sql)
+	defer C.free(unsafe.Pointer(csql))
+	var msg *C.char
+	if C.manydb_libsql_exec(s.s, csql, &msg) != 0 {
+		return cError("exec", msg)
+	}
+	return nil
+}
+
+// Insert writes all notes in one transaction with one prepared statement,
+// in one call to the library: ids, timestamps, text lengths and the texts
+// one after another.
+func (s *store) Insert(notes []workload.Note) error {
+	if len(notes) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(notes))
+	ts := make([]int64, len(notes))
+	lens := make([]int64, len(notes))
+	size := 0
+	for _, n := range notes {
+		size += len(n.Text)
+	}
+	text := make([]byte, 0, size+1) // +1: never empty, so &text[0] is valid
+	for i, n := range notes {
+		ids[i], ts[i], lens[i] = n.ID, n.Ts, int64(len(n.Text))
+		text = append(text, n.Text...)
+	}
+	text = text[:cap(text)]
+	var msg *C.char
+	if C.manydb_libsql_insert_notes(s.s, C.size_t(len(notes)),
+		(*C.int64_t)(unsafe.Pointer(&ids[0])), (*C.int64_t)(unsafe.Pointer(&ts[0])),
+		(*C.int64_t)(unsafe.Pointer(&lens[0])), (*C.uint8_t)(unsafe.Pointer(&text[0])), &msg) != 0 {
+		return cError("insert", msg)
+	}
+	return nil
+}
+
+// Count runs SELECT count(*) FROM notes.
+func (s *store) Count() (int64, error) {
+	var n C.int64_t
+	var msg *C.char
+	if C.manydb_libsql_count(s.s, &n, &msg) != 0 {
+		return 0, cError("count", msg)
+	}
+	return int64(n), nil
+}
+
+// Close closes the connection on the calling thread.
+func (s *store) Close() error {
+	if s.s == nil {
+		return errors.New("libsql: store closed twice")
+	}
+	var msg *C.char
+	rc := C.manydb_libsql_close(s.s, &msg)
+	s.s = nil
+	if rc != 0 {
+		return cError("close", msg)
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+//go:build libsql
+
+package libsql
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"manydb/internal/engines/enginetest"
+	"manydb/internal/engines/sqlnotes"
+	"manydb/internal/workload"
+)
+
+// TestSuite runs the shared adapter suite with the real library.
+func TestSuite(t *testing.T) {
+	v, _ := New()
+	recs := enginetest.Run(t, enginetest.Case{Variant: v, Objects: 200, Files: []string{sqlnotes.FileName},
+		Versions: []string{"libsql", "libsql-ffi", "sqlite", "libsql_c", "rustc"}})
+	if got := recs[0].Versions["libsql"]; !strings.HasPrefix(got, "0.10.") {
+		t.Errorf("versions[libsql] = %q, want the crate 0.10.x", got)
+	}
+	if !slices.Equal(recs[4].Files, []string{sqlnotes.FileName}) {
+		t.Errorf("space: files %v, want only %s (journal_mode DELETE)", recs[4].Files, sqlnotes.FileName)
+	}
+}
+
+// Open of a folder without a store fails and creates nothing.
+func TestOpenMissing(t *testing.T) {
+	v, _ := New()
+	dir := t.TempDir()
+	if _, err := v.Open(dir); err == nil {
+		t.Fatal("Open of an empty folder succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(dir, sqlnotes.FileName)); !os.IsNotExist(err) {
+		t.Errorf("Open made %s (%v)", sqlnotes.FileName, err)
+	}
+}
+
+// TestStress makes 20,000 open/count/close cycles over 50 stores in one
+// process, as for libsql_go: the crate closes each connection once, on the
+// calling thread, so it must never crash.
+func TestStress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("20,000 open/count/close cycles; runs without -short")
+	}
+	v, _ := New()
+	spec := workload.Spec{Name: "custom", Objects: 100, TextLen: 300}
+	notes := make([]workload.Note, spec.Objects)
+	dirs := make([]string, 50)
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+		spec.Fill(i, notes)
+		s, err := v.Create(dirs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Insert(notes); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 20000; i++ {
+		s, err := v.Open(dirs[i%len(dirs)])
+		if err != nil {
+			t.Fatalf("cycle %d: open: %v", i, err)
+		}
+		if n, err := s.Count(); err != nil || n != 100 {
+			t.Fatalf("cycle %d: count %d, %v; want 100", i, n, err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatalf("cycle %d: close: %v", i, err)
+		}
+	}
+}
