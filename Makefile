@@ -100,6 +100,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 20000x ./internal/worker/
 	./bench/c_vs_go.sh
 	@if [ -f $(OBXLIB) ]; then ./bench/obx_c_vs_go.sh; fi
+	./bench/libsql_c_vs_go.sh
 
 clean:
 	rm -rf $(BIN)

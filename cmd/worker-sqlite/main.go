@@ -6,12 +6,10 @@ import (
 	"os"
 
 	"manydb/internal/engines/sqlite"
-	"manydb/internal/engines/sqlitecapi"
 	"manydb/internal/worker"
 )
 
 func main() {
 	os.Exit(worker.Main("worker-sqlite",
-		sqlite.Factories(),
-		sqlitecapi.Factories()))
+		sqlite.Factories()))
 }

@@ -37,7 +37,7 @@ func Catalog() []Family {
 		// malloc, so allocator settings apply to it as to a cgo engine.
 		{Binary: "worker-tursogo", Variants: []string{"turso_go"}, Cgo: true, Needs: "only the Go module proxy; at run time a writable cache directory (TURSO_GO_CACHE_DIR or ~/.cache) for the embedded library"},
 		// libSQL: C core and Rust bindings, both on glibc's malloc.
-		{Binary: "worker-libsql", Variants: []string{"libsql"}, Cgo: true,
+		{Binary: "worker-libsql", Variants: []string{"libsql", "libsql_capi"}, Cgo: true,
 			Needs: "Rust (cargo) to build the libsql crate from crates.io (make build runs scripts/build-libsql.sh)"},
 		{Binary: "worker-libsql-go", Variants: []string{"libsql_go"}, Cgo: true, Needs: "a C compiler (cgo); the static library comes with the Go module"},
 		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.

@@ -3,9 +3,14 @@
 // through Python. It calls rust/libsql-capi, a small C ABI of ours built
 // with cargo by scripts/build-libsql.sh, through cgo, and is compiled only
 // with the build tag libsql (libsql_disabled.go otherwise). Every call,
-// the close included, runs on the calling thread. Variant id: libsql. A
-// store is a directory holding notes.db; docs/engines.md has the details.
+// the close included, runs on the calling thread. Variant ids: libsql, and
+// libsql_capi, the C API of the same library called directly. A store is a
+// directory holding notes.db; docs/engines.md has the details.
 package libsql
 
-// ID is the variant id.
-const ID = "libsql"
+// Variant ids: the SDK, and SQLite's C API of the same library called
+// directly (package sqlitecapi), its floor.
+const (
+	ID     = "libsql"
+	IDCapi = "libsql_capi"
+)

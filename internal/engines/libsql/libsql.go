@@ -18,12 +18,17 @@ import (
 	"unsafe"
 
 	"manydb/internal/engine"
+	"manydb/internal/engines/sqlitecapi"
 	"manydb/internal/engines/sqlnotes"
 	"manydb/internal/workload"
 )
 
-// Factories lists the libsql variant for worker-libsql.
-func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
+// Factories lists the libsql variants for worker-libsql: the SDK and, on
+// the same library, the C API floor (with the crates' versions too).
+func Factories() []engine.Factory {
+	return []engine.Factory{{ID: ID, New: New},
+		{ID: IDCapi, New: func() (engine.Variant, error) { return sqlitecapi.New(IDCapi, sdkVersions()), nil }}}
+}
 
 // Variant is the libsql variant.
 type Variant struct{}
@@ -36,7 +41,9 @@ func (v *Variant) ID() string { return ID }
 
 // Versions implements engine.Variant: the crates' versions, SQLite's and
 // libSQL's C library versions and rustc's, as the library reports them.
-func (v *Variant) Versions() map[string]string {
+func (v *Variant) Versions() map[string]string { return sdkVersions() }
+
+func sdkVersions() map[string]string {
 	out := map[string]string{}
 	for _, line := range strings.Split(C.GoString(C.manydb_libsql_versions()), "\n") {
 		if k, val, ok := strings.Cut(line, "="); ok {

@@ -27,6 +27,26 @@ func TestSuite(t *testing.T) {
 	}
 }
 
+// TestCapiSuite runs the shared suite with libsql_capi: libSQL's C API of
+// the same library called directly.
+func TestCapiSuite(t *testing.T) {
+	for _, f := range Factories() {
+		if f.ID != IDCapi {
+			continue
+		}
+		v, err := f.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs := enginetest.Run(t, enginetest.Case{Variant: v, Objects: 200, Files: []string{sqlnotes.FileName}, Versions: []string{"sqlite", "libsql"}})
+		if got, want := recs[0].Versions["sqlite"], "3.47."; !strings.HasPrefix(got, want) {
+			t.Errorf("versions[sqlite] = %q, want libSQL's %sx", got, want)
+		}
+		return
+	}
+	t.Fatal("no libsql_capi factory")
+}
+
 // Open of a folder without a store fails and creates nothing.
 func TestOpenMissing(t *testing.T) {
 	v, _ := New()

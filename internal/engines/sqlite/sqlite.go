@@ -23,6 +23,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"manydb/internal/engine"
+	"manydb/internal/engines/sqlitecapi"
 	"manydb/internal/engines/sqlnotes"
 )
 
@@ -37,8 +38,16 @@ type Variant struct {
 // ID is the variant id.
 const ID = "sqlite"
 
-// Factories lists the variant of this package for its worker.
-func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
+// IDCapi is the variant of SQLite's C API called directly (package
+// sqlitecapi), with the SQLite this package links.
+const IDCapi = "sqlite_capi"
+
+// Factories lists this package's variants for worker-sqlite: the driver
+// and, on the same compiled SQLite, the C API floor.
+func Factories() []engine.Factory {
+	return []engine.Factory{{ID: ID, New: New},
+		{ID: IDCapi, New: func() (engine.Variant, error) { return sqlitecapi.New(IDCapi, nil), nil }}}
+}
 
 // New returns the sqlite variant.
 func New() (engine.Variant, error) { return &Variant{}, nil }

@@ -1,7 +1,10 @@
-// Package sqlitecapi is manydb's adapter for SQLite at its C API floor: the
-// SQLite that mattn/go-sqlite3 compiles (so versions and compile options
-// match the sqlite variant), called directly through cgo, without a Go
-// driver. Variant id: sqlite_capi.
+// Package sqlitecapi is SQLite at its C API floor: SQLite's C functions
+// called directly through cgo, without a Go driver. It defines none of
+// them: the worker links the library that does. In worker-sqlite that is
+// the SQLite mattn/go-sqlite3 compiles (variant sqlite_capi, so versions
+// and compile options match the sqlite variant); in worker-libsql it is
+// libSQL's C library inside rust/libsql-capi (variant libsql_capi, made by
+// package libsql).
 //
 // It makes the calls bench/sqlite_bench.c makes: sqlite3_open_v2, one
 // prepared SELECT count(*) (prepare, step, column, finalize) and
@@ -9,7 +12,7 @@
 // holding notes.db with the sqlite variant's schema; no pragma is set, so
 // the journal mode (DELETE) and synchronous (FULL) are SQLite's defaults,
 // the same durability as the sqlite variant. docs/engines.md compares the
-// two per step.
+// floor with the bindings per step.
 package sqlitecapi
 
 /*
@@ -80,31 +83,33 @@ import (
 	"path/filepath"
 	"unsafe"
 
-	_ "github.com/mattn/go-sqlite3" // links SQLite's amalgamation, as compiled for the sqlite variant
-
 	"manydb/internal/engine"
 	"manydb/internal/engines/sqlnotes"
 	"manydb/internal/workload"
 )
 
-// ID is the variant id.
-const ID = "sqlite_capi"
+// Variant is SQLite's C API called directly, under the variant id of the
+// package that links the library.
+type Variant struct {
+	id    string
+	extra map[string]string
+}
 
-// Factories lists the variant of this package for its worker.
-func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
-
-// Variant is the sqlite_capi variant.
-type Variant struct{}
-
-// New returns the sqlite_capi variant.
-func New() (engine.Variant, error) { return &Variant{}, nil }
+// New returns the variant id; extra versions (the linking library's own)
+// are added to SQLite's in Versions.
+func New(id string, extra map[string]string) *Variant { return &Variant{id: id, extra: extra} }
 
 // ID implements engine.Variant.
-func (v *Variant) ID() string { return ID }
+func (v *Variant) ID() string { return v.id }
 
-// Versions implements engine.Variant.
+// Versions implements engine.Variant: the linked library's SQLite version
+// and source id, and the extra versions.
 func (v *Variant) Versions() map[string]string {
-	return map[string]string{"sqlite": C.GoString(C.sqlite3_libversion()), "sqlite_source_id": C.GoString(C.sqlite3_sourceid())}
+	out := map[string]string{"sqlite": C.GoString(C.sqlite3_libversion()), "sqlite_source_id": C.GoString(C.sqlite3_sourceid())}
+	for k, val := range v.extra {
+		out[k] = val
+	}
+	return out
 }
 
 // cPath is dir's notes.db as a NUL-terminated string in Go memory (which

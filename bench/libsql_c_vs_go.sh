@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# manydb's libSQL open phase against a C program making the same calls to
+# the same library: bench/sqlite_bench.c linked with rust/libsql-capi's
+# static library (libSQL's C library inside the crate libsql 0.10), against
+# libsql_capi (the same C calls through cgo) and libsql (the Rust SDK).
+# Usage: bench/libsql_c_vs_go.sh [STORES] [RUNS]   (defaults 2000, 3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+stores=${1:-2000}
+runs=${2:-3}
+lib=third_party/libsql-capi/target/release/libmanydb_libsql_capi.a
+[ -f "$lib" ] || { echo "libsql_c_vs_go: $lib is missing: run make build (it needs cargo)"; exit 0; }
+# Only SQLite's declarations are taken from mattn's header: the functions
+# are libSQL's, from the static library.
+header=$(go list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3)
+gcc -O2 -std=gnu99 -I"$header" -o bench/libsql_bench bench/sqlite_bench.c "$lib" -ldl -lgcc_s -lutil -lrt -lpthread -lm
+root=$(mktemp -d /tmp/manydb-libsql-bench.XXXXXX)
+trap 'rm -rf "$root"' EXIT
+dir="$root/libsql"
+mkdir -p "$dir"
+echo "creating $stores stores in $dir …" >&2
+bin/worker-libsql --variant libsql_capi --phase create --dir "$dir" --stores "$stores" >/dev/null
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+go run ./bench/cvsgo --c bench/libsql_bench --worker bin/worker-libsql --variant libsql_capi --dir "$dir" --stores "$stores" --runs "$runs"
+go run ./bench/cvsgo --c bench/libsql_bench --worker bin/worker-libsql --variant libsql --dir "$dir" --stores "$stores" --runs "$runs"
