@@ -170,7 +170,6 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 	}
 	bin := filepath.Join(s.BinDir, fam.Binary)
 	dir := filepath.Join(s.Root, set.Name, v)
-	manifest := s.manifest(set, v)
 	// The stores of a recorded create phase are reused only if they are
 	// the complete set made for this study, variant, setting, workload and
 	// engine version (their manifest says so). Otherwise they are made
@@ -179,7 +178,7 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 	// inside the marked root: manydb made it.
 	rebuild := false
 	if todo[0].name != results.PhaseCreate {
-		if ok, why := storesMatch(dir, manifest); !ok {
+		if ok, why := storesMatch(dir, s.manifest(set, v)); !ok {
 			fmt.Fprintf(s.Log, "%s (%s): the stores in %s cannot be reused (%s); creating them again for the remaining phases (the create figure recorded earlier stands)\n", v, set.Name, dir, why)
 			todo = append([]phase{{name: results.PhaseCreate}}, todo...)
 			rebuild = true
@@ -200,13 +199,11 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 			return err
 		}
 		failed = failed || !ok
-		if p.name == results.PhaseCreate {
-			if !ok {
-				// A rerun always creates the stores again: the partial ones
-				// only take space.
-				fmt.Fprintf(s.Log, "%s (%s): create failed, skipping its other phases and removing its stores\n", v, set.Name)
-				return s.remove(dir)
-			}
+		if p.name == results.PhaseCreate && !ok {
+			// A rerun always creates the stores again: the partial ones
+			// only take space.
+			fmt.Fprintf(s.Log, "%s (%s): create failed, skipping its other phases and removing its stores\n", v, set.Name)
+			return s.remove(dir)
 		}
 	}
 	switch {
