@@ -16,7 +16,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # objectbox-clib wheel; internal/engines/objectbox links it with an rpath.
 OBXLIB  := third_party/objectbox/lib/libobjectbox.so
 # Turso Database: rust/turso-capi (crates turso_sdk_kit/turso_core from
-# crates.io), built by scripts/build-turso.sh with cargo; internal/engines/turso
+# crates.io), built by scripts/build-capi.sh turso with cargo; internal/engines/turso
 # links it statically.
 TURSOLIB := third_party/turso-capi/target/release/libmanydb_turso_capi.a
 # Engines whose library is there are compiled in with their build tag;
@@ -24,7 +24,7 @@ TURSOLIB := third_party/turso-capi/target/release/libmanydb_turso_capi.a
 # 'go test ./...' passes on a bare clone. Evaluated when used, after the
 # scripts of 'make build' ran.
 # libSQL's Rust SDK: rust/libsql-capi (the crate libsql 0.10), built by
-# scripts/build-libsql.sh; internal/engines/libsql links it statically.
+# scripts/build-capi.sh libsql; internal/engines/libsql links it statically.
 LIBSQLLIB := third_party/libsql-capi/target/release/libmanydb_libsql_capi.a
 TAGS = $(strip $(if $(wildcard $(OBXLIB)),objectbox) $(if $(wildcard $(TURSOLIB)),turso) $(if $(wildcard $(LIBSQLLIB)),libsql))
 
@@ -50,8 +50,8 @@ build:
 	@mkdir -p $(BIN)
 	@./scripts/fetch-objectbox.sh
 	@./scripts/ensure-strace.sh
-	@./scripts/build-turso.sh
-	@./scripts/build-libsql.sh
+	@./scripts/build-capi.sh turso
+	@./scripts/build-capi.sh libsql
 	@$(MAKE) --no-print-directory workers
 
 # One line per worker family (internal/engine's catalog; a test checks that

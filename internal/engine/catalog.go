@@ -31,14 +31,14 @@ func Catalog() []Family {
 		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)"},
 		// Turso defines no global allocator here: it allocates with glibc malloc.
 		{Binary: "worker-turso", Variants: []string{"turso", "turso_ckpt"}, Cgo: true,
-			Needs: "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-turso.sh)"},
+			Needs: "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-capi.sh turso)"},
 		// Turso through turso-go: no cgo needed (purego), but the Rust
 		// library allocates with Rust's System allocator, i.e. glibc's
 		// malloc, so allocator settings apply to it as to a cgo engine.
 		{Binary: "worker-tursogo", Variants: []string{"turso_go"}, Cgo: true, Needs: "only the Go module proxy; at run time a writable cache directory (TURSO_GO_CACHE_DIR or ~/.cache) for the embedded library"},
 		// libSQL: C core and Rust bindings, both on glibc's malloc.
 		{Binary: "worker-libsql", Variants: []string{"libsql", "libsql_capi"}, Cgo: true,
-			Needs: "Rust (cargo) to build the libsql crate from crates.io (make build runs scripts/build-libsql.sh)"},
+			Needs: "Rust (cargo) to build the libsql crate from crates.io (make build runs scripts/build-capi.sh libsql)"},
 		{Binary: "worker-libsql-go", Variants: []string{"libsql_go"}, Cgo: true, Needs: "a C compiler (cgo); the static library comes with the Go module"},
 		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.
 		{Binary: "worker-gokv", Variants: []string{"bbolt", "pebble", "badger"}, Cgo: false, Needs: "Go only"},

@@ -1,7 +1,7 @@
 // Package libsql is manydb's adapter for libSQL through its Rust SDK, the
 // crate libsql 0.10 with local files only, as the reference study used it
 // through Python. It calls rust/libsql-capi, a small C ABI of ours built
-// with cargo by scripts/build-libsql.sh, through cgo, and is compiled only
+// with cargo by scripts/build-capi.sh libsql, through cgo, and is compiled only
 // with the build tag libsql (libsql_disabled.go otherwise). Every call,
 // the close included, runs on the calling thread. Variant ids: libsql, and
 // libsql_capi, the C API of the same library called directly. A store is a

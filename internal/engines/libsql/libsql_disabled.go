@@ -15,5 +15,5 @@ func Factories() []engine.Factory {
 }
 
 func disabled() (engine.Variant, error) {
-	return nil, fmt.Errorf("%w: libSQL's Rust SDK needs rust/libsql-capi built with cargo and the Go build tag libsql; run 'make build', which runs scripts/build-libsql.sh and builds worker-libsql with -tags libsql", engine.ErrDisabled)
+	return nil, fmt.Errorf("%w: libSQL's Rust SDK needs rust/libsql-capi built with cargo and the Go build tag libsql; run 'make build', which runs scripts/build-capi.sh libsql and builds worker-libsql with -tags libsql", engine.ErrDisabled)
 }

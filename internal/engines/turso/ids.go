@@ -1,7 +1,7 @@
 // Package turso is manydb's adapter for Turso Database 0.8 (the crates
 // turso_sdk_kit and turso_core), the engine the reference study measured
 // through pyturso. It calls rust/turso-capi, a small C ABI of ours built
-// with cargo by scripts/build-turso.sh, through cgo, and is compiled only
+// with cargo by scripts/build-capi.sh turso, through cgo, and is compiled only
 // with the build tag turso (turso_disabled.go otherwise). Variants: turso
 // (the connection's own close) and turso_ckpt (a WAL checkpoint, then the
 // same close). A store is a directory holding notes.db and notes.db-wal.

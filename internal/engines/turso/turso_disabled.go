@@ -15,5 +15,5 @@ func Factories() []engine.Factory {
 }
 
 func disabled() (engine.Variant, error) {
-	return nil, fmt.Errorf("%w: Turso needs rust/turso-capi built with cargo and the Go build tag turso; run 'make build', which runs scripts/build-turso.sh and builds worker-turso with -tags turso", engine.ErrDisabled)
+	return nil, fmt.Errorf("%w: Turso needs rust/turso-capi built with cargo and the Go build tag turso; run 'make build', which runs scripts/build-capi.sh turso and builds worker-turso with -tags turso", engine.ErrDisabled)
 }

@@ -16,9 +16,9 @@ import (
 	"manydb/internal/workload"
 )
 
-// This package links rust/turso-capi's static library, built by
-// scripts/build-turso.sh (make build); without it the test binary does not
-// link, so 'make test' leaves the package out when cargo could not build it.
+// These tests link rust/turso-capi's static library, built by
+// scripts/build-capi.sh turso (make build); they compile only with the
+// build tag turso, which make test sets when the library is there.
 
 var spec = workload.Spec{Name: "custom", Objects: 200, TextLen: 300}
 
