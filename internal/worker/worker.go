@@ -6,7 +6,8 @@
 // Each timed span is two time.Now calls around the engine call and nothing
 // else: notes are generated before the span, samples go into slices
 // allocated before the loop, and the loop runs locked to one OS thread so
-// that cgo engines see one glibc malloc arena, as a C program would.
+// that cgo engines see one glibc malloc arena, as a C program's loop would
+// (a thread arena, not glibc's main one: docs/benchmarks.md).
 //
 // A worker is started by the orchestrator (internal/orchestrate) with
 // flags that name the phase; see Job for their meaning.
