@@ -243,22 +243,7 @@ func WorkerVersions(t *testing.T, pkg string, variants ...string) map[string]map
 // files that store 0 holds open.
 func PerStore(t *testing.T, v engine.Variant, n int, spec workload.Spec) (goroutines, files float64) {
 	t.Helper()
-	notes := make([]workload.Note, spec.Objects)
-	dirs := make([]string, n)
-	for i := range dirs {
-		dirs[i] = t.TempDir()
-		spec.Fill(i, notes)
-		s, err := v.Create(dirs[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Insert(notes); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dirs := MakeStores(t, v, n, spec)
 	g0, f0 := settle(-1), openFiles(t)
 	var open []engine.Store
 	for _, d := range dirs {
@@ -289,6 +274,30 @@ func PerStore(t *testing.T, v engine.Variant, n int, spec workload.Spec) (gorout
 		t.Errorf("after closing: %d goroutines (%d before), %d files (%d before)", g2, g0, f2, f0)
 	}
 	return goroutines, files
+}
+
+// MakeStores creates n stores of spec with v, each in a new temporary
+// directory (create, insert, close, untimed), and returns the directories;
+// store i holds spec's notes of agent i.
+func MakeStores(t *testing.T, v engine.Variant, n int, spec workload.Spec) []string {
+	t.Helper()
+	notes := make([]workload.Note, spec.Objects)
+	dirs := make([]string, n)
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+		spec.Fill(i, notes)
+		s, err := v.Create(dirs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Insert(notes); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dirs
 }
 
 // settle waits up to a second for the goroutine count to fall to want, or

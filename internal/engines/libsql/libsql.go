@@ -116,19 +116,7 @@ func (s *store) Insert(notes []workload.Note) error {
 	if len(notes) == 0 {
 		return nil
 	}
-	ids := make([]int64, len(notes))
-	ts := make([]int64, len(notes))
-	lens := make([]int64, len(notes))
-	size := 0
-	for _, n := range notes {
-		size += len(n.Text)
-	}
-	text := make([]byte, 0, size+1) // +1: never empty, so &text[0] is valid
-	for i, n := range notes {
-		ids[i], ts[i], lens[i] = n.ID, n.Ts, int64(len(n.Text))
-		text = append(text, n.Text...)
-	}
-	text = text[:cap(text)]
+	ids, ts, lens, text := sqlnotes.Columns(notes)
 	var msg *C.char
 	if C.manydb_libsql_insert_notes(s.s, C.size_t(len(notes)),
 		(*C.int64_t)(unsafe.Pointer(&ids[0])), (*C.int64_t)(unsafe.Pointer(&ts[0])),

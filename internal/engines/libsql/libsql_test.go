@@ -67,23 +67,7 @@ func TestStress(t *testing.T) {
 		t.Skip("20,000 open/count/close cycles; runs without -short")
 	}
 	v, _ := New()
-	spec := workload.Spec{Name: "custom", Objects: 100, TextLen: 300}
-	notes := make([]workload.Note, spec.Objects)
-	dirs := make([]string, 50)
-	for i := range dirs {
-		dirs[i] = t.TempDir()
-		spec.Fill(i, notes)
-		s, err := v.Create(dirs[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Insert(notes); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dirs := enginetest.MakeStores(t, v, 50, workload.Spec{Name: "custom", Objects: 100, TextLen: 300})
 	for i := 0; i < 20000; i++ {
 		s, err := v.Open(dirs[i%len(dirs)])
 		if err != nil {

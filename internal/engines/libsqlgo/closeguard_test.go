@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"manydb/internal/engines/enginetest"
 	"manydb/internal/workload"
 )
 
@@ -18,22 +19,7 @@ func TestCloseGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := workload.Spec{Name: "custom", Objects: 10, TextLen: 20}
-	dirs := make([]string, 5)
-	notes := make([]workload.Note, spec.Objects)
-	for i := range dirs {
-		dirs[i] = t.TempDir()
-		spec.Fill(i, notes)
-		s, err := v.Create(dirs[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Insert(notes); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dirs := enginetest.MakeStores(t, v, 5, spec)
 	settle := func() (uint64, uint64) { // the closes run on tokio's threads
 		r, s := CloseCounts()
 		for i := 0; i < 100; i++ {

@@ -80,6 +80,26 @@ func Create(c driver.Conn) (engine.Store, error) {
 	return &Store{Conn: c}, nil
 }
 
+// Columns lays notes out as the Rust C ABIs (rust/turso-capi,
+// rust/libsql-capi) take them in one call: ids, timestamps, text lengths,
+// and the texts one after another. text is never empty, so &text[0] is
+// valid even for empty texts. notes must not be empty.
+func Columns(notes []workload.Note) (ids, ts, lens []int64, text []byte) {
+	ids = make([]int64, len(notes))
+	ts = make([]int64, len(notes))
+	lens = make([]int64, len(notes))
+	size := 0
+	for _, n := range notes {
+		size += len(n.Text)
+	}
+	text = make([]byte, 0, size+1)
+	for i, n := range notes {
+		ids[i], ts[i], lens[i] = n.ID, n.Ts, int64(len(n.Text))
+		text = append(text, n.Text...)
+	}
+	return ids, ts, lens, text[:cap(text)]
+}
+
 // Store is a store that is one driver connection: Insert, Count and Close
 // are the functions of this package and the connection's Close.
 type Store struct {
