@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"manydb/internal/settings"
 )
 
 // Allocator is the malloc a worker process runs with, as the process
@@ -24,14 +26,14 @@ type Allocator struct {
 	Library string
 }
 
-// errNoCgo is returned by findAllocator in a worker built without cgo: it
-// has no C library, so there is no malloc to find or to replace.
-var errNoCgo = errors.New("this worker is built without cgo: it has no C malloc")
+// errNoCgo is returned by findAllocator in a worker built without cgo
+// whose process has no C library: there is no malloc to find or replace.
+var errNoCgo = errors.New("this worker is built without cgo and has no C library: it has no C malloc")
 
 // checkAllocator finds the process' allocator and, when want is set (the
 // allocator the setting asked for: glibc, jemalloc, …), checks that it is
-// that one. A worker built without cgo answers a zero Allocator when want
-// is empty.
+// that one. A process without a C library answers a zero Allocator when
+// want is empty.
 //
 // It runs before a phase measures anything, so a preload that did not take
 // (a wrong LD_PRELOAD path: the dynamic linker only warns and goes on with
@@ -43,6 +45,9 @@ func checkAllocator(want string) (Allocator, error) {
 		return Allocator{}, nil
 	case err != nil:
 		return Allocator{}, fmt.Errorf("which malloc runs here: %w", err)
+	case want == settings.Glibc && a.Name != want:
+		return Allocator{}, fmt.Errorf("the setting runs glibc's malloc, but malloc in this process is %s's (%s; LD_PRELOAD=%q): unset LD_PRELOAD, or use the setting %s; nothing was measured",
+			a.Name, a.Library, os.Getenv("LD_PRELOAD"), a.Name)
 	case want != "" && a.Name != want:
 		return Allocator{}, fmt.Errorf("the setting asks for %s, but malloc in this process is %s's (%s; LD_PRELOAD=%q): the preload did not take effect, so nothing was measured",
 			want, a.Name, a.Library, os.Getenv("LD_PRELOAD"))
@@ -103,6 +108,47 @@ func mappedFile(path string, addr uint64) (string, bool, error) {
 	}
 	return "", false, sc.Err()
 }
+
+// allocatorFromMaps is the proof of a worker built without cgo, which
+// cannot ask the dynamic linker: the allocator whose library the memory
+// map (path: /proc/self/maps) holds. A library from LD_PRELOAD comes first
+// in the global scope, so when jemalloc's, mimalloc's or tcmalloc's is
+// mapped it is the malloc of the process (unless something loaded it
+// privately, which no engine here does); otherwise glibc's, if the C
+// library is mapped. Its version is not asked. errNoCgo when the process
+// has no C library at all (a static pure-Go binary).
+func allocatorFromMaps(path string) (Allocator, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Allocator{}, err
+	}
+	defer f.Close()
+	var libc string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 {
+			continue
+		}
+		lib := strings.Join(fields[5:], " ")
+		switch name := allocatorName(lib); name {
+		case "jemalloc", "mimalloc", "tcmalloc":
+			return Allocator{Name: name, Version: noVersion, Library: lib}, nil
+		case "glibc":
+			libc = lib
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return Allocator{}, err
+	}
+	if libc == "" {
+		return Allocator{}, errNoCgo
+	}
+	return Allocator{Name: "glibc", Version: noVersion, Library: libc}, nil
+}
+
+// noVersion is the version recorded by a worker built without cgo.
+const noVersion = "(version not asked: worker built without cgo; proof from /proc/self/maps only)"
 
 // sameFile tells whether two paths name one file (links followed).
 func sameFile(a, b string) bool {

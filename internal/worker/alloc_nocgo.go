@@ -2,5 +2,7 @@
 
 package worker
 
-// findAllocator: a worker built without cgo has no C malloc.
-func findAllocator() (Allocator, error) { return Allocator{}, errNoCgo }
+// findAllocator, in a worker built without cgo (turso-go's purego worker
+// on a machine without a C compiler, say), reads the memory map only: see
+// allocatorFromMaps.
+func findAllocator() (Allocator, error) { return allocatorFromMaps("/proc/self/maps") }

@@ -177,3 +177,26 @@ func TestMappedFile(t *testing.T) {
 		t.Errorf("an address past every mapping was found in one (%v)", err)
 	}
 }
+
+func TestAllocatorFromMaps(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	libc := "7f1a2c028000-7f1a2c19d000 r-xp 00028000 fd:01 1311237 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+	jem := "7f1a2d000000-7f1a2d100000 r-xp 00000000 fd:01 1311240 /usr/lib/x86_64-linux-gnu/libjemalloc.so.2\n"
+	static := "00400000-00800000 r-xp 00000000 fd:01 99 /work/bin/worker-gokv\n7f1a2d000000-7f1a2d001000 rw-p 00000000 00:00 0 \n"
+	for maps, want := range map[string]string{libc: "glibc", jem + libc: "jemalloc", libc + jem: "jemalloc"} {
+		a, err := allocatorFromMaps(write("maps", maps))
+		if err != nil || a.Name != want || a.Version != noVersion || !strings.HasPrefix(a.Library, "/usr/lib/") {
+			t.Errorf("%q: %+v, %v; want %s", maps, a, err, want)
+		}
+	}
+	if _, err := allocatorFromMaps(write("maps", static)); err != errNoCgo {
+		t.Errorf("a process without a C library: err = %v, want errNoCgo", err)
+	}
+}
