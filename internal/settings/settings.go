@@ -30,7 +30,9 @@
 //
 // Settings combine with "+" (thp-off+jemalloc, mmap-threshold+trim-threshold)
 // where the result is a real condition: see Parse for the combinations
-// refused and why.
+// refused and why. A combination with a malloc part is cgo-only: for a
+// pure-Go engine it would be its other part alone (thp-off), which that
+// setting measures under its own name.
 package settings
 
 import (
