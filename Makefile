@@ -5,7 +5,9 @@
 #   make bench  benchmarks: harness overhead and manydb vs. a C program
 #
 # make build also installs strace when it is missing and it can (root,
-# apt-get): manydb profile counts the sync calls with it.
+# apt-get): manydb profile counts the sync calls with it; and the malloc
+# libraries of the settings jemalloc, mimalloc and tcmalloc (Debian's
+# libjemalloc2, libmimalloc2.0, libtcmalloc-minimal4).
 
 GO      ?= go
 BIN     := bin
@@ -36,7 +38,9 @@ ROOT   ?= data
 OUT    ?= results/make-run.jsonl
 
 # The README's study (issue 5's protocol at a scale this machine allows):
-# both allocator settings, every engine, 2,000 stores, quiet machine.
+# every engine, 2,000 stores, quiet machine, under glibc's defaults, the
+# reference's mmap threshold, glibc's trim held off and jemalloc, so that
+# the tables show how much of each figure is the allocator.
 STUDY_STORES ?= 2000
 STUDY_OUT    ?= results/study-$(STUDY_STORES).jsonl
 
@@ -50,6 +54,7 @@ build:
 	@mkdir -p $(BIN)
 	@./scripts/fetch-objectbox.sh
 	@./scripts/ensure-strace.sh
+	@./scripts/ensure-allocators.sh
 	@./scripts/build-capi.sh turso
 	@./scripts/build-capi.sh libsql
 	@$(MAKE) --no-print-directory workers
@@ -84,7 +89,7 @@ test: build
 
 study: build
 	@mkdir -p $(dir $(STUDY_OUT))
-	$(BIN)/manydb run --engines all --settings default,mmap-threshold --stores $(STUDY_STORES) --runs 3 \
+	$(BIN)/manydb run --engines all --settings default,mmap-threshold,trim-threshold,jemalloc --stores $(STUDY_STORES) --runs 3 \
 		--hold 1000 --max-load 1 --load-wait 10s --root data/study --out $(STUDY_OUT) \
 		|| { rc=$$?; [ $$rc -eq 3 ]; }
 

@@ -47,6 +47,17 @@ Settings:
   mmap-threshold  MALLOC_MMAP_THRESHOLD_=131072 (as mallopt(M_MMAP_THRESHOLD, 131072)); cgo engines only
   trim-threshold  MALLOC_TRIM_THRESHOLD_=67108864; cgo engines only
   thp-off         prctl(PR_SET_THP_DISABLE) in the worker before the engine starts
+  jemalloc        LD_PRELOAD of Debian's libjemalloc2 instead of glibc's malloc; cgo engines only
+  mimalloc        LD_PRELOAD of Debian's libmimalloc2.0; cgo engines only
+  tcmalloc        LD_PRELOAD of Debian's libtcmalloc-minimal4; cgo engines only
+  A+B             both, e.g. thp-off+jemalloc or mmap-threshold+trim-threshold
+                  (at most one allocator, and no glibc variable with an allocator)
+
+Under every setting a cgo engine's worker proves which malloc it runs with
+(glibc's, or the preloaded library's) and records it with its version; a
+preload that did not take fails the phase. An allocator setting whose
+library is not installed is skipped with a line saying how to install it
+(make build installs them as root).
 
 Example:
   manydb run --engines sqlite --stores 1000 --runs 3 --hold 500 --root data --out results.jsonl`
@@ -75,7 +86,7 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 	fs := newFlagSet("run")
 	var opt runOptions
 	fs.StringVar(&opt.engines, "engines", "all", "comma-separated variant ids in table order, or all (known: "+joinIDs()+")")
-	fs.StringVar(&opt.settings, "settings", "default", "comma-separated settings, one table each: default, mmap-threshold, trim-threshold, thp-off")
+	fs.StringVar(&opt.settings, "settings", "default", "comma-separated settings, one table each: default, mmap-threshold, trim-threshold, thp-off, jemalloc, mimalloc, tcmalloc, or A+B")
 	fs.IntVar(&opt.stores, "stores", 1000, "stores per variant")
 	fs.IntVar(&opt.runs, "runs", 3, "warm open runs over all stores (seeds 1..runs)")
 	fs.IntVar(&opt.hold, "hold", 0, "stores held open at once for the memory figure (0: 1,000 or --stores if fewer)")

@@ -45,6 +45,9 @@ type Config struct {
 	// SampleEvery is the load sampling interval while a worker runs; 0
 	// means 10 s.
 	SampleEvery time.Duration
+	// LibDirs are the directories searched for the allocator settings'
+	// libraries; nil means settings.LibDirs().
+	LibDirs []string
 	// ReadLoad reads the 1-minute load average; nil means measure.Load1.
 	ReadLoad func() (float64, error) `json:"-"`
 }

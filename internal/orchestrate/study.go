@@ -28,6 +28,9 @@ import (
 // the results file stay there; the study's records are appended.
 func Run(ctx context.Context, c Config) (studyID string, err error) {
 	// Every input is checked before anything is created or changed.
+	if err := c.resolveSettings(); err != nil {
+		return "", err
+	}
 	if err := c.Validate(); err != nil {
 		return "", err
 	}
@@ -157,7 +160,7 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 		s.done[key] = true
 		return s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: results.PhaseCreate,
 			Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
-			Error: fmt.Sprintf("%s changes glibc's malloc only; %s does not allocate with it", set.Name, v)})
+			Error: fmt.Sprintf("%s changes the C library's malloc only; %s does not allocate with it", set.Name, v)})
 	}
 	var todo []phase
 	for _, p := range s.phases() {
@@ -244,6 +247,10 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	s.budget.Wait += wait
 	job := worker.Job{Variant: v, Phase: p.name, Dir: dir, Stores: s.Stores, Workload: s.Workload,
 		Progress: true, THPOff: set.THPOff}
+	if fam, _ := s.family(v); fam.Cgo {
+		// The worker proves it runs with the setting's malloc, or fails.
+		job.Allocator = set.Malloc()
+	}
 	switch p.name {
 	case results.PhaseOpen:
 		job.Run, job.Seed = p.run, uint64(p.run)

@@ -51,7 +51,9 @@ type Record struct {
 	Load1    float64       `json:"load1"`            // 1-minute load average at phase start
 	Started  time.Time     `json:"started"`
 	// Versions holds engine library versions (the library's own version
-	// string) and the Go module versions of the worker.
+	// string) and the Go module versions of the worker; in a phase of a
+	// cgo engine also "allocator" (the malloc the worker proved it runs
+	// with, and its version) and "allocator_library" (its path).
 	Versions map[string]string `json:"versions,omitempty"`
 	// Go holds the Go runtime's garbage collections during the phase.
 	Go *GoStats `json:"go,omitempty"`

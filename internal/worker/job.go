@@ -32,6 +32,10 @@ type Job struct {
 	Progress bool          // print progress lines on stderr
 	THPOff   bool          // disable transparent huge pages before the engine starts
 	List     bool          // print the variants served (see Listing) instead of running a phase
+	// Allocator, when set, is the malloc the phase must run with (glibc,
+	// jemalloc, mimalloc, tcmalloc: settings.Setting.Malloc); the phase
+	// fails before it measures anything when the process has another.
+	Allocator string
 	// CPUProfile, when set, is a file for a pprof CPU profile of the
 	// create or profile phase's loop.
 	CPUProfile string
@@ -70,6 +74,7 @@ func (j Job) Args() []string {
 	}
 	boolean("--progress", j.Progress)
 	boolean("--thp-off", j.THPOff)
+	str("--allocator", j.Allocator)
 	num("--run", j.Run)
 	if j.Seed != 0 {
 		args = append(args, "--seed", strconv.FormatUint(j.Seed, 10))
@@ -109,6 +114,7 @@ func parseJob(args []string, stderr io.Writer, factories []engine.Factory) (Job,
 	fs.StringVar(&j.CPUProfile, "cpuprofile", "", "create, profile: write a pprof CPU profile of the phase to this file")
 	fs.BoolVar(&j.List, "list", false, "print each variant this worker serves and what its ID() answers, then exit")
 	fs.BoolVar(&j.THPOff, "thp-off", false, "disable transparent huge pages (prctl PR_SET_THP_DISABLE) before the engine starts")
+	fs.StringVar(&j.Allocator, "allocator", "", "fail unless malloc in this process is this allocator's (glibc, jemalloc, mimalloc, tcmalloc)")
 	if err := fs.Parse(args); err != nil {
 		return Job{}, err
 	}

@@ -176,6 +176,11 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, er
 	if job.Phase == PhaseVersions {
 		return rec, nil
 	}
+	alloc, err := checkAllocator(job.Allocator)
+	if err != nil {
+		return results.Record{}, fmt.Errorf("%s %s: %w", job.Variant, job.Phase, err)
+	}
+	alloc.record(rec.Versions)
 	p := newProgress(job, stderr)
 	defer func() {
 		if r := recover(); r != nil {
