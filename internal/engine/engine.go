@@ -9,7 +9,11 @@
 // call in its own spans, so all engines are measured the same way.
 package engine
 
-import "manydb/internal/workload"
+import (
+	"errors"
+
+	"manydb/internal/workload"
+)
 
 // Variant is one way of using an engine, with its own id (for example
 // "sqlite" or "obx_cached"). A Variant may keep process-wide state that a
@@ -37,6 +41,33 @@ type Store interface {
 	// Close releases every resource the store holds.
 	Close() error
 }
+
+// Querier is what an agent does with its store besides counting: read its
+// newest notes, fetch notes by id, read everything, and append one note per
+// turn. Every real variant implements it; the worker asserts it when a study
+// asks for these queries or for turns.
+//
+// Each method decodes what the engine returns into Go values the way an
+// application would (a note's Text is a Go string the caller may keep), and
+// answers from the store, never from a cache kept on the Go side.
+type Querier interface {
+	// Recent appends to dst the n notes with the highest ids, newest first,
+	// and returns it.
+	Recent(n int, dst []workload.Note) ([]workload.Note, error)
+	// Get appends to dst the notes with the given ids, in that order, and
+	// returns it. A missing id is an error that wraps ErrNotFound.
+	Get(ids []int64, dst []workload.Note) ([]workload.Note, error)
+	// Scan calls fn for every note of the store in ascending id order.
+	Scan(fn func(workload.Note)) error
+	// Append writes one note in its own transaction, committed and synced
+	// as the engine's defaults do (the durability of Insert). note.ID is
+	// the store's highest id plus one; an engine that assigns ids itself
+	// must fail if it assigned another.
+	Append(note workload.Note) error
+}
+
+// ErrNotFound is wrapped by Querier.Get when a requested id is not stored.
+var ErrNotFound = errors.New("note not found")
 
 // Closer is implemented by a Variant that holds process-wide resources
 // (a shared cache, a cached model) to release when the worker ends.
