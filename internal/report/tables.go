@@ -297,7 +297,7 @@ func (t *table) write(w io.Writer) {
 		fmt.Fprintf(w, "†: pools fewer warm runs than the study's %d (see \"Warm open runs pooled\"); rerun the same command to redo failed runs.\n", t.runs)
 	}
 	if na := t.notApplicable(); na != "" {
-		fmt.Fprintf(w, "n/a: the setting %s changes glibc's malloc only, and %s do not allocate with it.\n", t.setting, na)
+		fmt.Fprintf(w, "n/a: the setting %s changes the C allocator (malloc) only, and %s do not allocate with it (pure Go).\n", t.setting, na)
 	}
 	if len(t.loud) > 0 {
 		fmt.Fprintf(w, "The load rose to --max-load or above during: %s.\n", strings.Join(t.loud, ", "))
