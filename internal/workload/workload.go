@@ -70,13 +70,22 @@ func Text(i, j, n int) string {
 }
 
 // appendText writes the text of note j of agent i to b.
-func appendText(b *strings.Builder, i, j, n int) {
+func appendText(b *strings.Builder, i, j, n int) { appendPrefixed(b, "note ", j, i, n) }
+
+// appendPrefix appends "<word><j> of agent <i>: " to buf.
+func appendPrefix(buf []byte, word string, j, i int) []byte {
+	buf = append(buf, word...)
+	buf = strconv.AppendInt(buf, int64(j), 10)
+	buf = append(buf, " of agent "...)
+	buf = strconv.AppendInt(buf, int64(i), 10)
+	return append(buf, ": "...)
+}
+
+// appendPrefixed writes "<word><j> of agent <i>: " and Lorem ipsum to b,
+// cut to n bytes.
+func appendPrefixed(b *strings.Builder, word string, j, i, n int) {
 	var buf [64]byte
-	prefix := append(buf[:0], "note "...)
-	prefix = strconv.AppendInt(prefix, int64(j), 10)
-	prefix = append(prefix, " of agent "...)
-	prefix = strconv.AppendInt(prefix, int64(i), 10)
-	prefix = append(prefix, ": "...)
+	prefix := appendPrefix(buf[:0], word, j, i)
 	if len(prefix) >= n {
 		b.Write(prefix[:n])
 		return
@@ -95,7 +104,6 @@ func appendText(b *strings.Builder, i, j, n int) {
 // bytes. All texts share one allocation: this runs once per store, outside
 // the timed spans but inside the create phase's wall time.
 func (s Spec) Fill(i int, notes []Note) {
-	const base = 1_760_000_000_000
 	var b strings.Builder
 	b.Grow(len(notes) * s.TextLen)
 	for j := range notes {
@@ -103,6 +111,59 @@ func (s Spec) Fill(i int, notes []Note) {
 	}
 	all := b.String()
 	for j := range notes {
-		notes[j] = Note{ID: int64(j + 1), Text: all[j*s.TextLen : (j+1)*s.TextLen], Ts: base + int64(j)*1000}
+		notes[j] = Note{ID: int64(j + 1), Text: all[j*s.TextLen : (j+1)*s.TextLen], Ts: Ts(int64(j + 1))}
 	}
+}
+
+// Ts returns the timestamp of note id (1-based) of a store: the base of
+// Fill plus one second per note, for the notes of Fill and for appended
+// notes alike.
+func Ts(id int64) int64 { return 1_760_000_000_000 + (id-1)*1000 }
+
+// TurnNote returns the note appended by the k-th turn (1-based) to store
+// i of spec s: id s.Objects+k, text "turn <k> of agent <i>: " followed by
+// Lorem ipsum, cut to s.TextLen bytes.
+func (s Spec) TurnNote(i, k int) Note {
+	var b strings.Builder
+	appendPrefixed(&b, "turn ", k, i, s.TextLen)
+	id := int64(s.Objects + k)
+	return Note{ID: id, Text: b.String(), Ts: Ts(id)}
+}
+
+// Want returns note id of store i of spec s after appended turns: a note
+// of Fill for ids up to s.Objects, else the note of turn id-s.Objects.
+func (s Spec) Want(i int, id int64) Note {
+	if id > int64(s.Objects) {
+		return s.TurnNote(i, int(id)-s.Objects)
+	}
+	return Note{ID: id, Text: Text(i, int(id-1), s.TextLen), Ts: Ts(id)}
+}
+
+// Check reports whether n is note id of store i after appended turns,
+// without building the expected text: the prefix and the Lorem ipsum that
+// follows are compared in place.
+func (s Spec) Check(i int, id int64, n Note) error {
+	if n.ID != id || n.Ts != Ts(id) || len(n.Text) != s.TextLen {
+		return fmt.Errorf("note %d: got id %d, ts %d, %d bytes of text; want id %d, ts %d, %d bytes", id, n.ID, n.Ts, len(n.Text), id, Ts(id), s.TextLen)
+	}
+	var buf [64]byte
+	var prefix []byte
+	if id > int64(s.Objects) {
+		prefix = appendPrefix(buf[:0], "turn ", int(id)-s.Objects, i)
+	} else {
+		prefix = appendPrefix(buf[:0], "note ", int(id-1), i)
+	}
+	text := n.Text
+	k := min(len(prefix), len(text))
+	if text[:k] != string(prefix[:k]) {
+		return fmt.Errorf("note %d: text %.40q… does not start with %q", id, text, prefix[:k])
+	}
+	for rest := text[k:]; len(rest) > 0; {
+		m := min(len(rest), len(lorem))
+		if rest[:m] != lorem[:m] {
+			return fmt.Errorf("note %d: text %.40q… differs from the workload's after its prefix", id, text)
+		}
+		rest = rest[m:]
+	}
+	return nil
 }

@@ -44,3 +44,40 @@ func BenchmarkFill(b *testing.B) {
 		s.Fill(i, notes)
 	}
 }
+
+func TestCheck(t *testing.T) {
+	s := Spec{Objects: 30, TextLen: 700} // longer than lorem: the text wraps
+	notes := make([]Note, s.Objects)
+	s.Fill(4, notes)
+	for _, n := range notes {
+		if w := s.Want(4, n.ID); w != n {
+			t.Fatalf("Want(4, %d) = %+v, Fill wrote %+v", n.ID, w, n)
+		}
+		if err := s.Check(4, n.ID, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn := s.TurnNote(4, 2)
+	if turn.ID != 32 || !strings.HasPrefix(turn.Text, "turn 2 of agent 4: Lorem") || len(turn.Text) != 700 {
+		t.Fatalf("TurnNote(4, 2) = %d %.30q (%d bytes)", turn.ID, turn.Text, len(turn.Text))
+	}
+	if err := s.Check(4, 32, turn); err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]struct {
+		id int64
+		n  Note
+	}{
+		"other agent":  {7, s.Want(5, 7)},
+		"other id":     {7, s.Want(4, 8)},
+		"other ts":     {7, Note{ID: 7, Text: notes[6].Text, Ts: notes[6].Ts + 1}},
+		"cut text":     {7, Note{ID: 7, Text: notes[6].Text[:699], Ts: notes[6].Ts}},
+		"changed tail": {7, Note{ID: 7, Text: notes[6].Text[:699] + "!", Ts: notes[6].Ts}},
+		"not a turn":   {32, Note{ID: 32, Text: s.Want(4, 2).Text, Ts: turn.Ts}},
+	}
+	for name, c := range bad {
+		if err := s.Check(4, c.id, c.n); err == nil {
+			t.Errorf("%s: Check accepted %.30q", name, c.n.Text)
+		}
+	}
+}

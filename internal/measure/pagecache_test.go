@@ -1,0 +1,54 @@
+package measure
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestEvictResident(t *testing.T) {
+	dir := t.TempDir()
+	data := make([]byte, 1<<20)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "b"), data[:4096*3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, err := Resident(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Pages != 256+3 {
+		t.Fatalf("pages = %d, want 259", before.Pages)
+	}
+	if before.Resident == 0 {
+		t.Skip("the files just written are not in the page cache: this filesystem bypasses it, so eviction cannot be tested here")
+	}
+	if err := Evict(dir); err != nil {
+		t.Fatal(err)
+	}
+	after, err := Resident(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Resident != 0 {
+		t.Fatalf("after Evict %d of %d pages resident (before %d)", after.Resident, after.Pages, before.Resident)
+	}
+	if _, err := os.ReadFile(filepath.Join(dir, "a")); err != nil {
+		t.Fatal(err)
+	}
+	read, err := Resident(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.Resident < 256 {
+		t.Fatalf("after reading a, %d pages resident, want at least 256", read.Resident)
+	}
+}
