@@ -22,6 +22,7 @@ const (
 	PhaseOpen    = "open"
 	PhaseHold    = "hold"
 	PhaseSpace   = "space"
+	PhaseTurn    = "turn" // after space: one agent turn per store (--turns)
 	PhaseProfile = "profile"
 	PhaseEnd     = "end" // one per finished study: its wall time
 )
@@ -72,11 +73,28 @@ type Record struct {
 	CreateMs []float64 `json:"create_ms,omitempty"` // one per store, in creation order
 	WallS    float64   `json:"wall_s,omitempty"`    // wall time of the phase
 
-	// open: one sample per store each, in the run's order
+	// open and turn: one sample per store each, in the run's order.
+	// QueryMs spans every query between open and close (with the default
+	// --queries count, the count).
 	OpenMs  []float64 `json:"open_ms,omitempty"`
 	QueryMs []float64 `json:"query_ms,omitempty"`
 	CloseMs []float64 `json:"close_ms,omitempty"`
 	TotalMs []float64 `json:"total_ms,omitempty"`
+	// Queries are the queries of an open run in the order they ran (left
+	// out for the default, count alone), and of a turn: recent, append.
+	Queries []string `json:"queries,omitempty"`
+	// QueriesMs holds each query's own samples, by name, when Queries is set.
+	QueriesMs map[string][]float64 `json:"queries_ms,omitempty"`
+	// Cache is how the page cache was prepared for an open run: "" (warm),
+	// "cold" (each store's files evicted before its open) or "drop" (the
+	// kernel's caches dropped before the run).
+	Cache string `json:"cache,omitempty"`
+	// Resident is, for a cold run, the fraction of each store's file pages
+	// still in the page cache just before its open, in the run's order.
+	Resident []float64 `json:"resident,omitempty"`
+	// Appended is the number of notes the turn phase had appended to every
+	// store before this phase (a turn run appends one more).
+	Appended int `json:"appended,omitempty"`
 
 	// hold
 	Hold *Hold `json:"hold,omitempty"`
@@ -182,6 +200,9 @@ type StudyConfig struct {
 	Stores   int           `json:"stores"`
 	Runs     int           `json:"runs"`
 	Hold     int           `json:"hold"`
+	Queries  []string      `json:"queries,omitempty"` // default: count
+	Cache    []string      `json:"cache,omitempty"`   // default: warm
+	Turns    int           `json:"turns,omitempty"`
 	Workload workload.Spec `json:"workload"`
 	Root     string        `json:"root"`
 	MaxLoad  float64       `json:"max_load,omitempty"`

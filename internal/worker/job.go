@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,16 +23,26 @@ const PhaseVersions = "versions"
 // Job is one phase for one variant, as given on the worker's command line.
 type Job struct {
 	Variant  string        // variant id
-	Phase    string        // create, open, hold, space, profile or versions
+	Phase    string        // create, open, hold, space, turn, profile or versions
 	Dir      string        // the directory holding this variant's stores
 	Stores   int           // number of stores (000000 … Stores-1)
 	Workload workload.Spec // what each store holds
 	Run      int           // open: run number 1..R
 	Seed     uint64        // open: seed of the run's random store order
 	Hold     int           // hold: stores to keep open
-	Progress bool          // print progress lines on stderr
-	THPOff   bool          // disable transparent huge pages before the engine starts
-	List     bool          // print the variants served (see Listing) instead of running a phase
+	// Queries are an open run's queries in order (QueryCount … QueryScan);
+	// nil means count alone, the reference's query.
+	Queries []string
+	// Cache is an open run's cache mode: CacheWarm or CacheCold (evict each
+	// store's files before its open). CacheDrop is recorded as given; the
+	// orchestrator drops the caches before the worker starts.
+	Cache string
+	// Appended is the number of notes the turn phase appended to every
+	// store before this phase (0 before the first turn run).
+	Appended int
+	Progress bool // print progress lines on stderr
+	THPOff   bool // disable transparent huge pages before the engine starts
+	List     bool // print the variants served (see Listing) instead of running a phase
 	// Allocator, when set, is the malloc the phase must run with (glibc,
 	// jemalloc, mimalloc, tcmalloc: settings.Setting.Malloc); the phase
 	// fails before it measures anything when the process has another.
@@ -80,6 +91,11 @@ func (j Job) Args() []string {
 		args = append(args, "--seed", strconv.FormatUint(j.Seed, 10))
 	}
 	num("--hold", j.Hold)
+	if len(j.Queries) > 0 {
+		args = append(args, "--queries", strings.Join(j.Queries, ","))
+	}
+	str("--cache", j.Cache)
+	num("--appended", j.Appended)
 	str("--cpuprofile", j.CPUProfile)
 	boolean("--list", j.List)
 	return args
@@ -110,6 +126,9 @@ func parseJob(args []string, stderr io.Writer, factories []engine.Factory) (Job,
 	fs.IntVar(&j.Run, "run", 0, "open: run number")
 	fs.Uint64Var(&j.Seed, "seed", 0, "open: seed of the store order")
 	fs.IntVar(&j.Hold, "hold", 0, "hold: stores to keep open")
+	queries := fs.String("queries", "", "open: the queries to make, in order ("+strings.Join(Queries, ",")+"; default count)")
+	fs.StringVar(&j.Cache, "cache", "", "open: cold evicts each store's files from the page cache before its open; drop is recorded as given")
+	fs.IntVar(&j.Appended, "appended", 0, "notes appended to every store by earlier turn runs")
 	fs.BoolVar(&j.Progress, "progress", false, "print progress lines on stderr")
 	fs.StringVar(&j.CPUProfile, "cpuprofile", "", "create, profile: write a pprof CPU profile of the phase to this file")
 	fs.BoolVar(&j.List, "list", false, "print each variant this worker serves and what its ID() answers, then exit")
@@ -120,6 +139,9 @@ func parseJob(args []string, stderr io.Writer, factories []engine.Factory) (Job,
 	}
 	if fs.NArg() > 0 {
 		return Job{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *queries != "" {
+		j.Queries = strings.Split(*queries, ",")
 	}
 	if j.List {
 		return j, nil
@@ -136,11 +158,22 @@ func parseJob(args []string, stderr io.Writer, factories []engine.Factory) (Job,
 
 func (j Job) validate() error {
 	switch j.Phase {
-	case results.PhaseCreate, results.PhaseOpen, results.PhaseHold, results.PhaseSpace, results.PhaseProfile:
+	case results.PhaseCreate, results.PhaseOpen, results.PhaseHold, results.PhaseSpace, results.PhaseTurn, results.PhaseProfile:
 	case PhaseVersions:
 		return nil
 	default:
-		return fmt.Errorf("--phase %q: use create, open, hold, space, profile or versions", j.Phase)
+		return fmt.Errorf("--phase %q: use create, open, hold, space, turn, profile or versions", j.Phase)
+	}
+	if _, err := ParseQueries(strings.Join(j.Queries, ",")); len(j.Queries) > 0 && err != nil {
+		return err
+	}
+	switch j.Cache {
+	case CacheWarm, CacheCold, CacheDrop:
+	default:
+		return fmt.Errorf("--cache %q: use cold or drop (or leave it out for warm)", j.Cache)
+	}
+	if j.Appended < 0 {
+		return fmt.Errorf("--appended %d: must not be negative", j.Appended)
 	}
 	if j.CPUProfile != "" && j.Phase != results.PhaseCreate && j.Phase != results.PhaseProfile {
 		return fmt.Errorf("--cpuprofile is for the create and profile phases, not %s", j.Phase)
@@ -152,10 +185,33 @@ func (j Job) validate() error {
 		return fmt.Errorf("--stores %d: need at least one store", j.Stores)
 	case j.Workload.Objects < 1:
 		return fmt.Errorf("--objects %d: need at least one note per store", j.Workload.Objects)
-	case j.Phase == results.PhaseOpen && j.Seed == 0:
-		return errors.New("--seed is required for the open phase (1, 2, …)")
+	case (j.Phase == results.PhaseOpen || j.Phase == results.PhaseTurn) && j.Seed == 0:
+		return fmt.Errorf("--seed is required for the %s phase (1, 2, …)", j.Phase)
 	case j.Phase == results.PhaseHold && (j.Hold < 1 || j.Hold > j.Stores):
 		return fmt.Errorf("--hold %d: hold between 1 and --stores (%d) stores", j.Hold, j.Stores)
 	}
 	return nil
+}
+
+// queries returns the job's queries, count alone when none are given.
+func (j Job) queries() []string {
+	if len(j.Queries) == 0 {
+		return []string{QueryCount}
+	}
+	return j.Queries
+}
+
+// ParseQueries reads a --queries list: known queries, each at most once.
+func ParseQueries(s string) ([]string, error) {
+	var out []string
+	for _, q := range strings.Split(s, ",") {
+		switch {
+		case !slices.Contains(Queries, q):
+			return nil, fmt.Errorf("--queries: unknown query %q: use %s, comma-separated, in the order to run them", q, strings.Join(Queries, ", "))
+		case slices.Contains(out, q):
+			return nil, fmt.Errorf("--queries: %s is listed twice", q)
+		}
+		out = append(out, q)
+	}
+	return out, nil
 }

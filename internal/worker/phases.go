@@ -50,52 +50,6 @@ func create(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 	return nil
 }
 
-// openRun opens, counts and closes every store once, in the random order
-// of the job's seed, timing each step and the three together, after one
-// untimed warm-up.
-func openRun(job Job, v engine.Variant, rec *results.Record, p *progress) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	dirs := storeDirs(job)
-	order := Order(job.Stores, job.Seed)
-	want := int64(job.Workload.Objects)
-	n := job.Stores
-	openMs, queryMs, closeMs, totalMs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	// One untimed open, count and close (of the run's last store) first, so
-	// the engine's one-time set-up in this fresh process is not in a sample.
-	p.at(order[n-1])
-	if err := openCountClose(v, dirs[order[n-1]], want); err != nil {
-		return storeError(job, order[n-1], "warm-up", err)
-	}
-	for k, i := range order {
-		p.at(i)
-		t0 := time.Now()
-		s, err := v.Open(dirs[i])
-		t1 := time.Now()
-		if err != nil {
-			return storeError(job, i, "open", err)
-		}
-		got, err := s.Count()
-		t2 := time.Now()
-		if err != nil {
-			s.Close()
-			return storeError(job, i, "count", err)
-		}
-		err = s.Close()
-		t3 := time.Now()
-		if err != nil {
-			return storeError(job, i, "close", err)
-		}
-		if got != want {
-			return storeError(job, i, "count", fmt.Errorf("count returned %d notes, want %d", got, want))
-		}
-		openMs[k], queryMs[k], closeMs[k], totalMs[k] = ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(t3.Sub(t2)), ms(t3.Sub(t0))
-		p.step(k + 1)
-	}
-	rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs = openMs, queryMs, closeMs, totalMs
-	return nil
-}
-
 // Order returns the order in which a run visits n stores: a permutation
 // from math/rand/v2's PCG seeded with (seed, 0).
 func Order(n int, seed uint64) []int {
@@ -121,7 +75,7 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 			s.Close()
 		}
 	}()
-	want := int64(job.Workload.Objects)
+	want := int64(job.Workload.Objects + job.Appended)
 	warm := min(job.Hold, job.Stores-1)
 	p.at(warm)
 	if err := openCountClose(v, all[warm], want); err != nil {

@@ -204,6 +204,9 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, er
 	case results.PhaseOpen:
 		rec.Run, rec.Seed = job.Run, job.Seed
 		err = openRun(job, v, &rec, p)
+	case results.PhaseTurn:
+		rec.Run, rec.Seed = job.Run, job.Seed
+		err = turn(job, v, &rec, p)
 	case results.PhaseHold:
 		err = hold(job, v, &rec, p)
 	case results.PhaseSpace:

@@ -1,6 +1,6 @@
 // Package fakeengine is a FAKE engine, for testing manydb's harness only:
 // it is never a measurement of any database. A fake store is a directory
-// holding one file, fake.db, with the number of notes as text.
+// holding one file, fake.db, with its notes as JSON.
 //
 // Variants:
 //
@@ -13,16 +13,20 @@
 //	fake_sigkill     kills its own process with SIGKILL while opening the
 //	                 third store
 //	fake_createfail  fails to create the third store (as on a full disk)
+//	fake_wrongrecent returns the newest notes in the wrong order
+//	fake_wrongget    returns the note after each one asked for
+//	fake_wrongscan   leaves out the last note when scanning
+//	fake_lostappend  says an append succeeded without writing it
 //	null             does nothing at all (no files): measures the harness's
 //	                 own cost per timed span
 package fakeengine
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -44,7 +48,8 @@ type Variant struct {
 func New(id string) func() (engine.Variant, error) {
 	return func() (engine.Variant, error) {
 		switch id {
-		case "fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_panic", "fake_sigkill", "fake_createfail":
+		case "fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_panic", "fake_sigkill", "fake_createfail",
+			"fake_wrongrecent", "fake_wrongget", "fake_wrongscan", "fake_lostappend":
 			return &Variant{id: id}, nil
 		}
 		return nil, fmt.Errorf("no fake variant %q", id)
@@ -65,7 +70,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 		return nil, errors.New("no space left on device (fake)")
 	}
 	path := filepath.Join(dir, FileName)
-	if err := os.WriteFile(path, []byte("0"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("[]"), 0o644); err != nil {
 		return nil, err
 	}
 	return &store{path: path, v: v}, nil
@@ -103,23 +108,86 @@ type store struct {
 	v    *Variant
 }
 
-func (s *store) Insert(notes []workload.Note) error {
-	return os.WriteFile(s.path, []byte(strconv.Itoa(len(notes))), 0o644)
+func (s *store) Insert(notes []workload.Note) error { return s.write(notes) }
+
+func (s *store) write(notes []workload.Note) error {
+	b, err := json.Marshal(notes)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(s.path, b, 0o644)
+}
+
+func (s *store) read() ([]workload.Note, error) {
+	b, err := os.ReadFile(s.path)
+	if err != nil {
+		return nil, err
+	}
+	var notes []workload.Note
+	if err := json.Unmarshal(b, &notes); err != nil {
+		return nil, errors.New("fake store corrupt")
+	}
+	return notes, nil
 }
 
 func (s *store) Count() (int64, error) {
-	b, err := os.ReadFile(s.path)
-	if err != nil {
-		return 0, err
-	}
-	n, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
-		return 0, errors.New("fake store corrupt")
-	}
+	notes, err := s.read()
+	n := int64(len(notes))
 	if s.v.id == "fake_wrongcount" {
 		n++
 	}
-	return n, nil
+	return n, err
+}
+
+// Recent implements engine.Querier.
+func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
+	notes, err := s.read()
+	for i := len(notes) - 1; i >= 0 && n > 0; i, n = i-1, n-1 {
+		dst = append(dst, notes[i])
+	}
+	if s.v.id == "fake_wrongrecent" && len(dst) > 1 {
+		dst[0], dst[1] = dst[1], dst[0]
+	}
+	return dst, err
+}
+
+// Get implements engine.Querier.
+func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
+	notes, err := s.read()
+	if err != nil {
+		return dst, err
+	}
+	for _, id := range ids {
+		if s.v.id == "fake_wrongget" {
+			id++
+		}
+		if id < 1 || id > int64(len(notes)) {
+			return dst, fmt.Errorf("id %d: %w", id, engine.ErrNotFound)
+		}
+		dst = append(dst, notes[id-1])
+	}
+	return dst, nil
+}
+
+// Scan implements engine.Querier.
+func (s *store) Scan(fn func(workload.Note)) error {
+	notes, err := s.read()
+	if s.v.id == "fake_wrongscan" && len(notes) > 0 {
+		notes = notes[:len(notes)-1]
+	}
+	for _, n := range notes {
+		fn(n)
+	}
+	return err
+}
+
+// Append implements engine.Querier.
+func (s *store) Append(n workload.Note) error {
+	notes, err := s.read()
+	if err != nil || s.v.id == "fake_lostappend" {
+		return err
+	}
+	return s.write(append(notes, n))
 }
 
 func (s *store) Close() error { return nil }
