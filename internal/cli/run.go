@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"manydb/internal/engine"
@@ -11,6 +12,7 @@ import (
 	"manydb/internal/report"
 	"manydb/internal/results"
 	"manydb/internal/settings"
+	"manydb/internal/worker"
 	"manydb/internal/workload"
 )
 
@@ -37,6 +39,20 @@ the same version of manydb recorded it): every cell (variant, setting,
 phase, run) already recorded is skipped. A study
 interrupted at any moment, even by SIGKILL, loses at most the cell in
 progress. Use --fresh to start a new study instead.
+
+Queries and turns (what an agent does with its store):
+  --queries count,recent,get,scan   the queries of each open run, each timed
+      on its own between open and close, in the order given, every answer
+      checked: count (the reference's), recent (the 20 newest notes), get
+      (10 notes by id, drawn per store from the run's seed), scan (every note).
+  --turns R   R turn runs after the space phase: per store, in a random order,
+      open, recent, append one note in its own durable transaction, close;
+      the next turn reads each appended note back first.
+  --cache warm,cold,drop   the open runs' page cache: warm (the reference's);
+      cold evicts each store's files before its open (fdatasync and
+      posix_fadvise DONTNEED, no root) and records with mincore how much
+      stayed resident; drop empties the kernel's page cache before each run
+      (root). Each mode gets --runs runs and rows of its own.
 
 With --max-load, each phase starts only when the 1-minute load average is
 below the limit; the load is also sampled every 10 s while a phase runs and
@@ -80,6 +96,9 @@ type runOptions struct {
 	maxLoad        float64
 	loadWait       time.Duration
 	binDir         string
+	queries        string
+	cache          string
+	turns          int
 }
 
 func runCmd(ctx context.Context, args []string, o Options) error {
@@ -101,6 +120,9 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 	fs.Float64Var(&opt.maxLoad, "max-load", 0, "before each phase, wait until the 1-minute load average is below this (0: don't wait)")
 	fs.DurationVar(&opt.loadWait, "load-wait", 30*time.Second, "how often to check the load while waiting")
 	fs.StringVar(&opt.binDir, "bin", o.BinDir, "directory of the worker binaries")
+	fs.StringVar(&opt.queries, "queries", "count", "queries of each open run, in order: count, recent, get, scan")
+	fs.StringVar(&opt.cache, "cache", "warm", "page cache of the open runs: warm, cold, drop (comma-separated; each gets --runs runs)")
+	fs.IntVar(&opt.turns, "turns", 0, "turn runs (open, recent, append, close) after the space phase")
 	if done, err := parse(fs, args, runSynopsis, o); done || err != nil {
 		return err
 	}
@@ -146,6 +168,17 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	if err != nil {
 		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: " + err.Error()}
 	}
+	queries, err := worker.ParseQueries(opt.queries)
+	if err != nil {
+		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: " + err.Error()}
+	}
+	if opt.queries == "count" {
+		queries = nil // the reference's query, recorded as such
+	}
+	var cache []string
+	if opt.cache != "warm" {
+		cache = strings.Split(opt.cache, ",")
+	}
 	hold := opt.hold
 	if hold == 0 {
 		hold = min(1000, opt.stores)
@@ -158,6 +191,9 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 		Stores:         opt.stores,
 		Runs:           opt.runs,
 		Hold:           hold,
+		Queries:        queries,
+		Cache:          cache,
+		Turns:          opt.turns,
 		Workload:       wl,
 		Root:           opt.root,
 		Out:            opt.out,

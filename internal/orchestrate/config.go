@@ -13,6 +13,7 @@ import (
 	"manydb/internal/measure"
 	"manydb/internal/results"
 	"manydb/internal/settings"
+	"manydb/internal/worker"
 	"manydb/internal/workload"
 )
 
@@ -21,7 +22,10 @@ type Config struct {
 	Variants []string           // variant ids, in table order
 	Settings []settings.Setting // process-wide settings, one table each
 	Stores   int                // stores per variant
-	Runs     int                // warm open runs (seeds 1..Runs)
+	Runs     int                // open runs per cache mode (seeds 1..Runs)
+	Queries  []string           // the open runs' queries in order; nil: count
+	Cache    []string           // cache modes of the open runs: warm, cold, drop; nil: warm
+	Turns    int                // turn runs after the space phase (0: none)
 	Hold     int                // stores held open in the hold phase
 	Workload workload.Spec      // what each store holds
 	Root     string             // data root (carries MarkerFile)
@@ -127,12 +131,17 @@ func (c *Config) Validate() error {
 		return &InputError{"--root is empty: name a directory for the stores"}
 	case c.Out == "":
 		return &InputError{"--out is empty: name a results file"}
+	case c.Turns < 0:
+		return &InputError{fmt.Sprintf("--turns %d: make 0 or more turn runs", c.Turns)}
 	case c.MaxLoad < 0:
 		return &InputError{fmt.Sprintf("--max-load %v must not be negative", c.MaxLoad)}
 	case c.MaxLoad > 0 && c.LoadWait <= 0:
 		return &InputError{"--load-wait must be positive"}
 	}
 	if err := checkNotesFit(c.Workload); err != nil {
+		return err
+	}
+	if err := c.checkCache(); err != nil {
 		return err
 	}
 	if err := CheckRoot(c.Root, "--root"); err != nil {
@@ -188,5 +197,33 @@ func (c *Config) config() *results.StudyConfig {
 		root = c.Root
 	}
 	return &results.StudyConfig{Variants: c.Variants, Settings: names, Stores: c.Stores, Runs: c.Runs,
-		Hold: c.Hold, Workload: c.Workload, Root: root, MaxLoad: c.MaxLoad}
+		Hold: c.Hold, Queries: c.Queries, Cache: c.Cache, Turns: c.Turns, Workload: c.Workload, Root: root, MaxLoad: c.MaxLoad}
+}
+
+// CacheModes are the values of --cache.
+var CacheModes = []string{"warm", worker.CacheCold, worker.CacheDrop}
+
+// checkCache checks the cache modes: known, each once, and drop only for
+// root (it writes /proc/sys/vm/drop_caches).
+func (c *Config) checkCache() error {
+	for i, m := range c.Cache {
+		switch {
+		case !slices.Contains(CacheModes, m):
+			return &InputError{fmt.Sprintf("--cache: unknown mode %q: use warm, cold or drop, comma-separated", m)}
+		case slices.Contains(c.Cache[:i], m):
+			return &InputError{fmt.Sprintf("--cache: %s is listed twice", m)}
+		case m == worker.CacheDrop && os.Geteuid() != 0:
+			return &InputError{"--cache drop writes /proc/sys/vm/drop_caches and needs root: run as root, or use --cache cold (no root needed)"}
+		}
+	}
+	return nil
+}
+
+// cacheModes returns the cache modes of the open runs, warm alone when
+// none are given.
+func (c *Config) cacheModes() []string {
+	if len(c.Cache) == 0 {
+		return []string{"warm"}
+	}
+	return c.Cache
 }

@@ -25,6 +25,12 @@ type Manifest struct {
 	Workload workload.Spec     `json:"workload"`
 	Stores   int               `json:"stores"`
 	Versions map[string]string `json:"versions"` // the engine's and worker's versions at create
+	// Appended is the number of notes turn runs appended to every store.
+	Appended int `json:"appended,omitempty"`
+	// Turning is set while a turn run changes the stores: a run cut short
+	// leaves some stores with one note more than others, so such stores
+	// are never reused.
+	Turning bool `json:"turning,omitempty"`
 }
 
 // writeManifest writes m into dir, synced, after its stores were created.
@@ -64,6 +70,8 @@ func storesMatch(dir string, want Manifest) (bool, string) {
 		return false, fmt.Sprintf("unreadable %s: %v", ManifestFile, err)
 	}
 	switch {
+	case got.Turning:
+		return false, "a turn run was cut short, so its stores hold different numbers of notes"
 	case got.Study != want.Study:
 		return false, fmt.Sprintf("made for study %s", got.Study)
 	case got.Variant != want.Variant || got.Setting != want.Setting:
@@ -74,4 +82,17 @@ func storesMatch(dir string, want Manifest) (bool, string) {
 		return false, "made by another version of the engine or its worker"
 	}
 	return true, ""
+}
+
+// readManifest reads the manifest of the store set in dir.
+func readManifest(dir string) (Manifest, error) {
+	var m Manifest
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("unreadable %s: %w", ManifestFile, err)
+	}
+	return m, nil
 }

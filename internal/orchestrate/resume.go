@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"manydb/internal/results"
 )
@@ -12,6 +13,7 @@ import (
 type cellKey struct {
 	variant, setting, phase string
 	run                     int
+	cache                   string // open runs: "" (warm), cold or drop
 }
 
 // readPrior reads the records already in the results file, if any.
@@ -31,7 +33,8 @@ func readPrior(out string) ([]results.Record, error) {
 }
 
 // resume finds the last study in prior with the same stores, runs, hold,
-// workload and root (engines and settings may be added), measured by this
+// queries, workload and root (engines, settings, cache modes and turns may
+// be added), measured by this
 // version of manydb, fills s.done with its recorded cells and returns its
 // id; "" when there is none to resume.
 //
@@ -63,12 +66,13 @@ func (s *study) resume(prior []results.Record) string {
 			continue // not cells
 		}
 		if r.Study == id && (r.Status == results.StatusOK || r.Status == results.StatusNotApplicable) {
-			s.done[cellKey{r.Variant, r.Setting, r.Phase, r.Run}] = true
+			s.done[cellKey{r.Variant, r.Setting, r.Phase, r.Run, r.Cache}] = true
 		}
 	}
 	return id
 }
 
 func sameStudy(a, b *results.StudyConfig) bool {
-	return a.Stores == b.Stores && a.Runs == b.Runs && a.Hold == b.Hold && a.Workload == b.Workload && a.Root == b.Root
+	return a.Stores == b.Stores && a.Runs == b.Runs && a.Hold == b.Hold && a.Workload == b.Workload && a.Root == b.Root &&
+		slices.Equal(a.Queries, b.Queries)
 }

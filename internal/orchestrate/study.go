@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"manydb/internal/measure"
@@ -129,23 +130,39 @@ func newStudyID(t time.Time) string {
 
 // phase is one worker run.
 type phase struct {
-	name string
-	run  int // open: 1..Runs
+	name  string
+	run   int    // open, turn: 1..Runs or 1..Turns
+	cache string // open: "" (warm), cold or drop
 }
 
 func (p phase) String() string {
-	if p.run > 0 {
+	switch {
+	case p.cache != "":
+		return fmt.Sprintf("%s run %d (%s)", p.name, p.run, p.cache)
+	case p.run > 0:
 		return fmt.Sprintf("%s run %d", p.name, p.run)
 	}
 	return p.name
 }
 
+// phases are a variant's phases in order: create, the open runs of each
+// cache mode, hold, space (the reference's phases) and the turn runs,
+// which change the stores and so come last.
 func (s *study) phases() []phase {
 	ps := []phase{{name: results.PhaseCreate}}
-	for r := 1; r <= s.Runs; r++ {
-		ps = append(ps, phase{name: results.PhaseOpen, run: r})
+	for _, c := range s.cacheModes() {
+		if c == "warm" {
+			c = ""
+		}
+		for r := 1; r <= s.Runs; r++ {
+			ps = append(ps, phase{name: results.PhaseOpen, run: r, cache: c})
+		}
 	}
-	return append(ps, phase{name: results.PhaseHold}, phase{name: results.PhaseSpace})
+	ps = append(ps, phase{name: results.PhaseHold}, phase{name: results.PhaseSpace})
+	for r := 1; r <= s.Turns; r++ {
+		ps = append(ps, phase{name: results.PhaseTurn, run: r})
+	}
+	return ps
 }
 
 // variant runs the phases of one variant under one setting that are not
@@ -153,7 +170,7 @@ func (s *study) phases() []phase {
 func (s *study) variant(ctx context.Context, set settings.Setting, v string) error {
 	fam, _ := s.family(v)
 	if !set.Applies(fam.Cgo) {
-		key := cellKey{v, set.Name, results.PhaseCreate, 0}
+		key := cellKey{v, set.Name, results.PhaseCreate, 0, ""}
 		if s.done[key] {
 			return nil
 		}
@@ -164,7 +181,7 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 	}
 	var todo []phase
 	for _, p := range s.phases() {
-		if !s.done[cellKey{v, set.Name, p.name, p.run}] {
+		if !s.done[cellKey{v, set.Name, p.name, p.run, p.cache}] {
 			todo = append(todo, p)
 		}
 	}
@@ -202,6 +219,12 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 			return err
 		}
 		failed = failed || !ok
+		if p.name == results.PhaseTurn && !ok {
+			// The stores now differ in their number of notes: the next
+			// turn run cannot know what to expect. A rerun rebuilds them.
+			fmt.Fprintf(s.Log, "%s (%s): a turn run failed, skipping the turn runs after it\n", v, set.Name)
+			break
+		}
 		if p.name == results.PhaseCreate && !ok {
 			// A rerun always creates the stores again: the partial ones
 			// only take space.
@@ -253,9 +276,30 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	}
 	switch p.name {
 	case results.PhaseOpen:
+		job.Run, job.Seed, job.Queries, job.Cache = p.run, uint64(p.run), s.Queries, p.cache
+	case results.PhaseTurn:
 		job.Run, job.Seed = p.run, uint64(p.run)
 	case results.PhaseHold:
 		job.Hold = s.Hold
+	}
+	var m Manifest
+	if p.name != results.PhaseCreate {
+		// Notes appended by earlier turn runs are part of every answer.
+		if m, err = readManifest(dir); err != nil {
+			return false, fmt.Errorf("%s: %w", label, err)
+		}
+		job.Appended = m.Appended
+	}
+	if p.name == results.PhaseTurn {
+		m.Turning = true
+		if err := writeManifest(dir, m); err != nil {
+			return false, err
+		}
+	}
+	if p.cache == worker.CacheDrop {
+		if err := dropCaches(); err != nil {
+			return false, fmt.Errorf("%s: %w", label, err)
+		}
 	}
 	args := job.Args()
 	started := time.Now().UTC()
@@ -274,9 +318,10 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	rec := res.rec
 	if res.err != nil {
 		rec = failedRecord(res, bin, args, v, p.name, p.run, s.Workload, s.Stores)
-		if p.name == results.PhaseOpen {
+		if p.name == results.PhaseOpen || p.name == results.PhaseTurn {
 			rec.Seed = uint64(p.run)
 		}
+		rec.Cache = p.cache
 		s.failed = append(s.failed, label)
 		fmt.Fprintf(s.Log, "%s failed: %v\n  command: %s\n", label, res.err, strings.Join(rec.Command, " "))
 	}
@@ -286,6 +331,14 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		// The manifest before the record: a kill between the two makes the
 		// rerun create (and record) the stores again.
 		if err := writeManifest(dir, s.manifest(set, v)); err != nil {
+			return false, err
+		}
+	}
+	if p.name == results.PhaseTurn && res.err == nil {
+		// Likewise: a kill between the two makes the rerun rebuild the
+		// stores (the turn is recorded once, by the rerun).
+		m.Turning, m.Appended = false, m.Appended+1
+		if err := writeManifest(dir, m); err != nil {
 			return false, err
 		}
 	}
@@ -303,9 +356,19 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		return false, err
 	}
 	if res.err == nil {
-		s.done[cellKey{v, set.Name, p.name, p.run}] = true
+		s.done[cellKey{v, set.Name, p.name, p.run, p.cache}] = true
 	}
 	return res.err == nil, nil
+}
+
+// dropCaches writes back dirty pages and drops the kernel's page cache
+// (echo 1 > /proc/sys/vm/drop_caches; root only, Validate checked).
+func dropCaches() error {
+	syscall.Sync()
+	if err := os.WriteFile("/proc/sys/vm/drop_caches", []byte("1\n"), 0o200); err != nil {
+		return fmt.Errorf("drop the page cache: %w", err)
+	}
+	return nil
 }
 
 // manifest is what the stores of variant v under set are made for.

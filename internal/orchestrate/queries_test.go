@@ -1,0 +1,110 @@
+package orchestrate
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"manydb/internal/results"
+)
+
+// TestStudyWithQueriesColdAndTurns runs a study with every query, a warm
+// and a cold mode and two turn runs, then kills nothing but reruns it: the
+// phases come in order, each cell once, and the turns' notes are counted by
+// the manifest.
+func TestStudyWithQueriesColdAndTurns(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Queries, c.Cache, c.Turns, c.Keep = []string{"recent", "count", "get", "scan"}, []string{"warm", "cold"}, 2, true
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.ReadFile(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		if r.Phase == results.PhaseEnv || r.Phase == results.PhaseEnd {
+			continue
+		}
+		got = append(got, phase{r.Phase, r.Run, r.Cache}.String())
+		if r.Phase == results.PhaseOpen && !slices.Equal(r.Queries, c.Queries) {
+			t.Errorf("%s run %d: queries %v, want %v", r.Phase, r.Run, r.Queries, c.Queries)
+		}
+		if r.Phase == results.PhaseTurn && r.Appended != r.Run-1 {
+			t.Errorf("turn run %d: %d notes appended before it, want %d", r.Run, r.Appended, r.Run-1)
+		}
+	}
+	want := []string{"create", "open run 1", "open run 2", "open run 1 (cold)", "open run 2 (cold)", "hold", "space", "turn run 1", "turn run 2"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("phases %v, want %v", got, want)
+	}
+	m, err := readManifest(filepath.Join(c.Root, "default", "fake"))
+	if err != nil || m.Appended != 2 || m.Turning {
+		t.Fatalf("manifest after two turns: %+v, %v", m, err)
+	}
+
+	// One more turn run on a rerun: only it runs, on the kept stores.
+	c.Turns = 3
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ = results.ReadFile(c.Out)
+	var turns []int
+	for _, r := range recs {
+		if r.Phase == results.PhaseTurn {
+			turns = append(turns, r.Appended)
+		}
+	}
+	if !slices.Equal(turns, []int{0, 1, 2}) {
+		t.Fatalf("turn records appended before each: %v, want [0 1 2]", turns)
+	}
+}
+
+// A turn run cut short leaves stores that are never reused: the rerun
+// makes them again.
+func TestCutTurnRunRebuildsTheStores(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Turns, c.Keep = 1, true
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(c.Root, "default", "fake")
+	m, err := readManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Turning = true
+	if err := writeManifest(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	if ok, why := storesMatch(dir, m); ok {
+		t.Fatal("stores of a cut turn run match")
+	} else if why == "" {
+		t.Fatal("no reason given")
+	}
+}
+
+func TestCacheDropNeedsRoot(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Cache = []string{"drop"}
+	err := c.Validate()
+	var in *InputError
+	switch {
+	case os.Geteuid() == 0 && err != nil:
+		t.Fatalf("root: %v", err)
+	case os.Geteuid() != 0 && !errors.As(err, &in):
+		t.Fatalf("not root: err = %v, want an input error", err)
+	}
+	c.Cache = []string{"cold", "cold"}
+	if err := c.Validate(); !errors.As(err, &in) {
+		t.Fatalf("cold listed twice: %v", err)
+	}
+	c.Cache = []string{"lukewarm"}
+	if err := c.Validate(); !errors.As(err, &in) {
+		t.Fatalf("unknown mode: %v", err)
+	}
+}
