@@ -22,12 +22,15 @@ import (
 // cell is the records of one variant in one study and setting.
 type cell struct {
 	create     *results.Record
-	opens      []*results.Record
+	opens      []*results.Record            // warm open runs
+	cached     map[string][]*results.Record // cold and drop open runs, by cache mode
+	turns      []*results.Record
 	hold       *results.Record
 	space      *results.Record
 	all        []*results.Record // every ok record of the cell
 	failed     map[string]bool   // phase → a failed record was seen
 	failedRuns map[int]bool      // open runs whose last record failed
+	failedTurn map[int]bool      // turn runs whose last record failed
 	na         bool              // the setting does not apply to this variant
 	version    map[string]string
 }
@@ -43,7 +46,11 @@ type table struct {
 	objects  int
 	held     int
 	runs     int      // warm open runs the study asked for
+	turnRuns int      // turn runs the study asked for
 	loud     []string // phases during which the load rose above --max-load
+	queries  []string // the open runs' queries beyond the default count
+	modes    []string // cache modes other than warm, in the order seen
+	turned   bool     // some cell has turn runs
 }
 
 // Tables writes one Markdown table per study and setting found in recs, in
@@ -87,7 +94,7 @@ func group(recs []results.Record) []*table {
 		}
 		c := t.cells[r.Variant]
 		if c == nil {
-			c = &cell{failed: map[string]bool{}, failedRuns: map[int]bool{}, version: map[string]string{}}
+			c = &cell{failed: map[string]bool{}, failedRuns: map[int]bool{}, version: map[string]string{}, cached: map[string][]*results.Record{}, failedTurn: map[int]bool{}}
 			t.cells[r.Variant] = c
 			t.variants = append(t.variants, r.Variant)
 		}
@@ -99,7 +106,11 @@ func group(recs []results.Record) []*table {
 		}
 		if r.Status != results.StatusOK {
 			c.failed[r.Phase] = true
-			if r.Phase == results.PhaseOpen {
+			if r.Phase == results.PhaseTurn {
+				c.failedTurn[r.Run] = true
+				t.turned = true
+			}
+			if r.Phase == results.PhaseOpen && r.Cache == "" {
 				c.failedRuns[r.Run] = true
 			}
 			continue
@@ -120,6 +131,17 @@ func group(recs []results.Record) []*table {
 		case results.PhaseCreate:
 			c.create = r
 		case results.PhaseOpen:
+			if len(r.Queries) > 0 && t.queries == nil {
+				t.queries = r.Queries
+			}
+			if r.Cache != "" {
+				if !slices.Contains(t.modes, r.Cache) {
+					t.modes = append(t.modes, r.Cache)
+				}
+				c.cached[r.Cache] = slices.DeleteFunc(c.cached[r.Cache], func(o *results.Record) bool { return o.Run == r.Run })
+				c.cached[r.Cache] = append(c.cached[r.Cache], r)
+				break
+			}
 			delete(c.failedRuns, r.Run)
 			// a later record of the same run replaces an earlier one
 			c.opens = slices.DeleteFunc(c.opens, func(o *results.Record) bool { return o.Run == r.Run })
@@ -129,6 +151,11 @@ func group(recs []results.Record) []*table {
 			t.held = r.Hold.Held
 		case results.PhaseSpace:
 			c.space = r
+		case results.PhaseTurn:
+			t.turned = true
+			delete(c.failedTurn, r.Run)
+			c.turns = slices.DeleteFunc(c.turns, func(o *results.Record) bool { return o.Run == r.Run })
+			c.turns = append(c.turns, r)
 		}
 	}
 	for _, t := range order {
@@ -138,6 +165,7 @@ func group(recs []results.Record) []*table {
 		}
 		if t.env != nil && t.env.Config != nil {
 			t.runs = t.env.Config.Runs
+			t.turnRuns = t.env.Config.Turns
 		}
 		for _, c := range t.cells { // no env record: the most runs seen
 			for _, r := range c.opens {
@@ -145,6 +173,12 @@ func group(recs []results.Record) []*table {
 			}
 			for r := range c.failedRuns {
 				t.runs = max(t.runs, r)
+			}
+			for _, r := range c.turns {
+				t.turnRuns = max(t.turnRuns, r.Run)
+			}
+			for r := range c.failedTurn {
+				t.turnRuns = max(t.turnRuns, r)
 			}
 		}
 	}
@@ -170,7 +204,11 @@ func (t *table) rows() []row {
 			if len(c.opens) == 0 {
 				return missing(c, results.PhaseOpen)
 			}
-			v := millis(stat(pooled(c, pick)), 3)
+			xs := pooled(c, pick)
+			if len(xs) == 0 {
+				return "–" // e.g. a count row when --queries left count out
+			}
+			v := millis(stat(xs), 3)
 			if len(c.opens) < t.runs {
 				v += " †"
 			}
@@ -178,10 +216,15 @@ func (t *table) rows() []row {
 		}
 	}
 	open := func(r *results.Record) []float64 { return r.OpenMs }
-	query := func(r *results.Record) []float64 { return r.QueryMs }
+	query := func(r *results.Record) []float64 {
+		if r.QueriesMs != nil {
+			return r.QueriesMs["count"] // nil when the run did not count
+		}
+		return r.QueryMs
+	}
 	closeMs := func(r *results.Record) []float64 { return r.CloseMs }
 	total := func(r *results.Record) []float64 { return r.TotalMs }
-	return []row{
+	rows := []row{
 		{fmt.Sprintf("Create, write %s objects, close (median)", thousands(float64(t.objects))), func(c *cell) string {
 			if c.create == nil {
 				return missing(c, results.PhaseCreate)
@@ -237,29 +280,34 @@ func (t *table) rows() []row {
 			return per(h.ThreadsBefore, h.Threads) + ", " + per(h.FDsBefore, h.FDs) + ", " + per(h.GoroutinesBefore, h.Goroutines)
 		}},
 	}
+	return slices.Insert(rows, 8, t.extraRows()...)
 }
 
 // runsPooled says how many warm runs a cell's open figures pool, of the
 // runs the study asked for, and which are missing or failed.
-func (t *table) runsPooled(c *cell) string {
+func (t *table) runsPooled(c *cell) string { return pooledRuns(c, c.opens, c.failedRuns, t.runs) }
+
+// pooledRuns says how many of want runs recs hold, and which failed or are
+// missing.
+func pooledRuns(c *cell, recs []*results.Record, failedRuns map[int]bool, want int) string {
 	if c.na {
 		return "n/a"
 	}
 	have := map[int]bool{}
-	for _, r := range c.opens {
+	for _, r := range recs {
 		have[r.Run] = true
 	}
 	var failed, missing []string
-	for r := 1; r <= t.runs; r++ {
+	for r := 1; r <= want; r++ {
 		switch {
 		case have[r]:
-		case c.failedRuns[r]:
+		case failedRuns[r]:
 			failed = append(failed, fmt.Sprint(r))
 		default:
 			missing = append(missing, fmt.Sprint(r))
 		}
 	}
-	s := fmt.Sprintf("%d of %d", len(c.opens), t.runs)
+	s := fmt.Sprintf("%d of %d", len(recs), want)
 	if len(failed) > 0 {
 		s += "; failed: run " + strings.Join(failed, ", ")
 	}
@@ -298,6 +346,12 @@ func (t *table) write(w io.Writer) {
 	}
 	if na := t.notApplicable(); na != "" {
 		fmt.Fprintf(w, "n/a: the setting %s changes the C allocator (malloc) only, and %s do not allocate with it (pure Go).\n", t.setting, na)
+	}
+	if len(t.queries) > 0 {
+		fmt.Fprintf(w, "Open, query, close spans the queries %s, in that order; each query's row times it alone.\n", strings.Join(t.queries, ", "))
+	}
+	if t.turned {
+		fmt.Fprintln(w, "Turn rows: one agent turn per store and run (open, the 20 newest notes, one note appended in its own transaction, close), after the space phase.")
 	}
 	if len(t.loud) > 0 {
 		fmt.Fprintf(w, "The load rose to --max-load or above during: %s.\n", strings.Join(t.loud, ", "))
