@@ -20,6 +20,7 @@ import (
 	"github.com/dgraph-io/badger/v4/options"
 
 	"manydb/internal/engine"
+	"manydb/internal/engines/kvnote"
 	"manydb/internal/workload"
 )
 
@@ -135,3 +136,79 @@ func (s *store) Count() (int64, error) {
 
 // Close closes the DB, flushing its memtable to a table.
 func (s *store) Close() error { return s.db.Close() }
+
+// iterate calls fn for up to n notes (all when n < 0) from an iterator,
+// backwards from the last key when reverse is set.
+func (s *store) iterate(reverse bool, n int, fn func(workload.Note)) error {
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
+	opts := badger.DefaultIteratorOptions
+	opts.Reverse = reverse
+	if n >= 0 {
+		opts.PrefetchSize = max(n, 1)
+	}
+	it := txn.NewIterator(opts)
+	defer it.Close()
+	for it.Rewind(); it.Valid() && n != 0; it.Next() {
+		item := it.Item()
+		err := item.Value(func(v []byte) error {
+			note, err := kvnote.Decode(item.Key(), v)
+			if err == nil {
+				fn(note)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		n--
+	}
+	return nil
+}
+
+// Recent implements engine.Querier: a reverse iterator from the last key.
+func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
+	err := s.iterate(true, n, func(note workload.Note) { dst = append(dst, note) })
+	return dst, err
+}
+
+// Get implements engine.Querier: one Get per id in one read transaction.
+func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
+	var key [8]byte
+	for _, id := range ids {
+		k := kvnote.Key(&key, id)
+		item, err := txn.Get(k)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return dst, fmt.Errorf("note %d: %w", id, engine.ErrNotFound)
+		}
+		if err != nil {
+			return dst, err
+		}
+		err = item.Value(func(v []byte) error {
+			note, err := kvnote.Decode(k, v)
+			dst = append(dst, note)
+			return err
+		})
+		if err != nil {
+			return dst, err
+		}
+	}
+	return dst, nil
+}
+
+// Scan implements engine.Querier: an iterator from the first key on.
+func (s *store) Scan(fn func(workload.Note)) error { return s.iterate(false, -1, fn) }
+
+// Append implements engine.Querier: one Set in its own read-write
+// transaction, synced at commit (SyncWrites) as Insert's is.
+func (s *store) Append(n workload.Note) error {
+	txn := s.db.NewTransaction(true)
+	defer txn.Discard()
+	var key [8]byte
+	if err := txn.Set(kvnote.Key(&key, n.ID), kvnote.AppendValue(nil, n)); err != nil {
+		return err
+	}
+	return txn.Commit()
+}

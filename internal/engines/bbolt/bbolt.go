@@ -21,6 +21,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"manydb/internal/engine"
+	"manydb/internal/engines/kvnote"
 	"manydb/internal/workload"
 )
 
@@ -172,3 +173,81 @@ func (s *store) Count() (int64, error) {
 
 // Close closes the file and unmaps it.
 func (s *store) Close() error { return s.db.Close() }
+
+// view runs fn on the notes bucket in a read-only transaction.
+func (s *store) view(fn func(b *bolt.Bucket) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(bucketName))
+		if b == nil {
+			return fmt.Errorf("no bucket %s: the store was not made by manydb's bbolt variant", bucketName)
+		}
+		return fn(b)
+	})
+}
+
+// Recent implements engine.Querier: a cursor from the last key backwards.
+func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
+	err := s.view(func(b *bolt.Bucket) error {
+		c := b.Cursor()
+		for k, v := c.Last(); k != nil && n > 0; k, v = c.Prev() {
+			note, err := kvnote.Decode(k, v)
+			if err != nil {
+				return err
+			}
+			dst = append(dst, note)
+			n--
+		}
+		return nil
+	})
+	return dst, err
+}
+
+// Get implements engine.Querier: one Get per id in one transaction.
+func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
+	err := s.view(func(b *bolt.Bucket) error {
+		var key [8]byte
+		for _, id := range ids {
+			k := kvnote.Key(&key, id)
+			v := b.Get(k)
+			if v == nil {
+				return fmt.Errorf("note %d: %w", id, engine.ErrNotFound)
+			}
+			note, err := kvnote.Decode(k, v)
+			if err != nil {
+				return err
+			}
+			dst = append(dst, note)
+		}
+		return nil
+	})
+	return dst, err
+}
+
+// Scan implements engine.Querier: a cursor from the first key on.
+func (s *store) Scan(fn func(workload.Note)) error {
+	return s.view(func(b *bolt.Bucket) error {
+		c := b.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			note, err := kvnote.Decode(k, v)
+			if err != nil {
+				return err
+			}
+			fn(note)
+		}
+		return nil
+	})
+}
+
+// Append implements engine.Querier: one Put in its own read-write
+// transaction, synced at commit as Insert's is.
+func (s *store) Append(n workload.Note) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(bucketName))
+		if b == nil {
+			return fmt.Errorf("no bucket %s: the store was not made by manydb's bbolt variant", bucketName)
+		}
+		b.FillPercent = s.fill
+		var key [8]byte
+		return b.Put(kvnote.Key(&key, n.ID), kvnote.AppendValue(nil, n))
+	})
+}

@@ -54,7 +54,7 @@ type Case struct {
 // Run runs c's variant through every phase with worker.RunJob and fails t
 // on any error, a wrong count, a missing file or version, or an empty
 // figure; it also checks that an open run expecting one note more than
-// the stores hold fails. It returns the records in phase order: create,
+// the stores hold fails, and the variant's engine.Querier (CheckQueries). It returns the records in phase order: create,
 // open runs 1 and 2, hold, space.
 func Run(t *testing.T, c Case) []results.Record {
 	t.Helper()
@@ -169,6 +169,7 @@ func Run(t *testing.T, c Case) []results.Record {
 	} else {
 		t.Logf("corrupt store not checked: %s", c.CorruptAborts)
 	}
+	CheckQueries(t, c.Variant)
 	return recs
 }
 

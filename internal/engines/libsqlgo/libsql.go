@@ -204,3 +204,53 @@ func (s *store) Count() (int64, error) {
 func (s *store) Close() error {
 	return errors.Join(s.c.Close(), closeConnector(s.ctr))
 }
+
+// query runs sql with one argument (unless arg is nil) through the
+// connection's QueryContext and calls fn for every row; it returns the
+// number of rows.
+func (s *store) query(sql string, arg any, fn func(workload.Note)) (int, error) {
+	var args []driver.NamedValue
+	if arg != nil {
+		args = []driver.NamedValue{{Ordinal: 1, Value: arg}}
+	}
+	rows, err := s.q.QueryContext(context.Background(), sql, args)
+	if err != nil {
+		return 0, err
+	}
+	return sqlnotes.Rows(rows, fn)
+}
+
+// Recent implements engine.Querier (sqlnotes.RecentSQL).
+func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
+	_, err := s.query(sqlnotes.RecentSQL, int64(n), func(note workload.Note) { dst = append(dst, note) })
+	return dst, err
+}
+
+// Get implements engine.Querier: sqlnotes.GetSQL once per id (go-libsql
+// prepares each query itself; its API has no statement to keep).
+func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
+	add := func(note workload.Note) { dst = append(dst, note) }
+	for _, id := range ids {
+		n, err := s.query(sqlnotes.GetSQL, id, add)
+		if err != nil {
+			return dst, err
+		}
+		if n == 0 {
+			return dst, fmt.Errorf("note %d: %w", id, engine.ErrNotFound)
+		}
+	}
+	return dst, nil
+}
+
+// Scan implements engine.Querier (sqlnotes.ScanSQL).
+func (s *store) Scan(fn func(workload.Note)) error {
+	_, err := s.query(sqlnotes.ScanSQL, nil, fn)
+	return err
+}
+
+// Append implements engine.Querier: one autocommitted insert.
+func (s *store) Append(n workload.Note) error {
+	args := []driver.NamedValue{{Ordinal: 1, Value: n.ID}, {Ordinal: 2, Value: n.Text}, {Ordinal: 3, Value: n.Ts}}
+	_, err := s.x.ExecContext(context.Background(), insertSQL, args)
+	return err
+}

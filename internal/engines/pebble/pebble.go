@@ -13,12 +13,14 @@ package pebble
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"manydb/internal/engine"
+	"manydb/internal/engines/kvnote"
 	"manydb/internal/workload"
 )
 
@@ -157,3 +159,68 @@ type quietLogger struct{}
 func (quietLogger) Infof(format string, args ...any)  {}
 func (quietLogger) Errorf(format string, args ...any) { pebble.DefaultLogger.Errorf(format, args...) }
 func (quietLogger) Fatalf(format string, args ...any) { pebble.DefaultLogger.Fatalf(format, args...) }
+
+// Recent implements engine.Querier: an iterator from the last key backwards.
+func (s *store) Recent(n int, dst []workload.Note) (_ []workload.Note, err error) {
+	it, err := s.db.NewIter(nil)
+	if err != nil {
+		return dst, err
+	}
+	defer func() { err = errors.Join(err, it.Close()) }()
+	for ok := it.Last(); ok && n > 0; ok = it.Prev() {
+		note, err := kvnote.Decode(it.Key(), it.Value())
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, note)
+		n--
+	}
+	return dst, nil
+}
+
+// Get implements engine.Querier: one Get per id.
+func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
+	var key [8]byte
+	for _, id := range ids {
+		k := kvnote.Key(&key, id)
+		v, closer, err := s.db.Get(k)
+		if errors.Is(err, pebble.ErrNotFound) {
+			return dst, fmt.Errorf("note %d: %w", id, engine.ErrNotFound)
+		}
+		if err != nil {
+			return dst, err
+		}
+		note, err := kvnote.Decode(k, v)
+		closer.Close()
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, note)
+	}
+	return dst, nil
+}
+
+// Scan implements engine.Querier: an iterator from the first key on.
+func (s *store) Scan(fn func(workload.Note)) (err error) {
+	it, err := s.db.NewIter(nil)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, it.Close()) }()
+	for ok := it.First(); ok; ok = it.Next() {
+		note, err := kvnote.Decode(it.Key(), it.Value())
+		if err != nil {
+			return err
+		}
+		fn(note)
+	}
+	return nil
+}
+
+// Append implements engine.Querier: one Set committed with pebble.Sync
+// (the write-ahead log synced, as Insert's batch is; no memtable flush,
+// which an application appending a note would not force).
+func (s *store) Append(n workload.Note) error {
+	var key [8]byte
+	return s.db.Set(kvnote.Key(&key, n.ID), kvnote.AppendValue(nil, n), pebble.Sync)
+}

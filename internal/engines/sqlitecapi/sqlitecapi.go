@@ -33,6 +33,8 @@ extern int sqlite3_finalize(sqlite3_stmt *st);
 extern int sqlite3_bind_int64(sqlite3_stmt *st, int i, int64_t v);
 extern int sqlite3_bind_text(sqlite3_stmt *st, int i, const char *v, int n, void (*destructor)(void *));
 extern int64_t sqlite3_column_int64(sqlite3_stmt *st, int i);
+extern const unsigned char *sqlite3_column_text(sqlite3_stmt *st, int i);
+extern int sqlite3_column_bytes(sqlite3_stmt *st, int i);
 extern const char *sqlite3_errmsg(sqlite3 *db);
 extern const char *sqlite3_libversion(void);
 extern const char *sqlite3_sourceid(void);
@@ -73,6 +75,28 @@ static int manydb_insert_one(sqlite3_stmt *st, int64_t id, const char *text, int
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == MANYDB_SQLITE_DONE ? MANYDB_SQLITE_OK : rc;
+}
+// manydb_prepare prepares sql on db.
+static int manydb_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st) {
+	return sqlite3_prepare_v2(db, sql, -1, st, NULL);
+}
+
+// manydb_step_note steps st and, on a row of id, text, ts, reads its
+// columns: one cgo call per row. *text stays valid until the next step.
+static int manydb_step_note(sqlite3_stmt *st, int64_t *id, const char **text, int *n, int64_t *ts) {
+	int rc = sqlite3_step(st);
+	if (rc != MANYDB_SQLITE_ROW) return rc;
+	*id = sqlite3_column_int64(st, 0);
+	*text = (const char *)sqlite3_column_text(st, 1);
+	*n = sqlite3_column_bytes(st, 1);
+	*ts = sqlite3_column_int64(st, 2);
+	return rc;
+}
+
+// manydb_rebind resets st and binds v to its first parameter.
+static int manydb_rebind(sqlite3_stmt *st, int64_t v) {
+	sqlite3_reset(st);
+	return sqlite3_bind_int64(st, 1, v);
 }
 */
 import "C"
@@ -230,4 +254,109 @@ func (s *store) Close() error {
 		return fmt.Errorf("sqlite3_close: %d", rc)
 	}
 	return nil
+}
+
+// stmt is a prepared statement returning rows of id, text, ts.
+type stmt struct {
+	s  *store
+	st *C.sqlite3_stmt
+}
+
+func (s *store) prepare(sql string) (stmt, error) {
+	q := C.CString(sql)
+	defer C.free(unsafe.Pointer(q))
+	var st *C.sqlite3_stmt
+	if rc := C.manydb_prepare(s.db, q, &st); rc != C.MANYDB_SQLITE_OK {
+		return stmt{}, fmt.Errorf("prepare %s: %s (%d)", sql, errmsg(s.db), rc)
+	}
+	return stmt{s, st}, nil
+}
+
+// rows binds arg (when bind is set), steps through every row and calls
+// fn with each note, its text copied into Go memory; it returns the
+// number of rows.
+func (q stmt) rows(bind bool, arg int64, fn func(workload.Note)) (int, error) {
+	if bind {
+		if rc := C.manydb_rebind(q.st, C.int64_t(arg)); rc != C.MANYDB_SQLITE_OK {
+			return 0, fmt.Errorf("bind: %s (%d)", errmsg(q.s.db), rc)
+		}
+	}
+	var id, ts C.int64_t
+	var text *C.char
+	var n C.int
+	rows := 0
+	for {
+		switch rc := C.manydb_step_note(q.st, &id, &text, &n, &ts); rc {
+		case C.MANYDB_SQLITE_ROW:
+			fn(workload.Note{ID: int64(id), Text: C.GoStringN(text, n), Ts: int64(ts)})
+			rows++
+		case C.MANYDB_SQLITE_DONE:
+			return rows, nil
+		default:
+			return rows, fmt.Errorf("step: %s (%d)", errmsg(q.s.db), rc)
+		}
+	}
+}
+
+func (q stmt) close() error {
+	if rc := C.sqlite3_finalize(q.st); rc != C.MANYDB_SQLITE_OK {
+		return fmt.Errorf("finalize: %s (%d)", errmsg(q.s.db), rc)
+	}
+	return nil
+}
+
+// query prepares sql, runs it once (see stmt.rows) and finalizes it.
+func (s *store) query(sql string, bind bool, arg int64, fn func(workload.Note)) (err error) {
+	q, err := s.prepare(sql)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, q.close()) }()
+	_, err = q.rows(bind, arg, fn)
+	return err
+}
+
+// Recent implements engine.Querier (sqlnotes.RecentSQL).
+func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
+	err := s.query(sqlnotes.RecentSQL, true, int64(n), func(note workload.Note) { dst = append(dst, note) })
+	return dst, err
+}
+
+// Get implements engine.Querier: sqlnotes.GetSQL prepared once, run per id.
+func (s *store) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err error) {
+	q, err := s.prepare(sqlnotes.GetSQL)
+	if err != nil {
+		return dst, err
+	}
+	defer func() { err = errors.Join(err, q.close()) }()
+	add := func(note workload.Note) { dst = append(dst, note) }
+	for _, id := range ids {
+		n, err := q.rows(true, id, add)
+		if err != nil {
+			return dst, err
+		}
+		if n == 0 {
+			return dst, fmt.Errorf("note %d: %w", id, engine.ErrNotFound)
+		}
+	}
+	return dst, nil
+}
+
+// Scan implements engine.Querier (sqlnotes.ScanSQL).
+func (s *store) Scan(fn func(workload.Note)) error {
+	return s.query(sqlnotes.ScanSQL, false, 0, fn)
+}
+
+// Append implements engine.Querier: one autocommitted insert, prepared,
+// bound, stepped and finalized.
+func (s *store) Append(n workload.Note) error {
+	q, err := s.prepare(sqlnotes.InsertSQL)
+	if err != nil {
+		return err
+	}
+	text := unsafe.StringData(n.Text)
+	if rc := C.manydb_insert_one(q.st, C.int64_t(n.ID), (*C.char)(unsafe.Pointer(text)), C.int(len(n.Text)), C.int64_t(n.Ts)); rc != C.MANYDB_SQLITE_OK {
+		err = fmt.Errorf("insert note %d: %s (%d)", n.ID, errmsg(s.db), rc)
+	}
+	return errors.Join(err, q.close())
 }

@@ -6,6 +6,7 @@
 package sqlitencruces
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -149,3 +150,72 @@ func (s *store) Count() (int64, error) {
 
 // Close closes the connection and frees its module instance.
 func (s *store) Close() error { return s.c.Close() }
+
+// rows runs the prepared statement st, its parameter 1 bound to arg when
+// bind is set, and calls fn for every row of id, text, ts; it returns the
+// number of rows and leaves st reset.
+func rows(st *sqlite3.Stmt, bind bool, arg int64, fn func(workload.Note)) (int, error) {
+	if bind {
+		if err := st.BindInt64(1, arg); err != nil {
+			return 0, err
+		}
+	}
+	n := 0
+	for st.Step() {
+		fn(workload.Note{ID: st.ColumnInt64(0), Text: st.ColumnText(1), Ts: st.ColumnInt64(2)})
+		n++
+	}
+	return n, errors.Join(st.Err(), st.Reset())
+}
+
+// query prepares sql and runs it once (see rows).
+func (s *store) query(sql string, bind bool, arg int64, fn func(workload.Note)) (err error) {
+	st, _, err := s.c.Prepare(sql)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, st.Close()) }()
+	_, err = rows(st, bind, arg, fn)
+	return err
+}
+
+// Recent implements engine.Querier (sqlnotes.RecentSQL).
+func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
+	err := s.query(sqlnotes.RecentSQL, true, int64(n), func(note workload.Note) { dst = append(dst, note) })
+	return dst, err
+}
+
+// Get implements engine.Querier: sqlnotes.GetSQL executed once per id.
+func (s *store) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err error) {
+	st, _, err := s.c.Prepare(sqlnotes.GetSQL)
+	if err != nil {
+		return dst, err
+	}
+	defer func() { err = errors.Join(err, st.Close()) }()
+	add := func(note workload.Note) { dst = append(dst, note) }
+	for _, id := range ids {
+		n, err := rows(st, true, id, add)
+		if err != nil {
+			return dst, err
+		}
+		if n == 0 {
+			return dst, fmt.Errorf("note %d: %w", id, engine.ErrNotFound)
+		}
+	}
+	return dst, nil
+}
+
+// Scan implements engine.Querier (sqlnotes.ScanSQL).
+func (s *store) Scan(fn func(workload.Note)) error {
+	return s.query(sqlnotes.ScanSQL, false, 0, fn)
+}
+
+// Append implements engine.Querier: one autocommitted insert.
+func (s *store) Append(n workload.Note) (err error) {
+	st, _, err := s.c.Prepare(sqlnotes.InsertSQL)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, st.Close()) }()
+	return bindExec(st, n)
+}
