@@ -29,7 +29,10 @@ typedef struct OBX_store_options OBX_store_options;
 typedef struct OBX_store OBX_store;
 typedef struct OBX_box OBX_box;
 typedef struct OBX_txn OBX_txn;
-typedef struct OBX_bytes_array OBX_bytes_array;
+typedef struct OBX_bytes { const void* data; size_t size; } OBX_bytes;
+typedef struct OBX_bytes_array { OBX_bytes* bytes; size_t count; } OBX_bytes_array;
+typedef struct OBX_query_builder OBX_query_builder;
+typedef struct OBX_query OBX_query;
 
 const char* obx_version_string(void);
 obx_err obx_last_error_code(void);
@@ -50,6 +53,19 @@ obx_err obx_box_count(OBX_box* box, uint64_t limit, uint64_t* out_count);
 OBX_bytes_array* obx_bytes_array(size_t count);
 obx_err obx_bytes_array_set(OBX_bytes_array* array, size_t index, const void* data, size_t size);
 void obx_bytes_array_free(OBX_bytes_array* array);
+OBX_txn* obx_txn_read(OBX_store* store);
+obx_err obx_box_get(OBX_box* box, obx_id id, const void** data, size_t* size);
+OBX_bytes_array* obx_box_get_all(OBX_box* box);
+OBX_query_builder* obx_query_builder(OBX_store* store, obx_schema_id entity_id);
+obx_err obx_qb_order(OBX_query_builder* builder, obx_schema_id property_id, uint32_t flags);
+obx_err obx_qb_close(OBX_query_builder* builder);
+OBX_query* obx_query(OBX_query_builder* builder);
+obx_err obx_query_limit(OBX_query* query, size_t limit);
+OBX_bytes_array* obx_query_find(OBX_query* query);
+obx_err obx_query_close(OBX_query* query);
+
+#define MDB_NOT_FOUND 404
+#define MDB_ORDER_DESCENDING 1
 
 // OBXPutMode_PUT_ID_GUARANTEED_TO_BE_NEW, as objectbox-go's PutMany uses
 // for new objects (commented out in objectbox.h, value 4).
@@ -105,6 +121,63 @@ static obx_err mdb_count(OBX_store* store, obx_schema_id entity, uint64_t* out) 
 	if (!box) return obx_last_error_code();
 	return obx_box_count(box, 0, out);
 }
+// The reads below leave a read transaction open: the objects' bytes point
+// into the database's memory map and stay valid until mdb_read_end, so Go
+// decodes them in between (two cgo calls per query).
+
+// mdb_recent finds the limit objects with the highest ids: a query
+// ordered by the id property, descending, with a limit.
+static obx_err mdb_recent(OBX_store* store, obx_schema_id entity, obx_schema_id id_prop, size_t limit,
+		OBX_txn** txn, OBX_bytes_array** out) {
+	*out = NULL;
+	*txn = obx_txn_read(store);
+	if (!*txn) return obx_last_error_code();
+	OBX_query_builder* qb = obx_query_builder(store, entity);
+	if (!qb) return obx_last_error_code();
+	obx_err err = obx_qb_order(qb, id_prop, MDB_ORDER_DESCENDING);
+	OBX_query* q = err == 0 ? obx_query(qb) : NULL;
+	obx_qb_close(qb);
+	if (!q) return err ? err : obx_last_error_code();
+	if ((err = obx_query_limit(q, limit)) == 0) {
+		*out = obx_query_find(q);
+		if (!*out) err = obx_last_error_code();
+	}
+	obx_query_close(q);
+	return err;
+}
+
+// mdb_get reads the objects of ids with obx_box_get into out; on an id not
+// stored it returns MDB_NOT_FOUND with *missing its index.
+static obx_err mdb_get(OBX_store* store, obx_schema_id entity, const obx_id* ids, size_t n,
+		OBX_txn** txn, OBX_bytes* out, size_t* missing) {
+	*txn = obx_txn_read(store);
+	if (!*txn) return obx_last_error_code();
+	OBX_box* box = obx_box(store, entity);
+	if (!box) return obx_last_error_code();
+	for (size_t i = 0; i < n; i++) {
+		obx_err err = obx_box_get(box, ids[i], &out[i].data, &out[i].size);
+		if (err == MDB_NOT_FOUND) *missing = i;
+		if (err) return err;
+	}
+	return 0;
+}
+
+// mdb_all reads every object of the entity (obx_box_get_all), in id order.
+static obx_err mdb_all(OBX_store* store, obx_schema_id entity, OBX_txn** txn, OBX_bytes_array** out) {
+	*out = NULL;
+	*txn = obx_txn_read(store);
+	if (!*txn) return obx_last_error_code();
+	OBX_box* box = obx_box(store, entity);
+	if (!box) return obx_last_error_code();
+	*out = obx_box_get_all(box);
+	return *out ? 0 : obx_last_error_code();
+}
+
+// mdb_read_end frees arr (may be NULL) and closes the read transaction.
+static obx_err mdb_read_end(OBX_txn* txn, OBX_bytes_array* arr) {
+	obx_bytes_array_free(arr);
+	return txn ? obx_txn_close(txn) : 0;
+}
 */
 import "C"
 
@@ -112,6 +185,9 @@ import (
 	"errors"
 	"fmt"
 	"unsafe"
+
+	"manydb/internal/engine"
+	"manydb/internal/workload"
 )
 
 // cError is an error reported by the ObjectBox C library.
@@ -211,4 +287,87 @@ func newCModel(b []byte) *cModel {
 func (m *cModel) free() {
 	C.free(m.p)
 	m.p = nil
+}
+
+// readEnd frees arr and closes txn, joining its error to err.
+func readEnd(txn *C.OBX_txn, arr *C.OBX_bytes_array, err error) error {
+	if rc := C.mdb_read_end(txn, arr); rc != 0 && err == nil {
+		err = lastError(rc)
+	}
+	return err
+}
+
+// decode turns one object's FlatBuffer (C memory, valid for the call)
+// into a note, its text copied into Go memory.
+func decode(b C.OBX_bytes) (workload.Note, error) {
+	o, err := loadNote(unsafe.Slice((*byte)(b.data), int(b.size)))
+	return o, err
+}
+
+// each decodes every object of arr and calls fn with it.
+func each(arr *C.OBX_bytes_array, fn func(workload.Note)) error {
+	if arr == nil || arr.count == 0 {
+		return nil
+	}
+	for _, b := range unsafe.Slice(arr.bytes, int(arr.count)) {
+		n, err := decode(b)
+		if err != nil {
+			return err
+		}
+		fn(n)
+	}
+	return nil
+}
+
+// recent appends the limit objects with the highest ids to dst.
+func (s cStore) recent(entity, idProp uint32, limit int, dst []workload.Note) ([]workload.Note, error) {
+	var txn *C.OBX_txn
+	var arr *C.OBX_bytes_array
+	var err error
+	if rc := C.mdb_recent(s.p, C.obx_schema_id(entity), C.obx_schema_id(idProp), C.size_t(limit), &txn, &arr); rc != 0 {
+		err = lastError(rc)
+	} else {
+		err = each(arr, func(n workload.Note) { dst = append(dst, n) })
+	}
+	return dst, readEnd(txn, arr, err)
+}
+
+// get appends the objects of ids to dst.
+func (s cStore) get(entity uint32, ids []int64, dst []workload.Note) ([]workload.Note, error) {
+	if len(ids) == 0 {
+		return dst, nil
+	}
+	out := make([]C.OBX_bytes, len(ids)) // C fills Go memory without Go pointers
+	var txn *C.OBX_txn
+	var missing C.size_t
+	var err error
+	rc := C.mdb_get(s.p, C.obx_schema_id(entity), (*C.obx_id)(unsafe.Pointer(&ids[0])), C.size_t(len(ids)), &txn, &out[0], &missing)
+	switch {
+	case rc == C.MDB_NOT_FOUND:
+		err = fmt.Errorf("note %d: %w", ids[missing], engine.ErrNotFound)
+	case rc != 0:
+		err = lastError(rc)
+	default:
+		for _, b := range out {
+			var n workload.Note
+			if n, err = decode(b); err != nil {
+				break
+			}
+			dst = append(dst, n)
+		}
+	}
+	return dst, readEnd(txn, nil, err)
+}
+
+// scan calls fn with every object, in id order.
+func (s cStore) scan(entity uint32, fn func(workload.Note)) error {
+	var txn *C.OBX_txn
+	var arr *C.OBX_bytes_array
+	var err error
+	if rc := C.mdb_all(s.p, C.obx_schema_id(entity), &txn, &arr); rc != 0 {
+		err = lastError(rc)
+	} else {
+		err = each(arr, fn)
+	}
+	return readEnd(txn, arr, err)
 }

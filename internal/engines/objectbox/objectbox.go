@@ -263,3 +263,101 @@ func (h *cStoreHandle) Close() error {
 	defer runtime.UnlockOSThread()
 	return h.s.close()
 }
+
+// noteOf converts a note read through objectbox-go.
+func noteOf(n *note.Note) workload.Note {
+	return workload.Note{ID: int64(n.Id), Text: n.Text, Ts: n.Ts}
+}
+
+// Recent implements engine.Querier: a query ordered by id, descending,
+// with a limit, as an application asks for its newest objects.
+func (s *syncStore) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
+	q := note.BoxForNote(s.ob).Query(note.Note_.Id.OrderDesc()).Limit(uint64(n))
+	defer q.Close()
+	found, err := q.Find()
+	for _, o := range found {
+		dst = append(dst, noteOf(o))
+	}
+	return dst, err
+}
+
+// Get implements engine.Querier: Box.GetMany, one read transaction.
+func (s *syncStore) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
+	uids := make([]uint64, len(ids))
+	for i, id := range ids {
+		uids[i] = uint64(id)
+	}
+	found, err := note.BoxForNote(s.ob).GetMany(uids...)
+	if err != nil {
+		return dst, err
+	}
+	for i, o := range found {
+		if o == nil {
+			return dst, fmt.Errorf("note %d: %w", ids[i], engine.ErrNotFound)
+		}
+		dst = append(dst, noteOf(o))
+	}
+	return dst, nil
+}
+
+// Scan implements engine.Querier: Box.GetAll, in id order.
+func (s *syncStore) Scan(fn func(workload.Note)) error {
+	all, err := note.BoxForNote(s.ob).GetAll()
+	for _, o := range all {
+		fn(noteOf(o))
+	}
+	return err
+}
+
+// Append implements engine.Querier: Box.Insert in its own write
+// transaction; ObjectBox assigns the id, which must be n.ID.
+func (s *syncStore) Append(n workload.Note) error {
+	id, err := note.BoxForNote(s.ob).Insert(&note.Note{Text: n.Text, Ts: n.Ts})
+	if err != nil {
+		return err
+	}
+	return checkIDs([]uint64{id}, []workload.Note{n})
+}
+
+// Recent implements engine.Querier: a query ordered by id, descending,
+// with a limit (obx_query_builder, obx_qb_order, obx_query_limit,
+// obx_query_find), in a read transaction.
+func (h *cStoreHandle) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return h.s.recent(entityID(), idProperty(), n, dst)
+}
+
+// Get implements engine.Querier: obx_box_get per id in one read transaction.
+func (h *cStoreHandle) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return h.s.get(entityID(), ids, dst)
+}
+
+// Scan implements engine.Querier: obx_box_get_all in a read transaction.
+func (h *cStoreHandle) Scan(fn func(workload.Note)) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return h.s.scan(entityID(), fn)
+}
+
+// Append implements engine.Querier: the note marshalled and put in its
+// own write transaction as Insert puts its notes (the id reserved must be
+// n.ID).
+func (h *cStoreHandle) Append(n workload.Note) error {
+	return h.Insert([]workload.Note{n})
+}
+
+// idProperty returns the id property's id in the model.
+func idProperty() uint32 { return uint32(note.Note_.Id.Id) }
+
+// loadNote decodes a note's FlatBuffer with the generated binding (its
+// text copied into a Go string), as objectbox-go reads objects.
+func loadNote(b []byte) (workload.Note, error) {
+	o, err := note.NoteBinding.Load(nil, b)
+	if err != nil {
+		return workload.Note{}, err
+	}
+	return noteOf(o.(*note.Note)), nil
+}
