@@ -262,20 +262,18 @@ type stmt struct {
 	st *C.sqlite3_stmt
 }
 
-func (s *store) prepare(sql string) (stmt, error) {
+func (s *store) prepare(sql string) (*stmt, error) {
 	q := C.CString(sql)
 	defer C.free(unsafe.Pointer(q))
 	var st *C.sqlite3_stmt
 	if rc := C.manydb_prepare(s.db, q, &st); rc != C.MANYDB_SQLITE_OK {
-		return stmt{}, fmt.Errorf("prepare %s: %s (%d)", sql, errmsg(s.db), rc)
+		return nil, fmt.Errorf("prepare %s: %s (%d)", sql, errmsg(s.db), rc)
 	}
-	return stmt{s, st}, nil
+	return &stmt{s, st}, nil
 }
 
-// rows binds arg (when bind is set), steps through every row and calls
-// fn with each note, its text copied into Go memory; it returns the
-// number of rows.
-func (q stmt) rows(bind bool, arg int64, fn func(workload.Note)) (int, error) {
+// Rows implements sqlnotes.Stmt.
+func (q *stmt) Rows(bind bool, arg int64, fn func(workload.Note)) (int, error) {
 	if bind {
 		if rc := C.manydb_rebind(q.st, C.int64_t(arg)); rc != C.MANYDB_SQLITE_OK {
 			return 0, fmt.Errorf("bind: %s (%d)", errmsg(q.s.db), rc)
@@ -298,54 +296,28 @@ func (q stmt) rows(bind bool, arg int64, fn func(workload.Note)) (int, error) {
 	}
 }
 
-func (q stmt) close() error {
+// Close implements sqlnotes.Stmt.
+func (q *stmt) Close() error {
 	if rc := C.sqlite3_finalize(q.st); rc != C.MANYDB_SQLITE_OK {
 		return fmt.Errorf("finalize: %s (%d)", errmsg(q.s.db), rc)
 	}
 	return nil
 }
 
-// query prepares sql, runs it once (see stmt.rows) and finalizes it.
-func (s *store) query(sql string, bind bool, arg int64, fn func(workload.Note)) (err error) {
-	q, err := s.prepare(sql)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, q.close()) }()
-	_, err = q.rows(bind, arg, fn)
-	return err
-}
+func (s *store) prep(sql string) (sqlnotes.Stmt, error) { return s.prepare(sql) }
 
 // Recent implements engine.Querier (sqlnotes.RecentSQL).
 func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	err := s.query(sqlnotes.RecentSQL, true, int64(n), func(note workload.Note) { dst = append(dst, note) })
-	return dst, err
+	return sqlnotes.Preparer(s.prep).Recent(n, dst)
 }
 
 // Get implements engine.Querier: sqlnotes.GetSQL prepared once, run per id.
-func (s *store) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err error) {
-	q, err := s.prepare(sqlnotes.GetSQL)
-	if err != nil {
-		return dst, err
-	}
-	defer func() { err = errors.Join(err, q.close()) }()
-	add := func(note workload.Note) { dst = append(dst, note) }
-	for _, id := range ids {
-		n, err := q.rows(true, id, add)
-		if err != nil {
-			return dst, err
-		}
-		if n == 0 {
-			return dst, fmt.Errorf("note %d: %w", id, engine.ErrNotFound)
-		}
-	}
-	return dst, nil
+func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
+	return sqlnotes.Preparer(s.prep).Get(ids, dst)
 }
 
 // Scan implements engine.Querier (sqlnotes.ScanSQL).
-func (s *store) Scan(fn func(workload.Note)) error {
-	return s.query(sqlnotes.ScanSQL, false, 0, fn)
-}
+func (s *store) Scan(fn func(workload.Note)) error { return sqlnotes.Preparer(s.prep).Scan(fn) }
 
 // Append implements engine.Querier: one autocommitted insert, prepared,
 // bound, stepped and finalized.
@@ -358,5 +330,5 @@ func (s *store) Append(n workload.Note) error {
 	if rc := C.manydb_insert_one(q.st, C.int64_t(n.ID), (*C.char)(unsafe.Pointer(text)), C.int(len(n.Text)), C.int64_t(n.Ts)); rc != C.MANYDB_SQLITE_OK {
 		err = fmt.Errorf("insert note %d: %s (%d)", n.ID, errmsg(s.db), rc)
 	}
-	return errors.Join(err, q.close())
+	return errors.Join(err, q.Close())
 }

@@ -151,64 +151,47 @@ func (s *store) Count() (int64, error) {
 // Close closes the connection and frees its module instance.
 func (s *store) Close() error { return s.c.Close() }
 
-// rows runs the prepared statement st, its parameter 1 bound to arg when
-// bind is set, and calls fn for every row of id, text, ts; it returns the
-// number of rows and leaves st reset.
-func rows(st *sqlite3.Stmt, bind bool, arg int64, fn func(workload.Note)) (int, error) {
+// stmt is a prepared statement whose rows are notes.
+type stmt struct{ st *sqlite3.Stmt }
+
+// Rows implements sqlnotes.Stmt; it leaves the statement reset.
+func (q stmt) Rows(bind bool, arg int64, fn func(workload.Note)) (int, error) {
 	if bind {
-		if err := st.BindInt64(1, arg); err != nil {
+		if err := q.st.BindInt64(1, arg); err != nil {
 			return 0, err
 		}
 	}
 	n := 0
-	for st.Step() {
-		fn(workload.Note{ID: st.ColumnInt64(0), Text: st.ColumnText(1), Ts: st.ColumnInt64(2)})
+	for q.st.Step() {
+		fn(workload.Note{ID: q.st.ColumnInt64(0), Text: q.st.ColumnText(1), Ts: q.st.ColumnInt64(2)})
 		n++
 	}
-	return n, errors.Join(st.Err(), st.Reset())
+	return n, errors.Join(q.st.Err(), q.st.Reset())
 }
 
-// query prepares sql and runs it once (see rows).
-func (s *store) query(sql string, bind bool, arg int64, fn func(workload.Note)) (err error) {
+// Close implements sqlnotes.Stmt.
+func (q stmt) Close() error { return q.st.Close() }
+
+func (s *store) prep(sql string) (sqlnotes.Stmt, error) {
 	st, _, err := s.c.Prepare(sql)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer func() { err = errors.Join(err, st.Close()) }()
-	_, err = rows(st, bind, arg, fn)
-	return err
+	return stmt{st}, nil
 }
 
 // Recent implements engine.Querier (sqlnotes.RecentSQL).
 func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	err := s.query(sqlnotes.RecentSQL, true, int64(n), func(note workload.Note) { dst = append(dst, note) })
-	return dst, err
+	return sqlnotes.Preparer(s.prep).Recent(n, dst)
 }
 
-// Get implements engine.Querier: sqlnotes.GetSQL executed once per id.
-func (s *store) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err error) {
-	st, _, err := s.c.Prepare(sqlnotes.GetSQL)
-	if err != nil {
-		return dst, err
-	}
-	defer func() { err = errors.Join(err, st.Close()) }()
-	add := func(note workload.Note) { dst = append(dst, note) }
-	for _, id := range ids {
-		n, err := rows(st, true, id, add)
-		if err != nil {
-			return dst, err
-		}
-		if n == 0 {
-			return dst, fmt.Errorf("note %d: %w", id, engine.ErrNotFound)
-		}
-	}
-	return dst, nil
+// Get implements engine.Querier: sqlnotes.GetSQL prepared once, run per id.
+func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
+	return sqlnotes.Preparer(s.prep).Get(ids, dst)
 }
 
 // Scan implements engine.Querier (sqlnotes.ScanSQL).
-func (s *store) Scan(fn func(workload.Note)) error {
-	return s.query(sqlnotes.ScanSQL, false, 0, fn)
-}
+func (s *store) Scan(fn func(workload.Note)) error { return sqlnotes.Preparer(s.prep).Scan(fn) }
 
 // Append implements engine.Querier: one autocommitted insert.
 func (s *store) Append(n workload.Note) (err error) {

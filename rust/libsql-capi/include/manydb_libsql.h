@@ -51,4 +51,13 @@ int manydb_libsql_count(ManydbLibsqlStore *s, int64_t *out, char **err);
  * frees s, even on error. s must not be used afterwards. */
 int manydb_libsql_close(ManydbLibsqlStore *s, char **err);
 
+/* A prepared statement whose rows are notes (id, text, ts). */
+typedef struct ManydbLibsqlStmt ManydbLibsqlStmt;
+int manydb_libsql_prepare(ManydbLibsqlStore *s, const char *sql, ManydbLibsqlStmt **out, char **err);
+/* resets st and starts its query, v bound to parameter 1 when bind != 0 */
+int manydb_libsql_query(ManydbLibsqlStmt *st, int bind, int64_t v, char **err);
+/* *row = 1 and the note's columns (text valid until the next call), or *row = 0 at the end */
+int manydb_libsql_next_note(ManydbLibsqlStmt *st, int *row, int64_t *id, const uint8_t **text, size_t *len, int64_t *ts, char **err);
+int manydb_libsql_finalize(ManydbLibsqlStmt *st, char **err);
+
 #endif

@@ -338,3 +338,119 @@ pub unsafe extern "C" fn manydb_libsql_close(s: *mut ManydbLibsqlStore, err: *mu
         Ok(())
     })
 }
+
+/// A prepared statement whose rows are notes (id, text, ts), its rows in
+/// progress and the text of the row read last (valid until the next row).
+pub struct ManydbLibsqlStmt {
+    st: libsql::Statement,
+    rows: Option<libsql::Rows>,
+    text: String,
+}
+
+fn stmt<'a>(st: *mut ManydbLibsqlStmt) -> Result<&'a mut ManydbLibsqlStmt, String> {
+    if st.is_null() {
+        return Err("statement handle is NULL".to_string());
+    }
+    Ok(unsafe { &mut *st })
+}
+
+/// Prepares sql on the store's connection; stores the handle in *out.
+///
+/// # Safety
+/// s must be an open store; sql NUL-terminated; out and err valid pointers.
+#[no_mangle]
+pub unsafe extern "C" fn manydb_libsql_prepare(
+    s: *mut ManydbLibsqlStore,
+    sql: *const c_char,
+    out: *mut *mut ManydbLibsqlStmt,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        let s = store(s)?;
+        if sql.is_null() || out.is_null() {
+            return Err("manydb_libsql_prepare: NULL argument".to_string());
+        }
+        let sql = CStr::from_ptr(sql).to_str().map_err(|e| format!("sql is not UTF-8: {e}"))?;
+        let st = now(s.conn.prepare(sql))?.map_err(|e| format!("{sql}: {e}"))?;
+        *out = Box::into_raw(Box::new(ManydbLibsqlStmt { st, rows: None, text: String::new() }));
+        Ok(())
+    })
+}
+
+/// Resets the statement and starts its query, with v bound to its first
+/// parameter when bind is not 0.
+///
+/// # Safety
+/// st must be a prepared statement; err a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn manydb_libsql_query(st: *mut ManydbLibsqlStmt, bind: c_int, v: i64, err: *mut *mut c_char) -> c_int {
+    guard(err, || {
+        let st = stmt(st)?;
+        st.rows = None;
+        st.st.reset();
+        let rows = if bind != 0 {
+            now(st.st.query(vec![Value::Integer(v)]))?
+        } else {
+            now(st.st.query(()))?
+        };
+        st.rows = Some(rows.map_err(|e| format!("query: {e}"))?);
+        Ok(())
+    })
+}
+
+/// Reads the next row of the query: stores id, text (UTF-8, *len bytes,
+/// valid until the next call or finalize) and ts and sets *row to 1; at
+/// the end sets *row to 0.
+///
+/// # Safety
+/// st must be a statement whose query was started; the out pointers and
+/// err valid.
+#[no_mangle]
+pub unsafe extern "C" fn manydb_libsql_next_note(
+    st: *mut ManydbLibsqlStmt,
+    row: *mut c_int,
+    id: *mut i64,
+    text: *mut *const u8,
+    len: *mut usize,
+    ts: *mut i64,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        let st = stmt(st)?;
+        let rows = st.rows.as_mut().ok_or("manydb_libsql_next_note: no query started")?;
+        let Some(r) = now(rows.next())?.map_err(|e| format!("next row: {e}"))? else {
+            *row = 0;
+            return Ok(());
+        };
+        let int = |i: i32, what: &str| match r.get_value(i) {
+            Ok(Value::Integer(n)) => Ok(n),
+            Ok(other) => Err(format!("{what}: got {other:?}, want an integer")),
+            Err(e) => Err(format!("{what}: {e}")),
+        };
+        *id = int(0, "id")?;
+        *ts = int(2, "ts")?;
+        st.text = match r.get_value(1).map_err(|e| format!("text: {e}"))? {
+            Value::Text(t) => t,
+            other => return Err(format!("text: got {other:?}, want text")),
+        };
+        *text = st.text.as_ptr();
+        *len = st.text.len();
+        *row = 1;
+        Ok(())
+    })
+}
+
+/// Finalizes and frees the statement.
+///
+/// # Safety
+/// st must be a prepared statement, not used afterwards; err a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn manydb_libsql_finalize(st: *mut ManydbLibsqlStmt, err: *mut *mut c_char) -> c_int {
+    guard(err, || {
+        if st.is_null() {
+            return Err("statement handle is NULL".to_string());
+        }
+        drop(Box::from_raw(st));
+        Ok(())
+    })
+}

@@ -23,4 +23,12 @@ int mt_count(MtStore *s, int64_t *out, char **err);
 int mt_checkpoint(MtStore *s, char **err); /* PRAGMA wal_checkpoint(TRUNCATE) */
 int mt_close(MtStore *s, char **err); /* frees s even on error */
 
+/* A prepared statement whose rows are notes (id, text, ts). */
+typedef struct MtStmt MtStmt;
+int mt_prepare(MtStore *s, const char *sql, MtStmt **out, char **err);
+int mt_rebind(MtStmt *st, int64_t v, char **err); /* reset, bind parameter 1 */
+/* *row = 1 and the note's columns (text valid until the next step), or *row = 0 when done */
+int mt_step_note(MtStmt *st, int *row, int64_t *id, const uint8_t **text, size_t *len, int64_t *ts, char **err);
+int mt_finalize(MtStmt *st, char **err); /* frees st even on error */
+
 #endif

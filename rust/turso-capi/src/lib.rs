@@ -301,3 +301,118 @@ pub unsafe extern "C" fn mt_close(s: *mut MtStore, err: *mut *mut c_char) -> c_i
         res
     })
 }
+
+/// A prepared statement whose rows are notes (id, text, ts), and the row
+/// read last (its text stays valid until the next step).
+pub struct MtStmt {
+    st: Box<turso_sdk_kit::rsapi::TursoStatement>,
+    text: Value,
+}
+
+fn stmt<'a>(st: *mut MtStmt) -> Result<&'a mut MtStmt, String> {
+    if st.is_null() {
+        return Err("statement handle is NULL".to_string());
+    }
+    Ok(unsafe { &mut *st })
+}
+
+/// Prepares sql on the store's connection; stores the handle in *out.
+///
+/// # Safety
+/// s must be an open store; sql NUL-terminated; out and err valid pointers.
+#[no_mangle]
+pub unsafe extern "C" fn mt_prepare(
+    s: *mut MtStore,
+    sql: *const c_char,
+    out: *mut *mut MtStmt,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        let s = store(s)?;
+        if sql.is_null() || out.is_null() {
+            return Err("mt_prepare: NULL argument".to_string());
+        }
+        let sql = CStr::from_ptr(sql).to_str().map_err(|e| format!("sql is not UTF-8: {e}"))?;
+        let st = s.conn.prepare_single(sql).map_err(|e| format!("{sql}: {e}"))?;
+        *out = Box::into_raw(Box::new(MtStmt { st, text: Value::Null }));
+        Ok(())
+    })
+}
+
+/// Resets the statement and binds v to its first parameter.
+///
+/// # Safety
+/// st must be a prepared statement; err a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn mt_rebind(st: *mut MtStmt, v: i64, err: *mut *mut c_char) -> c_int {
+    guard(err, || {
+        let st = stmt(st)?;
+        st.st.reset().map_err(|e| format!("reset: {e}"))?;
+        st.st.bind_positional(1, Value::from_i64(v)).map_err(|e| format!("bind: {e}"))?;
+        Ok(())
+    })
+}
+
+fn integer(v: Value, what: &str) -> Result<i64, String> {
+    match v {
+        Value::Numeric(Numeric::Integer(n)) => Ok(n),
+        other => Err(format!("{what}: got {other:?}, want an integer")),
+    }
+}
+
+/// Steps the statement: on a row of id, text, ts stores them in *id,
+/// *text (UTF-8, *len bytes, valid until the next step or finalize) and
+/// *ts and sets *row to 1; when done sets *row to 0.
+///
+/// # Safety
+/// st must be a prepared statement; the out pointers and err valid.
+#[no_mangle]
+pub unsafe extern "C" fn mt_step_note(
+    st: *mut MtStmt,
+    row: *mut c_int,
+    id: *mut i64,
+    text: *mut *const u8,
+    len: *mut usize,
+    ts: *mut i64,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        let st = stmt(st)?;
+        match st.st.step(None).map_err(|e| format!("step: {e}"))? {
+            TursoStatusCode::Row => {}
+            TursoStatusCode::Done => {
+                *row = 0;
+                return Ok(());
+            }
+            other => return Err(format!("step: status {other:?}")),
+        }
+        *id = integer(st.st.row_value(0).map_err(|e| format!("id: {e}"))?, "id")?;
+        *ts = integer(st.st.row_value(2).map_err(|e| format!("ts: {e}"))?, "ts")?;
+        st.text = st.st.row_value(1).map_err(|e| format!("text: {e}"))?;
+        match &st.text {
+            Value::Text(t) => {
+                *text = t.as_str().as_ptr();
+                *len = t.as_str().len();
+            }
+            other => return Err(format!("text: got {other:?}, want text")),
+        }
+        *row = 1;
+        Ok(())
+    })
+}
+
+/// Finalizes and frees the statement (freed even when an error is returned).
+///
+/// # Safety
+/// st must be a prepared statement, not used afterwards; err a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn mt_finalize(st: *mut MtStmt, err: *mut *mut c_char) -> c_int {
+    guard(err, || {
+        if st.is_null() {
+            return Err("statement handle is NULL".to_string());
+        }
+        let mut st = Box::from_raw(st);
+        st.st.finalize(None).map_err(|e| format!("finalize: {e}"))?;
+        Ok(())
+    })
+}
