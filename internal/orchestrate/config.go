@@ -11,6 +11,7 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/measure"
+	"manydb/internal/memcg"
 	"manydb/internal/results"
 	"manydb/internal/settings"
 	"manydb/internal/worker"
@@ -52,6 +53,9 @@ type Config struct {
 	// LibDirs are the directories searched for the allocator settings'
 	// libraries; nil means settings.LibDirs().
 	LibDirs []string
+	// Cgroups is where the hold workers' memory cgroups are made; nil
+	// means memcg.Default. Tests point it where none can be made.
+	Cgroups *memcg.Hierarchy `json:"-"`
 	// ReadLoad reads the 1-minute load average; nil means measure.Load1.
 	ReadLoad func() (float64, error) `json:"-"`
 }

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"manydb/internal/memcg"
 	"manydb/internal/results"
 )
 
@@ -106,5 +108,46 @@ func TestCacheDropNeedsRoot(t *testing.T) {
 	c.Cache = []string{"lukewarm"}
 	if err := c.Validate(); !errors.As(err, &in) {
 		t.Fatalf("unknown mode: %v", err)
+	}
+}
+
+// The hold worker reports its memory cgroup's charge where one can be
+// made (root), and says why not elsewhere.
+func TestHoldInAMemoryCgroup(t *testing.T) {
+	hold := func(c Config) *results.Hold {
+		t.Helper()
+		if _, err := Run(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := results.ReadFile(c.Out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			if r.Phase == results.PhaseHold {
+				return r.Hold
+			}
+		}
+		t.Fatal("no hold record")
+		return nil
+	}
+	c := fakeConfig(t, "fake")
+	c.Cgroups = &memcg.Hierarchy{V1: t.TempDir(), V2: t.TempDir(), Self: "/proc/self/cgroup"}
+	if h := hold(c); h.Container != nil || !strings.Contains(h.ContainerNA, "no memory cgroup") {
+		t.Errorf("without a hierarchy: container %+v, reason %q", h.Container, h.ContainerNA)
+	}
+	if os.Geteuid() != 0 {
+		return // the rest needs root
+	}
+	c = fakeConfig(t, "fake")
+	h := hold(c)
+	if h.Container == nil {
+		t.Fatalf("as root: no container figure (%s)", h.ContainerNA)
+	}
+	if h.Container.BytesAfter <= 0 || h.Container.AnonAfter <= 0 {
+		t.Errorf("container %+v: want the worker's charge", h.Container)
+	}
+	if _, err := os.Stat(h.Container.Cgroup); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cgroup %s not removed after the hold: %v", h.Container.Cgroup, err)
 	}
 }

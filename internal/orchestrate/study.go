@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"manydb/internal/measure"
+	"manydb/internal/memcg"
 	"manydb/internal/results"
 	"manydb/internal/settings"
 	"manydb/internal/worker"
@@ -282,6 +283,21 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	case results.PhaseHold:
 		job.Hold = s.Hold
 	}
+	// The hold worker reports what a container holding only it is charged,
+	// in a memory cgroup of its own when one can be made here.
+	var cgroupNA string
+	if p.name == results.PhaseHold {
+		if g, err := s.cgroups().New("manydb"); err != nil {
+			cgroupNA = err.Error()
+		} else {
+			job.Cgroup = g.Path
+			defer func() {
+				if rerr := g.Remove(); rerr != nil {
+					fmt.Fprintf(s.Log, "%s: %v\n", label, rerr)
+				}
+			}()
+		}
+	}
 	var m Manifest
 	if p.name != results.PhaseCreate {
 		// Notes appended by earlier turn runs are part of every answer.
@@ -324,6 +340,9 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		rec.Cache = p.cache
 		s.failed = append(s.failed, label)
 		fmt.Fprintf(s.Log, "%s failed: %v\n  command: %s\n", label, res.err, strings.Join(rec.Command, " "))
+	}
+	if rec.Hold != nil && rec.Hold.Container == nil {
+		rec.Hold.ContainerNA = cgroupNA
 	}
 	rec.Study, rec.Setting, rec.Load1, rec.Started = s.id, set.Name, load, started
 	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = s.MaxLoad, wait, res.seconds, during
@@ -382,4 +401,12 @@ func (s *study) remove(dir string) error {
 	err := RemoveInRoot(s.Root, dir)
 	s.budget.Cleanup += time.Since(start).Seconds()
 	return err
+}
+
+// cgroups returns where hold workers' memory cgroups are made.
+func (s *study) cgroups() memcg.Hierarchy {
+	if s.Cgroups != nil {
+		return *s.Cgroups
+	}
+	return memcg.Default
 }

@@ -255,6 +255,9 @@ func (t *table) rows() []row {
 			}
 			return thousands(c.hold.Hold.AnonKB) + " KB"
 		}},
+		{"Memory charged to a container per open store", t.container(func(c *results.Container) float64 { return float64(c.BytesAfter - c.BytesBefore) })},
+		{"same, page cache", t.container(func(c *results.Container) float64 { return float64(c.FileAfter - c.FileBefore) })},
+		{"same, anonymous", t.container(func(c *results.Container) float64 { return float64(c.AnonAfter - c.AnonBefore) })},
 		{"Load at start of the warm open runs (max)", func(c *cell) string {
 			if len(c.opens) == 0 {
 				return missing(c, results.PhaseOpen)
@@ -281,6 +284,20 @@ func (t *table) rows() []row {
 		}},
 	}
 	return slices.Insert(rows, 8, t.extraRows()...)
+}
+
+// container returns the figure of a memory cgroup's charge per held store
+// that delta picks, in KB.
+func (t *table) container(delta func(c *results.Container) float64) func(c *cell) string {
+	return func(c *cell) string {
+		switch {
+		case c.hold == nil:
+			return missing(c, results.PhaseHold)
+		case c.hold.Hold.Container == nil:
+			return "n/a (needs a memory cgroup)"
+		}
+		return thousands(delta(c.hold.Hold.Container)/1024/float64(c.hold.Hold.Held)) + " KB"
+	}
 }
 
 // runsPooled says how many warm runs a cell's open figures pool, of the

@@ -138,9 +138,30 @@ type Hold struct {
 	// engines start goroutines where C engines start threads).
 	GoroutinesBefore int `json:"goroutines_before"`
 	Goroutines       int `json:"goroutines"`
+	// Container is the memory charged to the worker's own memory cgroup
+	// before and with the stores open; nil when there was none, and then
+	// ContainerNA says why.
+	Container   *Container `json:"container,omitempty"`
+	ContainerNA string     `json:"container_na,omitempty"`
 	// EngineS is the time spent opening, counting and closing the held
 	// stores (for the study's time budget; not a per-store figure).
 	EngineS float64 `json:"engine_s"`
+}
+
+// Container is what a memory cgroup holding only the hold worker was
+// charged (v2 memory.current and memory.stat file/anon; v1
+// memory.usage_in_bytes, total_cache, total_rss), in bytes, before the
+// held stores were opened and with all of them open. The held stores'
+// files are evicted from the page cache before the first reading, so the
+// pages their opens read are charged to the cgroup, as in a new container.
+type Container struct {
+	Cgroup      string `json:"cgroup"` // the cgroup's path
+	BytesBefore int64  `json:"bytes_before"`
+	BytesAfter  int64  `json:"bytes_after"`
+	FileBefore  int64  `json:"file_before"`
+	FileAfter   int64  `json:"file_after"`
+	AnonBefore  int64  `json:"anon_before"`
+	AnonAfter   int64  `json:"anon_after"`
 }
 
 // Profile is where the create time of a store goes: the steps of the

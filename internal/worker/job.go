@@ -40,6 +40,9 @@ type Job struct {
 	// Appended is the number of notes the turn phase appended to every
 	// store before this phase (0 before the first turn run).
 	Appended int
+	// Cgroup is a fresh memory cgroup (its directory) the hold worker moves
+	// itself into, to report what it is charged.
+	Cgroup   string
 	Progress bool // print progress lines on stderr
 	THPOff   bool // disable transparent huge pages before the engine starts
 	List     bool // print the variants served (see Listing) instead of running a phase
@@ -96,6 +99,7 @@ func (j Job) Args() []string {
 	}
 	str("--cache", j.Cache)
 	num("--appended", j.Appended)
+	str("--cgroup", j.Cgroup)
 	str("--cpuprofile", j.CPUProfile)
 	boolean("--list", j.List)
 	return args
@@ -129,6 +133,7 @@ func parseJob(args []string, stderr io.Writer, factories []engine.Factory) (Job,
 	queries := fs.String("queries", "", "open: the queries to make, in order ("+strings.Join(Queries, ",")+"; default count)")
 	fs.StringVar(&j.Cache, "cache", "", "open: cold evicts each store's files from the page cache before its open; drop is recorded as given")
 	fs.IntVar(&j.Appended, "appended", 0, "notes appended to every store by earlier turn runs")
+	fs.StringVar(&j.Cgroup, "cgroup", "", "hold: a fresh memory cgroup to move into and report the charge of")
 	fs.BoolVar(&j.Progress, "progress", false, "print progress lines on stderr")
 	fs.StringVar(&j.CPUProfile, "cpuprofile", "", "create, profile: write a pprof CPU profile of the phase to this file")
 	fs.BoolVar(&j.List, "list", false, "print each variant this worker serves and what its ID() answers, then exit")

@@ -10,6 +10,7 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/measure"
+	"manydb/internal/memcg"
 	"manydb/internal/results"
 	"manydb/internal/workload"
 )
@@ -76,14 +77,37 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 		}
 	}()
 	want := int64(job.Workload.Objects + job.Appended)
+	var cg *memcg.Group
+	if job.Cgroup != "" {
+		g := memcg.Open(job.Cgroup)
+		if err := g.Join(os.Getpid()); err != nil {
+			return err
+		}
+		cg = &g
+	}
 	warm := min(job.Hold, job.Stores-1)
 	p.at(warm)
 	if err := openCountClose(v, all[warm], want); err != nil {
 		return storeError(job, warm, "warm-up", err)
 	}
+	if cg != nil {
+		// The held stores' pages are read by their opens below, so that
+		// they are charged to this cgroup, as in a new container.
+		for i, dir := range dirs {
+			if err := measure.Evict(dir); err != nil {
+				return storeError(job, i, "evict from the page cache", err)
+			}
+		}
+	}
 	before, err := snapshot()
 	if err != nil {
 		return err
+	}
+	var cBefore memcg.Charge
+	if cg != nil {
+		if cBefore, err = cg.Read(); err != nil {
+			return err
+		}
 	}
 	start := time.Now()
 	for i, dir := range dirs {
@@ -107,6 +131,15 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 	if err != nil {
 		return err
 	}
+	var container *results.Container
+	if cg != nil {
+		cAfter, err := cg.Read()
+		if err != nil {
+			return err
+		}
+		container = &results.Container{Cgroup: cg.Path, BytesBefore: cBefore.Bytes, BytesAfter: cAfter.Bytes,
+			FileBefore: cBefore.File, FileAfter: cAfter.File, AnonBefore: cBefore.Anon, AnonAfter: cAfter.Anon}
+	}
 	h := float64(job.Hold)
 	rec.Hold = &results.Hold{
 		Held:          job.Hold,
@@ -123,6 +156,7 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 
 		GoroutinesBefore: before.goroutines,
 		Goroutines:       after.goroutines,
+		Container:        container,
 	}
 	start = time.Now()
 	for _, s := range open {

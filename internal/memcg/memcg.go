@@ -1,0 +1,178 @@
+// Package memcg puts a process in a fresh memory cgroup and reads what the
+// kernel charges to it: the figure a container's memory limit enforces,
+// with its page cache (file) and anonymous parts. It supports the v1
+// memory controller (/sys/fs/cgroup/memory) and the v2 unified hierarchy
+// (/sys/fs/cgroup with the memory controller); it needs root to create a
+// cgroup. manydb removes only the cgroups it created.
+package memcg
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ErrUnavailable is wrapped when no memory cgroup can be made here.
+var ErrUnavailable = errors.New("no memory cgroup available")
+
+// Group is one memory cgroup.
+type Group struct {
+	Path string // its directory
+	V2   bool   // in the unified (v2) hierarchy
+}
+
+// Charge is what a cgroup is charged, in bytes.
+type Charge struct {
+	Bytes int64 `json:"bytes"` // v2 memory.current, v1 memory.usage_in_bytes
+	File  int64 `json:"file"`  // page cache: v2 "file", v1 "total_cache"
+	Anon  int64 `json:"anon"`  // v2 "anon", v1 "total_rss"
+}
+
+// Roots, as variables of a Hierarchy so tests can point them elsewhere.
+type Hierarchy struct {
+	V1 string // the v1 memory controller's mount
+	V2 string // the unified hierarchy's mount
+	// Self is /proc/self/cgroup.
+	Self string
+}
+
+// Default is the usual mount points.
+var Default = Hierarchy{V1: "/sys/fs/cgroup/memory", V2: "/sys/fs/cgroup", Self: "/proc/self/cgroup"}
+
+// New creates a fresh cgroup named prefix-<pid>-<random>: under this
+// process' own v1 memory cgroup (so it nests as a container's would), or
+// under the v2 root with the memory controller enabled for its children.
+func (h Hierarchy) New(prefix string) (Group, error) {
+	b := make([]byte, 4)
+	rand.Read(b)
+	name := fmt.Sprintf("%s-%d-%s", prefix, os.Getpid(), hex.EncodeToString(b))
+	if parent, ok := h.v1Parent(); ok {
+		g := Group{Path: filepath.Join(parent, name)}
+		if err := os.Mkdir(g.Path, 0o755); err != nil {
+			return Group{}, fmt.Errorf("%w: %v (needs root)", ErrUnavailable, err)
+		}
+		return g, nil
+	}
+	ctrl, err := os.ReadFile(filepath.Join(h.V2, "cgroup.controllers"))
+	if err != nil || !hasWord(string(ctrl), "memory") {
+		return Group{}, fmt.Errorf("%w: neither a v1 memory controller at %s nor a v2 hierarchy with the memory controller at %s", ErrUnavailable, h.V1, h.V2)
+	}
+	sub := filepath.Join(h.V2, "cgroup.subtree_control")
+	if cur, _ := os.ReadFile(sub); !hasWord(string(cur), "memory") {
+		if err := os.WriteFile(sub, []byte("+memory"), 0o644); err != nil {
+			return Group{}, fmt.Errorf("%w: enable the memory controller in %s: %v (needs root)", ErrUnavailable, sub, err)
+		}
+	}
+	g := Group{Path: filepath.Join(h.V2, name), V2: true}
+	if err := os.Mkdir(g.Path, 0o755); err != nil {
+		return Group{}, fmt.Errorf("%w: %v (needs root)", ErrUnavailable, err)
+	}
+	return g, nil
+}
+
+// v1Parent returns this process' v1 memory cgroup directory, if there is
+// a v1 memory controller.
+func (h Hierarchy) v1Parent() (string, bool) {
+	if _, err := os.Stat(filepath.Join(h.V1, "memory.usage_in_bytes")); err != nil {
+		return "", false
+	}
+	b, err := os.ReadFile(h.Self)
+	if err != nil {
+		return h.V1, true
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		// hierarchy-id:controllers:path
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) == 3 && hasWord(strings.ReplaceAll(parts[1], ",", " "), "memory") {
+			dir := filepath.Join(h.V1, parts[2])
+			if _, err := os.Stat(dir); err == nil {
+				return dir, true
+			}
+		}
+	}
+	return h.V1, true
+}
+
+// Open returns the cgroup at path (made by New, perhaps in another
+// process).
+func Open(path string) Group {
+	_, err := os.Stat(filepath.Join(path, "memory.current"))
+	return Group{Path: path, V2: err == nil}
+}
+
+// Join moves process pid into g (its whole thread group).
+func (g Group) Join(pid int) error {
+	if err := os.WriteFile(filepath.Join(g.Path, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644); err != nil {
+		return fmt.Errorf("join memory cgroup %s: %w", g.Path, err)
+	}
+	return nil
+}
+
+// Read returns what g is charged now.
+func (g Group) Read() (Charge, error) {
+	usage, fileKey, anonKey := "memory.usage_in_bytes", "total_cache", "total_rss"
+	if g.V2 {
+		usage, fileKey, anonKey = "memory.current", "file", "anon"
+	}
+	var c Charge
+	b, err := os.ReadFile(filepath.Join(g.Path, usage))
+	if err != nil {
+		return c, fmt.Errorf("read memory cgroup: %w", err)
+	}
+	if c.Bytes, err = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err != nil {
+		return c, fmt.Errorf("read memory cgroup %s: %w", usage, err)
+	}
+	f, err := os.Open(filepath.Join(g.Path, "memory.stat"))
+	if err != nil {
+		return c, fmt.Errorf("read memory cgroup: %w", err)
+	}
+	defer f.Close()
+	found := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), " ")
+		if !ok || (k != fileKey && k != anonKey) {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return c, fmt.Errorf("memory.stat %s: %w", k, err)
+		}
+		if k == fileKey {
+			c.File = n
+		} else {
+			c.Anon = n
+		}
+		found++
+	}
+	if err := sc.Err(); err != nil {
+		return c, err
+	}
+	if found != 2 {
+		return c, fmt.Errorf("memory.stat of %s has no %s and %s", g.Path, fileKey, anonKey)
+	}
+	return c, nil
+}
+
+// Remove removes g, which must hold no process any more.
+func (g Group) Remove() error {
+	if err := os.Remove(g.Path); err != nil {
+		return fmt.Errorf("remove memory cgroup: %w", err)
+	}
+	return nil
+}
+
+func hasWord(s, w string) bool {
+	for _, f := range strings.Fields(s) {
+		if f == w {
+			return true
+		}
+	}
+	return false
+}
