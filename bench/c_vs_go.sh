@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # manydb's SQLite open phase against a C program with the same amalgamation:
 # sqlite_capi (the same C calls through cgo) and sqlite (mattn's driver).
-# Usage: bench/c_vs_go.sh [STORES] [RUNS]   (defaults 2000, 3)
-# Environment variables such as MALLOC_TRIM_THRESHOLD_ reach both programs.
+# Usage: [SETTING=name] bench/c_vs_go.sh [STORES] [RUNS]   (defaults 2000, 20)
+# SETTING (default: default) is a manydb setting, e.g. trim-threshold or
+# jemalloc: both programs run under its malloc environment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stores=${1:-2000}
-runs=${2:-3}
+runs=${2:-20}
+setting=${SETTING:-default}
 amalgamation=$(go list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3)
 # The compile options of mattn/go-sqlite3's cgo CFLAGS (sqlite3.go), -O2 as cgo.
 gcc -O2 -std=gnu99 -DSQLITE_ENABLE_RTREE -DSQLITE_THREADSAFE=1 -DHAVE_USLEEP=1 \
@@ -21,7 +23,8 @@ mkdir -p "$dir"
 echo "creating $stores stores in $dir …" >&2
 bin/worker-sqlite --variant sqlite --phase create --dir "$dir" --stores "$stores" >/dev/null
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-go run ./bench/cvsgo --c bench/sqlite_bench --worker bin/worker-sqlite --variant sqlite_capi --dir "$dir" --stores "$stores" --runs "$runs"
-go run ./bench/cvsgo --c bench/sqlite_bench --worker bin/worker-sqlite --dir "$dir" --stores "$stores" --runs "$runs"
+go build -o "$root/cvsgo" ./bench/cvsgo
+"$root/cvsgo" --c bench/sqlite_bench --worker bin/worker-sqlite --variant sqlite_capi --dir "$dir" --stores "$stores" --runs "$runs" --setting "$setting"
+"$root/cvsgo" --c bench/sqlite_bench --worker bin/worker-sqlite --variant sqlite --dir "$dir" --stores "$stores" --runs "$runs" --setting "$setting"
 echo "the same, with the C program running the three pragmas mattn/go-sqlite3 runs on every open:"
-SQLITE_BENCH_PRAGMAS=1 go run ./bench/cvsgo --c bench/sqlite_bench --worker bin/worker-sqlite --dir "$dir" --stores "$stores" --runs "$runs"
+SQLITE_BENCH_PRAGMAS=1 "$root/cvsgo" --c bench/sqlite_bench --worker bin/worker-sqlite --variant sqlite --dir "$dir" --stores "$stores" --runs "$runs" --setting "$setting"

@@ -9,18 +9,16 @@
 # stores in the order of that seed (worker.Order, printed by obxhelper).
 # After one untimed pass, the runs alternate which side goes first. Prints
 # each run's medians of open, count, close and open+count+close and, last,
-# the medians over the runs of the latter and their ratio manydb / C (goal:
-# at most 1.10).
+# the median of the per-run ratios manydb / C with its 95 % interval (goal:
+# at most 1.05), for obx_cached and for obx_nosync (no model).
 #
-# Usage: bench/obx_c_vs_go.sh [STORES] [RUNS]   (after make build)
-# OBX_BENCH_THREAD=1 runs the C program's loop in a second thread (a glibc
-# thread arena, like the Go worker's locked thread).
+# Usage: [SETTING=name] bench/obx_c_vs_go.sh [STORES] [RUNS]   (after make build)
 # The stores go to a new temporary directory, removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-STORES=${1:-200}
-RUNS=${2:-3}
+STORES=${1:-2000}
+RUNS=${2:-20}
 OBJECTS=1000
 LIB=third_party/objectbox/lib
 WORKER=bin/worker-objectbox
@@ -46,31 +44,40 @@ $WORKER --variant obx_cached --phase create --dir "$DIR" --stores "$STORES" --ob
 # which side goes first.
 "$TMP/obxhelper" order "$DIR" "$STORES" 1 | "$TMP/objectbox_bench" "$TMP/model.bin" $OBJECTS >/dev/null
 
-run_go() {
-	$WORKER --variant obx_cached --phase open --dir "$DIR" --stores "$STORES" --objects $OBJECTS \
-		--run "$1" --seed "$1" | "$TMP/obxhelper" median
+# SETTING (default: default) is a manydb setting, e.g. trim-threshold or
+# jemalloc: both sides run under its malloc environment.
+go build -o "$TMP/cvsgo" ./bench/cvsgo
+if [[ ${SETTING:-default} != default ]]; then
+	eval "$(go run ./bench/settingenv "$SETTING")"
+fi
+# The C loop runs in a second thread, like the worker's locked thread (a
+# glibc thread arena for both), unless BENCH_C_MAIN_THREAD=1.
+if [[ -z ${BENCH_C_MAIN_THREAD:-} ]]; then export OBX_BENCH_THREAD=1; fi
+
+# obx_cached opens with the model bytes, obx_nosync without a model.
+bench_variant() {
+	local variant=$1 model=$2
+	run_go() {
+		$WORKER --variant "$variant" --phase open --dir "$DIR" --stores "$STORES" --objects $OBJECTS \
+			--run "$1" --seed "$1" | "$TMP/obxhelper" median
+	}
+	run_c() { "$TMP/obxhelper" order "$DIR" "$STORES" "$1" | "$TMP/objectbox_bench" "$model" $OBJECTS; }
+	total() { awk '{for (i = 1; i < NF; i++) if ($i == "total_ms") print $(i+1)}' <<<"$1"; }
+	local ratios=() seed go_line c_line
+	for seed in $(seq 1 "$RUNS"); do
+		if ((seed % 2)); then
+			go_line=$(run_go "$seed")
+			c_line=$(run_c "$seed")
+		else
+			c_line=$(run_c "$seed")
+			go_line=$(run_go "$seed")
+		fi
+		echo "run $seed  manydb $variant: $go_line"
+		echo "run $seed  C program:  $c_line"
+		ratios+=("$(awk -v g="$(total "$go_line")" -v c="$(total "$c_line")" 'BEGIN {print g / c}')")
+	done
+	echo "$variant under ${SETTING:-default}, $RUNS runs of $STORES stores (load $(cut -d' ' -f1-3 /proc/loadavg)):"
+	"$TMP/cvsgo" --ratios "${ratios[*]}"
 }
-run_c() { "$TMP/obxhelper" order "$DIR" "$STORES" "$1" | "$TMP/objectbox_bench" "$TMP/model.bin" $OBJECTS; }
-total() { awk '{for (i = 1; i < NF; i++) if ($i == "total_ms") print $(i+1)}' <<<"$1"; }
-
-gos=() cs=()
-for seed in $(seq 1 "$RUNS"); do
-	if ((seed % 2)); then
-		go_line=$(run_go "$seed")
-		c_line=$(run_c "$seed")
-	else
-		c_line=$(run_c "$seed")
-		go_line=$(run_go "$seed")
-	fi
-	echo "run $seed  manydb obx_cached: $go_line"
-	echo "run $seed  C program:         $c_line"
-	gos+=("$(total "$go_line")")
-	cs+=("$(total "$c_line")")
-done
-
-med() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-GO=$(med "${gos[@]}")
-C=$(med "${cs[@]}")
-awk -v g="$GO" -v c="$C" -v s="$STORES" -v r="$RUNS" 'BEGIN {
-	printf "open+count+close median over %d runs of %d stores: manydb obx_cached %.4f ms, C %.4f ms, ratio %.3f (goal <= 1.10)\n", r, s, g, c, g / c
-}'
+bench_variant obx_cached "$TMP/model.bin"
+bench_variant obx_nosync -

@@ -41,6 +41,14 @@ func Median(xs []float64) float64 { return Quantile(xs, 0.5) }
 // P99 returns the 99th percentile of xs.
 func P99(xs []float64) float64 { return Quantile(xs, 0.99) }
 
+// Min returns the smallest value of xs, NaN for no samples.
+func Min(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return slices.Min(xs)
+}
+
 // Max returns the largest value of xs, NaN for no samples.
 func Max(xs []float64) float64 {
 	if len(xs) == 0 {
