@@ -2,7 +2,7 @@
 #
 #   make run    build, then a small study of every engine that builds here
 #   make test   build, then vet and all tests (what CI runs)
-#   make bench  benchmarks: harness overhead and manydb vs. a C program
+#   make bench  benchmarks: harness overhead, the serve loop, and manydb vs. a C program
 #
 # make build also installs strace when it is missing and it can (root,
 # apt-get): manydb profile counts the sync calls with it; and the malloc
@@ -103,6 +103,7 @@ profile: build
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 20000x ./internal/worker/
+	$(GO) test -run '^$$' -bench . -benchtime 200000x ./internal/serve/
 	./bench/c_vs_go.sh
 	@if [ -f $(OBXLIB) ]; then ./bench/obx_c_vs_go.sh; fi
 	./bench/libsql_c_vs_go.sh

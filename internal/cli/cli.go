@@ -64,6 +64,7 @@ Usage:
   manydb run [flags]        run a study, append its records, print its tables
   manydb tables FILE...     print the tables of one or more results files (--format md|csv|json|gobench)
   manydb compare OLD NEW    compare two results files (or FILE:variant), with significance
+  manydb serve [flags]      agent traffic on a pool of open stores: latency and memory per pool size
   manydb profile --engine V where the create time of a store goes (disk vs. tmpfs, syncs)
   manydb env [--root DIR]   print the environment a study records
   manydb engines            list every variant, its worker and whether it is built here
@@ -90,6 +91,8 @@ func Run(ctx context.Context, args []string, o Options) error {
 		return tablesCmd(args[1:], o)
 	case "compare":
 		return compareCmd(args[1:], o)
+	case "serve":
+		return serveCmd(ctx, args[1:], o)
 	case "profile":
 		return profileCmd(ctx, args[1:], o)
 	case "env":
@@ -100,7 +103,7 @@ func Run(ctx context.Context, args []string, o Options) error {
 		fmt.Fprint(o.Stdout, usage)
 		return nil
 	}
-	return &orchestrate.InputError{Msg: fmt.Sprintf("unknown command %q: use run, tables, compare, profile, env or engines (manydb help)", args[0])}
+	return &orchestrate.InputError{Msg: fmt.Sprintf("unknown command %q: use run, serve, tables, compare, profile, env or engines (manydb help)", args[0])}
 }
 
 // newFlagSet returns a flag set for a subcommand. Its errors are not

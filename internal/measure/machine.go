@@ -23,14 +23,20 @@ func KernelRelease() (string, error) {
 func CPUModel() (string, error) { return procFileField("/proc/cpuinfo", "model name") }
 
 // MemTotalKB reads the machine's memory, MemTotal in /proc/meminfo, in KiB.
-func MemTotalKB() (int64, error) {
-	v, err := procFileField("/proc/meminfo", "MemTotal")
+func MemTotalKB() (int64, error) { return meminfoKB("MemTotal") }
+
+// MemAvailableKB reads the memory available for new work, MemAvailable in
+// /proc/meminfo, in KiB.
+func MemAvailableKB() (int64, error) { return meminfoKB("MemAvailable") }
+
+func meminfoKB(field string) (int64, error) {
+	v, err := procFileField("/proc/meminfo", field)
 	if err != nil {
 		return 0, err
 	}
 	kb, err := strconv.ParseInt(strings.TrimSuffix(v, " kB"), 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("/proc/meminfo: MemTotal %q: %w", v, err)
+		return 0, fmt.Errorf("/proc/meminfo: %s %q: %w", field, v, err)
 	}
 	return kb, nil
 }

@@ -13,6 +13,7 @@ import (
 	"manydb/internal/measure"
 	"manydb/internal/memcg"
 	"manydb/internal/results"
+	"manydb/internal/serve"
 	"manydb/internal/settings"
 	"manydb/internal/worker"
 	"manydb/internal/workload"
@@ -27,15 +28,20 @@ type Config struct {
 	Queries  []string           // the open runs' queries in order; nil: count
 	Cache    []string           // cache modes of the open runs: warm, cold, drop; nil: warm
 	Turns    int                // turn runs after the space phase (0: none)
-	Hold     int                // stores held open in the hold phase
-	Workload workload.Spec      // what each store holds
-	Root     string             // data root (carries MarkerFile)
-	Out      string             // results file (JSON Lines, appended)
-	Keep     bool               // keep the stores after the study
-	Fresh    bool               // start a new study even if one can be resumed
-	BinDir   string             // where the worker binaries are
-	MaxLoad  float64            // wait before each phase until load1 < MaxLoad (0: don't wait)
-	LoadWait time.Duration      // how often to check the load while waiting
+	// Serve, when set, makes the study a manydb serve study: create, hold
+	// (the memory per open store that the pool sizes are checked against)
+	// and one serve phase per pool size, instead of the open runs, space
+	// and turns.
+	Serve    *results.ServeConfig
+	Hold     int           // stores held open in the hold phase
+	Workload workload.Spec // what each store holds
+	Root     string        // data root (carries MarkerFile)
+	Out      string        // results file (JSON Lines, appended)
+	Keep     bool          // keep the stores after the study
+	Fresh    bool          // start a new study even if one can be resumed
+	BinDir   string        // where the worker binaries are
+	MaxLoad  float64       // wait before each phase until load1 < MaxLoad (0: don't wait)
+	LoadWait time.Duration // how often to check the load while waiting
 	// SkipSpaceCheck starts even if the data root's filesystem looks too
 	// small for the study.
 	SkipSpaceCheck bool
@@ -125,7 +131,7 @@ func (c *Config) Validate() error {
 		return &InputError{"no setting given: use --settings default"}
 	case c.Stores < 1:
 		return &InputError{fmt.Sprintf("--stores %d: create at least one store", c.Stores)}
-	case c.Runs < 1:
+	case c.Runs < 1 && c.Serve == nil:
 		return &InputError{fmt.Sprintf("--runs %d: make at least one warm open run", c.Runs)}
 	case c.Hold < 1 || c.Hold > c.Stores:
 		return &InputError{fmt.Sprintf("--hold %d: hold between 1 and --stores (%d) stores open", c.Hold, c.Stores)}
@@ -147,6 +153,17 @@ func (c *Config) Validate() error {
 	}
 	if err := c.checkCache(); err != nil {
 		return err
+	}
+	if c.Serve != nil {
+		for _, p := range c.Serve.Pools {
+			sc := serve.Config{Stores: c.Stores, Requests: c.Serve.Requests, Concurrency: c.Serve.Concurrency, Pool: p, Zipf: c.Serve.Zipf, Rate: c.Serve.Rate}
+			if err := sc.Validate(); err != nil {
+				return &InputError{fmt.Sprintf("serve: %v", err)}
+			}
+		}
+		if len(c.Serve.Pools) == 0 {
+			return &InputError{"serve: --pool lists no pool size"}
+		}
 	}
 	if err := CheckRoot(c.Root, "--root"); err != nil {
 		return err
@@ -201,7 +218,7 @@ func (c *Config) config() *results.StudyConfig {
 		root = c.Root
 	}
 	return &results.StudyConfig{Variants: c.Variants, Settings: names, Stores: c.Stores, Runs: c.Runs,
-		Hold: c.Hold, Queries: c.Queries, Cache: c.Cache, Turns: c.Turns, Workload: c.Workload, Root: root, MaxLoad: c.MaxLoad}
+		Hold: c.Hold, Queries: c.Queries, Cache: c.Cache, Turns: c.Turns, Serve: c.Serve, Workload: c.Workload, Root: root, MaxLoad: c.MaxLoad}
 }
 
 // CacheModes are the values of --cache.

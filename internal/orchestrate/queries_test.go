@@ -3,6 +3,7 @@ package orchestrate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,7 +33,7 @@ func TestStudyWithQueriesColdAndTurns(t *testing.T) {
 		if r.Phase == results.PhaseEnv || r.Phase == results.PhaseEnd {
 			continue
 		}
-		got = append(got, phase{r.Phase, r.Run, r.Cache}.String())
+		got = append(got, phase{name: r.Phase, run: r.Run, cache: r.Cache}.String())
 		if r.Phase == results.PhaseOpen && !slices.Equal(r.Queries, c.Queries) {
 			t.Errorf("%s run %d: queries %v, want %v", r.Phase, r.Run, r.Queries, c.Queries)
 		}
@@ -149,5 +150,46 @@ func TestHoldInAMemoryCgroup(t *testing.T) {
 	}
 	if _, err := os.Stat(h.Container.Cgroup); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("cgroup %s not removed after the hold: %v", h.Container.Cgroup, err)
+	}
+}
+
+// TestServeStudy runs manydb serve's phases with the fake engine: create,
+// hold, one serve phase per pool size, each with its figures; a pool too
+// large for the memory is skipped with a record saying why.
+func TestServeStudy(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Hold = 5
+	c.Serve = &results.ServeConfig{Pools: []int{0, 3, 10}, Requests: 200, Concurrency: 4, Zipf: 1.1}
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.ReadFile(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		if r.Phase == results.PhaseServe {
+			if r.Status != results.StatusOK || r.Serve.Requests != 200 || r.Serve.Hits+r.Serve.Opens != 200 {
+				t.Errorf("serve record: %s %+v", r.Status, r.Serve)
+			}
+			if r.Serve.Pool == 0 && r.Serve.Hits != 0 {
+				t.Errorf("pool 0 had %d hits", r.Serve.Hits)
+			}
+			got = append(got, fmt.Sprint(r.Serve.Pool))
+		} else if r.Phase != results.PhaseEnv && r.Phase != results.PhaseEnd {
+			got = append(got, r.Phase)
+		}
+	}
+	if want := []string{"create", "hold", "0", "3", "10"}; !slices.Equal(got, want) {
+		t.Fatalf("phases %v, want %v", got, want)
+	}
+
+	s := &study{Config: c, holdKB: map[string]float64{"fake\x00default": 1 << 40}}
+	if why := s.poolTooLarge("fake", mustSetting(t, "default"), 10); !strings.Contains(why, "more than 70 % of the") {
+		t.Errorf("a pool of 10 stores of 1 PiB each: %q", why)
+	}
+	if why := s.poolTooLarge("fake", mustSetting(t, "default"), 0); why != "" {
+		t.Errorf("pool 0 skipped: %q", why)
 	}
 }

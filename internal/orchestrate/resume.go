@@ -74,5 +74,12 @@ func (s *study) resume(prior []results.Record) string {
 
 func sameStudy(a, b *results.StudyConfig) bool {
 	return a.Stores == b.Stores && a.Runs == b.Runs && a.Hold == b.Hold && a.Workload == b.Workload && a.Root == b.Root &&
-		slices.Equal(a.Queries, b.Queries)
+		slices.Equal(a.Queries, b.Queries) && sameServe(a.Serve, b.Serve)
+}
+
+func sameServe(a, b *results.ServeConfig) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return slices.Equal(a.Pools, b.Pools) && a.Requests == b.Requests && a.Concurrency == b.Concurrency && a.Zipf == b.Zipf && a.Rate == b.Rate
 }

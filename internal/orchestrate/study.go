@@ -84,7 +84,7 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	if c.ReadLoad == nil {
 		c.ReadLoad = measure.Load1
 	}
-	s := &study{Config: c, w: w, start: time.Now(), done: map[cellKey]bool{}, versions: byVariant}
+	s := &study{Config: c, w: w, start: time.Now(), done: map[cellKey]bool{}, holdKB: map[string]float64{}, versions: byVariant}
 	s.id = s.resume(prior)
 	if s.id == "" {
 		s.id = newStudyID(s.start)
@@ -115,7 +115,8 @@ type study struct {
 	id     string
 	w      *results.Writer
 	start  time.Time
-	done   map[cellKey]bool // cells recorded (ok or n/a) by this study
+	done   map[cellKey]bool   // cells recorded (ok or n/a) by this study
+	holdKB map[string]float64 // resident KB per open store by variant and setting (serve's memory check)
 	failed []string
 	budget results.Budget // where this session's time went
 	// versions are each variant's versions, as its worker reports them
@@ -132,14 +133,17 @@ func newStudyID(t time.Time) string {
 // phase is one worker run.
 type phase struct {
 	name  string
-	run   int    // open, turn: 1..Runs or 1..Turns
+	run   int    // open, turn: 1..Runs or 1..Turns; serve: 1..len(Pools)
 	cache string // open: "" (warm), cold or drop
+	pool  int    // serve: the pool size
 }
 
 func (p phase) String() string {
 	switch {
 	case p.cache != "":
 		return fmt.Sprintf("%s run %d (%s)", p.name, p.run, p.cache)
+	case p.name == results.PhaseServe:
+		return fmt.Sprintf("serve, pool size %d", p.pool)
 	case p.run > 0:
 		return fmt.Sprintf("%s run %d", p.name, p.run)
 	}
@@ -151,6 +155,13 @@ func (p phase) String() string {
 // which change the stores and so come last.
 func (s *study) phases() []phase {
 	ps := []phase{{name: results.PhaseCreate}}
+	if s.Serve != nil {
+		ps = append(ps, phase{name: results.PhaseHold})
+		for i := range s.Serve.Pools {
+			ps = append(ps, phase{name: results.PhaseServe, run: i + 1, pool: s.Serve.Pools[i]})
+		}
+		return ps
+	}
 	for _, c := range s.cacheModes() {
 		if c == "warm" {
 			c = ""
@@ -280,6 +291,17 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		job.Run, job.Seed, job.Queries, job.Cache = p.run, uint64(p.run), s.Queries, p.cache
 	case results.PhaseTurn:
 		job.Run, job.Seed = p.run, uint64(p.run)
+	case results.PhaseServe:
+		// The same agents' sequence for every pool size.
+		job.Seed = 1
+		job.Serve = worker.ServeJob{Pool: p.pool, Requests: s.Serve.Requests, Concurrency: s.Serve.Concurrency, Zipf: s.Serve.Zipf, Rate: s.Serve.Rate}
+		if why := s.poolTooLarge(v, set, p.pool); why != "" {
+			fmt.Fprintf(s.Log, "%s: skipped: %s\n", label, why)
+			s.done[cellKey{v, set.Name, p.name, p.run, ""}] = true
+			return true, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: p.name, Run: p.run,
+				Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
+				Serve: &results.Serve{Pool: p.pool}, Error: why})
+		}
 	case results.PhaseHold:
 		job.Hold = s.Hold
 	}
@@ -306,7 +328,9 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		}
 		job.Appended = m.Appended
 	}
-	if p.name == results.PhaseTurn {
+	if p.name == results.PhaseTurn || p.name == results.PhaseServe {
+		// Serve appends to each store as often as its agent is drawn:
+		// unevenly, so the stores are not reused by a rerun either.
 		m.Turning = true
 		if err := writeManifest(dir, m); err != nil {
 			return false, err
@@ -320,8 +344,11 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	args := job.Args()
 	started := time.Now().UTC()
 	total := s.Stores
-	if p.name == results.PhaseHold {
+	switch p.name {
+	case results.PhaseHold:
 		total = s.Hold
+	case results.PhaseServe:
+		total = 1 // the worker reports when it is done
 	}
 	sampler := startLoadSampler(s.SampleEvery)
 	s.Bar.Start(label, total)
@@ -376,6 +403,9 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	}
 	if res.err == nil {
 		s.done[cellKey{v, set.Name, p.name, p.run, p.cache}] = true
+		if rec.Hold != nil {
+			s.holdKB[v+"\x00"+set.Name] = rec.Hold.RssKB
+		}
 	}
 	return res.err == nil, nil
 }
@@ -409,4 +439,25 @@ func (s *study) cgroups() memcg.Hierarchy {
 		return *s.Cgroups
 	}
 	return memcg.Default
+}
+
+// poolTooLarge says why a pool of n open stores of variant v would not fit
+// in 70 % of the memory available now, estimated from the study's hold
+// phase (resident memory per open store); "" when it fits or there is no
+// estimate.
+func (s *study) poolTooLarge(v string, set settings.Setting, n int) string {
+	perStore, ok := s.holdKB[v+"\x00"+set.Name]
+	if !ok || n == 0 {
+		return ""
+	}
+	availKB, err := measure.MemAvailableKB()
+	if err != nil {
+		return ""
+	}
+	need := perStore * float64(n)
+	if need <= 0.7*float64(availKB) {
+		return ""
+	}
+	return fmt.Sprintf("%d open stores need about %s (%s per open store, from the hold phase), more than 70 %% of the %s available", n,
+		bytesText(need*1024), bytesText(perStore*1024), bytesText(float64(availKB)*1024))
 }

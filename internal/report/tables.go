@@ -25,6 +25,7 @@ type cell struct {
 	opens      []*results.Record            // warm open runs
 	cached     map[string][]*results.Record // cold and drop open runs, by cache mode
 	turns      []*results.Record
+	serves     []*results.Record // serve phases, ok or n/a (skipped), by run
 	hold       *results.Record
 	space      *results.Record
 	all        []*results.Record // every ok record of the cell
@@ -51,6 +52,7 @@ type table struct {
 	queries  []string // the open runs' queries beyond the default count
 	modes    []string // cache modes other than warm, in the order seen
 	turned   bool     // some cell has turn runs
+	served   bool     // a manydb serve study
 }
 
 // Tables writes one Markdown table per study and setting found in recs, in
@@ -100,6 +102,12 @@ func group(recs []results.Record) []*table {
 		}
 		t.workload = fmt.Sprintf("%s: %s notes of %d characters per store", r.Workload.Name, thousands(float64(r.Workload.Objects)), r.Workload.TextLen)
 		t.objects = r.Workload.Objects
+		if r.Phase == results.PhaseServe && r.Status != results.StatusFailed {
+			t.served = true
+			c.serves = slices.DeleteFunc(c.serves, func(o *results.Record) bool { return o.Run == r.Run })
+			c.serves = append(c.serves, r)
+			continue
+		}
 		if r.Status == results.StatusNotApplicable {
 			c.na = true
 			continue
@@ -346,6 +354,10 @@ func missing(c *cell, phase string) string {
 }
 
 func (t *table) write(w io.Writer) {
+	if t.served {
+		t.writeServe(w)
+		return
+	}
 	fmt.Fprintf(w, "## Study %s, setting %s\n\n", t.study, t.setting)
 	fmt.Fprintf(w, "Workload %s. Open figures pool the warm runs counted in the row \"Warm open runs pooled\" (each run: all stores in random order).\n\n", t.workload)
 	fmt.Fprintf(w, "| |%s|\n", " "+strings.Join(t.variants, " | ")+" ")

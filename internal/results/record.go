@@ -22,7 +22,8 @@ const (
 	PhaseOpen    = "open"
 	PhaseHold    = "hold"
 	PhaseSpace   = "space"
-	PhaseTurn    = "turn" // after space: one agent turn per store (--turns)
+	PhaseTurn    = "turn"  // after space: one agent turn per store (--turns)
+	PhaseServe   = "serve" // manydb serve: agent traffic on a pool of open stores
 	PhaseProfile = "profile"
 	PhaseEnd     = "end" // one per finished study: its wall time
 )
@@ -102,6 +103,9 @@ type Record struct {
 	// profile
 	Profile *Profile `json:"profile,omitempty"`
 
+	// serve
+	Serve *Serve `json:"serve,omitempty"`
+
 	// space: one per store, in store order
 	Bytes         []int64  `json:"bytes,omitempty"`          // allocated on disk
 	ApparentBytes []int64  `json:"apparent_bytes,omitempty"` // sum of file sizes
@@ -164,6 +168,50 @@ type Container struct {
 	AnonAfter   int64  `json:"anon_after"`
 }
 
+// ServeConfig is the traffic of a manydb serve study.
+type ServeConfig struct {
+	Pools       []int   `json:"pools"` // pool sizes, one serve phase each
+	Requests    int     `json:"requests"`
+	Concurrency int     `json:"concurrency"`
+	Zipf        float64 `json:"zipf"`
+	Rate        float64 `json:"rate,omitempty"`
+}
+
+// Serve is one manydb serve run: agents' requests (each an agent turn:
+// the 20 newest notes, one note appended) from a Zipf distribution, served
+// from a pool of at most Pool open stores.
+type Serve struct {
+	Pool        int     `json:"pool"`
+	Requests    int     `json:"requests"` // recorded
+	Warmup      int     `json:"warmup"`   // served before, not recorded
+	Concurrency int     `json:"concurrency"`
+	Zipf        float64 `json:"zipf"`
+	Seed        uint64  `json:"seed"`
+	Rate        float64 `json:"rate,omitempty"` // open loop: requests per second
+	// Histogram is the recorded requests' latencies in µs, an HDR
+	// histogram (hdrhistogram-go's Encode, base64 in JSON).
+	Histogram []byte `json:"histogram"`
+	// Percentiles of the latency, ms, from the histogram.
+	P50Ms  float64 `json:"p50_ms"`
+	P90Ms  float64 `json:"p90_ms"`
+	P99Ms  float64 `json:"p99_ms"`
+	P999Ms float64 `json:"p999_ms"`
+	MaxMs  float64 `json:"max_ms"`
+	WallS  float64 `json:"wall_s"` // of the recorded requests
+	Hits   int64   `json:"hits"`   // requests whose store was open in the pool
+	Opens  int64   `json:"opens"`
+	Closes int64   `json:"closes"`
+	// MaxOpen is the most stores open at once (pool plus in use).
+	MaxOpen int64 `json:"max_open"`
+	// Samples of the process every SampleMs during the recorded requests.
+	SampleMs  int     `json:"sample_ms"`
+	RssKB     []int64 `json:"rss_kb"`
+	AnonKB    []int64 `json:"anon_kb"`
+	Threads   []int   `json:"threads"`
+	FDs       []int   `json:"fds"`
+	BaseRssKB int64   `json:"base_rss_kb"` // before the first store opened
+}
+
 // Profile is where the create time of a store goes: the steps of the
 // create phase timed one by one (manydb profile), on one medium. Each
 // sample slice has one value per store, in creation order; for every
@@ -224,6 +272,7 @@ type StudyConfig struct {
 	Queries  []string      `json:"queries,omitempty"` // default: count
 	Cache    []string      `json:"cache,omitempty"`   // default: warm
 	Turns    int           `json:"turns,omitempty"`
+	Serve    *ServeConfig  `json:"serve,omitempty"` // manydb serve
 	Workload workload.Spec `json:"workload"`
 	Root     string        `json:"root"`
 	MaxLoad  float64       `json:"max_load,omitempty"`

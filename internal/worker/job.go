@@ -13,6 +13,7 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/results"
+	"manydb/internal/serve"
 	"manydb/internal/workload"
 )
 
@@ -23,7 +24,7 @@ const PhaseVersions = "versions"
 // Job is one phase for one variant, as given on the worker's command line.
 type Job struct {
 	Variant  string        // variant id
-	Phase    string        // create, open, hold, space, turn, profile or versions
+	Phase    string        // create, open, hold, space, turn, serve, profile or versions
 	Dir      string        // the directory holding this variant's stores
 	Stores   int           // number of stores (000000 … Stores-1)
 	Workload workload.Spec // what each store holds
@@ -40,6 +41,8 @@ type Job struct {
 	// Appended is the number of notes the turn phase appended to every
 	// store before this phase (0 before the first turn run).
 	Appended int
+	// Serve is the serve phase's traffic (manydb serve).
+	Serve ServeJob
 	// Cgroup is a fresh memory cgroup (its directory) the hold worker moves
 	// itself into, to report what it is charged.
 	Cgroup   string
@@ -100,6 +103,13 @@ func (j Job) Args() []string {
 	str("--cache", j.Cache)
 	num("--appended", j.Appended)
 	str("--cgroup", j.Cgroup)
+	if j.Phase == results.PhaseServe {
+		args = append(args, "--pool", strconv.Itoa(j.Serve.Pool), "--requests", strconv.Itoa(j.Serve.Requests),
+			"--concurrency", strconv.Itoa(j.Serve.Concurrency), "--zipf", strconv.FormatFloat(j.Serve.Zipf, 'g', -1, 64))
+		if j.Serve.Rate > 0 {
+			args = append(args, "--rate", strconv.FormatFloat(j.Serve.Rate, 'g', -1, 64))
+		}
+	}
 	str("--cpuprofile", j.CPUProfile)
 	boolean("--list", j.List)
 	return args
@@ -133,6 +143,11 @@ func parseJob(args []string, stderr io.Writer, factories []engine.Factory) (Job,
 	queries := fs.String("queries", "", "open: the queries to make, in order ("+strings.Join(Queries, ",")+"; default count)")
 	fs.StringVar(&j.Cache, "cache", "", "open: cold evicts each store's files from the page cache before its open; drop is recorded as given")
 	fs.IntVar(&j.Appended, "appended", 0, "notes appended to every store by earlier turn runs")
+	fs.IntVar(&j.Serve.Pool, "pool", 0, "serve: open stores kept between requests")
+	fs.IntVar(&j.Serve.Requests, "requests", 0, "serve: recorded requests")
+	fs.IntVar(&j.Serve.Concurrency, "concurrency", 8, "serve: goroutines sending requests")
+	fs.Float64Var(&j.Serve.Zipf, "zipf", 1.1, "serve: Zipf exponent of the agents")
+	fs.Float64Var(&j.Serve.Rate, "rate", 0, "serve: requests per second (open loop; 0: closed loop)")
 	fs.StringVar(&j.Cgroup, "cgroup", "", "hold: a fresh memory cgroup to move into and report the charge of")
 	fs.BoolVar(&j.Progress, "progress", false, "print progress lines on stderr")
 	fs.StringVar(&j.CPUProfile, "cpuprofile", "", "create, profile: write a pprof CPU profile of the phase to this file")
@@ -163,11 +178,11 @@ func parseJob(args []string, stderr io.Writer, factories []engine.Factory) (Job,
 
 func (j Job) validate() error {
 	switch j.Phase {
-	case results.PhaseCreate, results.PhaseOpen, results.PhaseHold, results.PhaseSpace, results.PhaseTurn, results.PhaseProfile:
+	case results.PhaseCreate, results.PhaseOpen, results.PhaseHold, results.PhaseSpace, results.PhaseTurn, results.PhaseProfile, results.PhaseServe:
 	case PhaseVersions:
 		return nil
 	default:
-		return fmt.Errorf("--phase %q: use create, open, hold, space, turn, profile or versions", j.Phase)
+		return fmt.Errorf("--phase %q: use create, open, hold, space, turn, serve, profile or versions", j.Phase)
 	}
 	if _, err := ParseQueries(strings.Join(j.Queries, ",")); len(j.Queries) > 0 && err != nil {
 		return err
@@ -176,6 +191,12 @@ func (j Job) validate() error {
 	case CacheWarm, CacheCold, CacheDrop:
 	default:
 		return fmt.Errorf("--cache %q: use cold or drop (or leave it out for warm)", j.Cache)
+	}
+	if j.Phase == results.PhaseServe {
+		c := serve.Config{Stores: j.Stores, Requests: j.Serve.Requests, Concurrency: j.Serve.Concurrency, Pool: j.Serve.Pool, Zipf: j.Serve.Zipf, Rate: j.Serve.Rate}
+		if err := c.Validate(); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
 	}
 	if j.Appended < 0 {
 		return fmt.Errorf("--appended %d: must not be negative", j.Appended)
@@ -190,7 +211,7 @@ func (j Job) validate() error {
 		return fmt.Errorf("--stores %d: need at least one store", j.Stores)
 	case j.Workload.Objects < 1:
 		return fmt.Errorf("--objects %d: need at least one note per store", j.Workload.Objects)
-	case (j.Phase == results.PhaseOpen || j.Phase == results.PhaseTurn) && j.Seed == 0:
+	case (j.Phase == results.PhaseOpen || j.Phase == results.PhaseTurn || j.Phase == results.PhaseServe) && j.Seed == 0:
 		return fmt.Errorf("--seed is required for the %s phase (1, 2, …)", j.Phase)
 	case j.Phase == results.PhaseHold && (j.Hold < 1 || j.Hold > j.Stores):
 		return fmt.Errorf("--hold %d: hold between 1 and --stores (%d) stores", j.Hold, j.Stores)

@@ -207,6 +207,9 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, er
 	case results.PhaseTurn:
 		rec.Run, rec.Seed = job.Run, job.Seed
 		err = turn(job, v, &rec, p)
+	case results.PhaseServe:
+		rec.Seed = job.Seed
+		err = serveRun(job, v, &rec, p)
 	case results.PhaseHold:
 		err = hold(job, v, &rec, p)
 	case results.PhaseSpace:

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,8 +41,8 @@ const FileName = "fake.db"
 // Variant is a fake variant.
 type Variant struct {
 	id      string
-	opens   int
-	creates int
+	opens   atomic.Int64 // Open is called concurrently by manydb serve
+	creates atomic.Int64
 }
 
 // New returns the fake variant with the given id.
@@ -65,8 +66,7 @@ func (v *Variant) Versions() map[string]string { return map[string]string{"fake"
 // Create implements engine.Variant.
 func (v *Variant) Create(dir string) (engine.Store, error) {
 	v.slow()
-	v.creates++
-	if v.id == "fake_createfail" && v.creates == 3 {
+	if n := v.creates.Add(1); v.id == "fake_createfail" && n == 3 {
 		return nil, errors.New("no space left on device (fake)")
 	}
 	path := filepath.Join(dir, FileName)
@@ -79,15 +79,15 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 // Open implements engine.Variant.
 func (v *Variant) Open(dir string) (engine.Store, error) {
 	v.slow()
-	v.opens++
-	if v.id == "fake_crash" && v.opens == 3 {
+	opens := v.opens.Add(1)
+	if v.id == "fake_crash" && opens == 3 {
 		fmt.Fprintln(os.Stderr, "fake_crash: crashing on purpose")
 		os.Exit(3)
 	}
-	if v.id == "fake_panic" && v.opens == 3 {
+	if v.id == "fake_panic" && opens == 3 {
 		panic("fake_panic: panicking on purpose")
 	}
-	if v.id == "fake_sigkill" && v.opens == 3 {
+	if v.id == "fake_sigkill" && opens == 3 {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	}
 	path := filepath.Join(dir, FileName)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"unsafe"
 
 	flatbuffers "github.com/google/flatbuffers/go"
 	obx "github.com/objectbox/objectbox-go/objectbox"
@@ -345,8 +346,27 @@ func (h *cStoreHandle) Scan(fn func(workload.Note)) error {
 // Append implements engine.Querier: the note marshalled and put in its
 // own write transaction as Insert puts its notes (the id reserved must be
 // n.ID).
+//
+// It uses buffers of its own, not the variant's: manydb serve appends to
+// several stores of one variant at once.
 func (h *cStoreHandle) Append(n workload.Note) error {
-	return h.Insert([]workload.Note{n})
+	fbb := flatbuffers.NewBuilder(512)
+	obj := note.Note{Id: uint64(n.ID), Text: n.Text, Ts: n.Ts}
+	if err := note.NoteBinding.Flatten(&obj, fbb, uint64(n.ID)); err != nil {
+		return err
+	}
+	fbb.Finish(fbb.EndObject())
+	fb := fbb.FinishedBytes()
+	aligned := make([]uint64, (len(fb)+7)/8) // 8-byte aligned, as marshal lays objects out
+	data := unsafe.Slice((*byte)(unsafe.Pointer(&aligned[0])), len(fb))
+	copy(data, fb)
+	ids := []uint64{0}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := h.s.putMany(entityID(), data, []uint64{0, uint64(len(data))}, ids, uint64(n.ID)); err != nil {
+		return fmt.Errorf("append note %d: %w", n.ID, err)
+	}
+	return nil
 }
 
 // idProperty returns the id property's id in the model.

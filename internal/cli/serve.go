@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"manydb/internal/engine"
+	"manydb/internal/orchestrate"
+	"manydb/internal/results"
+	"manydb/internal/settings"
+	"manydb/internal/workload"
+)
+
+const serveSynopsis = `manydb serve [flags]
+
+Keep stores open or open them per request? For each engine variant,
+creates --stores stores (one per agent), measures the memory per open
+store (a hold phase of min(100, --stores) stores), then for each --pool
+size serves --requests agent requests in a fresh worker: each request is
+one agent turn (its 20 newest notes, one note appended in its own
+transaction), its agent drawn from a Zipf distribution (--zipf s, seeded),
+its store taken from a pool of at most P open stores (the least recently
+used is closed when the pool is full; 0 opens and closes per request).
+One request per store at a time; waiting for a busy store counts in the
+latency. --concurrency goroutines send requests back to back (closed
+loop), or with --rate the requests are due on a fixed schedule and latency
+counts from when each was due (open loop). A warm-up of 5 % of the
+requests is not recorded. Every answer is checked.
+
+Figures per variant and pool size: latency p50, p90, p99, p99.9 and max
+(an HDR histogram), throughput, the pool's hit rate, opens and closes per
+second, and the process' resident and anonymous memory, threads and open
+files at the end and at their peak. A pool whose memory, estimated from
+the hold phase, would not fit in 70 % of the available memory is skipped
+with a message.
+
+The records (phase serve, with the encoded histogram and every sample) go
+to --out; running the same command again resumes, as manydb run does.
+
+Example:
+  manydb serve --engines sqlite,obx_nosync --stores 2000 --requests 20000 --pool 0,20,200,2000 --root data --out serve.jsonl`
+
+func serveCmd(ctx context.Context, args []string, o Options) error {
+	fs := newFlagSet("serve")
+	var opt runOptions
+	fs.StringVar(&opt.engines, "engines", "all", "comma-separated variant ids, or all (known: "+joinIDs()+")")
+	fs.StringVar(&opt.settings, "settings", "default", "comma-separated settings (see manydb run --help)")
+	fs.IntVar(&opt.stores, "stores", 10000, "stores (agents) per variant")
+	requests := fs.Int("requests", 200000, "recorded requests per pool size")
+	concurrency := fs.Int("concurrency", 8, "goroutines sending requests")
+	zipf := fs.Float64("zipf", 1.1, "Zipf exponent s of the agents (above 1; higher: fewer, hotter agents)")
+	pools := fs.String("pool", "0,1%,10%,100%", "pool sizes: numbers of open stores or percentages of --stores")
+	rate := fs.Float64("rate", 0, "requests per second (open loop); 0: closed loop")
+	fs.StringVar(&opt.root, "root", "manydb-data", "data root for the stores")
+	fs.StringVar(&opt.out, "out", "serve.jsonl", "results file, appended to")
+	fs.StringVar(&opt.workload, "workload", "large", "large or small")
+	fs.BoolVar(&opt.keep, "keep", false, "keep the stores after the study")
+	fs.BoolVar(&opt.fresh, "fresh", false, "start a new study even if the results file holds one to resume")
+	fs.Float64Var(&opt.maxLoad, "max-load", 0, "before each phase, wait until the 1-minute load average is below this (0: don't wait)")
+	fs.DurationVar(&opt.loadWait, "load-wait", 30*time.Second, "how often to check the load while waiting")
+	fs.StringVar(&opt.binDir, "bin", o.BinDir, "directory of the worker binaries")
+	if done, err := parse(fs, args, serveSynopsis, o); done || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return &orchestrate.InputError{Msg: fmt.Sprintf("serve: unexpected argument %q (flags only; see manydb serve --help)", fs.Arg(0))}
+	}
+	ps, err := parsePools(*pools, opt.stores)
+	if err != nil {
+		return &orchestrate.InputError{Msg: "serve: " + err.Error()}
+	}
+	variants, err := engine.ParseList(opt.engines)
+	if err != nil {
+		return &orchestrate.InputError{Msg: "serve: --engines: " + err.Error()}
+	}
+	if opt.engines == "all" {
+		if variants = builtVariants(ctx, o, opt.binDir); len(variants) == 0 {
+			return &orchestrate.InputError{Msg: fmt.Sprintf("serve: no engine is built in %s: run 'make build'", opt.binDir)}
+		}
+	}
+	sets, err := settings.ParseList(opt.settings)
+	if err != nil {
+		return &orchestrate.InputError{Msg: "serve: --settings: " + err.Error()}
+	}
+	wl, err := workload.Lookup(opt.workload, 0, 0)
+	if err != nil {
+		return &orchestrate.InputError{Msg: "serve: " + err.Error()}
+	}
+	cfg := orchestrate.Config{Variants: variants, Settings: sets, Fresh: opt.fresh, Stores: opt.stores, Hold: min(100, max(opt.stores, 1)),
+		Workload: wl, Root: opt.root, Out: opt.out, Keep: opt.keep, BinDir: opt.binDir, MaxLoad: opt.maxLoad, LoadWait: opt.loadWait,
+		Version: o.Version, Env: o.Environ, Log: o.Stderr,
+		Serve: &results.ServeConfig{Pools: ps, Requests: *requests, Concurrency: *concurrency, Zipf: *zipf, Rate: *rate}}
+	id, err := orchestrate.Run(ctx, cfg)
+	var inputErr *orchestrate.InputError
+	if errors.As(err, &inputErr) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	var failed *orchestrate.Failed
+	if err != nil && !errors.As(err, &failed) {
+		return err
+	}
+	if terr := printStudy(o, opt.out, id); terr != nil {
+		return terr
+	}
+	fmt.Fprintf(o.Stderr, "records of serve study %s are in %s\n", id, opt.out)
+	return err
+}
+
+// parsePools reads --pool: numbers of stores or percentages of stores,
+// each at most stores, none twice.
+func parsePools(s string, stores int) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		var n int
+		if pct, ok := strings.CutSuffix(f, "%"); ok {
+			p, err := strconv.ParseFloat(pct, 64)
+			if err != nil || p < 0 || p > 100 {
+				return nil, fmt.Errorf("--pool %q: a percentage between 0%% and 100%% of --stores", f)
+			}
+			n = int(float64(stores) * p / 100)
+		} else {
+			v, err := strconv.Atoi(f)
+			if err != nil || v < 0 || v > stores {
+				return nil, fmt.Errorf("--pool %q: a number of open stores between 0 and --stores (%d), or a percentage", f, stores)
+			}
+			n = v
+		}
+		for _, m := range out {
+			if m == n {
+				return nil, fmt.Errorf("--pool: %d stores is listed twice", n)
+			}
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,152 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"manydb/internal/results"
+	"manydb/internal/stats"
+)
+
+// writeServe writes a manydb serve study: one block of rows per pool size
+// (columns: variants), then the summary "p99 latency and memory per pool
+// size".
+func (t *table) writeServe(w io.Writer) {
+	fmt.Fprintf(w, "## Serve study %s, setting %s\n\n", t.study, t.setting)
+	var pools []int
+	cfg := ""
+	for _, v := range t.variants {
+		for _, r := range t.cells[v].serves {
+			if !slices.Contains(pools, r.Serve.Pool) {
+				pools = append(pools, r.Serve.Pool)
+			}
+			if r.Status == results.StatusOK && cfg == "" {
+				s := r.Serve
+				cfg = fmt.Sprintf("%s requests per pool size (after a warm-up of %s), %d goroutines, Zipf s = %g, %s", thousands(float64(s.Requests)),
+					thousands(float64(s.Warmup)), s.Concurrency, s.Zipf, loop(s.Rate))
+			}
+		}
+	}
+	slices.Sort(pools)
+	fmt.Fprintf(w, "Workload %s. %s; each request: open or take the agent's store, its 20 newest notes, one note appended, give it back.\n\n", t.workload, cfg)
+	header := func() {
+		fmt.Fprintf(w, "| |%s|\n", " "+strings.Join(t.variants, " | ")+" ")
+		fmt.Fprintf(w, "| --- |%s\n", strings.Repeat(" --- |", len(t.variants)))
+	}
+	for _, pool := range pools {
+		fmt.Fprintf(w, "### Pool of %s open stores\n\n", thousands(float64(pool)))
+		header()
+		for _, r := range serveRows() {
+			vals := make([]string, len(t.variants))
+			for i, v := range t.variants {
+				vals[i] = "–"
+				for _, rec := range t.cells[v].serves {
+					switch {
+					case rec.Serve.Pool != pool:
+					case rec.Status != results.StatusOK:
+						vals[i] = "skipped"
+					default:
+						vals[i] = r.value(rec.Serve)
+					}
+				}
+				if t.cells[v].failed[results.PhaseServe] && vals[i] == "–" {
+					vals[i] = "failed"
+				}
+			}
+			fmt.Fprintf(w, "| %s | %s |\n", r.label, strings.Join(vals, " | "))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "### p99 latency and memory per pool size")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Each cell: p99 latency / peak resident memory of the worker.")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "| pool |%s|\n", " "+strings.Join(t.variants, " | ")+" ")
+	fmt.Fprintf(w, "| --- |%s\n", strings.Repeat(" --- |", len(t.variants)))
+	for _, pool := range pools {
+		vals := make([]string, len(t.variants))
+		for i, v := range t.variants {
+			vals[i] = "–"
+			for _, rec := range t.cells[v].serves {
+				if rec.Serve.Pool != pool {
+					continue
+				}
+				if rec.Status != results.StatusOK {
+					vals[i] = "skipped: " + rec.Error
+					continue
+				}
+				vals[i] = millis(rec.Serve.P99Ms, 2) + " / " + mb(peak(rec.Serve.RssKB))
+			}
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", thousands(float64(pool)), strings.Join(vals, " | "))
+	}
+	fmt.Fprintln(w)
+	for _, v := range t.variants {
+		if h := t.cells[v].hold; h != nil {
+			fmt.Fprintf(w, "%s: %s KB resident per open store (hold phase, %d open). ", v, thousands(h.Hold.RssKB), h.Hold.Held)
+		}
+	}
+	fmt.Fprintln(w)
+	if len(t.loud) > 0 {
+		fmt.Fprintf(w, "The load rose to --max-load or above during: %s.\n", strings.Join(t.loud, ", "))
+	}
+	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
+	writeEnv(w, t.env, true)
+}
+
+func loop(rate float64) string {
+	if rate > 0 {
+		return fmt.Sprintf("open loop at %s requests/s (latency from each request's due time)", thousands(rate))
+	}
+	return "closed loop"
+}
+
+type serveRow struct {
+	label string
+	value func(s *results.Serve) string
+}
+
+func serveRows() []serveRow {
+	perSec := func(n int64, s *results.Serve) string { return thousands(float64(n) / s.WallS) }
+	return []serveRow{
+		{"Latency p50", func(s *results.Serve) string { return millis(s.P50Ms, 3) }},
+		{"p90", func(s *results.Serve) string { return millis(s.P90Ms, 3) }},
+		{"p99", func(s *results.Serve) string { return millis(s.P99Ms, 3) }},
+		{"p99.9", func(s *results.Serve) string { return millis(s.P999Ms, 3) }},
+		{"max", func(s *results.Serve) string { return millis(s.MaxMs, 3) }},
+		{"Requests per second", func(s *results.Serve) string { return perSec(int64(s.Requests), s) }},
+		{"Pool hit rate", func(s *results.Serve) string { return fmt.Sprintf("%.1f %%", 100*float64(s.Hits)/float64(s.Requests)) }},
+		{"Opens per second", func(s *results.Serve) string { return perSec(s.Opens, s) }},
+		{"Closes per second", func(s *results.Serve) string { return perSec(s.Closes, s) }},
+		{"Most stores open at once", func(s *results.Serve) string { return thousands(float64(s.MaxOpen)) }},
+		{"Resident memory, end / peak", func(s *results.Serve) string { return mb(last(s.RssKB)) + " / " + mb(peak(s.RssKB)) }},
+		{"Anonymous memory, end / peak", func(s *results.Serve) string { return mb(last(s.AnonKB)) + " / " + mb(peak(s.AnonKB)) }},
+		{"Threads, end / peak", func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.Threads), peakInt(s.Threads)) }},
+		{"Open files, end / peak", func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.FDs), peakInt(s.FDs)) }},
+		{"Errors", func(s *results.Serve) string { return "0" }}, // a wrong answer fails the phase
+	}
+}
+
+func mb(kb float64) string { return fmt.Sprintf("%.1f MB", kb/1024) }
+
+func peak(xs []int64) float64 { return stats.Max(stats.Ints(xs)) }
+func last(xs []int64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	return float64(xs[len(xs)-1])
+}
+func peakInt(xs []int) int {
+	if len(xs) == 0 {
+		return 0
+	}
+	return slices.Max(xs)
+}
+func lastInt(xs []int) int {
+	if len(xs) == 0 {
+		return 0
+	}
+	return xs[len(xs)-1]
+}

@@ -1,0 +1,49 @@
+package serve
+
+import (
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"manydb/internal/engine"
+	"manydb/internal/workload"
+)
+
+// nullStore is a store that does nothing: it measures the serve loop's own
+// cost (pool, locks, sequence, recording).
+type nullStore struct{}
+
+func (nullStore) Insert([]workload.Note) error { return nil }
+func (nullStore) Count() (int64, error)        { return 0, nil }
+func (nullStore) Close() error                 { return nil }
+
+func benchServe(b *testing.B, pool int) {
+	f := Funcs{
+		Open: func(int) (engine.Store, error) { return nullStore{}, nil },
+		Turn: func(int, engine.Store) error { return nil },
+	}
+	c := Config{Stores: 10000, Requests: b.N, Concurrency: 8, Pool: pool, Zipf: 1.1, Seed: 1}
+	seq := Sequence(c.Stores, c.Requests, c.Zipf, c.Seed)
+	b.ResetTimer()
+	res, err := run(c, f, seq)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(c.Requests)/res.Wall.Seconds(), "req/s")
+}
+
+// BenchmarkServeNull: requests per second of the serve loop with a null
+// engine, opening on every request (pool 0) and from a pool of 100.
+func BenchmarkServeNullPool0(b *testing.B)   { benchServe(b, 0) }
+func BenchmarkServeNullPool100(b *testing.B) { benchServe(b, 100) }
+
+// BenchmarkRecord: what recording one request's latency costs (two clock
+// reads and one histogram update).
+func BenchmarkRecord(b *testing.B) {
+	h := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
+	for b.Loop() {
+		t0 := time.Now()
+		h.RecordValue(max(1, time.Since(t0).Microseconds()))
+	}
+}

@@ -1,0 +1,179 @@
+package serve
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"manydb/internal/engine"
+	"manydb/internal/workload"
+)
+
+// fakeStore is a store of the fake engine below: it counts what is open
+// and in use.
+type fakeStore struct {
+	i int
+	e *fakeEngine
+}
+
+func (s *fakeStore) Insert([]workload.Note) error { return nil }
+func (s *fakeStore) Count() (int64, error)        { return 0, nil }
+func (s *fakeStore) Close() error {
+	s.e.open.Add(-1)
+	s.e.mu.Lock()
+	s.e.log = append(s.e.log, fmt.Sprintf("close %d", s.i))
+	s.e.mu.Unlock()
+	return nil
+}
+
+// fakeEngine is a FAKE engine for the pool's tests: it records opens and
+// closes, the most stores open at once and whether a store was used by
+// two requests at once.
+type fakeEngine struct {
+	open, maxOpen atomic.Int64
+	inUse         []atomic.Int32
+	overlap       atomic.Bool
+	sleep         time.Duration
+	mu            sync.Mutex
+	log           []string
+}
+
+func newFake(stores int) *fakeEngine { return &fakeEngine{inUse: make([]atomic.Int32, stores)} }
+
+func (e *fakeEngine) funcs() Funcs {
+	return Funcs{
+		Open: func(i int) (engine.Store, error) {
+			n := e.open.Add(1)
+			for m := e.maxOpen.Load(); n > m && !e.maxOpen.CompareAndSwap(m, n); m = e.maxOpen.Load() {
+			}
+			e.mu.Lock()
+			e.log = append(e.log, fmt.Sprintf("open %d", i))
+			e.mu.Unlock()
+			return &fakeStore{i: i, e: e}, nil
+		},
+		Turn: func(i int, s engine.Store) error {
+			if e.inUse[i].Add(1) > 1 {
+				e.overlap.Store(true)
+			}
+			time.Sleep(e.sleep)
+			e.inUse[i].Add(-1)
+			return nil
+		},
+	}
+}
+
+// TestLRU: with one goroutine and a pool of 2, the hits and the order of
+// opens and closes are those of an LRU cache.
+func TestLRU(t *testing.T) {
+	e := newFake(4)
+	seq := []int{0, 1, 0, 2, 0, 1, 3, 3}
+	res, err := run(Config{Stores: 4, Requests: len(seq), Concurrency: 1, Pool: 2, Zipf: 1.1}, e.funcs(), seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 0 miss, 1 miss, 0 hit, 2 miss (closes 1), 0 hit, 1 miss (closes 2),
+	// 3 miss (closes 0), 3 hit; at the end 1 and 3 are closed.
+	if res.Hits != 3 || res.Opens != 5 || res.Closes != 3 {
+		t.Errorf("hits %d, opens %d, closes %d; want 3, 5, 3", res.Hits, res.Opens, res.Closes)
+	}
+	want := "[open 0 open 1 open 2 close 1 open 1 close 2 open 3 close 0]"
+	if got := fmt.Sprint(e.log[:8]); got != want {
+		t.Errorf("log %s, want %s", got, want)
+	}
+	if res.Latency.TotalCount() != int64(len(seq)) {
+		t.Errorf("%d latencies recorded, want %d", res.Latency.TotalCount(), len(seq))
+	}
+	if e.open.Load() != 0 {
+		t.Errorf("%d stores left open", e.open.Load())
+	}
+}
+
+// TestNoPoolOpensEveryRequest: pool 0 opens and closes once per request.
+func TestNoPoolOpensEveryRequest(t *testing.T) {
+	e := newFake(3)
+	res, err := run(Config{Stores: 3, Requests: 6, Concurrency: 1, Zipf: 1.1}, e.funcs(), []int{0, 0, 1, 1, 2, 0})
+	if err != nil || res.Hits != 0 || res.Opens != 6 || res.Closes != 6 || e.maxOpen.Load() != 1 {
+		t.Fatalf("err %v, hits %d, opens %d, closes %d, max open %d", err, res.Hits, res.Opens, res.Closes, e.maxOpen.Load())
+	}
+}
+
+// TestConcurrentPool: with 8 goroutines on hot stores, no store serves two
+// requests at once, and no more than pool + goroutines stores are open.
+func TestConcurrentPool(t *testing.T) {
+	e := newFake(50)
+	e.sleep = 100 * time.Microsecond
+	c := Config{Stores: 50, Requests: 3000, Warmup: 100, Concurrency: 8, Pool: 5, Zipf: 1.2, Seed: 7}
+	res, err := Run(c, e.funcs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.overlap.Load() {
+		t.Error("a store served two requests at once")
+	}
+	if m := e.maxOpen.Load(); m > int64(c.Pool+c.Concurrency) {
+		t.Errorf("%d stores open at once, pool %d + %d goroutines", m, c.Pool, c.Concurrency)
+	}
+	if res.Latency.TotalCount() != int64(c.Requests) || res.Hits+res.Opens != int64(c.Requests) {
+		t.Errorf("%d latencies, %d hits + %d opens; want %d requests", res.Latency.TotalCount(), res.Hits, res.Opens, c.Requests)
+	}
+	if e.open.Load() != 0 {
+		t.Errorf("%d stores left open", e.open.Load())
+	}
+}
+
+// TestOpenLoopCountsFromTheSchedule: every request is due at once and one
+// goroutine serves them, each taking at least 2 ms: the k-th waited for
+// the k before it, so the slowest latency is at least 49 × 2 ms, where the
+// closed loop measures each request alone.
+func TestOpenLoopCountsFromTheSchedule(t *testing.T) {
+	e := newFake(1)
+	e.sleep = 2 * time.Millisecond
+	seq := make([]int, 50)
+	open, err := run(Config{Stores: 1, Requests: 50, Concurrency: 1, Pool: 1, Zipf: 1.1, Rate: 1e9}, e.funcs(), seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if max := time.Duration(open.Latency.Max()) * time.Microsecond; max < 98*time.Millisecond {
+		t.Errorf("open loop: slowest latency %v, want at least 98 ms (queued behind 49 requests of 2 ms)", max)
+	}
+	if min := time.Duration(open.Latency.Min()) * time.Microsecond; min < 2*time.Millisecond {
+		t.Errorf("open loop: fastest latency %v, below one request's 2 ms", min)
+	}
+}
+
+func TestSequenceIsSeededAndSkewed(t *testing.T) {
+	a, b := Sequence(1000, 5000, 1.1, 3), Sequence(1000, 5000, 1.1, 3)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatal("same seed, different sequences")
+	}
+	counts := map[int]int{}
+	for _, i := range a {
+		counts[i]++
+	}
+	top := 0
+	for _, n := range counts {
+		top = max(top, n)
+	}
+	// Under Zipf s = 1.1 over 1,000 agents the hottest gets far more than
+	// the 5 requests a uniform draw would give it.
+	if top < 100 || len(counts) < 100 {
+		t.Errorf("hottest agent %d requests, %d agents drawn", top, len(counts))
+	}
+}
+
+func TestValidate(t *testing.T) {
+	good := Config{Stores: 1, Requests: 1, Concurrency: 1, Zipf: 1.1}
+	for name, c := range map[string]Config{
+		"stores": {Requests: 1, Concurrency: 1, Zipf: 1.1}, "zipf": {Stores: 1, Requests: 1, Concurrency: 1, Zipf: 1},
+		"concurrency": {Stores: 1, Requests: 1, Zipf: 1.1}, "pool": {Stores: 1, Requests: 1, Concurrency: 1, Zipf: 1.1, Pool: -1},
+	} {
+		if c.Validate() == nil {
+			t.Errorf("%s: accepted %+v", name, c)
+		}
+	}
+	if err := good.Validate(); err != nil {
+		t.Error(err)
+	}
+}

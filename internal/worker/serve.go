@@ -1,0 +1,145 @@
+package worker
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"manydb/internal/engine"
+	"manydb/internal/measure"
+	"manydb/internal/results"
+	"manydb/internal/serve"
+	"manydb/internal/workload"
+)
+
+// ServeJob is what the serve phase does besides the stores of Job.
+type ServeJob struct {
+	Pool        int
+	Requests    int
+	Concurrency int
+	Zipf        float64
+	Rate        float64
+}
+
+// sampleEvery is how often the serve phase samples the process.
+const sampleEvery = 250 * time.Millisecond
+
+// serveRun serves agent traffic on the job's stores (internal/serve):
+// each request opens its agent's store or takes it from the pool, reads
+// its 20 newest notes, appends one and gives it back. The first request on
+// a store in this process checks the notes it finds against the workload;
+// every later one must find the note the request before it appended
+// first. A warm-up of 5 % of the requests is not recorded.
+func serveRun(job Job, v engine.Variant, rec *results.Record, p *progress) error {
+	sj := job.Serve
+	base, err := measure.ReadMemory()
+	if err != nil {
+		return err
+	}
+	c := serve.Config{Stores: job.Stores, Requests: sj.Requests, Warmup: sj.Requests / 20, Concurrency: sj.Concurrency,
+		Pool: sj.Pool, Zipf: sj.Zipf, Seed: job.Seed, Rate: sj.Rate}
+	dirs := storeDirs(job)
+	newest := make([]int64, job.Stores) // guarded by the pool's lock of each store
+	spec := job.Workload
+	f := serve.Funcs{
+		Open: func(i int) (engine.Store, error) { return v.Open(dirs[i]) },
+		Turn: func(i int, s engine.Store) error {
+			q, ok := s.(engine.Querier)
+			if !ok {
+				return fmt.Errorf("this variant cannot serve turns (its store does not implement engine.Querier)")
+			}
+			notes, err := q.Recent(RecentN, make([]workload.Note, 0, RecentN))
+			if err != nil {
+				return fmt.Errorf("recent: %w", err)
+			}
+			if len(notes) == 0 {
+				return fmt.Errorf("recent returned no note")
+			}
+			top := notes[0].ID
+			if newest[i] != 0 && top != newest[i] {
+				return fmt.Errorf("recent returned note %d first, but the last request appended note %d", top, newest[i])
+			}
+			if top < int64(spec.Objects) {
+				return fmt.Errorf("recent returned note %d first, but the store was made with %d", top, spec.Objects)
+			}
+			for k, n := range notes {
+				if err := spec.Check(i, top-int64(k), n); err != nil {
+					return fmt.Errorf("recent: %w", err)
+				}
+			}
+			note := spec.TurnNote(i, int(top)-spec.Objects+1)
+			if err := q.Append(note); err != nil {
+				return fmt.Errorf("append: %w", err)
+			}
+			newest[i] = note.ID
+			return nil
+		},
+	}
+	samples := startSampling(sampleEvery)
+	res, err := serve.Run(c, f)
+	smp := samples.stop()
+	if err != nil {
+		return err
+	}
+	hist, err := res.Latency.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return fmt.Errorf("encode the histogram: %w", err)
+	}
+	q := func(pct float64) float64 { return float64(res.Latency.ValueAtQuantile(pct)) / 1000 }
+	rec.Serve = &results.Serve{Pool: sj.Pool, Requests: sj.Requests, Warmup: c.Warmup, Concurrency: sj.Concurrency,
+		Zipf: sj.Zipf, Seed: job.Seed, Rate: sj.Rate, Histogram: hist,
+		P50Ms: q(50), P90Ms: q(90), P99Ms: q(99), P999Ms: q(99.9), MaxMs: float64(res.Latency.Max()) / 1000,
+		WallS: res.Wall.Seconds(), Hits: res.Hits, Opens: res.Opens, Closes: res.Closes, MaxOpen: res.MaxOpen,
+		SampleMs: int(sampleEvery / time.Millisecond), RssKB: smp.rss, AnonKB: smp.anon, Threads: smp.threads, FDs: smp.fds,
+		BaseRssKB: base.RssKB}
+	p.step(job.Stores)
+	return nil
+}
+
+// sampler samples the process' memory, threads and open files.
+type sampler struct {
+	done chan struct{}
+	wg   sync.WaitGroup
+	rss  []int64
+	anon []int64
+	threads,
+	fds []int
+}
+
+func startSampling(every time.Duration) *sampler {
+	s := &sampler{done: make(chan struct{})}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			s.sample()
+			select {
+			case <-s.done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return s
+}
+
+func (s *sampler) sample() {
+	m, err1 := measure.ReadMemory()
+	th, err2 := measure.Threads()
+	fd, err3 := measure.OpenFiles()
+	if err1 == nil && err2 == nil && err3 == nil {
+		s.rss, s.anon, s.threads, s.fds = append(s.rss, m.RssKB), append(s.anon, m.AnonKB), append(s.threads, th), append(s.fds, fd)
+	}
+}
+
+// stop takes a last sample and returns all.
+func (s *sampler) stop() *sampler {
+	close(s.done)
+	s.wg.Wait()
+	s.sample()
+	return s
+}
