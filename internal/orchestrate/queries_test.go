@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"manydb/internal/memcg"
+	"manydb/internal/report"
 	"manydb/internal/results"
 )
 
@@ -177,12 +178,35 @@ func TestServeStudy(t *testing.T) {
 				t.Errorf("pool 0 had %d hits", r.Serve.Hits)
 			}
 			got = append(got, fmt.Sprint(r.Serve.Pool))
+			if r.Run != len(got)-2 {
+				t.Errorf("serve of pool %d recorded as run %d", r.Serve.Pool, r.Run)
+			}
 		} else if r.Phase != results.PhaseEnv && r.Phase != results.PhaseEnd {
 			got = append(got, r.Phase)
 		}
 	}
 	if want := []string{"create", "hold", "0", "3", "10"}; !slices.Equal(got, want) {
 		t.Fatalf("phases %v, want %v", got, want)
+	}
+	var out strings.Builder
+	if err := report.Tables(&out, recs); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### Pool of 0 open stores", "### Pool of 3 open stores", "### Pool of 10 open stores", "| 3 | "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("serve tables lack %q:\n%s", want, out.String())
+		}
+	}
+	// A rerun finds every cell recorded.
+	before := len(recs)
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ = results.ReadFile(c.Out)
+	for _, r := range recs[before:] {
+		if r.Phase != results.PhaseEnv && r.Phase != results.PhaseEnd {
+			t.Errorf("the rerun recorded %s again", r.Phase)
+		}
 	}
 
 	s := &study{Config: c, holdKB: map[string]float64{"fake\x00default": 1 << 40}}

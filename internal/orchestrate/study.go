@@ -293,7 +293,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		job.Run, job.Seed = p.run, uint64(p.run)
 	case results.PhaseServe:
 		// The same agents' sequence for every pool size.
-		job.Seed = 1
+		job.Run, job.Seed = p.run, 1
 		job.Serve = worker.ServeJob{Pool: p.pool, Requests: s.Serve.Requests, Concurrency: s.Serve.Concurrency, Zipf: s.Serve.Zipf, Rate: s.Serve.Rate}
 		if why := s.poolTooLarge(v, set, p.pool); why != "" {
 			fmt.Fprintf(s.Log, "%s: skipped: %s\n", label, why)

@@ -208,7 +208,7 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, er
 		rec.Run, rec.Seed = job.Run, job.Seed
 		err = turn(job, v, &rec, p)
 	case results.PhaseServe:
-		rec.Seed = job.Seed
+		rec.Run, rec.Seed = job.Run, job.Seed
 		err = serveRun(job, v, &rec, p)
 	case results.PhaseHold:
 		err = hold(job, v, &rec, p)
