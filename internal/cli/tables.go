@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 
 	"manydb/internal/orchestrate"
@@ -9,35 +8,45 @@ import (
 	"manydb/internal/results"
 )
 
-const tablesSynopsis = `manydb tables FILE...
+const tablesSynopsis = `manydb tables [--format md|json|gobench] FILE...
 
 Prints the reference study's tables from results files: one Markdown table
 per study and setting, one column per variant in the order the study ran
 them. Open figures pool the samples of all warm runs; when a phase was
-recorded more than once, its last record counts.`
+recorded more than once, its last record counts.
+
+--format json writes every variant's figures (one value per warm run for
+open, query, close and total; one per study for create, memory and space)
+as JSON; --format gobench writes them as Go benchmark lines, so that
+'benchstat old.txt new.txt' reads manydb results.`
 
 func tablesCmd(args []string, o Options) error {
 	fs := newFlagSet("tables")
+	format := fs.String("format", "md", "output format: md, json or gobench")
 	if done, err := parse(fs, args, tablesSynopsis, o); done || err != nil {
 		return err
+	}
+	switch *format {
+	case "md", "json", "gobench":
+	default:
+		return &orchestrate.InputError{Msg: fmt.Sprintf("tables: unknown --format %q: use md, json or gobench", *format)}
 	}
 	if fs.NArg() == 0 {
 		return &orchestrate.InputError{Msg: "tables: name at least one results file (e.g. manydb tables results.jsonl)"}
 	}
 	var recs []results.Record
 	for _, file := range fs.Args() {
-		r, err := results.ReadFile(file)
-		var syn *results.SyntaxError
-		if errors.As(err, &syn) {
-			return &orchestrate.InputError{Msg: "tables: " + syn.Error()}
-		}
+		r, err := readRecords("tables", file)
 		if err != nil {
-			return &orchestrate.InputError{Msg: fmt.Sprintf("tables: %v", err)}
-		}
-		if len(r) == 0 {
-			return &orchestrate.InputError{Msg: fmt.Sprintf("tables: %s holds no manydb records", file)}
+			return err
 		}
 		recs = append(recs, r...)
+	}
+	switch *format {
+	case "json":
+		return report.WriteJSON(o.Stdout, recs)
+	case "gobench":
+		return report.WriteGobench(o.Stdout, recs)
 	}
 	return report.Tables(o.Stdout, recs)
 }

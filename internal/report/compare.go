@@ -1,0 +1,175 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchmath"
+
+	"manydb/internal/results"
+	"manydb/internal/stats"
+)
+
+// Side is one side of a comparison: the records of a results file, and
+// optionally the one variant and setting to take from it.
+type Side struct {
+	Name    string // as the user wrote it, for the header
+	Records []results.Record
+	Variant string // "" for every variant
+	Setting string // "" for every setting
+}
+
+// confidence is the level of the intervals and the test.
+const confidence = 0.95
+
+// key names a Figures within a side: the parts the side does not fix.
+func (s Side) key(f *Figures) string {
+	var parts []string
+	if s.Variant == "" {
+		parts = append(parts, f.Variant)
+	}
+	if s.Setting == "" {
+		parts = append(parts, f.Setting)
+	}
+	return strings.Join(parts, "@")
+}
+
+func (s Side) figures() (keys []string, by map[string]*Figures) {
+	by = map[string]*Figures{}
+	for _, f := range CollectFigures(s.Records) {
+		if (s.Variant != "" && f.Variant != s.Variant) || (s.Setting != "" && f.Setting != s.Setting) {
+			continue
+		}
+		k := s.key(f)
+		keys = append(keys, k)
+		by[k] = f
+	}
+	return keys, by
+}
+
+// Compare writes, for every variant and setting both sides have and every
+// figure both have, the old and new center, the change and whether it is
+// significant, in benchstat's layout and wording.
+//
+// The unit of the test is a warm open run: a repeated figure has one value
+// per run (the run's median over its stores, or its p99), pooled over all
+// studies in a side. Per-store samples would make any drift of the machine
+// between runs "significant"; runs are what repeats. A Mann–Whitney U test
+// (golang.org/x/perf/benchmath, as benchstat) at α = 0.05 needs at least
+// 4 runs a side to find anything. Single-valued figures (one value per
+// study: create, memory, space) show their change with the note that one
+// sample has no test.
+func Compare(w io.Writer, old, new Side) error {
+	oldKeys, oldBy := old.figures()
+	_, newBy := new.figures()
+	var keys []string
+	for _, k := range oldKeys {
+		if newBy[k] != nil {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return fmt.Errorf("%s and %s have no variant and setting in common", old.Name, new.Name)
+	}
+	thr := benchmath.DefaultThresholds
+	fmt.Fprintf(w, "old: %s\nnew: %s\n", old.Name, new.Name)
+	fmt.Fprintf(w, "unit of the test: a warm open run (its median over the stores); single-valued figures: one value per study\n")
+	var notes []string
+	note := func(s string) string {
+		for i, n := range notes {
+			if n == s {
+				return fmt.Sprintf("(%d)", i+1)
+			}
+		}
+		notes = append(notes, s)
+		return fmt.Sprintf("(%d)", len(notes))
+	}
+	for _, k := range keys {
+		of, nf := oldBy[k], newBy[k]
+		title := k
+		if title == "" {
+			title = of.Key() + " vs " + nf.Key()
+		}
+		fmt.Fprintf(w, "\n%s\n", title)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "figure\told\t±\tnew\t±\tvs base\t\tnotes\t\n")
+		for _, d := range figureDefs {
+			ov, nv := of.Values[d.name], nf.Values[d.name]
+			if len(ov) == 0 || len(nv) == 0 {
+				continue
+			}
+			os, ns := benchmath.NewSample(append([]float64(nil), ov...), &thr), benchmath.NewSample(append([]float64(nil), nv...), &thr)
+			osum := benchmath.AssumeNothing.Summary(os, confidence)
+			nsum := benchmath.AssumeNothing.Summary(ns, confidence)
+			var warn []string
+			var delta, test string
+			if len(ov) == 1 && len(nv) == 1 {
+				delta = pct(osum.Center, nsum.Center)
+				warn = append(warn, note("one sample a side has no test: the change is shown, not tested"))
+			} else {
+				cmp := benchmath.AssumeNothing.Compare(os, ns)
+				delta = cmp.FormatDelta(osum.Center, nsum.Center)
+				test = "(" + cmp.String() + ")"
+				for _, e := range cmp.Warnings {
+					warn = append(warn, note(e.Error()))
+				}
+			}
+			if d.perRun {
+				for _, sf := range []struct {
+					side string
+					f    *Figures
+				}{{"old", of}, {"new", nf}} {
+					side, f := sf.side, sf.f
+					if xs := f.Values[d.name]; len(xs) > 1 && f.Spread[d.name] > 0 && stats.Max(xs)-minOf(xs) > f.Spread[d.name] {
+						warn = append(warn, note(side+": the runs' medians differ by more than the interquartile range of one run"))
+					}
+				}
+			}
+			fmt.Fprintf(tw, "%s (%s)\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", d.name, d.unit, num(osum.Center), osum.PctRangeString(), num(nsum.Center), nsum.PctRangeString(), delta, test, strings.Join(warn, " "))
+		}
+		tw.Flush()
+		for _, sf := range []struct {
+			side string
+			f    *Figures
+		}{{"old", of}, {"new", nf}} {
+			side, f := sf.side, sf.f
+			if len(f.Loud) > 0 {
+				fmt.Fprintf(w, "%s: the load rose to --max-load or above during %s\n", side, strings.Join(f.Loud, ", "))
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n± is the %.0f %% confidence interval of the median (benchmath, no distribution assumed); ~ means no significant change at α = %.2f (Mann–Whitney U test).\n", confidence*100, thr.CompareAlpha)
+	for i, n := range notes {
+		fmt.Fprintf(w, "(%d) %s\n", i+1, n)
+	}
+	return nil
+}
+
+func minOf(xs []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range xs {
+		m = math.Min(m, x)
+	}
+	return m
+}
+
+func pct(old, new float64) string {
+	if old == new {
+		return "0.00%"
+	}
+	if old == 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%+.2f%%", (new/old-1)*100)
+}
+
+// num formats a figure with four significant digits.
+func num(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.4g", v)
+}

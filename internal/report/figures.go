@@ -1,0 +1,196 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"manydb/internal/results"
+	"manydb/internal/stats"
+)
+
+// Figure names, their units, and whether they have one value per warm
+// open run (a repeated figure) or one value per study (a single-valued one).
+var figureDefs = []struct {
+	name, unit string
+	perRun     bool
+	value      func(r *results.Record) float64
+}{
+	{"open", "ms", true, func(r *results.Record) float64 { return stats.Median(r.OpenMs) }},
+	{"query", "ms", true, func(r *results.Record) float64 { return stats.Median(r.QueryMs) }},
+	{"close", "ms", true, func(r *results.Record) float64 { return stats.Median(r.CloseMs) }},
+	{"open-query-close", "ms", true, func(r *results.Record) float64 { return stats.Median(r.TotalMs) }},
+	{"open-query-close-p99", "ms", true, func(r *results.Record) float64 { return stats.P99(r.TotalMs) }},
+	{"create", "ms", false, func(r *results.Record) float64 { return stats.Median(r.CreateMs) }},
+	{"stores-per-second", "stores/s", false, func(r *results.Record) float64 {
+		if r.WallS <= 0 {
+			return 0
+		}
+		return float64(len(r.CreateMs)) / r.WallS
+	}},
+	{"rss-per-open-store", "KB", false, func(r *results.Record) float64 { return r.Hold.RssKB }},
+	{"anon-per-open-store", "KB", false, func(r *results.Record) float64 { return r.Hold.AnonKB }},
+	{"space-per-store", "KB", false, func(r *results.Record) float64 { return stats.Median(stats.Ints(r.Bytes)) / 1024 }},
+}
+
+// phaseOf is the phase whose records give a figure.
+func phaseOf(figure string) string {
+	switch figure {
+	case "create", "stores-per-second":
+		return results.PhaseCreate
+	case "rss-per-open-store", "anon-per-open-store":
+		return results.PhaseHold
+	case "space-per-store":
+		return results.PhaseSpace
+	}
+	return results.PhaseOpen
+}
+
+// Figures are the figures of one variant under one setting, pooled over
+// every study in the records: a repeated figure has one value per warm
+// open run (the run's median or p99 over its stores), a single-valued
+// figure one value per study.
+type Figures struct {
+	Variant string `json:"variant"`
+	Setting string `json:"setting"`
+	// Values maps a figure name to its values, in record order.
+	Values map[string][]float64 `json:"values"`
+	// Units maps a figure name to its unit.
+	Units map[string]string `json:"units"`
+	// Loud lists the phases during which the load rose to --max-load.
+	Loud []string `json:"loud,omitempty"`
+	// Spread maps a repeated figure to the median over runs of each
+	// run's interquartile range over its stores (the spread of one run).
+	Spread map[string]float64 `json:"spread,omitempty"`
+}
+
+// Key names a Figures: "variant@setting".
+func (f *Figures) Key() string { return f.Variant + "@" + f.Setting }
+
+// CollectFigures gathers the figures of every variant and setting in recs,
+// in the order they first appear. A phase recorded more than once in a
+// study (a rerun) counts once, with its last ok record.
+func CollectFigures(recs []results.Record) []*Figures {
+	type slot struct {
+		study, variant, setting, phase string
+		run                            int
+	}
+	last := map[slot]*results.Record{}
+	var slots []slot
+	var order []*Figures
+	by := map[string]*Figures{}
+	for i := range recs {
+		r := &recs[i]
+		switch r.Phase {
+		case results.PhaseOpen, results.PhaseCreate, results.PhaseHold, results.PhaseSpace:
+		default:
+			continue
+		}
+		if r.Status != results.StatusOK {
+			continue
+		}
+		k := r.Variant + "@" + r.Setting
+		if by[k] == nil {
+			by[k] = &Figures{Variant: r.Variant, Setting: r.Setting, Values: map[string][]float64{}, Units: map[string]string{}, Spread: map[string]float64{}}
+			order = append(order, by[k])
+		}
+		s := slot{r.Study, r.Variant, r.Setting, r.Phase, r.Run}
+		if last[s] == nil {
+			slots = append(slots, s)
+		}
+		last[s] = r
+	}
+	iqrs := map[string]map[string][]float64{}
+	for _, s := range slots {
+		r := last[s]
+		f := by[s.variant+"@"+s.setting]
+		if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
+			what := fmt.Sprintf("%s %s", r.Study, r.Phase)
+			if r.Run > 0 {
+				what += fmt.Sprintf(" run %d", r.Run)
+			}
+			f.Loud = append(f.Loud, fmt.Sprintf("%s (load %.2f ≥ %.2f)", what, stats.Max(r.LoadDuring), r.MaxLoad))
+		}
+		for _, d := range figureDefs {
+			if phaseOf(d.name) != r.Phase || (r.Phase == results.PhaseHold && r.Hold == nil) {
+				continue
+			}
+			f.Values[d.name] = append(f.Values[d.name], d.value(r))
+			f.Units[d.name] = d.unit
+		}
+		if r.Phase == results.PhaseOpen {
+			if iqrs[f.Key()] == nil {
+				iqrs[f.Key()] = map[string][]float64{}
+			}
+			for name, xs := range map[string][]float64{"open": r.OpenMs, "query": r.QueryMs, "close": r.CloseMs, "open-query-close": r.TotalMs} {
+				iqrs[f.Key()][name] = append(iqrs[f.Key()][name], stats.Quantile(xs, 0.75)-stats.Quantile(xs, 0.25))
+			}
+		}
+	}
+	for _, f := range order {
+		for name, xs := range iqrs[f.Key()] {
+			f.Spread[name] = stats.Median(xs)
+		}
+	}
+	return order
+}
+
+// figureNames lists the names of the figures f has, in figureDefs order.
+func (f *Figures) names() []string {
+	var names []string
+	for _, d := range figureDefs {
+		if len(f.Values[d.name]) > 0 {
+			names = append(names, d.name)
+		}
+	}
+	return names
+}
+
+// WriteGobench writes the figures as Go benchmark lines, so that benchstat
+// reads manydb results: one line per warm open run with the run's repeated
+// figures, and one line per study with its single-valued figures. The
+// name is BenchmarkManydb/variant=V/setting=S; units are "figure-unit".
+func WriteGobench(w io.Writer, recs []results.Record) error {
+	figs := CollectFigures(recs)
+	if len(figs) == 0 {
+		return fmt.Errorf("no study records found")
+	}
+	fmt.Fprintln(w, "pkg: manydb")
+	for _, f := range figs {
+		name := fmt.Sprintf("BenchmarkManydb/variant=%s/setting=%s", f.Variant, f.Setting)
+		for _, perRun := range []bool{true, false} {
+			n := 0
+			for _, d := range figureDefs {
+				if d.perRun == perRun {
+					n = max(n, len(f.Values[d.name]))
+				}
+			}
+			for i := 0; i < n; i++ {
+				var parts []string
+				for _, d := range figureDefs {
+					if d.perRun == perRun && i < len(f.Values[d.name]) {
+						unit := d.name + "-" + d.unit
+						if d.unit == "stores/s" {
+							unit = d.unit
+						}
+						parts = append(parts, fmt.Sprintf("%.6g %s", f.Values[d.name][i], unit))
+					}
+				}
+				fmt.Fprintf(w, "%s 1 %s\n", name, strings.Join(parts, " "))
+			}
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the figures of every variant and setting as a JSON array.
+func WriteJSON(w io.Writer, recs []results.Record) error {
+	figs := CollectFigures(recs)
+	if len(figs) == 0 {
+		return fmt.Errorf("no study records found")
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(figs)
+}
