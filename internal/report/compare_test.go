@@ -130,3 +130,26 @@ func checkGolden(t *testing.T, golden string, got []byte) {
 	}
 	t.Errorf("output differs from %s (go test ./internal/report -update rewrites it):\n%s", golden, diff.String())
 }
+
+// TestGobench checks that every run gives a benchmark line with its units.
+func TestGobench(t *testing.T) {
+	var got bytes.Buffer
+	if err := WriteGobench(&got, synthStudy("a", 3, 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(got.String()), "\n")
+	if len(lines) != 1+3+1 {
+		t.Fatalf("want a pkg line, 3 run lines and a study line, got\n%s", got.String())
+	}
+	for _, l := range lines[1:4] {
+		if !strings.HasPrefix(l, "BenchmarkManydb/variant=sqlite/setting=default 1 ") || !strings.Contains(l, " open-ms ") {
+			t.Errorf("bad run line %q", l)
+		}
+	}
+	if !strings.Contains(lines[4], " create-ms ") || !strings.Contains(lines[4], " rss-per-open-store-KB") {
+		t.Errorf("bad study line %q", lines[4])
+	}
+	if err := WriteGobench(&got, nil); err == nil {
+		t.Error("no error for no records")
+	}
+}
