@@ -4,6 +4,7 @@
 //	manydb run     run a study and print its tables
 //	manydb tables  print the tables of results files
 //	manydb compare compare two results files with a significance test
+//	manydb report  write an HTML page with tables and charts
 //	manydb profile where the create time of a store goes, step by step
 //	manydb env     print the environment a study would record
 //	manydb engines list the variants and whether each is built here
@@ -66,6 +67,7 @@ Usage:
   manydb tables FILE...     print the tables of one or more results files
                             (--format md|json|gobench)
   manydb compare OLD NEW    compare two results files: change and significance
+  manydb report -o F FILE.. one self-contained HTML page with tables and charts
   manydb profile --engine V where the create time of a store goes (disk vs. tmpfs, syncs)
   manydb env [--root DIR]   print the environment a study records
   manydb engines            list every variant, its worker and whether it is built here
@@ -92,6 +94,8 @@ func Run(ctx context.Context, args []string, o Options) error {
 		return tablesCmd(args[1:], o)
 	case "compare":
 		return compareCmd(args[1:], o)
+	case "report":
+		return reportCmd(args[1:], o)
 	case "profile":
 		return profileCmd(ctx, args[1:], o)
 	case "env":
@@ -102,7 +106,7 @@ func Run(ctx context.Context, args []string, o Options) error {
 		fmt.Fprint(o.Stdout, usage)
 		return nil
 	}
-	return &orchestrate.InputError{Msg: fmt.Sprintf("unknown command %q: use run, tables, compare, profile, env or engines (manydb help)", args[0])}
+	return &orchestrate.InputError{Msg: fmt.Sprintf("unknown command %q: use run, tables, compare, report, profile, env or engines (manydb help)", args[0])}
 }
 
 // newFlagSet returns a flag set for a subcommand. Its errors are not
