@@ -153,3 +153,13 @@ func TestGobench(t *testing.T) {
 		t.Error("no error for no records")
 	}
 }
+
+// TestGobenchGolden writes the gobench lines of testdata/study.jsonl, which
+// holds a failed run, a failed hold and a setting not applicable.
+func TestGobenchGolden(t *testing.T) {
+	var got bytes.Buffer
+	if err := WriteGobench(&got, studyWithSettings()); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "testdata/study.gobench.golden", got.Bytes())
+}
