@@ -114,6 +114,8 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"tables", empty}, empty + " holds no manydb records"},
 		{[]string{"tables", "--format", "xml", empty}, `unknown --format "xml"`},
 		{[]string{"compare", bad}, "name two results files"},
+		{[]string{"report", bad}, "name the output and at least one results file"},
+		{[]string{"report", "-o", filepath.Join(dir, "r.html"), empty}, empty + " holds no manydb records"},
 		{[]string{"compare", bad, empty}, bad + ":2: not a manydb record"},
 		{[]string{"compare", filepath.Join(dir, "none.jsonl") + ":obx", empty}, "no such file"},
 		{[]string{"run", "--engines", "all,sqlite"}, "cannot be listed with others"},
