@@ -65,7 +65,7 @@ stores per engine.
 Usage:
   manydb run [flags]        run a study, append its records, print its tables
   manydb tables FILE...     print the tables of one or more results files
-                            (--format md|json|gobench)
+                            (--format md|csv|json|gobench)
   manydb compare OLD NEW    compare two results files: change and significance
   manydb report -o F FILE.. one self-contained HTML page with tables and charts
   manydb profile --engine V where the create time of a store goes (disk vs. tmpfs, syncs)

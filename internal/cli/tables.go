@@ -8,28 +8,29 @@ import (
 	"manydb/internal/results"
 )
 
-const tablesSynopsis = `manydb tables [--format md|json|gobench] FILE...
+const tablesSynopsis = `manydb tables [--format md|csv|json|gobench] FILE...
 
 Prints the reference study's tables from results files: one Markdown table
 per study and setting, one column per variant in the order the study ran
 them. Open figures pool the samples of all warm runs; when a phase was
 recorded more than once, its last record counts.
 
---format json writes every variant's figures (one value per warm run for
+--format csv writes one row per value (variant, setting, figure, unit, n,
+value); --format json writes every variant's figures (one value per warm run for
 open, query, close and total; one per study for create, memory and space)
 as JSON; --format gobench writes them as Go benchmark lines, so that
 'benchstat old.txt new.txt' reads manydb results.`
 
 func tablesCmd(args []string, o Options) error {
 	fs := newFlagSet("tables")
-	format := fs.String("format", "md", "output format: md, json or gobench")
+	format := fs.String("format", "md", "output format: md, csv, json or gobench")
 	if done, err := parse(fs, args, tablesSynopsis, o); done || err != nil {
 		return err
 	}
 	switch *format {
-	case "md", "json", "gobench":
+	case "md", "csv", "json", "gobench":
 	default:
-		return &orchestrate.InputError{Msg: fmt.Sprintf("tables: unknown --format %q: use md, json or gobench", *format)}
+		return &orchestrate.InputError{Msg: fmt.Sprintf("tables: unknown --format %q: use md, csv, json or gobench", *format)}
 	}
 	if fs.NArg() == 0 {
 		return &orchestrate.InputError{Msg: "tables: name at least one results file (e.g. manydb tables results.jsonl)"}
@@ -43,6 +44,8 @@ func tablesCmd(args []string, o Options) error {
 		recs = append(recs, r...)
 	}
 	switch *format {
+	case "csv":
+		return report.WriteCSV(o.Stdout, recs)
 	case "json":
 		return report.WriteJSON(o.Stdout, recs)
 	case "gobench":

@@ -163,3 +163,15 @@ func TestGobenchGolden(t *testing.T) {
 	}
 	checkGolden(t, "testdata/study.gobench.golden", got.Bytes())
 }
+
+func TestCSV(t *testing.T) {
+	var got bytes.Buffer
+	if err := WriteCSV(&got, synthStudy("a", 3, 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(got.String()), "\n")
+	// header, 5 repeated figures × 3 runs, 4 single-valued figures
+	if len(lines) != 1+5*3+4 || !strings.HasPrefix(lines[1], "sqlite,default,open,ms,1,") {
+		t.Errorf("csv:\n%s", got.String())
+	}
+}

@@ -1,9 +1,11 @@
 package report
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"manydb/internal/results"
@@ -193,4 +195,25 @@ func WriteJSON(w io.Writer, recs []results.Record) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(figs)
+}
+
+// WriteCSV writes the figures as CSV, one row per value: variant, setting,
+// figure, unit, n (the run, or the study for single-valued figures,
+// counted from 1 in record order) and value.
+func WriteCSV(w io.Writer, recs []results.Record) error {
+	figs := CollectFigures(recs)
+	if len(figs) == 0 {
+		return fmt.Errorf("no study records found")
+	}
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"variant", "setting", "figure", "unit", "n", "value"})
+	for _, f := range figs {
+		for _, name := range f.names() {
+			for i, v := range f.Values[name] {
+				cw.Write([]string{f.Variant, f.Setting, name, f.Units[name], strconv.Itoa(i + 1), strconv.FormatFloat(v, 'g', 6, 64)})
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }
