@@ -48,7 +48,7 @@ STUDY_OUT    ?= results/study-$(STUDY_STORES).jsonl
 # of every variant built here, on the disk (data/) and on /dev/shm.
 PROFILE_OUT     ?= results/profile.jsonl
 
-.PHONY: build workers run test bench study profile clean faults
+.PHONY: build workers run test bench study profile clean faults report
 
 build:
 	@mkdir -p $(BIN)
@@ -81,6 +81,18 @@ run: build
 	@# engine crashed in some phase (shown as "failed"); make run still ends well.
 	$(BIN)/manydb run --engines all --stores $(STORES) --runs $(RUNS) --hold $(HOLD) --root $(ROOT) --out $(OUT) \
 		|| { rc=$$?; [ $$rc -eq 3 ] && echo "make run: some phases failed (see 'failed' above); their records are in $(OUT)"; [ $$rc -eq 3 ]; }
+	@$(BIN)/manydb report -o $(dir $(OUT))make-run.html $(OUT) >/dev/null
+	@echo "make run: report in $(dir $(OUT))make-run.html"
+
+# The report of the committed example results, and its screenshot for the
+# docs (headless chromium; scripts/ensure-chromium.sh installs it if it can).
+REPORT_EXAMPLES = docs/examples/sqlite-100-a.jsonl
+report:
+	@mkdir -p $(BIN) results
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/manydb ./cmd/manydb
+	$(BIN)/manydb report -o results/example-report.html $(REPORT_EXAMPLES)
+	scripts/ensure-chromium.sh
+	scripts/screenshot.sh results/example-report.html docs/report.png 1100x1500
 
 # Everything, the long tests included (go test -short ./... leaves them out).
 test: build

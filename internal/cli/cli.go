@@ -3,6 +3,8 @@
 //
 //	manydb run     run a study and print its tables
 //	manydb tables  print the tables of results files
+//	manydb compare compare two results files with a significance test
+//	manydb report  write an HTML page with tables and charts
 //	manydb profile where the create time of a store goes, step by step
 //	manydb env     print the environment a study would record
 //	manydb engines list the variants and whether each is built here
@@ -62,8 +64,10 @@ stores per engine.
 
 Usage:
   manydb run [flags]        run a study, append its records, print its tables
-  manydb tables FILE...     print the tables of one or more results files (--format md|csv|json|gobench)
-  manydb compare OLD NEW    compare two results files (or FILE:variant), with significance
+  manydb tables FILE...     print the tables of one or more results files
+                            (--format md|csv|json|gobench)
+  manydb compare OLD NEW    compare two results files: change and significance
+  manydb report -o F FILE.. one self-contained HTML page with tables and charts
   manydb serve [flags]      agent traffic on a pool of open stores: latency and memory per pool size
   manydb profile --engine V where the create time of a store goes (disk vs. tmpfs, syncs)
   manydb env [--root DIR]   print the environment a study records
@@ -93,6 +97,8 @@ func Run(ctx context.Context, args []string, o Options) error {
 		return compareCmd(args[1:], o)
 	case "serve":
 		return serveCmd(ctx, args[1:], o)
+	case "report":
+		return reportCmd(args[1:], o)
 	case "profile":
 		return profileCmd(ctx, args[1:], o)
 	case "env":
@@ -103,7 +109,7 @@ func Run(ctx context.Context, args []string, o Options) error {
 		fmt.Fprint(o.Stdout, usage)
 		return nil
 	}
-	return &orchestrate.InputError{Msg: fmt.Sprintf("unknown command %q: use run, serve, tables, compare, profile, env or engines (manydb help)", args[0])}
+	return &orchestrate.InputError{Msg: fmt.Sprintf("unknown command %q: use run, serve, tables, compare, report, profile, env or engines (manydb help)", args[0])}
 }
 
 // newFlagSet returns a flag set for a subcommand. Its errors are not

@@ -95,7 +95,6 @@ func TestBadCommandLines(t *testing.T) {
 	os.WriteFile(bad, []byte("{\"schema\":1}\nnot json\n"), 0o644)
 	empty := filepath.Join(dir, "empty.jsonl")
 	os.WriteFile(empty, nil, 0o644)
-	study := filepath.Join("..", "report", "testdata", "queries.jsonl")
 	tests := []struct {
 		args []string
 		want string
@@ -113,15 +112,16 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"tables", bad}, bad + ":2: not a manydb record"},
 		{[]string{"tables", filepath.Join(dir, "none.jsonl")}, "no such file"},
 		{[]string{"tables", empty}, empty + " holds no manydb records"},
-		{[]string{"tables", "--format", "xml", empty}, `--format "xml": use md, csv, json, gobench`},
-		{[]string{"compare", empty}, "give two results files"},
-		{[]string{"compare", empty, empty}, empty + " holds no manydb records"},
-		{[]string{"compare", study, study + ":nosuch"}, "has no figures of variant nosuch"},
-		{[]string{"compare", study + ":fake", study}, "name a variant on both sides"},
 		{[]string{"run", "--queries", "count,sum"}, `unknown query "sum"`},
 		{[]string{"run", "--queries", "count,count"}, "count is listed twice"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", filepath.Join(dir, "r"), "--cache", "lukewarm"}, `unknown mode "lukewarm"`},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", filepath.Join(dir, "r"), "--turns", "-1"}, "--turns -1"},
+		{[]string{"tables", "--format", "xml", empty}, `unknown --format "xml"`},
+		{[]string{"compare", bad}, "name two results files"},
+		{[]string{"report", bad}, "name the output and at least one results file"},
+		{[]string{"report", "-o", filepath.Join(dir, "r.html"), empty}, empty + " holds no manydb records"},
+		{[]string{"compare", bad, empty}, bad + ":2: not a manydb record"},
+		{[]string{"compare", filepath.Join(dir, "none.jsonl") + ":obx", empty}, "no such file"},
 		{[]string{"run", "--engines", "all,sqlite"}, "cannot be listed with others"},
 		{[]string{"run", "--engines", "sqlite,all"}, "cannot be listed with others"},
 		{[]string{"run", "--engines", "sqlite", "--root", filepath.Join(dir, "r"), "--out", dir}, "is a directory"},
@@ -186,23 +186,5 @@ func TestExitCodes(t *testing.T) {
 		if got := ExitCode(tt.err); got != tt.want {
 			t.Errorf("ExitCode(%v) = %d, want %d", tt.err, got, tt.want)
 		}
-	}
-}
-
-func TestCompareAndFormats(t *testing.T) {
-	study := filepath.Join("..", "report", "testdata", "queries.jsonl")
-	o, stdout, _ := options(t)
-	if err := Run(context.Background(), []string{"compare", study + ":fake", study + ":fake_b"}, o); err != nil {
-		t.Fatal(err)
-	}
-	if out := stdout.String(); !strings.Contains(out, "| default | fake → fake_b | open (ms) |") {
-		t.Errorf("compare of two variants:\n%s", out)
-	}
-	o, stdout, _ = options(t)
-	if err := Run(context.Background(), []string{"tables", "--format", "gobench", study}, o); err != nil {
-		t.Fatal(err)
-	}
-	if out := stdout.String(); !strings.Contains(out, "BenchmarkManydb/variant=fake_b/setting=default/figure=turn_append 1 ") {
-		t.Errorf("gobench:\n%s", out)
 	}
 }

@@ -4,121 +4,172 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"golang.org/x/perf/benchmath"
+
+	"manydb/internal/results"
+	"manydb/internal/stats"
 )
 
-// Side is one side of a comparison: the figures of a results file and,
-// when given (FILE:variant), the one variant to take from it.
+// Side is one side of a comparison: the records of a results file, and
+// optionally the one variant and setting to take from it.
 type Side struct {
-	Name    string // as given on the command line
+	Name    string // as the user wrote it, for the header
+	Records []results.Record
 	Variant string // "" for every variant
-	Figures []Figure
+	Setting string // "" for every setting
 }
 
-// Compare writes, for every figure both sides have, the old and new
-// median with its 95 % interval, the change and whether it is significant
-// (Mann–Whitney U test at α = 0.05, golang.org/x/perf/benchmath), in
-// benchstat's wording: "~" when it is not. Figures are matched by setting,
-// figure and, unless both sides name a variant, variant. The samples are
-// runs (each the median of a run's per-store samples); runs of several
-// studies in one file are pooled. A figure measured once per study (memory,
-// space, create) has one sample per study: its change is shown, with a note
-// when there are too few samples for a test. It returns the number of rows.
-func Compare(w io.Writer, old, new Side) (int, error) {
-	pick := func(s Side) (map[string]Figure, []string) {
-		m := map[string]Figure{}
-		var order []string
-		for _, f := range s.Figures {
-			if s.Variant != "" && f.Variant != s.Variant {
-				continue
-			}
-			k := key(f, old.Variant != "" && new.Variant != "")
-			if g, ok := m[k]; ok {
-				g.Values = append(g.Values, f.Values...) // another study: pooled
-				m[k] = g
-				continue
-			}
-			f.Values = append([]float64(nil), f.Values...)
-			m[k] = f
-			order = append(order, k)
-		}
-		return m, order
+// confidence is the level of the intervals and the test.
+const confidence = 0.95
+
+// key names a Figures within a side: the parts the side does not fix.
+func (s Side) key(f *Figures) string {
+	var parts []string
+	if s.Variant == "" {
+		parts = append(parts, f.Variant)
 	}
-	om, order := pick(old)
-	nm, _ := pick(new)
-	fmt.Fprintf(w, "old: %s\nnew: %s\n\n", old.Name, new.Name)
-	fmt.Fprintln(w, "| setting | variant | figure | old | new | vs old | |")
-	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- |")
-	rows := 0
-	var notes []string
-	for _, k := range order {
-		o, n := om[k], nm[k]
-		if n.Values == nil {
+	if s.Setting == "" {
+		parts = append(parts, f.Setting)
+	}
+	return strings.Join(parts, "@")
+}
+
+func (s Side) figures() (keys []string, by map[string]*Figures) {
+	by = map[string]*Figures{}
+	for _, f := range CollectFigures(s.Records) {
+		if (s.Variant != "" && f.Variant != s.Variant) || (s.Setting != "" && f.Setting != s.Setting) {
 			continue
 		}
-		rows++
-		so := benchmath.NewSample(o.Values, &benchmath.DefaultThresholds)
-		sn := benchmath.NewSample(n.Values, &benchmath.DefaultThresholds)
-		sumO := benchmath.AssumeNothing.Summary(so, 0.95)
-		sumN := benchmath.AssumeNothing.Summary(sn, 0.95)
-		cmp := benchmath.AssumeNothing.Compare(so, sn)
-		delta, test := cmp.FormatDelta(sumO.Center, sumN.Center), cmp.String()
-		if len(o.Values) < 2 || len(n.Values) < 2 {
-			delta = fmt.Sprintf("%+.2f%%", 100*(sumN.Center/sumO.Center-1))
-			test = "one sample: no test"
+		k := s.key(f)
+		keys = append(keys, k)
+		by[k] = f
+	}
+	return keys, by
+}
+
+// Compare writes, for every variant and setting both sides have and every
+// figure both have, the old and new center, the change and whether it is
+// significant, in benchstat's layout and wording.
+//
+// The unit of the test is a warm open run: a repeated figure has one value
+// per run (the run's median over its stores, or its p99), pooled over all
+// studies in a side. Per-store samples would make any drift of the machine
+// between runs "significant"; runs are what repeats. A Mann–Whitney U test
+// (golang.org/x/perf/benchmath, as benchstat) at α = 0.05 needs at least
+// 4 runs a side to find anything. Single-valued figures (one value per
+// study: create, memory, space) show their change with the note that one
+// sample has no test.
+func Compare(w io.Writer, old, new Side) error {
+	oldKeys, oldBy := old.figures()
+	_, newBy := new.figures()
+	var keys []string
+	for _, k := range oldKeys {
+		if newBy[k] != nil {
+			keys = append(keys, k)
 		}
-		variant := o.Variant
-		if o.Variant != n.Variant {
-			variant = o.Variant + " → " + n.Variant
-		}
-		label := fmt.Sprintf("%s / %s / %s", o.Setting, variant, o.Name)
-		for _, warn := range append(append(sumO.Warnings, sumN.Warnings...), cmp.Warnings...) {
-			if note := fmt.Sprintf("%s: %v", label, warn); !slices.Contains(notes, note) {
-				notes = append(notes, note)
+	}
+	if len(keys) == 0 {
+		return fmt.Errorf("%s and %s have no variant and setting in common", old.Name, new.Name)
+	}
+	thr := benchmath.DefaultThresholds
+	fmt.Fprintf(w, "old: %s\nnew: %s\n", old.Name, new.Name)
+	fmt.Fprintf(w, "unit of the test: a warm open run (its median over the stores); single-valued figures: one value per study\n")
+	var notes []string
+	note := func(s string) string {
+		for i, n := range notes {
+			if n == s {
+				return fmt.Sprintf("(%d)", i+1)
 			}
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", o.Setting, variant, o.Name+" ("+o.Unit+")",
-			center(sumO), center(sumN), delta, test)
+		notes = append(notes, s)
+		return fmt.Sprintf("(%d)", len(notes))
 	}
-	if rows == 0 {
-		return 0, fmt.Errorf("the two sides have no figure in common (same setting, figure and variant, or name one variant on each side: FILE:variant)")
+	for _, k := range keys {
+		of, nf := oldBy[k], newBy[k]
+		title := k
+		if title == "" {
+			title = of.Key() + " vs " + nf.Key()
+		}
+		fmt.Fprintf(w, "\n%s\n", title)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "figure\told\t±\tnew\t±\tvs base\t\tnotes\t\n")
+		for _, d := range figureDefs {
+			ov, nv := of.Values[d.name], nf.Values[d.name]
+			if len(ov) == 0 || len(nv) == 0 {
+				continue
+			}
+			os, ns := benchmath.NewSample(append([]float64(nil), ov...), &thr), benchmath.NewSample(append([]float64(nil), nv...), &thr)
+			osum := benchmath.AssumeNothing.Summary(os, confidence)
+			nsum := benchmath.AssumeNothing.Summary(ns, confidence)
+			var warn []string
+			var delta, test string
+			if len(ov) == 1 && len(nv) == 1 {
+				delta = pct(osum.Center, nsum.Center)
+				warn = append(warn, note("one sample a side has no test: the change is shown, not tested"))
+			} else {
+				cmp := benchmath.AssumeNothing.Compare(os, ns)
+				delta = cmp.FormatDelta(osum.Center, nsum.Center)
+				test = "(" + cmp.String() + ")"
+				for _, e := range cmp.Warnings {
+					warn = append(warn, note(e.Error()))
+				}
+			}
+			if d.perRun {
+				for _, sf := range []struct {
+					side string
+					f    *Figures
+				}{{"old", of}, {"new", nf}} {
+					side, f := sf.side, sf.f
+					if xs := f.Values[d.name]; len(xs) > 1 && f.Spread[d.name] > 0 && stats.Max(xs)-minOf(xs) > f.Spread[d.name] {
+						warn = append(warn, note(side+": the runs' medians differ by more than the interquartile range of one run"))
+					}
+				}
+			}
+			fmt.Fprintf(tw, "%s (%s)\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", d.name, d.unit, num(osum.Center), osum.PctRangeString(), num(nsum.Center), nsum.PctRangeString(), delta, test, strings.Join(warn, " "))
+		}
+		tw.Flush()
+		for _, sf := range []struct {
+			side string
+			f    *Figures
+		}{{"old", of}, {"new", nf}} {
+			side, f := sf.side, sf.f
+			if len(f.Loud) > 0 {
+				fmt.Fprintf(w, "%s: the load rose to --max-load or above during %s\n", side, strings.Join(f.Loud, ", "))
+			}
+		}
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Each value is a median with its 95 % interval (±); samples are runs. \"~\": no significant difference (Mann–Whitney U, α = 0.05).")
-	for _, n := range notes {
-		fmt.Fprintln(w, "warning:", n)
+	fmt.Fprintf(w, "\n± is the %.0f %% confidence interval of the median (benchmath, no distribution assumed); ~ means no significant change at α = %.2f (Mann–Whitney U test).\n", confidence*100, thr.CompareAlpha)
+	for i, n := range notes {
+		fmt.Fprintf(w, "(%d) %s\n", i+1, n)
 	}
-	return rows, nil
+	return nil
 }
 
-func key(f Figure, ignoreVariant bool) string {
-	v := f.Variant
-	if ignoreVariant {
-		v = ""
+func minOf(xs []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range xs {
+		m = math.Min(m, x)
 	}
-	return strings.Join([]string{f.Setting, v, f.Name}, "\x00")
+	return m
 }
 
-// center formats a summary as benchstat does: the median and ± the larger
-// distance to the interval's ends, in percent.
-func center(s benchmath.Summary) string {
-	v := strconv3(s.Center)
-	if math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) {
-		return v + " ±∞"
+func pct(old, new float64) string {
+	if old == new {
+		return "0.00%"
 	}
-	return v + " ±" + s.PctRangeString()
+	if old == 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%+.2f%%", (new/old-1)*100)
 }
 
-// strconv3 formats a figure with three significant digits at least.
-func strconv3(x float64) string {
-	switch {
-	case x >= 100:
-		return fmt.Sprintf("%.0f", x)
-	case x >= 1:
-		return fmt.Sprintf("%.2f", x)
+// num formats a figure with four significant digits.
+func num(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
 	}
-	return fmt.Sprintf("%.3f", x)
+	return fmt.Sprintf("%.4g", v)
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"math"
 	"strconv"
 	"strings"
 
@@ -13,136 +13,242 @@ import (
 	"manydb/internal/stats"
 )
 
-// Figure is one figure of one variant in one study and setting, with its
-// samples: one per run for the timings (the median of the run's per-store
-// samples), a single value for figures measured once (create median,
-// memory per open store, space).
-type Figure struct {
-	Study   string    `json:"study"`
-	Setting string    `json:"setting"`
-	Variant string    `json:"variant"`
-	Name    string    `json:"figure"` // e.g. "open", "total", "recent", "anon_per_store"
-	Unit    string    `json:"unit"`   // "ms" or "KB"
-	Values  []float64 `json:"values"`
+// Figure names, their units, and whether they have one value per warm
+// open run (a repeated figure) or one value per study (a single-valued one).
+var figureDefs = []struct {
+	name, unit string
+	perRun     bool
+	value      func(r *results.Record) float64
+}{
+	{"open", "ms", true, func(r *results.Record) float64 { return stats.Median(r.OpenMs) }},
+	{"query", "ms", true, func(r *results.Record) float64 { return stats.Median(r.QueryMs) }},
+	{"close", "ms", true, func(r *results.Record) float64 { return stats.Median(r.CloseMs) }},
+	{"open-query-close", "ms", true, func(r *results.Record) float64 { return stats.Median(r.TotalMs) }},
+	{"open-query-close-p99", "ms", true, func(r *results.Record) float64 { return stats.P99(r.TotalMs) }},
+	{"create", "ms", false, func(r *results.Record) float64 { return stats.Median(r.CreateMs) }},
+	{"stores-per-second", "stores/s", false, func(r *results.Record) float64 {
+		if r.WallS <= 0 {
+			return 0
+		}
+		return float64(len(r.CreateMs)) / r.WallS
+	}},
+	{"count", "ms", true, query("count")},
+	{"recent", "ms", true, query("recent")},
+	{"get", "ms", true, query("get")},
+	{"scan", "ms", true, query("scan")},
+	{"cold-open", "ms", true, func(r *results.Record) float64 { return stats.Median(r.OpenMs) }},
+	{"cold-open-query-close", "ms", true, func(r *results.Record) float64 { return stats.Median(r.TotalMs) }},
+	{"turn", "ms", true, func(r *results.Record) float64 { return stats.Median(r.TotalMs) }},
+	{"turn-append", "ms", true, query("append")},
+	{"rss-per-open-store", "KB", false, func(r *results.Record) float64 { return r.Hold.RssKB }},
+	{"anon-per-open-store", "KB", false, func(r *results.Record) float64 { return r.Hold.AnonKB }},
+	{"container-per-open-store", "KB", false, func(r *results.Record) float64 {
+		if c := r.Hold.Container; c != nil {
+			return float64(c.BytesAfter-c.BytesBefore) / 1024 / float64(r.Hold.Held)
+		}
+		return math.NaN()
+	}},
+	{"space-per-store", "KB", false, func(r *results.Record) float64 { return stats.Median(stats.Ints(r.Bytes)) / 1024 }},
 }
 
-// Median is the median of the figure's values.
-func (f Figure) Median() float64 { return stats.Median(f.Values) }
+// query returns the median of one query's samples in a record that has
+// them (--queries), NaN otherwise.
+func query(name string) func(r *results.Record) float64 {
+	return func(r *results.Record) float64 {
+		if xs := r.QueriesMs[name]; len(xs) > 0 {
+			return stats.Median(xs)
+		}
+		return math.NaN()
+	}
+}
 
-// Figures returns every figure the records hold, in table order: by study
-// and setting as they first appear, then variant, then figure.
-func Figures(recs []results.Record) []Figure {
-	var out []Figure
-	for _, t := range group(recs) {
-		for _, v := range t.variants {
-			c := t.cells[v]
-			add := func(name, unit string, values []float64) {
-				if len(values) > 0 {
-					out = append(out, Figure{Study: t.study, Setting: t.setting, Variant: v, Name: name, Unit: unit, Values: values})
+// phaseOf is the phase whose records give a figure, and their cache mode
+// (open runs: "" warm, "cold").
+func phaseOf(figure string) (phase, cache string) {
+	switch figure {
+	case "create", "stores-per-second":
+		return results.PhaseCreate, ""
+	case "rss-per-open-store", "anon-per-open-store", "container-per-open-store":
+		return results.PhaseHold, ""
+	case "space-per-store":
+		return results.PhaseSpace, ""
+	case "cold-open", "cold-open-query-close":
+		return results.PhaseOpen, "cold"
+	case "turn", "turn-append":
+		return results.PhaseTurn, ""
+	}
+	return results.PhaseOpen, ""
+}
+
+// Figures are the figures of one variant under one setting, pooled over
+// every study in the records: a repeated figure has one value per warm
+// open run (the run's median or p99 over its stores), a single-valued
+// figure one value per study.
+type Figures struct {
+	Variant string `json:"variant"`
+	Setting string `json:"setting"`
+	// Values maps a figure name to its values, in record order.
+	Values map[string][]float64 `json:"values"`
+	// Units maps a figure name to its unit.
+	Units map[string]string `json:"units"`
+	// Loud lists the phases during which the load rose to --max-load.
+	Loud []string `json:"loud,omitempty"`
+	// Spread maps a repeated figure to the median over runs of each
+	// run's interquartile range over its stores (the spread of one run).
+	Spread map[string]float64 `json:"spread,omitempty"`
+}
+
+// Key names a Figures: "variant@setting".
+func (f *Figures) Key() string { return f.Variant + "@" + f.Setting }
+
+// CollectFigures gathers the figures of every variant and setting in recs,
+// in the order they first appear. A phase recorded more than once in a
+// study (a rerun) counts once, with its last ok record.
+func CollectFigures(recs []results.Record) []*Figures {
+	type slot struct {
+		study, variant, setting, phase, cache string
+		run                                   int
+	}
+	last := map[slot]*results.Record{}
+	var slots []slot
+	var order []*Figures
+	by := map[string]*Figures{}
+	for i := range recs {
+		r := &recs[i]
+		switch r.Phase {
+		case results.PhaseOpen, results.PhaseCreate, results.PhaseHold, results.PhaseSpace, results.PhaseTurn:
+		default:
+			continue
+		}
+		if r.Status != results.StatusOK {
+			continue
+		}
+		k := r.Variant + "@" + r.Setting
+		if by[k] == nil {
+			by[k] = &Figures{Variant: r.Variant, Setting: r.Setting, Values: map[string][]float64{}, Units: map[string]string{}, Spread: map[string]float64{}}
+			order = append(order, by[k])
+		}
+		s := slot{r.Study, r.Variant, r.Setting, r.Phase, r.Cache, r.Run}
+		if last[s] == nil {
+			slots = append(slots, s)
+		}
+		last[s] = r
+	}
+	iqrs := map[string]map[string][]float64{}
+	for _, s := range slots {
+		r := last[s]
+		f := by[s.variant+"@"+s.setting]
+		if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
+			what := fmt.Sprintf("%s %s", r.Study, r.Phase)
+			if r.Run > 0 {
+				what += fmt.Sprintf(" run %d", r.Run)
+			}
+			f.Loud = append(f.Loud, fmt.Sprintf("%s (load %.2f ≥ %.2f)", what, stats.Max(r.LoadDuring), r.MaxLoad))
+		}
+		for _, d := range figureDefs {
+			if phase, cache := phaseOf(d.name); phase != r.Phase || cache != r.Cache || (r.Phase == results.PhaseHold && r.Hold == nil) {
+				continue
+			}
+			v := d.value(r)
+			if math.IsNaN(v) {
+				continue // e.g. a query the study did not make
+			}
+			f.Values[d.name] = append(f.Values[d.name], v)
+			f.Units[d.name] = d.unit
+		}
+		if r.Phase == results.PhaseOpen && r.Cache == "" {
+			if iqrs[f.Key()] == nil {
+				iqrs[f.Key()] = map[string][]float64{}
+			}
+			for name, xs := range map[string][]float64{"open": r.OpenMs, "query": r.QueryMs, "close": r.CloseMs, "open-query-close": r.TotalMs} {
+				iqrs[f.Key()][name] = append(iqrs[f.Key()][name], stats.Quantile(xs, 0.75)-stats.Quantile(xs, 0.25))
+			}
+		}
+	}
+	for _, f := range order {
+		for name, xs := range iqrs[f.Key()] {
+			f.Spread[name] = stats.Median(xs)
+		}
+	}
+	return order
+}
+
+// figureNames lists the names of the figures f has, in figureDefs order.
+func (f *Figures) names() []string {
+	var names []string
+	for _, d := range figureDefs {
+		if len(f.Values[d.name]) > 0 {
+			names = append(names, d.name)
+		}
+	}
+	return names
+}
+
+// WriteGobench writes the figures as Go benchmark lines, so that benchstat
+// reads manydb results: one line per warm open run with the run's repeated
+// figures, and one line per study with its single-valued figures. The
+// name is BenchmarkManydb/variant=V/setting=S; units are "figure-unit".
+func WriteGobench(w io.Writer, recs []results.Record) error {
+	figs := CollectFigures(recs)
+	if len(figs) == 0 {
+		return fmt.Errorf("no study records found")
+	}
+	fmt.Fprintln(w, "pkg: manydb")
+	for _, f := range figs {
+		name := fmt.Sprintf("BenchmarkManydb/variant=%s/setting=%s", f.Variant, f.Setting)
+		for _, perRun := range []bool{true, false} {
+			n := 0
+			for _, d := range figureDefs {
+				if d.perRun == perRun {
+					n = max(n, len(f.Values[d.name]))
 				}
 			}
-			if c.create != nil {
-				add("create", "ms", []float64{stats.Median(c.create.CreateMs)})
-			}
-			perRun := func(recs []*results.Record, pick func(r *results.Record) []float64) []float64 {
-				sorted := append([]*results.Record(nil), recs...)
-				sort.Slice(sorted, func(i, j int) bool { return sorted[i].Run < sorted[j].Run })
-				var xs []float64
-				for _, r := range sorted {
-					if s := pick(r); len(s) > 0 {
-						xs = append(xs, stats.Median(s))
+			for i := 0; i < n; i++ {
+				var parts []string
+				for _, d := range figureDefs {
+					if d.perRun == perRun && i < len(f.Values[d.name]) {
+						unit := d.name + "-" + d.unit
+						if d.unit == "stores/s" {
+							unit = d.unit
+						}
+						parts = append(parts, fmt.Sprintf("%.6g %s", f.Values[d.name][i], unit))
 					}
 				}
-				return xs
+				fmt.Fprintf(w, "%s 1 %s\n", name, strings.Join(parts, " "))
 			}
-			timings := func(prefix string, recs []*results.Record) {
-				add(prefix+"open", "ms", perRun(recs, func(r *results.Record) []float64 { return r.OpenMs }))
-				queries := t.queries
-				if len(queries) == 0 {
-					queries = []string{"count"}
-				}
-				for _, q := range queries {
-					add(prefix+q, "ms", perRun(recs, func(r *results.Record) []float64 {
-						if r.QueriesMs == nil && q == "count" {
-							return r.QueryMs // the default: count alone
-						}
-						return r.QueriesMs[q]
-					}))
-				}
-				add(prefix+"close", "ms", perRun(recs, func(r *results.Record) []float64 { return r.CloseMs }))
-				add(prefix+"total", "ms", perRun(recs, func(r *results.Record) []float64 { return r.TotalMs }))
-			}
-			timings("", c.opens)
-			for _, m := range t.modes {
-				timings(m+"_", c.cached[m])
-			}
-			add("turn_total", "ms", perRun(c.turns, func(r *results.Record) []float64 { return r.TotalMs }))
-			add("turn_append", "ms", perRun(c.turns, func(r *results.Record) []float64 { return r.QueriesMs["append"] }))
-			if c.hold != nil {
-				h := c.hold.Hold
-				add("rss_per_store", "KB", []float64{h.RssKB})
-				add("anon_per_store", "KB", []float64{h.AnonKB})
-				if ct := h.Container; ct != nil {
-					add("container_per_store", "KB", []float64{float64(ct.BytesAfter-ct.BytesBefore) / 1024 / float64(h.Held)})
-				}
-			}
-			if c.space != nil {
-				add("space_per_store", "KB", []float64{stats.Median(stats.Ints(c.space.Bytes)) / 1024})
-			}
-		}
-	}
-	return out
-}
-
-// Formats of manydb tables.
-var Formats = []string{"md", "csv", "json", "gobench"}
-
-// Write writes the records' figures in format: md (the tables), csv (one
-// line per figure: median, min, max and the number of values), json (every
-// figure with its values) or gobench (Go benchmark lines, one per value,
-// for benchstat).
-func Write(w io.Writer, recs []results.Record, format string) error {
-	switch format {
-	case "md":
-		return Tables(w, recs)
-	case "csv":
-		return writeCSV(w, Figures(recs))
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(Figures(recs))
-	case "gobench":
-		return writeGobench(w, Figures(recs))
-	}
-	return fmt.Errorf("unknown format %q: use %s", format, strings.Join(Formats, ", "))
-}
-
-func writeCSV(w io.Writer, fs []Figure) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"study", "setting", "variant", "figure", "unit", "n", "median", "min", "max"})
-	num := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
-	for _, f := range fs {
-		cw.Write([]string{f.Study, f.Setting, f.Variant, f.Name, f.Unit, strconv.Itoa(len(f.Values)),
-			num(f.Median()), num(stats.Min(f.Values)), num(stats.Max(f.Values))})
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// writeGobench writes one benchmark line per value: the name carries the
-// variant, setting and figure (not the study, so that benchstat matches
-// two files' figures), a "study:" configuration line precedes each study.
-func writeGobench(w io.Writer, fs []Figure) error {
-	study := ""
-	for _, f := range fs {
-		if f.Study != study {
-			study = f.Study
-			fmt.Fprintf(w, "study: %s\n", study)
-		}
-		for _, v := range f.Values {
-			fmt.Fprintf(w, "BenchmarkManydb/variant=%s/setting=%s/figure=%s 1 %s %s\n", f.Variant, f.Setting, f.Name,
-				strconv.FormatFloat(v, 'g', 6, 64), f.Unit)
 		}
 	}
 	return nil
+}
+
+// WriteJSON writes the figures of every variant and setting as a JSON array.
+func WriteJSON(w io.Writer, recs []results.Record) error {
+	figs := CollectFigures(recs)
+	if len(figs) == 0 {
+		return fmt.Errorf("no study records found")
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(figs)
+}
+
+// WriteCSV writes the figures as CSV, one row per value: variant, setting,
+// figure, unit, n (the run, or the study for single-valued figures,
+// counted from 1 in record order) and value.
+func WriteCSV(w io.Writer, recs []results.Record) error {
+	figs := CollectFigures(recs)
+	if len(figs) == 0 {
+		return fmt.Errorf("no study records found")
+	}
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"variant", "setting", "figure", "unit", "n", "value"})
+	for _, f := range figs {
+		for _, name := range f.names() {
+			for i, v := range f.Values[name] {
+				cw.Write([]string{f.Variant, f.Setting, name, f.Units[name], strconv.Itoa(i + 1), strconv.FormatFloat(v, 'g', 6, 64)})
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }

@@ -370,6 +370,12 @@ func (t *table) write(w io.Writer) {
 		fmt.Fprintf(w, "| %s | %s |\n", r.label, strings.Join(vals, " | "))
 	}
 	fmt.Fprintln(w)
+	t.writeNotes(w)
+}
+
+// writeNotes writes the lines below a table: what its marks mean, the
+// load, the malloc variables, the versions and the environment.
+func (t *table) writeNotes(w io.Writer) {
 	if t.poolsFewer() {
 		fmt.Fprintf(w, "†: pools fewer warm runs than the study's %d (see \"Warm open runs pooled\"); rerun the same command to redo failed runs.\n", t.runs)
 	}

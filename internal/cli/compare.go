@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"manydb/internal/orchestrate"
+	"manydb/internal/report"
+	"manydb/internal/results"
+)
+
+const compareSynopsis = `manydb compare OLD NEW
+
+Compares two results files figure by figure, in benchstat's layout: old,
+new, the change in percent and whether it is significant (Mann–Whitney U
+test at α = 0.05 from golang.org/x/perf/benchmath, with p-value and sample
+counts; ~ when not significant). OLD and NEW are files, FILE:VARIANT or
+FILE:VARIANT@SETTING (e.g. r.jsonl:obx@default r.jsonl:obx@mmap-threshold).
+
+The unit of the test is a warm open run (its median over the stores), pooled
+over every study in a file: at least 4 runs a side are needed to find a
+change (manydb run --runs 5, or several studies). Single-valued figures
+(create, memory, space: one per study) show their change untested.`
+
+func compareCmd(args []string, o Options) error {
+	fs := newFlagSet("compare")
+	if done, err := parse(fs, args, compareSynopsis, o); done || err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return &orchestrate.InputError{Msg: "compare: name two results files, OLD and NEW (e.g. manydb compare old.jsonl new.jsonl)"}
+	}
+	var sides [2]report.Side
+	for i, arg := range fs.Args() {
+		file, sel := arg, ""
+		if _, err := os.Stat(arg); err != nil {
+			if f, s, ok := strings.Cut(arg, ":"); ok {
+				file, sel = f, s
+			}
+		}
+		variant, setting, _ := strings.Cut(sel, "@")
+		recs, err := readRecords("compare", file)
+		if err != nil {
+			return err
+		}
+		sides[i] = report.Side{Name: arg, Records: recs, Variant: variant, Setting: setting}
+	}
+	if err := report.Compare(o.Stdout, sides[0], sides[1]); err != nil {
+		return &orchestrate.InputError{Msg: "compare: " + err.Error()}
+	}
+	return nil
+}
+
+// readRecords reads one results file for command cmd; a file that is
+// missing, malformed or empty is an InputError.
+func readRecords(cmd, file string) ([]results.Record, error) {
+	r, err := results.ReadFile(file)
+	var syn *results.SyntaxError
+	if errors.As(err, &syn) {
+		return nil, &orchestrate.InputError{Msg: cmd + ": " + syn.Error()}
+	}
+	if err != nil {
+		return nil, &orchestrate.InputError{Msg: fmt.Sprintf("%s: %v", cmd, err)}
+	}
+	if len(r) == 0 {
+		return nil, &orchestrate.InputError{Msg: fmt.Sprintf("%s: %s holds no manydb records", cmd, file)}
+	}
+	return r, nil
+}

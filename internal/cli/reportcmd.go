@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"manydb/internal/orchestrate"
+	"manydb/internal/report"
+	"manydb/internal/results"
+)
+
+const reportSynopsis = `manydb report -o report.html FILE...
+
+Writes one self-contained HTML page (no network, no scripts) from results
+files: per study and setting the reference table, with the range of the
+per-run open medians, and charts drawn by gonum.org/v1/plot as inline SVG:
+the distribution (CDF, log time axis) of open, query, close, their total and
+create per store, memory per open store (anonymous and file-backed) and
+space per store; then the environment the study recorded.`
+
+func reportCmd(args []string, o Options) error {
+	fs := newFlagSet("report")
+	out := fs.String("o", "", "the HTML file to write (required)")
+	if done, err := parse(fs, args, reportSynopsis, o); done || err != nil {
+		return err
+	}
+	if *out == "" || fs.NArg() == 0 {
+		return &orchestrate.InputError{Msg: "report: name the output and at least one results file (e.g. manydb report -o report.html results.jsonl)"}
+	}
+	var recs []results.Record
+	for _, file := range fs.Args() {
+		r, err := readRecords("report", file)
+		if err != nil {
+			return err
+		}
+		recs = append(recs, r...)
+	}
+	var b bytes.Buffer
+	if err := report.HTML(&b, recs); err != nil {
+		return &orchestrate.InputError{Msg: "report: " + err.Error()}
+	}
+	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	fmt.Fprintln(o.Stdout, *out)
+	return nil
+}

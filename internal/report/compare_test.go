@@ -1,0 +1,177 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"manydb/internal/results"
+)
+
+// synthStudy returns the records of a study of one variant with the given
+// runs of 50 stores each; open times are drawn around 0.1 ms × scale.
+func synthStudy(study string, runs int, scale float64, seed uint64) []results.Record {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	draw := func(center float64) []float64 {
+		xs := make([]float64, 50)
+		for i := range xs {
+			xs[i] = center * (0.8 + 0.4*rng.Float64())
+		}
+		return xs
+	}
+	base := results.Record{Schema: results.Schema, Study: study, Variant: "sqlite", Setting: "default", Status: results.StatusOK}
+	create := base
+	create.Phase, create.CreateMs, create.WallS = results.PhaseCreate, draw(2), 0.2
+	recs := []results.Record{create}
+	for run := 1; run <= runs; run++ {
+		r := base
+		r.Phase, r.Run = results.PhaseOpen, run
+		r.OpenMs, r.QueryMs, r.CloseMs = draw(0.1*scale), draw(0.05), draw(0.02)
+		r.TotalMs = make([]float64, 50)
+		for i := range r.TotalMs {
+			r.TotalMs[i] = r.OpenMs[i] + r.QueryMs[i] + r.CloseMs[i]
+		}
+		recs = append(recs, r)
+	}
+	hold := base
+	hold.Phase, hold.Hold = results.PhaseHold, &results.Hold{Held: 10, RssKB: 100 * scale, AnonKB: 50}
+	return append(recs, hold)
+}
+
+// TestCompareGolden compares synthetic studies: one with a 30 % slower
+// open, one with nothing changed but the random draws.
+func TestCompareGolden(t *testing.T) {
+	old := Side{Name: "old.jsonl", Records: synthStudy("a", 5, 1, 1)}
+	tests := []struct {
+		golden string
+		new    Side
+		want   []string // lines of the output that must hold these words
+	}{
+		{"testdata/compare-change.golden", Side{Name: "new.jsonl", Records: synthStudy("b", 5, 1.3, 2)}, []string{"open (ms)", "+", "p=0.008 n=5"}},
+		{"testdata/compare-none.golden", Side{Name: "new.jsonl", Records: synthStudy("b", 5, 1, 2)}, []string{"open (ms)", "~"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			var got bytes.Buffer
+			if err := Compare(&got, old, tt.new); err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, tt.golden, got.Bytes())
+			for _, line := range strings.Split(got.String(), "\n") {
+				if strings.Contains(line, "open (ms)") {
+					for _, w := range tt.want {
+						if !strings.Contains(line, w) {
+							t.Errorf("open line %q lacks %q", line, w)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestCompareSelectors(t *testing.T) {
+	recs := studyWithSettings()
+	var got bytes.Buffer
+	err := Compare(&got, Side{Name: "r:sqlite@default", Records: recs, Variant: "sqlite", Setting: "default"},
+		Side{Name: "r:sqlite@mmap-threshold", Records: recs, Variant: "sqlite", Setting: "mmap-threshold"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got.String(), "sqlite@default vs sqlite@mmap-threshold") {
+		t.Errorf("no comparison of the two settings:\n%s", got.String())
+	}
+	if err := Compare(&got, Side{Name: "a", Records: recs, Variant: "none"}, Side{Name: "b", Records: recs}); err == nil {
+		t.Error("no error for sides without a common variant")
+	}
+}
+
+// studyWithSettings is testdata/study.jsonl, which has two settings.
+func studyWithSettings() []results.Record {
+	recs, err := results.ReadFile("testdata/study.jsonl")
+	if err != nil {
+		panic(err)
+	}
+	return recs
+}
+
+// checkGolden compares got with the golden file (rewritten under -update)
+// and shows the lines that differ.
+func checkGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	var diff strings.Builder
+	for i := 0; i < max(len(g), len(w)); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			diff.WriteString(fmt.Sprintf("line %d:\n", i+1) + "  got:  " + gl + "\n  want: " + wl + "\n")
+		}
+	}
+	t.Errorf("output differs from %s (go test ./internal/report -update rewrites it):\n%s", golden, diff.String())
+}
+
+// TestGobench checks that every run gives a benchmark line with its units.
+func TestGobench(t *testing.T) {
+	var got bytes.Buffer
+	if err := WriteGobench(&got, synthStudy("a", 3, 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(got.String()), "\n")
+	if len(lines) != 1+3+1 {
+		t.Fatalf("want a pkg line, 3 run lines and a study line, got\n%s", got.String())
+	}
+	for _, l := range lines[1:4] {
+		if !strings.HasPrefix(l, "BenchmarkManydb/variant=sqlite/setting=default 1 ") || !strings.Contains(l, " open-ms ") {
+			t.Errorf("bad run line %q", l)
+		}
+	}
+	if !strings.Contains(lines[4], " create-ms ") || !strings.Contains(lines[4], " rss-per-open-store-KB") {
+		t.Errorf("bad study line %q", lines[4])
+	}
+	if err := WriteGobench(&got, nil); err == nil {
+		t.Error("no error for no records")
+	}
+}
+
+// TestGobenchGolden writes the gobench lines of testdata/study.jsonl, which
+// holds a failed run, a failed hold and a setting not applicable.
+func TestGobenchGolden(t *testing.T) {
+	var got bytes.Buffer
+	if err := WriteGobench(&got, studyWithSettings()); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "testdata/study.gobench.golden", got.Bytes())
+}
+
+func TestCSV(t *testing.T) {
+	var got bytes.Buffer
+	if err := WriteCSV(&got, synthStudy("a", 3, 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(got.String()), "\n")
+	// header, 5 repeated figures × 3 runs, 4 single-valued figures
+	if len(lines) != 1+5*3+4 || !strings.HasPrefix(lines[1], "sqlite,default,open,ms,1,") {
+		t.Errorf("csv:\n%s", got.String())
+	}
+}

@@ -1,0 +1,286 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"manydb/internal/results"
+	"manydb/internal/stats"
+)
+
+// A chart builder draws one kind of figure for a study and setting, or
+// returns nil when the records have nothing to draw. The report draws every
+// builder in charts for every table: a new kind of result adds one entry.
+type chart struct {
+	title string
+	build func(t *table) (*plot.Plot, error)
+}
+
+var charts = []chart{
+	{"Open time per store, all warm runs (CDF, log time axis)", cdf(func(c *cell) []float64 { return pooledOpen(c, func(r *results.Record) []float64 { return r.OpenMs }) }, "open (ms)")},
+	{"Count query per store (CDF)", cdf(func(c *cell) []float64 { return pooledOpen(c, func(r *results.Record) []float64 { return r.QueryMs }) }, "query (ms)")},
+	{"Close per store (CDF)", cdf(func(c *cell) []float64 { return pooledOpen(c, func(r *results.Record) []float64 { return r.CloseMs }) }, "close (ms)")},
+	{"Open, query, close per store (CDF)", cdf(func(c *cell) []float64 { return pooledOpen(c, func(r *results.Record) []float64 { return r.TotalMs }) }, "open, query, close (ms)")},
+	{"Create time per store (CDF)", cdf(func(c *cell) []float64 {
+		if c.create == nil {
+			return nil
+		}
+		return c.create.CreateMs
+	}, "create (ms)")},
+	{"Recent query per store (CDF)", cdf(func(c *cell) []float64 {
+		return pooledOpen(c, func(r *results.Record) []float64 { return r.QueriesMs["recent"] })
+	}, "recent (ms)")},
+	{"Get query per store (CDF)", cdf(func(c *cell) []float64 {
+		return pooledOpen(c, func(r *results.Record) []float64 { return r.QueriesMs["get"] })
+	}, "get (ms)")},
+	{"Scan query per store (CDF)", cdf(func(c *cell) []float64 {
+		return pooledOpen(c, func(r *results.Record) []float64 { return r.QueriesMs["scan"] })
+	}, "scan (ms)")},
+	{"Open per store, cold cache (CDF)", cdf(func(c *cell) []float64 {
+		return pooled(c.cached["cold"], func(r *results.Record) []float64 { return r.OpenMs })
+	}, "cold open (ms)")},
+	{"Turn per store: open, recent, append, close (CDF)", cdf(func(c *cell) []float64 {
+		return pooled(c.turns, func(r *results.Record) []float64 { return r.TotalMs })
+	}, "turn (ms)")},
+	{"Memory per open store: anonymous and file-backed (KB)", memoryBars},
+	{"Space per store (KB, median)", spaceBars},
+}
+
+func pooledOpen(c *cell, pick func(r *results.Record) []float64) []float64 {
+	return pooled(c.opens, pick)
+}
+
+// pooled joins the samples pick takes from each record.
+func pooled(recs []*results.Record, pick func(r *results.Record) []float64) []float64 {
+	var xs []float64
+	for _, r := range recs {
+		xs = append(xs, pick(r)...)
+	}
+	return xs
+}
+
+// cdfPoints bounds the points of one CDF line.
+const cdfPoints = 300
+
+// cdf builds the empirical distribution of one sample per variant.
+func cdf(pick func(c *cell) []float64, xlabel string) func(t *table) (*plot.Plot, error) {
+	return func(t *table) (*plot.Plot, error) {
+		p := plot.New()
+		p.X.Label.Text, p.Y.Label.Text = xlabel, "fraction of stores"
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		var lines []any
+		lo, hi := math.Inf(1), 0.0
+		for _, v := range t.variants {
+			xs := slices.Clone(pick(t.cells[v]))
+			xs = slices.DeleteFunc(xs, func(x float64) bool { return x <= 0 })
+			if len(xs) == 0 {
+				continue
+			}
+			slices.Sort(xs)
+			lo, hi = math.Min(lo, xs[0]), math.Max(hi, xs[len(xs)-1])
+			// at most cdfPoints points: the chart looks the same, the page stays small
+			step := max(1, len(xs)/cdfPoints)
+			var pts plotter.XYs
+			for i := step - 1; i < len(xs); i += step {
+				pts = append(pts, plotter.XY{X: xs[i], Y: float64(i+1) / float64(len(xs))})
+			}
+			lines = append(lines, v, pts)
+		}
+		if len(lines) == 0 {
+			return nil, nil
+		}
+		if err := plotutil.AddLines(p, lines...); err != nil {
+			return nil, fmt.Errorf("chart %s: %w", xlabel, err)
+		}
+		// a log axis needs a positive range, also when every value is equal
+		p.X.Min, p.X.Max = lo*0.9, hi*1.1
+		return p, nil
+	}
+}
+
+func memoryBars(t *table) (*plot.Plot, error) {
+	var names []string
+	var anon, file plotter.Values
+	for _, v := range t.variants {
+		if h := t.cells[v].hold; h != nil {
+			names = append(names, v)
+			anon = append(anon, h.Hold.AnonKB)
+			file = append(file, math.Max(0, h.Hold.RssKB-h.Hold.AnonKB))
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	p := plot.New()
+	p.Y.Label.Text = "KB per open store"
+	a, err := plotter.NewBarChart(anon, vg.Points(20))
+	if err != nil {
+		return nil, fmt.Errorf("memory chart: %w", err)
+	}
+	f, err := plotter.NewBarChart(file, vg.Points(20))
+	if err != nil {
+		return nil, fmt.Errorf("memory chart: %w", err)
+	}
+	a.Color, f.Color = plotutil.Color(0), plotutil.Color(1)
+	f.StackOn(a)
+	p.Add(a, f)
+	p.Legend.Add("anonymous", a)
+	p.Legend.Add("file-backed", f)
+	p.NominalX(names...)
+	return p, nil
+}
+
+func spaceBars(t *table) (*plot.Plot, error) {
+	var names []string
+	var vals plotter.Values
+	for _, v := range t.variants {
+		if s := t.cells[v].space; s != nil {
+			names = append(names, v)
+			vals = append(vals, stats.Median(stats.Ints(s.Bytes))/1024)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	p := plot.New()
+	p.Y.Label.Text = "KB per store"
+	b, err := plotter.NewBarChart(vals, vg.Points(20))
+	if err != nil {
+		return nil, fmt.Errorf("space chart: %w", err)
+	}
+	b.Color = plotutil.Color(0)
+	p.Add(b)
+	p.NominalX(names...)
+	return p, nil
+}
+
+// svg draws p as inline SVG.
+func svg(p *plot.Plot) (template.HTML, error) {
+	c := vgsvg.New(6*vg.Inch, 3.5*vg.Inch)
+	p.Draw(draw.New(c))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return "", fmt.Errorf("svg: %w", err)
+	}
+	return template.HTML(b.String()), nil
+}
+
+type htmlTable struct {
+	Title, Workload string
+	Variants        []string
+	Rows            [][]string
+	Notes           []string
+	Charts          []htmlChart
+	Env             map[string]string
+}
+
+type htmlChart struct {
+	Title string
+	SVG   template.HTML
+}
+
+// HTML writes one self-contained HTML page: per study and setting its
+// table, with the spread of the open figures across runs, its charts and
+// the environment of the sessions that recorded it.
+func HTML(w io.Writer, recs []results.Record) error {
+	tables := group(recs)
+	if len(tables) == 0 {
+		return fmt.Errorf("no study records found")
+	}
+	var page []htmlTable
+	for _, t := range tables {
+		ht := htmlTable{Title: fmt.Sprintf("Study %s, setting %s", t.study, t.setting), Workload: t.workload, Variants: t.variants}
+		for _, r := range t.rows() {
+			row := []string{r.label}
+			for _, v := range t.variants {
+				row = append(row, r.value(t.cells[v]))
+			}
+			ht.Rows = append(ht.Rows, row)
+		}
+		row := []string{"Open (range of the per-run medians)"}
+		for _, v := range t.variants {
+			c := t.cells[v]
+			if len(c.opens) == 0 {
+				row = append(row, missing(c, results.PhaseOpen))
+				continue
+			}
+			var meds []float64
+			for _, r := range c.opens {
+				meds = append(meds, stats.Median(r.OpenMs))
+			}
+			row = append(row, fmt.Sprintf("%.3f–%.3f ms (%d runs)", minOf(meds), stats.Max(meds), len(meds)))
+		}
+		ht.Rows = slices.Insert(ht.Rows, 4, row)
+		var notes bytes.Buffer
+		t.writeNotes(&notes)
+		ht.Notes = splitLines(notes.String())
+		if t.env != nil {
+			ht.Env = t.env.Env
+		}
+		for _, ch := range charts {
+			p, err := ch.build(t)
+			if err != nil {
+				return err
+			}
+			if p == nil {
+				continue
+			}
+			s, err := svg(p)
+			if err != nil {
+				return err
+			}
+			ht.Charts = append(ht.Charts, htmlChart{Title: ch.title, SVG: s})
+		}
+		page = append(page, ht)
+	}
+	return pageTemplate.Execute(w, page)
+}
+
+func splitLines(s string) []string {
+	var out []string
+	for _, l := range bytes.Split([]byte(s), []byte("\n")) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			out = append(out, string(l))
+		}
+	}
+	return out
+}
+
+var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>manydb report</title>
+<style>
+body{font-family:sans-serif;margin:1.5em;max-width:75em}
+table{border-collapse:collapse;margin:1em 0}
+td,th{border:1px solid #bbb;padding:.2em .5em;text-align:right}
+td:first-child,th:first-child{text-align:left}
+figure{display:inline-block;margin:.5em;page-break-inside:avoid}
+figcaption{font-size:.9em}
+dl{font-size:.85em}
+@media print{section{page-break-before:always}}
+</style></head><body>
+<h1>manydb report</h1>
+{{range .}}<section>
+<h2>{{.Title}}</h2>
+<p>Workload {{.Workload}}. The open figures pool every warm run; the row "Open (range of the per-run medians)" gives their spread: the lowest and highest median of one run.</p>
+<table><tr><th></th>{{range .Variants}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{range .Notes}}<p>{{.}}</p>
+{{end}}
+{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
+{{end}}
+{{with .Env}}<details open><summary>Environment</summary><dl>{{range $k, $v := .}}<dt>{{$k}}</dt><dd>{{$v}}</dd>{{end}}</dl></details>{{end}}
+</section>
+{{end}}</body></html>
+`))
