@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ErrUnavailable is wrapped when no memory cgroup can be made here.
@@ -114,7 +115,12 @@ func (g Group) Join(pid int) error {
 	return nil
 }
 
-// Read returns what g is charged now.
+// StatDelay is how long to wait before a reading that must include recent
+// changes: the kernel folds per-CPU counts into memory.stat about every
+// 2 s, so small changes show late.
+const StatDelay = 2100 * time.Millisecond
+
+// Read returns what g is charged now (see StatDelay).
 func (g Group) Read() (Charge, error) {
 	usage, fileKey, anonKey := "memory.usage_in_bytes", "total_cache", "total_rss"
 	if g.V2 {

@@ -105,6 +105,7 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 	}
 	var cBefore memcg.Charge
 	if cg != nil {
+		time.Sleep(memcg.StatDelay) // the eviction's effect, folded into memory.stat
 		if cBefore, err = cg.Read(); err != nil {
 			return err
 		}
@@ -133,6 +134,7 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 	}
 	var container *results.Container
 	if cg != nil {
+		time.Sleep(memcg.StatDelay)
 		cAfter, err := cg.Read()
 		if err != nil {
 			return err
