@@ -238,16 +238,6 @@ func (s *store) Scan(fn func(workload.Note)) error {
 	})
 }
 
-// Append implements engine.Querier: one Put in its own read-write
-// transaction, synced at commit as Insert's is.
-func (s *store) Append(n workload.Note) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte(bucketName))
-		if b == nil {
-			return fmt.Errorf("no bucket %s: the store was not made by manydb's bbolt variant", bucketName)
-		}
-		b.FillPercent = s.fill
-		var key [8]byte
-		return b.Put(kvnote.Key(&key, n.ID), kvnote.AppendValue(nil, n))
-	})
-}
+// Append implements engine.Querier: Insert of one note, one Put in its
+// own read-write transaction, synced at commit.
+func (s *store) Append(n workload.Note) error { return s.Insert([]workload.Note{n}) }
