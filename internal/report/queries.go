@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"strings"
 
 	"manydb/internal/results"
 	"manydb/internal/stats"
@@ -36,7 +35,7 @@ func (t *table) extraRows() []row {
 		}
 		pick := func(r *results.Record) []float64 { return r.QueriesMs[q] }
 		rows = append(rows,
-			row{fmt.Sprintf("%s query (median)", title(q)), stat(warm, results.PhaseOpen, pick, stats.Median)},
+			row{queryLabels[q] + " (median)", stat(warm, results.PhaseOpen, pick, stats.Median)},
 			row{"same, p99", stat(warm, results.PhaseOpen, pick, stats.P99)})
 	}
 	for _, m := range t.modes {
@@ -95,4 +94,9 @@ func residency(recs []*results.Record) float64 {
 	return stats.Median(xs)
 }
 
-func title(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+// queryLabels name the queries' rows as the reference names its rows.
+var queryLabels = map[string]string{
+	"recent": "Recent 20 notes",
+	"get":    "Get 10 notes by id",
+	"scan":   "Scan all notes",
+}
