@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"io"
@@ -55,6 +56,38 @@ var charts = []chart{
 	}, "turn (ms)")},
 	{"Memory per open store: anonymous and file-backed (KB)", memoryBars},
 	{"Space per store (KB, median)", spaceBars},
+	{"manydb serve: p99 latency per pool size (ms)", servePlot("p99 latency (ms)", func(s *results.Serve) float64 { return s.P99Ms })},
+	{"manydb serve: peak resident memory per pool size (MB)", servePlot("peak resident memory (MB)", func(s *results.Serve) float64 { return peak(s.RssKB) / 1024 })},
+}
+
+// servePlot draws one serve figure against the pool size, a line per
+// variant; nil when the table has no serve records.
+func servePlot(ylabel string, y func(s *results.Serve) float64) func(t *table) (*plot.Plot, error) {
+	return func(t *table) (*plot.Plot, error) {
+		var lines []any
+		for _, v := range t.variants {
+			var pts plotter.XYs
+			for _, r := range t.cells[v].serves {
+				if r.Status == results.StatusOK {
+					pts = append(pts, plotter.XY{X: float64(r.Serve.Pool), Y: y(r.Serve)})
+				}
+			}
+			if len(pts) == 0 {
+				continue
+			}
+			slices.SortFunc(pts, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+			lines = append(lines, v, pts)
+		}
+		if len(lines) == 0 {
+			return nil, nil
+		}
+		p := plot.New()
+		p.X.Label.Text, p.Y.Label.Text = "open stores in the pool", ylabel
+		if err := plotutil.AddLinePoints(p, lines...); err != nil {
+			return nil, fmt.Errorf("chart %s: %w", ylabel, err)
+		}
+		return p, nil
+	}
 }
 
 func pooledOpen(c *cell, pick func(r *results.Record) []float64) []float64 {
@@ -201,7 +234,14 @@ func HTML(w io.Writer, recs []results.Record) error {
 	var page []htmlTable
 	for _, t := range tables {
 		ht := htmlTable{Title: fmt.Sprintf("Study %s, setting %s", t.study, t.setting), Workload: t.workload, Variants: t.variants}
+		if t.served {
+			ht.Title = "Serve s" + ht.Title[1:]
+			ht.Rows = t.serveRowsHTML()
+		}
 		for _, r := range t.rows() {
+			if t.served {
+				break
+			}
 			row := []string{r.label}
 			for _, v := range t.variants {
 				row = append(row, r.value(t.cells[v]))
@@ -210,6 +250,9 @@ func HTML(w io.Writer, recs []results.Record) error {
 		}
 		row := []string{"Open (range of the per-run medians)"}
 		for _, v := range t.variants {
+			if t.served {
+				break
+			}
 			c := t.cells[v]
 			if len(c.opens) == 0 {
 				row = append(row, missing(c, results.PhaseOpen))
@@ -221,7 +264,9 @@ func HTML(w io.Writer, recs []results.Record) error {
 			}
 			row = append(row, fmt.Sprintf("%.3f–%.3f ms (%d runs)", minOf(meds), stats.Max(meds), len(meds)))
 		}
-		ht.Rows = slices.Insert(ht.Rows, 4, row)
+		if !t.served {
+			ht.Rows = slices.Insert(ht.Rows, 4, row)
+		}
 		var notes bytes.Buffer
 		t.writeNotes(&notes)
 		ht.Notes = splitLines(notes.String())

@@ -21,6 +21,12 @@ func TestHTMLEveryChartAndCell(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs = append(recs, queries...)
+	// and a manydb serve study (two variants, three pool sizes)
+	served, err := results.ReadFile("testdata/serve.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs = append(recs, served...)
 	var b bytes.Buffer
 	if err := HTML(&b, recs); err != nil {
 		t.Fatal(err)

@@ -150,3 +150,40 @@ func lastInt(xs []int) int {
 	}
 	return xs[len(xs)-1]
 }
+
+// serveRowsHTML are the serve blocks as rows of one table: "pool P: figure".
+func (t *table) serveRowsHTML() [][]string {
+	var pools []int
+	for _, v := range t.variants {
+		for _, r := range t.cells[v].serves {
+			if !slices.Contains(pools, r.Serve.Pool) {
+				pools = append(pools, r.Serve.Pool)
+			}
+		}
+	}
+	slices.Sort(pools)
+	var rows [][]string
+	for _, pool := range pools {
+		for _, sr := range serveRows() {
+			row := []string{fmt.Sprintf("pool %s: %s", thousands(float64(pool)), sr.label)}
+			for _, v := range t.variants {
+				val := "–"
+				if t.cells[v].failed[results.PhaseServe] {
+					val = "failed"
+				}
+				for _, rec := range t.cells[v].serves {
+					switch {
+					case rec.Serve.Pool != pool:
+					case rec.Status != results.StatusOK:
+						val = "skipped: " + rec.Error
+					default:
+						val = sr.value(rec.Serve)
+					}
+				}
+				row = append(row, val)
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
