@@ -69,6 +69,9 @@ func (t *table) writeServe(w io.Writer) {
 		vals := make([]string, len(t.variants))
 		for i, v := range t.variants {
 			vals[i] = "–"
+			if t.cells[v].failed[results.PhaseServe] {
+				vals[i] = "failed"
+			}
 			for _, rec := range t.cells[v].serves {
 				if rec.Serve.Pool != pool {
 					continue
