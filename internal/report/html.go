@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"html/template"
+	"image/color"
 	"io"
 	"math"
 	"slices"
@@ -56,6 +57,7 @@ var charts = []chart{
 	}, "turn (ms)")},
 	{"Memory per open store: anonymous and file-backed (KB)", memoryBars},
 	{"Space per store (KB, median)", spaceBars},
+	{"Load average over the study (1-minute, sampled every 10 s while each phase ran; each phase's span shaded)", loadPlot},
 	{"manydb serve: p99 latency per pool size (ms)", servePlot("p99 latency (ms)", func(s *results.Serve) float64 { return s.P99Ms })},
 	{"manydb serve: peak resident memory per pool size (MB)", servePlot("peak resident memory (MB)", func(s *results.Serve) float64 { return peak(s.RssKB) / 1024 })},
 }
@@ -329,3 +331,50 @@ dl{font-size:.85em}
 </section>
 {{end}}</body></html>
 `))
+
+// loadPlot draws the 1-minute load average the orchestrator sampled while
+// each phase's worker ran (one sample per 10 s: load_during), against the
+// minutes since the table's first phase started, with each phase's span
+// shaded; nil when no record has samples.
+func loadPlot(t *table) (*plot.Plot, error) {
+	var recs []*results.Record
+	for _, v := range t.variants {
+		recs = append(recs, t.cells[v].all...)
+	}
+	recs = slices.DeleteFunc(recs, func(r *results.Record) bool { return len(r.LoadDuring) == 0 || r.Started.IsZero() })
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(recs, func(a, b *results.Record) int { return a.Started.Compare(b.Started) })
+	t0 := recs[0].Started
+	p := plot.New()
+	p.X.Label.Text, p.Y.Label.Text = "minutes since the first phase started", "load average (1 min)"
+	var pts plotter.XYs
+	top := 0.0
+	for _, r := range recs {
+		start := r.Started.Sub(t0).Minutes()
+		for k, l := range r.LoadDuring {
+			pts = append(pts, plotter.XY{X: start + float64(k+1)*10/60, Y: l})
+			top = math.Max(top, l)
+		}
+	}
+	for i, r := range recs {
+		start := r.Started.Sub(t0).Minutes()
+		end := start + r.WorkerS/60
+		span, err := plotter.NewPolygon(plotter.XYs{{X: start, Y: 0}, {X: end, Y: 0}, {X: end, Y: top * 1.05}, {X: start, Y: top * 1.05}})
+		if err != nil {
+			return nil, fmt.Errorf("load chart: %w", err)
+		}
+		c := plotutil.Color(i % 2)
+		cr, cg, cb, _ := c.RGBA()
+		span.Color = color.NRGBA{R: uint8(cr >> 8), G: uint8(cg >> 8), B: uint8(cb >> 8), A: 40}
+		span.LineStyle.Width = 0
+		p.Add(span)
+	}
+	line, err := plotter.NewLine(pts)
+	if err != nil {
+		return nil, fmt.Errorf("load chart: %w", err)
+	}
+	p.Add(line)
+	return p, nil
+}
