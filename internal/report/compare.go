@@ -123,7 +123,7 @@ func Compare(w io.Writer, old, new Side) error {
 					f    *Figures
 				}{{"old", of}, {"new", nf}} {
 					side, f := sf.side, sf.f
-					if xs := f.Values[d.name]; len(xs) > 1 && f.Spread[d.name] > 0 && stats.Max(xs)-minOf(xs) > f.Spread[d.name] {
+					if xs := f.Values[d.name]; len(xs) > 1 && f.Spread[d.name] > 0 && stats.Max(xs)-stats.Min(xs) > f.Spread[d.name] {
 						warn = append(warn, note(side+": the runs' medians differ by more than the interquartile range of one run"))
 					}
 				}
@@ -146,14 +146,6 @@ func Compare(w io.Writer, old, new Side) error {
 		fmt.Fprintf(w, "(%d) %s\n", i+1, n)
 	}
 	return nil
-}
-
-func minOf(xs []float64) float64 {
-	m := math.Inf(1)
-	for _, x := range xs {
-		m = math.Min(m, x)
-	}
-	return m
 }
 
 func pct(old, new float64) string {

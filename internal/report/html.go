@@ -264,7 +264,7 @@ func HTML(w io.Writer, recs []results.Record) error {
 			for _, r := range c.opens {
 				meds = append(meds, stats.Median(r.OpenMs))
 			}
-			row = append(row, fmt.Sprintf("%.3f–%.3f ms (%d runs)", minOf(meds), stats.Max(meds), len(meds)))
+			row = append(row, fmt.Sprintf("%.3f–%.3f ms (%d runs)", stats.Min(meds), stats.Max(meds), len(meds)))
 		}
 		if !t.served {
 			ht.Rows = slices.Insert(ht.Rows, 4, row)

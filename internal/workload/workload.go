@@ -130,15 +130,6 @@ func (s Spec) TurnNote(i, k int) Note {
 	return Note{ID: id, Text: b.String(), Ts: Ts(id)}
 }
 
-// Want returns note id of store i of spec s after appended turns: a note
-// of Fill for ids up to s.Objects, else the note of turn id-s.Objects.
-func (s Spec) Want(i int, id int64) Note {
-	if id > int64(s.Objects) {
-		return s.TurnNote(i, int(id)-s.Objects)
-	}
-	return Note{ID: id, Text: Text(i, int(id-1), s.TextLen), Ts: Ts(id)}
-}
-
 // Check reports whether n is note id of store i after appended turns,
 // without building the expected text: the prefix and the Lorem ipsum that
 // follows are compared in place.

@@ -81,3 +81,12 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// Want returns note id of store i of spec s after appended turns: a note
+// of Fill for ids up to s.Objects, else the note of turn id-s.Objects.
+func (s Spec) Want(i int, id int64) Note {
+	if id > int64(s.Objects) {
+		return s.TurnNote(i, int(id)-s.Objects)
+	}
+	return Note{ID: id, Text: Text(i, int(id-1), s.TextLen), Ts: Ts(id)}
+}
