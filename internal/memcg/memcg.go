@@ -43,8 +43,10 @@ type Hierarchy struct {
 	Self string
 }
 
-// Default is the usual mount points.
-var Default = Hierarchy{V1: "/sys/fs/cgroup/memory", V2: "/sys/fs/cgroup", Self: "/proc/self/cgroup"}
+// Default returns the usual mount points.
+func Default() Hierarchy {
+	return Hierarchy{V1: "/sys/fs/cgroup/memory", V2: "/sys/fs/cgroup", Self: "/proc/self/cgroup"}
+}
 
 // New creates a fresh cgroup named prefix-<pid>-<random>: under this
 // process' own v1 memory cgroup (so it nests as a container's would), or

@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 // go and returns what the cgroup is charged once the child is ready.
 func charged(t *testing.T, kind string, env ...string) Charge {
 	t.Helper()
-	g, err := Default.New("manydb-test")
+	g, err := Default().New("manydb-test")
 	if errors.Is(err, ErrUnavailable) && os.Geteuid() != 0 {
 		t.Skipf("not root, so no cgroup can be made: %v", err)
 	}

@@ -60,7 +60,7 @@ type Config struct {
 	// libraries; nil means settings.LibDirs().
 	LibDirs []string
 	// Cgroups is where the hold workers' memory cgroups are made; nil
-	// means memcg.Default. Tests point it where none can be made.
+	// means memcg.Default(). Tests point it where none can be made.
 	Cgroups *memcg.Hierarchy `json:"-"`
 	// ReadLoad reads the 1-minute load average; nil means measure.Load1.
 	ReadLoad func() (float64, error) `json:"-"`
@@ -221,15 +221,15 @@ func (c *Config) config() *results.StudyConfig {
 		Hold: c.Hold, Queries: c.Queries, Cache: c.Cache, Turns: c.Turns, Serve: c.Serve, Workload: c.Workload, Root: root, MaxLoad: c.MaxLoad}
 }
 
-// CacheModes are the values of --cache.
-var CacheModes = []string{"warm", worker.CacheCold, worker.CacheDrop}
+// cacheModeNames are the values of --cache.
+func cacheModeNames() []string { return []string{"warm", worker.CacheCold, worker.CacheDrop} }
 
 // checkCache checks the cache modes: known, each once, and drop only for
 // root (it writes /proc/sys/vm/drop_caches).
 func (c *Config) checkCache() error {
 	for i, m := range c.Cache {
 		switch {
-		case !slices.Contains(CacheModes, m):
+		case !slices.Contains(cacheModeNames(), m):
 			return &InputError{fmt.Sprintf("--cache: unknown mode %q: use warm, cold or drop, comma-separated", m)}
 		case slices.Contains(c.Cache[:i], m):
 			return &InputError{fmt.Sprintf("--cache: %s is listed twice", m)}

@@ -27,10 +27,11 @@ type Manifest struct {
 	Versions map[string]string `json:"versions"` // the engine's and worker's versions at create
 	// Appended is the number of notes turn runs appended to every store.
 	Appended int `json:"appended,omitempty"`
-	// Turning is set while a turn run changes the stores: a run cut short
-	// leaves some stores with one note more than others, so such stores
-	// are never reused.
-	Turning bool `json:"turning,omitempty"`
+	// Uneven is set while a turn run changes the stores (a run cut short
+	// leaves some stores with one note more than others) and from the first
+	// serve phase on (serve appends to each store as often as its agent is
+	// drawn): such stores are never reused by a rerun.
+	Uneven bool `json:"uneven,omitempty"`
 }
 
 // writeManifest writes m into dir, synced, after its stores were created.
@@ -70,8 +71,8 @@ func storesMatch(dir string, want Manifest) (bool, string) {
 		return false, fmt.Sprintf("unreadable %s: %v", ManifestFile, err)
 	}
 	switch {
-	case got.Turning:
-		return false, "a turn run was cut short, so its stores hold different numbers of notes"
+	case got.Uneven:
+		return false, "a turn run was cut short or a serve phase ran, so its stores hold different numbers of notes"
 	case got.Study != want.Study:
 		return false, fmt.Sprintf("made for study %s", got.Study)
 	case got.Variant != want.Variant || got.Setting != want.Setting:

@@ -47,7 +47,7 @@ func TestStudyWithQueriesColdAndTurns(t *testing.T) {
 		t.Fatalf("phases %v, want %v", got, want)
 	}
 	m, err := readManifest(filepath.Join(c.Root, "default", "fake"))
-	if err != nil || m.Appended != 2 || m.Turning {
+	if err != nil || m.Appended != 2 || m.Uneven {
 		t.Fatalf("manifest after two turns: %+v, %v", m, err)
 	}
 
@@ -81,7 +81,7 @@ func TestCutTurnRunRebuildsTheStores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Turning = true
+	m.Uneven = true
 	if err := writeManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}

@@ -331,7 +331,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	if p.name == results.PhaseTurn || p.name == results.PhaseServe {
 		// Serve appends to each store as often as its agent is drawn:
 		// unevenly, so the stores are not reused by a rerun either.
-		m.Turning = true
+		m.Uneven = true
 		if err := writeManifest(dir, m); err != nil {
 			return false, err
 		}
@@ -383,7 +383,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	if p.name == results.PhaseTurn && res.err == nil {
 		// Likewise: a kill between the two makes the rerun rebuild the
 		// stores (the turn is recorded once, by the rerun).
-		m.Turning, m.Appended = false, m.Appended+1
+		m.Uneven, m.Appended = false, m.Appended+1
 		if err := writeManifest(dir, m); err != nil {
 			return false, err
 		}
@@ -438,7 +438,7 @@ func (s *study) cgroups() memcg.Hierarchy {
 	if s.Cgroups != nil {
 		return *s.Cgroups
 	}
-	return memcg.Default
+	return memcg.Default()
 }
 
 // poolTooLarge says why a pool of n open stores of variant v would not fit

@@ -140,7 +140,7 @@ func parseJob(args []string, stderr io.Writer, factories []engine.Factory) (Job,
 	fs.IntVar(&j.Run, "run", 0, "open: run number")
 	fs.Uint64Var(&j.Seed, "seed", 0, "open: seed of the store order")
 	fs.IntVar(&j.Hold, "hold", 0, "hold: stores to keep open")
-	queries := fs.String("queries", "", "open: the queries to make, in order ("+strings.Join(Queries, ",")+"; default count)")
+	queries := fs.String("queries", "", "open: the queries to make, in order ("+strings.Join(queryNames(), ",")+"; default count)")
 	fs.StringVar(&j.Cache, "cache", "", "open: cold evicts each store's files from the page cache before its open; drop is recorded as given")
 	fs.IntVar(&j.Appended, "appended", 0, "notes appended to every store by earlier turn runs")
 	fs.IntVar(&j.Serve.Pool, "pool", 0, "serve: open stores kept between requests")
@@ -232,8 +232,8 @@ func ParseQueries(s string) ([]string, error) {
 	var out []string
 	for _, q := range strings.Split(s, ",") {
 		switch {
-		case !slices.Contains(Queries, q):
-			return nil, fmt.Errorf("--queries: unknown query %q: use %s, comma-separated, in the order to run them", q, strings.Join(Queries, ", "))
+		case !slices.Contains(queryNames(), q):
+			return nil, fmt.Errorf("--queries: unknown query %q: use %s, comma-separated, in the order to run them", q, strings.Join(queryNames(), ", "))
 		case slices.Contains(out, q):
 			return nil, fmt.Errorf("--queries: %s is listed twice", q)
 		}

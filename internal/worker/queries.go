@@ -28,8 +28,8 @@ const (
 	readBack = 10 // stores whose append a turn run reads back itself
 )
 
-// Queries lists the queries an open run can make, in their usual order.
-var Queries = []string{QueryCount, QueryRecent, QueryGet, QueryScan}
+// queryNames lists the queries an open run can make, in their usual order.
+func queryNames() []string { return []string{QueryCount, QueryRecent, QueryGet, QueryScan} }
 
 // Cache modes of an open run (Job.Cache). The third, "drop", is the
 // orchestrator's: it drops the kernel's caches before a worker whose
