@@ -15,13 +15,10 @@ import (
 // size".
 func (t *table) writeServe(w io.Writer) {
 	fmt.Fprintf(w, "## Serve study %s, setting %s\n\n", t.study, t.setting)
-	var pools []int
+	pools := t.servePools()
 	cfg := ""
 	for _, v := range t.variants {
 		for _, r := range t.cells[v].serves {
-			if !slices.Contains(pools, r.Serve.Pool) {
-				pools = append(pools, r.Serve.Pool)
-			}
 			if r.Status == results.StatusOK && cfg == "" {
 				s := r.Serve
 				cfg = fmt.Sprintf("%s requests per pool size (after a warm-up of %s), %d goroutines, Zipf s = %g, %s", thousands(float64(s.Requests)),
@@ -29,7 +26,6 @@ func (t *table) writeServe(w io.Writer) {
 			}
 		}
 	}
-	slices.Sort(pools)
 	fmt.Fprintf(w, "Workload %s. %s; each request: open or take the agent's store, its 20 newest notes, one note appended, give it back.\n\n", t.workload, cfg)
 	header := func() {
 		fmt.Fprintf(w, "| |%s|\n", " "+strings.Join(t.variants, " | ")+" ")
@@ -41,19 +37,7 @@ func (t *table) writeServe(w io.Writer) {
 		for _, r := range serveRows() {
 			vals := make([]string, len(t.variants))
 			for i, v := range t.variants {
-				vals[i] = "–"
-				for _, rec := range t.cells[v].serves {
-					switch {
-					case rec.Serve.Pool != pool:
-					case rec.Status != results.StatusOK:
-						vals[i] = "skipped"
-					default:
-						vals[i] = r.value(rec.Serve)
-					}
-				}
-				if t.cells[v].failed[results.PhaseServe] && vals[i] == "–" {
-					vals[i] = "failed"
-				}
+				vals[i] = t.serveCell(v, pool, r.value, false)
 			}
 			fmt.Fprintf(w, "| %s | %s |\n", r.label, strings.Join(vals, " | "))
 		}
@@ -68,20 +52,9 @@ func (t *table) writeServe(w io.Writer) {
 	for _, pool := range pools {
 		vals := make([]string, len(t.variants))
 		for i, v := range t.variants {
-			vals[i] = "–"
-			if t.cells[v].failed[results.PhaseServe] {
-				vals[i] = "failed"
-			}
-			for _, rec := range t.cells[v].serves {
-				if rec.Serve.Pool != pool {
-					continue
-				}
-				if rec.Status != results.StatusOK {
-					vals[i] = "skipped: " + rec.Error
-					continue
-				}
-				vals[i] = millis(rec.Serve.P99Ms, 2) + " / " + mb(peak(rec.Serve.RssKB))
-			}
+			vals[i] = t.serveCell(v, pool, func(s *results.Serve) string {
+				return millis(s.P99Ms, 2) + " / " + mb(peak(s.RssKB))
+			}, true)
 		}
 		fmt.Fprintf(w, "| %s | %s |\n", thousands(float64(pool)), strings.Join(vals, " | "))
 	}
@@ -156,6 +129,21 @@ func lastInt(xs []int) int {
 
 // serveRowsHTML are the serve blocks as rows of one table: "pool P: figure".
 func (t *table) serveRowsHTML() [][]string {
+	var rows [][]string
+	for _, pool := range t.servePools() {
+		for _, sr := range serveRows() {
+			row := []string{fmt.Sprintf("pool %s: %s", thousands(float64(pool)), sr.label)}
+			for _, v := range t.variants {
+				row = append(row, t.serveCell(v, pool, sr.value, true))
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// servePools returns the pool sizes of the table's serve records, sorted.
+func (t *table) servePools() []int {
 	var pools []int
 	for _, v := range t.variants {
 		for _, r := range t.cells[v].serves {
@@ -165,28 +153,28 @@ func (t *table) serveRowsHTML() [][]string {
 		}
 	}
 	slices.Sort(pools)
-	var rows [][]string
-	for _, pool := range pools {
-		for _, sr := range serveRows() {
-			row := []string{fmt.Sprintf("pool %s: %s", thousands(float64(pool)), sr.label)}
-			for _, v := range t.variants {
-				val := "–"
-				if t.cells[v].failed[results.PhaseServe] {
-					val = "failed"
-				}
-				for _, rec := range t.cells[v].serves {
-					switch {
-					case rec.Serve.Pool != pool:
-					case rec.Status != results.StatusOK:
-						val = "skipped: " + rec.Error
-					default:
-						val = sr.value(rec.Serve)
-					}
-				}
-				row = append(row, val)
-			}
-			rows = append(rows, row)
+	return pools
+}
+
+// serveCell is variant v's cell for a pool size: value of its serve
+// record, "skipped" (with the reason when why is set) for a pool skipped
+// for memory, "failed" when a serve phase of v failed and this pool has no
+// record, else "–".
+func (t *table) serveCell(v string, pool int, value func(s *results.Serve) string, why bool) string {
+	c := t.cells[v]
+	for _, rec := range c.serves {
+		switch {
+		case rec.Serve.Pool != pool:
+		case rec.Status != results.StatusOK && why:
+			return "skipped: " + rec.Error
+		case rec.Status != results.StatusOK:
+			return "skipped"
+		default:
+			return value(rec.Serve)
 		}
 	}
-	return rows
+	if c.failed[results.PhaseServe] {
+		return "failed"
+	}
+	return "–"
 }
