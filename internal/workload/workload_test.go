@@ -90,3 +90,18 @@ func (s Spec) Want(i int, id int64) Note {
 	}
 	return Note{ID: id, Text: Text(i, int(id-1), s.TextLen), Ts: Ts(id)}
 }
+
+// BenchmarkCheck20: the harness's check of one recent answer (20 notes of
+// 300 characters), which manydb serve makes inside each request.
+func BenchmarkCheck20(b *testing.B) {
+	s := Spec{Objects: 1000, TextLen: 300}
+	notes := make([]Note, s.Objects)
+	s.Fill(7, notes)
+	for b.Loop() {
+		for k := 0; k < 20; k++ {
+			if err := s.Check(7, int64(1000-k), notes[999-k]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
