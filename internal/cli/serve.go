@@ -18,7 +18,8 @@ import (
 const serveSynopsis = `manydb serve [flags]
 
 Keep stores open or open them per request? For each engine variant,
-creates --stores stores (one per agent), measures the memory per open
+creates --stores stores (one per agent), or takes over the stores a
+manydb run --keep study left in the same --root when they match, measures the memory per open
 store (a hold phase of min(100, --stores) stores), then for each --pool
 size serves --requests agent requests in a fresh worker: each request is
 one agent turn (its 20 newest notes, one note appended in its own
@@ -35,8 +36,9 @@ Figures per variant and pool size: latency p50, p90, p99, p99.9 and max
 (an HDR histogram), throughput, the pool's hit rate, opens and closes per
 second, and the process' resident and anonymous memory, threads and open
 files at the end and at their peak. A pool whose memory, estimated from
-the hold phase, would not fit in 70 % of the available memory is skipped
-with a message.
+the hold phase, would not fit in 70 % of the available memory, or whose
+open files would exceed the hard limit (ulimit -Hn), is skipped with a
+message.
 
 The records (phase serve, with the encoded histogram and every sample) go
 to --out; running the same command again resumes, as manydb run does.

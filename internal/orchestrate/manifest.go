@@ -32,6 +32,9 @@ type Manifest struct {
 	// serve phase on (serve appends to each store as often as its agent is
 	// drawn): such stores are never reused by a rerun.
 	Uneven bool `json:"uneven,omitempty"`
+	// CreatedBy is the study whose create made the stores, when a serve
+	// study took them over from it (Study is then the serve study).
+	CreatedBy string `json:"created_by,omitempty"`
 }
 
 // writeManifest writes m into dir, synced, after its stores were created.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"manydb/internal/memcg"
@@ -209,11 +210,93 @@ func TestServeStudy(t *testing.T) {
 		}
 	}
 
-	s := &study{Config: c, holdKB: map[string]float64{"fake\x00default": 1 << 40}}
+	s := &study{Config: c, held: map[string]results.Hold{"fake\x00default": {Held: 1, RssKB: 1 << 40}}}
 	if why := s.poolTooLarge("fake", mustSetting(t, "default"), 10); !strings.Contains(why, "more than 70 % of the") {
 		t.Errorf("a pool of 10 stores of 1 PiB each: %q", why)
 	}
 	if why := s.poolTooLarge("fake", mustSetting(t, "default"), 0); why != "" {
 		t.Errorf("pool 0 skipped: %q", why)
+	}
+	// Open files: 10 descriptors per open store against this process'
+	// hard limit.
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	s.held["fake\x00default"] = results.Hold{Held: 10, RssKB: 1, FDsBefore: 8, FDs: 108}
+	fits := int(lim.Max/10) - c.Serve.Concurrency - 1
+	if why := s.poolTooLarge("fake", mustSetting(t, "default"), fits); why != "" {
+		t.Errorf("a pool of %d stores of 10 files each under a limit of %d skipped: %q", fits, lim.Max, why)
+	}
+	if why := s.poolTooLarge("fake", mustSetting(t, "default"), fits+2); !strings.Contains(why, "open files") {
+		t.Errorf("a pool of %d stores of 10 files each under a limit of %d: %q", fits+2, lim.Max, why)
+	}
+}
+
+// TestServeReusesKeptStores: manydb serve on the root of a study that kept
+// its stores takes them over when they match (no create phase, an n/a
+// create record naming that study) and makes its own when they do not.
+func TestServeReusesKeptStores(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Keep, c.Runs = true, 1
+	runID, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := c
+	sc.Keep, sc.Hold = false, 5
+	sc.Out = filepath.Join(t.TempDir(), "serve.jsonl")
+	sc.Serve = &results.ServeConfig{Pools: []int{0, 3}, Requests: 50, Concurrency: 2, Zipf: 1.1}
+	if _, err := Run(context.Background(), sc); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.ReadFile(sc.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phases []string
+	for _, r := range recs {
+		if r.Phase == results.PhaseCreate {
+			if r.Status != results.StatusNotApplicable || r.StoresFrom != runID || len(r.CreateMs) != 0 {
+				t.Errorf("create record of the reused stores: %s from %q (want n/a from %s), %d samples", r.Status, r.StoresFrom, runID, len(r.CreateMs))
+			}
+		}
+		if r.Phase == results.PhaseServe && r.Status != results.StatusOK {
+			t.Errorf("serve on reused stores: %s %s", r.Status, r.Error)
+		}
+		phases = append(phases, r.Phase)
+	}
+	if want := []string{"env", "create", "hold", "serve", "serve", "end"}; !slices.Equal(phases, want) {
+		t.Errorf("phases %v, want %v", phases, want)
+	}
+	var out strings.Builder
+	if err := report.Tables(&out, recs); err != nil {
+		t.Fatal(err)
+	}
+	if want := "fake served the stores kept by study " + runID; !strings.Contains(out.String(), want) || strings.Contains(out.String(), "n/a") {
+		t.Errorf("serve tables lack %q or mark the variant n/a:\n%s", want, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(c.Root, "default", "fake")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the served stores were not removed at the end: %v", err)
+	}
+
+	// Stores of another workload are not taken: serve makes its own.
+	c.Out = filepath.Join(t.TempDir(), "run2.jsonl")
+	c.Workload.Objects = 12
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	sc.Out = filepath.Join(t.TempDir(), "serve2.jsonl")
+	if _, err := Run(context.Background(), sc); err != nil {
+		t.Fatal(err)
+	}
+	recs, err = results.ReadFile(sc.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Phase == results.PhaseCreate && (r.Status != results.StatusOK || r.StoresFrom != "" || len(r.CreateMs) != sc.Stores) {
+			t.Errorf("create beside stores of another workload: %s from %q, %d samples", r.Status, r.StoresFrom, len(r.CreateMs))
+		}
 	}
 }

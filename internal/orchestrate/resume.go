@@ -67,6 +67,9 @@ func (s *study) resume(prior []results.Record) string {
 		}
 		if r.Study == id && (r.Status == results.StatusOK || r.Status == results.StatusNotApplicable) {
 			s.done[cellKey{r.Variant, r.Setting, r.Phase, r.Run, r.Cache}] = true
+			if r.Hold != nil && r.Status == results.StatusOK {
+				s.held[r.Variant+"\x00"+r.Setting] = *r.Hold
+			}
 		}
 	}
 	return id

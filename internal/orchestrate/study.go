@@ -84,7 +84,7 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	if c.ReadLoad == nil {
 		c.ReadLoad = measure.Load1
 	}
-	s := &study{Config: c, w: w, start: time.Now(), done: map[cellKey]bool{}, holdKB: map[string]float64{}, versions: byVariant}
+	s := &study{Config: c, w: w, start: time.Now(), done: map[cellKey]bool{}, held: map[string]results.Hold{}, versions: byVariant}
 	s.id = s.resume(prior)
 	if s.id == "" {
 		s.id = newStudyID(s.start)
@@ -115,8 +115,8 @@ type study struct {
 	id     string
 	w      *results.Writer
 	start  time.Time
-	done   map[cellKey]bool   // cells recorded (ok or n/a) by this study
-	holdKB map[string]float64 // resident KB per open store by variant and setting (serve's memory check)
+	done   map[cellKey]bool        // cells recorded (ok or n/a) by this study
+	held   map[string]results.Hold // the hold phase by variant and setting (serve's memory and open-file checks)
 	failed []string
 	budget results.Budget // where this session's time went
 	// versions are each variant's versions, as its worker reports them
@@ -216,7 +216,16 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 			rebuild = true
 		}
 	}
-	if todo[0].name == results.PhaseCreate {
+	if !rebuild && todo[0].name == results.PhaseCreate && s.Serve != nil {
+		reused, err := s.reuseKept(set, v, dir)
+		if err != nil {
+			return err
+		}
+		if reused {
+			todo = todo[1:]
+		}
+	}
+	if len(todo) > 0 && todo[0].name == results.PhaseCreate {
 		if err := s.remove(dir); err != nil {
 			return err
 		}
@@ -254,6 +263,35 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 		return nil
 	}
 	return s.remove(dir)
+}
+
+// reuseKept takes over for a serve study the stores that another study
+// kept in dir (manydb run --keep with the same --root), when their
+// manifest matches this study's variant, setting, workload, store count
+// and engine versions and no turn or serve phase changed them unevenly. It
+// records the create cell as n/a naming that study (no create figure is
+// copied from other stores) and reports whether it took them.
+func (s *study) reuseKept(set settings.Setting, v, dir string) (bool, error) {
+	got, err := readManifest(dir)
+	if err != nil || got.Study == s.id {
+		return false, nil
+	}
+	want := s.manifest(set, v)
+	want.Study = got.Study
+	if ok, _ := storesMatch(dir, want); !ok {
+		return false, nil
+	}
+	fmt.Fprintf(s.Log, "%s (%s): reusing the %d stores kept in %s by study %s (no create figure); serve appends to them, so they are removed at the end unless --keep\n",
+		v, set.Name, s.Stores, dir, got.Study)
+	m := got
+	m.Study, m.CreatedBy = s.id, got.Study
+	if err := writeManifest(dir, m); err != nil {
+		return false, err
+	}
+	s.done[cellKey{v, set.Name, results.PhaseCreate, 0, ""}] = true
+	return true, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: results.PhaseCreate,
+		Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(), StoresFrom: got.Study,
+		Error: fmt.Sprintf("stores kept by study %s reused: not created by this study", got.Study)})
 }
 
 // phase runs one worker and appends its record; ok is false when the phase
@@ -404,7 +442,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	if res.err == nil {
 		s.done[cellKey{v, set.Name, p.name, p.run, p.cache}] = true
 		if rec.Hold != nil {
-			s.holdKB[v+"\x00"+set.Name] = rec.Hold.RssKB
+			s.held[v+"\x00"+set.Name] = *rec.Hold
 		}
 	}
 	return res.err == nil, nil
@@ -442,22 +480,33 @@ func (s *study) cgroups() memcg.Hierarchy {
 }
 
 // poolTooLarge says why a pool of n open stores of variant v would not fit
-// in 70 % of the memory available now, estimated from the study's hold
-// phase (resident memory per open store); "" when it fits or there is no
-// estimate.
+// here, estimated from the study's hold phase: its memory (resident memory
+// per open store) in 70 % of the memory available now, or its open files
+// (descriptors per open store, for up to n + --concurrency open stores) in
+// the process' limit. "" when it fits or there is no estimate.
 func (s *study) poolTooLarge(v string, set settings.Setting, n int) string {
-	perStore, ok := s.holdKB[v+"\x00"+set.Name]
-	if !ok || n == 0 {
+	h, ok := s.held[v+"\x00"+set.Name]
+	if !ok || n == 0 || h.Held == 0 {
 		return ""
 	}
-	availKB, err := measure.MemAvailableKB()
-	if err != nil {
-		return ""
+	if availKB, err := measure.MemAvailableKB(); err == nil {
+		need := h.RssKB * float64(n)
+		if need > 0.7*float64(availKB) {
+			return fmt.Sprintf("%d open stores need about %s (%s per open store, from the hold phase), more than 70 %% of the %s available", n,
+				bytesText(need*1024), bytesText(h.RssKB*1024), bytesText(float64(availKB)*1024))
+		}
 	}
-	need := perStore * float64(n)
-	if need <= 0.7*float64(availKB) {
-		return ""
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil {
+		// Go raises a process' soft limit to its hard limit at start, so
+		// the worker may use up to the hard one.
+		perStore := float64(h.FDs-h.FDsBefore) / float64(h.Held)
+		open := n + s.Serve.Concurrency
+		need := float64(h.FDsBefore) + perStore*float64(open)
+		if need > float64(lim.Max) {
+			return fmt.Sprintf("%d open stores need about %.0f open files (%.1f per open store, from the hold phase), more than the limit of %d here (ulimit -n; raise the hard limit to serve this pool)",
+				open, need, perStore, lim.Max)
+		}
 	}
-	return fmt.Sprintf("%d open stores need about %s (%s per open store, from the hold phase), more than 70 %% of the %s available", n,
-		bytesText(need*1024), bytesText(perStore*1024), bytesText(float64(availKB)*1024))
+	return ""
 }

@@ -65,6 +65,11 @@ func (t *table) writeServe(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
+	for _, v := range t.variants {
+		if from := t.cells[v].storesFrom; from != "" {
+			fmt.Fprintf(w, "%s served the stores kept by study %s (no create phase of its own).\n", v, from)
+		}
+	}
 	if len(t.loud) > 0 {
 		fmt.Fprintf(w, "The load rose to --max-load or above during: %s.\n", strings.Join(t.loud, ", "))
 	}

@@ -33,6 +33,7 @@ type cell struct {
 	failedRuns map[int]bool      // open runs whose last record failed
 	failedTurn map[int]bool      // turn runs whose last record failed
 	na         bool              // the setting does not apply to this variant
+	storesFrom string            // serve: the study whose kept stores were reused
 	version    map[string]string
 }
 
@@ -106,6 +107,10 @@ func group(recs []results.Record) []*table {
 			t.served = true
 			c.serves = slices.DeleteFunc(c.serves, func(o *results.Record) bool { return o.Run == r.Run })
 			c.serves = append(c.serves, r)
+			continue
+		}
+		if r.StoresFrom != "" {
+			c.storesFrom = r.StoresFrom
 			continue
 		}
 		if r.Status == results.StatusNotApplicable {

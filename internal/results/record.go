@@ -118,6 +118,10 @@ type Record struct {
 	// end
 	Budget *Budget `json:"budget,omitempty"`
 
+	// create in a serve study that reused the stores another study kept
+	// (--keep): that study's id; the record is n/a, with no create figure.
+	StoresFrom string `json:"stores_from,omitempty"`
+
 	// failed
 	Error      string   `json:"error,omitempty"`
 	Command    []string `json:"command,omitempty"`
