@@ -101,7 +101,12 @@ func TestBadCommandLines(t *testing.T) {
 	}{
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"run", "--engines", "oracle"}, `unknown engine "oracle"`},
-		{[]string{"run", "--stores", "many"}, `invalid value "many" for flag -stores`},
+		{[]string{"run", "--stores", "many"}, `--stores "many": give a number or a comma-separated list`},
+		{[]string{"run", "--engines", "sqlite", "--stores", "100,x"}, `--stores "100,x"`},
+		{[]string{"run", "--engines", "sqlite", "--stores", "10,20,10", "--root", filepath.Join(dir, "r")}, "--stores: 10 is listed twice"},
+		{[]string{"run", "--engines", "sqlite", "--stores", "10,20", "--hold", "1,30", "--root", filepath.Join(dir, "r")}, "--hold 30"},
+		{[]string{"run", "--engines", "sqlite", "--stores", "10,20", "--turns", "1", "--root", filepath.Join(dir, "r")}, "--turns with several --stores counts"},
+		{[]string{"run", "--engines", "sqlite", "--stores", "10", "--fanout", "4", "--root", filepath.Join(dir, "r")}, "--fanout 4"},
 		{[]string{"run", "--engines", "sqlite", "--workload", "huge"}, `unknown workload "huge"`},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--hold", "6", "--root", filepath.Join(dir, "r")}, "--hold 6"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", foreign}, "not empty and has no .manydb-root marker"},

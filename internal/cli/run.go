@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,6 +56,20 @@ Queries and turns (what an agent does with its store):
       stayed resident; drop empties the kernel's page cache before each run
       (root). Each mode gets --runs runs and rows of its own.
 
+Sweeps (how the figures grow with scale):
+  --stores 100,1000,10000   one study per count, linked by a sweep id in
+      every record; each variant's stores are made once, for the largest
+      count (checked against free space), and a smaller count's study uses
+      the first N of them (its create record holds their samples).
+  --hold 1,10,100,1000      each count its own hold phase on the same
+      stores, smallest first; a count whose memory or open files, estimated
+      from the hold before it, would not fit here is skipped with a record
+      saying why; counts above a study's stores are left out of it.
+  --fanout 2                nested store directories (12/34/001234)
+      instead of the reference's flat folder; recorded in every record.
+  Each warm open run records how much of a sample of 300 of its stores'
+  pages were in the page cache before it; below 95 % the tables flag it.
+
 With --max-load, each phase starts only when the 1-minute load average is
 below the limit; the load is also sampled every 10 s while a phase runs and
 kept in its record.
@@ -84,9 +100,10 @@ type runOptions struct {
 	settings       string
 	fresh          bool
 	skipSpaceCheck bool
-	stores         int
+	stores         string
 	runs           int
-	hold           int
+	hold           string
+	fanout         int
 	root           string
 	out            string
 	workload       string
@@ -106,9 +123,10 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 	var opt runOptions
 	fs.StringVar(&opt.engines, "engines", "all", "comma-separated variant ids in table order, or all (known: "+joinIDs()+")")
 	fs.StringVar(&opt.settings, "settings", "default", "comma-separated settings, one table each: default, mmap-threshold, trim-threshold, thp-off, jemalloc, mimalloc, tcmalloc, or A+B")
-	fs.IntVar(&opt.stores, "stores", 1000, "stores per variant")
+	fs.StringVar(&opt.stores, "stores", "1000", "stores per variant; a list (100,1000,10000) runs a sweep: one study per count, each variant's stores made once for the largest")
 	fs.IntVar(&opt.runs, "runs", 3, "warm open runs over all stores (seeds 1..runs)")
-	fs.IntVar(&opt.hold, "hold", 0, "stores held open at once for the memory figure (0: 1,000 or --stores if fewer)")
+	fs.StringVar(&opt.hold, "hold", "0", "stores held open at once for the memory figure (0: 1,000 or --stores if fewer); a list (1,10,100) holds each count in turn on the same stores")
+	fs.IntVar(&opt.fanout, "fanout", 0, "store directory levels: 0 flat (root/…/001234, the reference's), 2 nested (…/12/34/001234)")
 	fs.StringVar(&opt.root, "root", "manydb-data", "data root for the stores")
 	fs.StringVar(&opt.out, "out", "results.jsonl", "results file, appended to")
 	fs.StringVar(&opt.workload, "workload", "large", "large (1,000 notes of 300 characters) or small (10 notes of 40)")
@@ -179,18 +197,32 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	if opt.cache != "warm" {
 		cache = strings.Split(opt.cache, ",")
 	}
-	hold := opt.hold
-	if hold == 0 {
-		hold = min(1000, opt.stores)
+	counts, err := parseCounts("--stores", opt.stores)
+	if err != nil {
+		return orchestrate.Config{}, err
+	}
+	holds, err := parseCounts("--hold", opt.hold)
+	if err != nil {
+		return orchestrate.Config{}, err
+	}
+	stores := slices.Max(counts)
+	if slices.Equal(holds, []int{0}) {
+		holds = []int{min(1000, stores)}
+	}
+	var sweep []int
+	if len(counts) > 1 {
+		sweep = counts
 	}
 	return orchestrate.Config{
 		Variants:       variants,
 		Settings:       sets,
 		Fresh:          opt.fresh,
 		SkipSpaceCheck: opt.skipSpaceCheck,
-		Stores:         opt.stores,
+		Stores:         stores,
+		Sweep:          sweep,
 		Runs:           opt.runs,
-		Hold:           hold,
+		Holds:          holds,
+		Fanout:         opt.fanout,
 		Queries:        queries,
 		Cache:          cache,
 		Turns:          opt.turns,
@@ -207,7 +239,21 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	}, nil
 }
 
-// printStudy prints the tables of one study from the results file.
+// parseCounts parses a flag's comma-separated list of whole numbers.
+func parseCounts(flag, s string) ([]int, error) {
+	var xs []int
+	for _, f := range strings.Split(s, ",") {
+		x, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || x < 0 {
+			return nil, &orchestrate.InputError{Msg: fmt.Sprintf("run: %s %q: give a number or a comma-separated list of numbers, e.g. %s 100,1000", flag, s, flag)}
+		}
+		xs = append(xs, x)
+	}
+	return xs, nil
+}
+
+// printStudy prints the tables of one study, or of every study of one
+// sweep, from the results file.
 func printStudy(o Options, file, study string) error {
 	recs, err := results.ReadFile(file)
 	if err != nil {
@@ -215,7 +261,7 @@ func printStudy(o Options, file, study string) error {
 	}
 	var mine []results.Record
 	for _, r := range recs {
-		if r.Study == study {
+		if r.Study == study || r.Sweep == study {
 			mine = append(mine, r)
 		}
 	}

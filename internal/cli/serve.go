@@ -51,7 +51,7 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	var opt runOptions
 	fs.StringVar(&opt.engines, "engines", "all", "comma-separated variant ids, or all (known: "+joinIDs()+")")
 	fs.StringVar(&opt.settings, "settings", "default", "comma-separated settings (see manydb run --help)")
-	fs.IntVar(&opt.stores, "stores", 10000, "stores (agents) per variant")
+	stores := fs.Int("stores", 10000, "stores (agents) per variant")
 	requests := fs.Int("requests", 200000, "recorded requests per pool size")
 	concurrency := fs.Int("concurrency", 8, "goroutines sending requests")
 	zipf := fs.Float64("zipf", 1.1, "Zipf exponent s of the agents (above 1; higher: fewer, hotter agents)")
@@ -71,7 +71,7 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	if fs.NArg() > 0 {
 		return &orchestrate.InputError{Msg: fmt.Sprintf("serve: unexpected argument %q (flags only; see manydb serve --help)", fs.Arg(0))}
 	}
-	ps, err := parsePools(*pools, opt.stores)
+	ps, err := parsePools(*pools, *stores)
 	if err != nil {
 		return &orchestrate.InputError{Msg: "serve: " + err.Error()}
 	}
@@ -92,7 +92,7 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	if err != nil {
 		return &orchestrate.InputError{Msg: "serve: " + err.Error()}
 	}
-	cfg := orchestrate.Config{Variants: variants, Settings: sets, Fresh: opt.fresh, Stores: opt.stores, Hold: min(100, max(opt.stores, 1)),
+	cfg := orchestrate.Config{Variants: variants, Settings: sets, Fresh: opt.fresh, Stores: *stores, Hold: min(100, max(*stores, 1)),
 		Workload: wl, Root: opt.root, Out: opt.out, Keep: opt.keep, BinDir: opt.binDir, MaxLoad: opt.maxLoad, LoadWait: opt.loadWait,
 		Version: o.Version, Env: o.Environ, Log: o.Stderr,
 		Serve: &results.ServeConfig{Pools: ps, Requests: *requests, Concurrency: *concurrency, Zipf: *zipf, Rate: *rate}}

@@ -32,8 +32,19 @@ type Config struct {
 	// (the memory per open store that the pool sizes are checked against)
 	// and one serve phase per pool size, instead of the open runs, space
 	// and turns.
-	Serve    *results.ServeConfig
-	Hold     int           // stores held open in the hold phase
+	Serve *results.ServeConfig
+	Hold  int // stores held open in the hold phase
+	// Holds, when set, are several hold counts, each its own hold phase on
+	// the same stores (Hold is then ignored); normalize sorts them.
+	Holds  []int
+	Fanout int // store directory layout (worker.Job.Fanout); 0: flat
+	// Sweep, when set, lists store counts: one study per count, the
+	// largest first, linked by a sweep id; a variant's stores are made
+	// once, for the largest count, and a smaller count's study uses the
+	// first N of them (Stores is then ignored; normalize sets it to the
+	// largest).
+	Sweep    []int
+	sweepID  string        // set by Run
 	Workload workload.Spec // what each store holds
 	Root     string        // data root (carries MarkerFile)
 	Out      string        // results file (JSON Lines, appended)
@@ -133,8 +144,14 @@ func (c *Config) Validate() error {
 		return &InputError{fmt.Sprintf("--stores %d: create at least one store", c.Stores)}
 	case c.Runs < 1 && c.Serve == nil:
 		return &InputError{fmt.Sprintf("--runs %d: make at least one warm open run", c.Runs)}
-	case c.Hold < 1 || c.Hold > c.Stores:
-		return &InputError{fmt.Sprintf("--hold %d: hold between 1 and --stores (%d) stores open", c.Hold, c.Stores)}
+	case c.Fanout < 0 || c.Fanout > worker.MaxFanout:
+		return &InputError{fmt.Sprintf("--fanout %d: use 0 (flat, the reference's layout) to %d levels", c.Fanout, worker.MaxFanout)}
+	case len(c.Sweep) > 1 && c.Turns > 0:
+		return &InputError{"--turns with several --stores counts: turns change the stores that the smaller counts reuse; sweep without --turns"}
+	case len(c.Sweep) > 1 && c.Serve != nil:
+		return &InputError{"serve takes one --stores count"}
+	case len(c.Holds) > 1 && c.Serve != nil:
+		return &InputError{"serve takes one --hold count"}
 	case c.Workload.Objects < 1 || c.Workload.TextLen < 1:
 		return &InputError{"--objects and --text-len must be at least 1"}
 	case c.Root == "":
@@ -147,6 +164,22 @@ func (c *Config) Validate() error {
 		return &InputError{fmt.Sprintf("--max-load %v must not be negative", c.MaxLoad)}
 	case c.MaxLoad > 0 && c.LoadWait <= 0:
 		return &InputError{"--load-wait must be positive"}
+	}
+	for i, h := range c.Holds {
+		switch {
+		case h < 1 || h > c.Stores:
+			return &InputError{fmt.Sprintf("--hold %d: hold between 1 and --stores (%d) stores open", h, c.Stores)}
+		case i > 0 && h == c.Holds[i-1]:
+			return &InputError{fmt.Sprintf("--hold: %d is listed twice", h)}
+		}
+	}
+	for i, n := range c.Sweep {
+		switch {
+		case n < 1:
+			return &InputError{fmt.Sprintf("--stores %d: create at least one store", n)}
+		case i > 0 && n == c.Sweep[i-1]:
+			return &InputError{fmt.Sprintf("--stores: %d is listed twice", n)}
+		}
 	}
 	if err := checkNotesFit(c.Workload); err != nil {
 		return err
@@ -207,6 +240,25 @@ func checkOut(out, root string) error {
 	return nil
 }
 
+// normalize puts the lists in order before Validate: hold counts
+// smallest first (each hold's memory estimate comes from the one before),
+// store counts largest first (the largest set is made first), Stores the
+// largest count and Hold the largest hold count.
+func (c *Config) normalize() {
+	if len(c.Holds) == 0 {
+		c.Holds = []int{c.Hold}
+	}
+	c.Holds = slices.Clone(c.Holds)
+	slices.Sort(c.Holds)
+	c.Hold = c.Holds[len(c.Holds)-1]
+	if len(c.Sweep) > 0 {
+		c.Sweep = slices.Clone(c.Sweep)
+		slices.Sort(c.Sweep)
+		slices.Reverse(c.Sweep)
+		c.Stores = c.Sweep[0]
+	}
+}
+
 // config returns the configuration as recorded in the study's env record.
 func (c *Config) config() *results.StudyConfig {
 	names := make([]string, len(c.Settings))
@@ -217,8 +269,15 @@ func (c *Config) config() *results.StudyConfig {
 	if err != nil {
 		root = c.Root
 	}
-	return &results.StudyConfig{Variants: c.Variants, Settings: names, Stores: c.Stores, Runs: c.Runs,
-		Hold: c.Hold, Queries: c.Queries, Cache: c.Cache, Turns: c.Turns, Serve: c.Serve, Workload: c.Workload, Root: root, MaxLoad: c.MaxLoad}
+	sc := &results.StudyConfig{Variants: c.Variants, Settings: names, Stores: c.Stores, Runs: c.Runs,
+		Hold: c.Hold, Fanout: c.Fanout, Queries: c.Queries, Cache: c.Cache, Turns: c.Turns, Serve: c.Serve, Workload: c.Workload, Root: root, MaxLoad: c.MaxLoad}
+	if len(c.Holds) > 1 {
+		sc.Holds = c.Holds
+	}
+	if len(c.Sweep) > 1 {
+		sc.Sweep = &results.SweepConfig{ID: c.sweepID, Stores: c.Sweep}
+	}
+	return sc
 }
 
 // cacheModeNames are the values of --cache.

@@ -125,6 +125,8 @@ func (s *study) writeEnv(versions map[string]string) error {
 		Versions: versions,
 		Workload: s.Workload,
 		Stores:   s.Stores,
+		Fanout:   s.Fanout,
+		Sweep:    s.sweepID,
 	})
 }
 

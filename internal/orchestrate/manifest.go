@@ -24,7 +24,8 @@ type Manifest struct {
 	Setting  string            `json:"setting"`
 	Workload workload.Spec     `json:"workload"`
 	Stores   int               `json:"stores"`
-	Versions map[string]string `json:"versions"` // the engine's and worker's versions at create
+	Fanout   int               `json:"fanout,omitempty"` // the store directories' layout
+	Versions map[string]string `json:"versions"`         // the engine's and worker's versions at create
 	// Appended is the number of notes turn runs appended to every store.
 	Appended int `json:"appended,omitempty"`
 	// Uneven is set while a turn run changes the stores (a run cut short
@@ -80,6 +81,8 @@ func storesMatch(dir string, want Manifest) (bool, string) {
 		return false, fmt.Sprintf("made for study %s", got.Study)
 	case got.Variant != want.Variant || got.Setting != want.Setting:
 		return false, fmt.Sprintf("made for %s under %s", got.Variant, got.Setting)
+	case got.Fanout != want.Fanout:
+		return false, fmt.Sprintf("stores in the layout of --fanout %d", got.Fanout)
 	case got.Workload != want.Workload || got.Stores != want.Stores:
 		return false, fmt.Sprintf("%d stores of %d notes of %d characters", got.Stores, got.Workload.Objects, got.Workload.TextLen)
 	case want.Versions != nil && !maps.Equal(got.Versions, want.Versions):

@@ -211,10 +211,10 @@ func TestServeStudy(t *testing.T) {
 	}
 
 	s := &study{Config: c, held: map[string]results.Hold{"fake\x00default": {Held: 1, RssKB: 1 << 40}}}
-	if why := s.poolTooLarge("fake", mustSetting(t, "default"), 10); !strings.Contains(why, "more than 70 % of the") {
+	if why := s.tooManyOpen("fake", mustSetting(t, "default"), 10, c.Serve.Concurrency); !strings.Contains(why, "more than 70 % of the") {
 		t.Errorf("a pool of 10 stores of 1 PiB each: %q", why)
 	}
-	if why := s.poolTooLarge("fake", mustSetting(t, "default"), 0); why != "" {
+	if why := s.tooManyOpen("fake", mustSetting(t, "default"), 0, c.Serve.Concurrency); why != "" {
 		t.Errorf("pool 0 skipped: %q", why)
 	}
 	// Open files: 10 descriptors per open store against this process'
@@ -225,10 +225,10 @@ func TestServeStudy(t *testing.T) {
 	}
 	s.held["fake\x00default"] = results.Hold{Held: 10, RssKB: 1, FDsBefore: 8, FDs: 108}
 	fits := int(lim.Max/10) - c.Serve.Concurrency - 1
-	if why := s.poolTooLarge("fake", mustSetting(t, "default"), fits); why != "" {
+	if why := s.tooManyOpen("fake", mustSetting(t, "default"), fits, c.Serve.Concurrency); why != "" {
 		t.Errorf("a pool of %d stores of 10 files each under a limit of %d skipped: %q", fits, lim.Max, why)
 	}
-	if why := s.poolTooLarge("fake", mustSetting(t, "default"), fits+2); !strings.Contains(why, "open files") {
+	if why := s.tooManyOpen("fake", mustSetting(t, "default"), fits+2, c.Serve.Concurrency); !strings.Contains(why, "open files") {
 		t.Errorf("a pool of %d stores of 10 files each under a limit of %d: %q", fits+2, lim.Max, why)
 	}
 }

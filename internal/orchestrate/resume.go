@@ -47,10 +47,13 @@ func (s *study) resume(prior []results.Record) string {
 		return ""
 	}
 	want := s.config()
-	id, version := "", ""
+	id, version, sweep := "", "", ""
 	for _, r := range prior {
 		if r.Phase == results.PhaseEnv && r.Config != nil && sameStudy(r.Config, want) {
 			id, version = r.Study, r.Env["manydb"]
+			if r.Config.Sweep != nil {
+				sweep = r.Config.Sweep.ID
+			}
 		}
 	}
 	if id == "" {
@@ -61,6 +64,9 @@ func (s *study) resume(prior []results.Record) string {
 		fmt.Fprintf(s.Log, "%s holds study %s, measured by manydb %s; this is manydb %s, so a new study starts\n", s.Out, id, version, s.Version)
 		return ""
 	}
+	if sweep != "" {
+		s.sweepID = sweep
+	}
 	for _, r := range prior {
 		if r.Phase == results.PhaseEnv || r.Phase == results.PhaseEnd {
 			continue // not cells
@@ -70,14 +76,27 @@ func (s *study) resume(prior []results.Record) string {
 			if r.Hold != nil && r.Status == results.StatusOK {
 				s.held[r.Variant+"\x00"+r.Setting] = *r.Hold
 			}
+			if r.Phase == results.PhaseCreate && r.Status == results.StatusOK {
+				s.creates[r.Variant+"\x00"+r.Setting] = &r
+			}
 		}
 	}
 	return id
 }
 
 func sameStudy(a, b *results.StudyConfig) bool {
-	return a.Stores == b.Stores && a.Runs == b.Runs && a.Hold == b.Hold && a.Workload == b.Workload && a.Root == b.Root &&
+	return a.Stores == b.Stores && a.Runs == b.Runs && a.Hold == b.Hold && slices.Equal(a.Holds, b.Holds) && a.Fanout == b.Fanout &&
+		sameSweep(a.Sweep, b.Sweep) && a.Workload == b.Workload && a.Root == b.Root &&
 		slices.Equal(a.Queries, b.Queries) && sameServe(a.Serve, b.Serve)
+}
+
+// sameSweep compares two sweeps' store counts (not their ids: a resumed
+// sweep takes the id of the one it resumes).
+func sameSweep(a, b *results.SweepConfig) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return slices.Equal(a.Stores, b.Stores)
 }
 
 func sameServe(a, b *results.ServeConfig) bool {

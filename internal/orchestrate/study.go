@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +34,7 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	if err := c.resolveSettings(); err != nil {
 		return "", err
 	}
+	c.normalize()
 	if err := c.Validate(); err != nil {
 		return "", err
 	}
@@ -84,41 +86,120 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	if c.ReadLoad == nil {
 		c.ReadLoad = measure.Load1
 	}
-	s := &study{Config: c, w: w, start: time.Now(), done: map[cellKey]bool{}, held: map[string]results.Hold{}, versions: byVariant}
-	s.id = s.resume(prior)
-	if s.id == "" {
-		s.id = newStudyID(s.start)
-	} else {
-		fmt.Fprintf(c.Log, "resuming study %s from %s: %d cells already recorded\n", s.id, c.Out, len(s.done))
+	// One study per store count: the store count itself, or each count of
+	// a sweep, largest first.
+	counts := c.Sweep
+	if len(counts) < 2 {
+		counts = []int{c.Stores}
 	}
-	if err := s.writeEnv(versions); err != nil {
-		return s.id, err
+	var studies []*study
+	for _, n := range counts {
+		sc := c
+		sc.Stores = n
+		sc.Holds = slices.DeleteFunc(slices.Clone(c.Holds), func(h int) bool { return h > n })
+		if len(sc.Holds) == 0 {
+			sc.Holds = []int{n}
+		}
+		sc.Hold = sc.Holds[len(sc.Holds)-1]
+		s := &study{Config: sc, w: w, start: time.Now(), done: map[cellKey]bool{}, held: map[string]results.Hold{},
+			creates: map[string]*results.Record{}, versions: byVariant}
+		s.id = s.resume(prior)
+		if s.id == "" {
+			s.id = newStudyID(s.start)
+		} else {
+			fmt.Fprintf(c.Log, "resuming study %s from %s: %d cells already recorded\n", s.id, c.Out, len(s.done))
+		}
+		studies = append(studies, s)
 	}
+	if len(studies) > 1 {
+		// The sweep's id: the one of a resumed study, else a new one.
+		id := ""
+		for _, s := range studies {
+			if s.sweepID != "" {
+				id = s.sweepID
+			}
+		}
+		if id == "" {
+			id = "sweep-" + newStudyID(time.Now())
+		}
+		for i, s := range studies {
+			s.sweepID = id
+			if i > 0 {
+				s.from = studies[0]
+			}
+			if dropped := len(c.Holds) - len(s.Holds); dropped > 0 && s.Holds[len(s.Holds)-1] != s.Stores {
+				fmt.Fprintf(c.Log, "study %s (%d stores): the hold counts above %d are left out\n", s.id, s.Stores, s.Stores)
+			}
+		}
+		fmt.Fprintf(c.Log, "sweep %s: studies of %s stores\n", id, joinInts(counts))
+	}
+	for _, s := range studies {
+		if err := s.writeEnv(versions); err != nil {
+			return s.id, err
+		}
+	}
+	var failed []string
 	for _, set := range c.Settings {
 		for _, v := range c.Variants {
-			if err := s.variant(ctx, set, v); err != nil {
-				return s.id, err
+			anyFailed := false
+			for i, s := range studies {
+				// In a sweep the stores stay until the smallest count is done.
+				s.leaveStores = i < len(studies)-1
+				f, err := s.variant(ctx, set, v)
+				if err != nil {
+					return s.id, err
+				}
+				anyFailed = anyFailed || f
+			}
+			if len(studies) > 1 && !c.Keep && !anyFailed {
+				if err := studies[len(studies)-1].remove(filepath.Join(c.Root, set.Name, v)); err != nil {
+					return studies[0].id, err
+				}
 			}
 		}
 	}
-	if err := s.writeEnd(); err != nil {
-		return s.id, err
+	for _, s := range studies {
+		if err := s.writeEnd(); err != nil {
+			return s.id, err
+		}
+		failed = append(failed, s.failed...)
 	}
-	if len(s.failed) > 0 {
-		return s.id, &Failed{Phases: s.failed}
+	id := studies[0].id
+	if len(studies) > 1 {
+		id = studies[0].sweepID
 	}
-	return s.id, nil
+	if len(failed) > 0 {
+		return id, &Failed{Phases: failed}
+	}
+	return id, nil
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }
 
 type study struct {
 	Config
-	id     string
-	w      *results.Writer
-	start  time.Time
-	done   map[cellKey]bool        // cells recorded (ok or n/a) by this study
-	held   map[string]results.Hold // the hold phase by variant and setting (serve's memory and open-file checks)
-	failed []string
-	budget results.Budget // where this session's time went
+	id    string
+	w     *results.Writer
+	start time.Time
+	done  map[cellKey]bool        // cells recorded (ok or n/a) by this study
+	held  map[string]results.Hold // the last hold phase by variant and setting (the memory and open-file checks)
+	// creates are the ok create records by variant and setting (a sweep's
+	// smaller counts take their stores' samples from the largest's).
+	creates map[string]*results.Record
+	// from is, in a sweep, the study of the largest store count, whose
+	// stores this study uses (nil otherwise).
+	from *study
+	// leaveStores keeps a variant's stores after its phases for the next
+	// study of the sweep.
+	leaveStores bool
+	failed      []string
+	budget      results.Budget // where this session's time went
 	// versions are each variant's versions, as its worker reports them
 	// (a store set made by other versions is not reused).
 	versions map[string]map[string]string
@@ -136,6 +217,7 @@ type phase struct {
 	run   int    // open, turn: 1..Runs or 1..Turns; serve: 1..len(Pools)
 	cache string // open: "" (warm), cold or drop
 	pool  int    // serve: the pool size
+	hold  int    // hold: the stores held open
 }
 
 func (p phase) String() string {
@@ -144,6 +226,8 @@ func (p phase) String() string {
 		return fmt.Sprintf("%s run %d (%s)", p.name, p.run, p.cache)
 	case p.name == results.PhaseServe:
 		return fmt.Sprintf("serve, pool size %d", p.pool)
+	case p.name == results.PhaseHold && p.run > 0:
+		return fmt.Sprintf("hold of %d stores", p.hold)
 	case p.run > 0:
 		return fmt.Sprintf("%s run %d", p.name, p.run)
 	}
@@ -156,7 +240,7 @@ func (p phase) String() string {
 func (s *study) phases() []phase {
 	ps := []phase{{name: results.PhaseCreate}}
 	if s.Serve != nil {
-		ps = append(ps, phase{name: results.PhaseHold})
+		ps = append(ps, s.holdPhases()...)
 		for i := range s.Serve.Pools {
 			ps = append(ps, phase{name: results.PhaseServe, run: i + 1, pool: s.Serve.Pools[i]})
 		}
@@ -170,24 +254,43 @@ func (s *study) phases() []phase {
 			ps = append(ps, phase{name: results.PhaseOpen, run: r, cache: c})
 		}
 	}
-	ps = append(ps, phase{name: results.PhaseHold}, phase{name: results.PhaseSpace})
+	ps = append(ps, s.holdPhases()...)
+	ps = append(ps, phase{name: results.PhaseSpace})
 	for r := 1; r <= s.Turns; r++ {
 		ps = append(ps, phase{name: results.PhaseTurn, run: r})
 	}
 	return ps
 }
 
+// holdPhases are the hold phases: one (run 0, the reference's) or, with
+// several hold counts, one per count, smallest first (runs 1, 2, …).
+func (s *study) holdPhases() []phase {
+	holds := s.Holds
+	if len(holds) == 0 {
+		holds = []int{s.Hold}
+	}
+	if len(holds) == 1 {
+		return []phase{{name: results.PhaseHold, hold: holds[0]}}
+	}
+	ps := make([]phase, len(holds))
+	for i, h := range holds {
+		ps[i] = phase{name: results.PhaseHold, run: i + 1, hold: h}
+	}
+	return ps
+}
+
 // variant runs the phases of one variant under one setting that are not
-// recorded yet, then removes its stores.
-func (s *study) variant(ctx context.Context, set settings.Setting, v string) error {
+// recorded yet, then removes its stores (unless --keep, a phase failed or
+// leaveStores is set); failed says whether a phase failed.
+func (s *study) variant(ctx context.Context, set settings.Setting, v string) (failed bool, err error) {
 	fam, _ := s.family(v)
 	if !set.Applies(fam.Cgo) {
 		key := cellKey{v, set.Name, results.PhaseCreate, 0, ""}
 		if s.done[key] {
-			return nil
+			return false, nil
 		}
 		s.done[key] = true
-		return s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: results.PhaseCreate,
+		return false, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: results.PhaseCreate,
 			Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
 			Error: fmt.Sprintf("%s changes the C library's malloc only; %s does not allocate with it", set.Name, v)})
 	}
@@ -198,7 +301,7 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 		}
 	}
 	if len(todo) == 0 {
-		return nil
+		return false, nil
 	}
 	bin := filepath.Join(s.BinDir, fam.Binary)
 	dir := filepath.Join(s.Root, set.Name, v)
@@ -210,7 +313,7 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 	// inside the marked root: manydb made it.
 	rebuild := false
 	if todo[0].name != results.PhaseCreate {
-		if ok, why := storesMatch(dir, s.manifest(set, v)); !ok {
+		if ok, why := s.storesReady(dir, set, v); !ok {
 			fmt.Fprintf(s.Log, "%s (%s): the stores in %s cannot be reused (%s); creating them again for the remaining phases (the create figure recorded earlier stands)\n", v, set.Name, dir, why)
 			todo = append([]phase{{name: results.PhaseCreate}}, todo...)
 			rebuild = true
@@ -219,25 +322,33 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 	if !rebuild && todo[0].name == results.PhaseCreate && s.Serve != nil {
 		reused, err := s.reuseKept(set, v, dir)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if reused {
 			todo = todo[1:]
 		}
 	}
-	if len(todo) > 0 && todo[0].name == results.PhaseCreate {
-		if err := s.remove(dir); err != nil {
-			return err
+	if !rebuild && len(todo) > 0 && todo[0].name == results.PhaseCreate && s.from != nil {
+		taken, err := s.takeFromSweep(set, v, dir)
+		if err != nil {
+			return false, err
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create store directory: %w", err)
+		if taken {
+			todo = todo[1:]
 		}
 	}
-	failed := false
+	if len(todo) > 0 && todo[0].name == results.PhaseCreate {
+		if err := s.remove(dir); err != nil {
+			return false, err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return false, fmt.Errorf("create store directory: %w", err)
+		}
+	}
 	for i, p := range todo {
 		ok, err := s.phase(ctx, set, v, bin, dir, p, rebuild && i == 0)
 		if err != nil {
-			return err
+			return false, err
 		}
 		failed = failed || !ok
 		if p.name == results.PhaseTurn && !ok {
@@ -250,19 +361,58 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) err
 			// A rerun always creates the stores again: the partial ones
 			// only take space.
 			fmt.Fprintf(s.Log, "%s (%s): create failed, skipping its other phases and removing its stores\n", v, set.Name)
-			return s.remove(dir)
+			return true, s.remove(dir)
 		}
 	}
 	switch {
-	case s.Keep:
-		return nil
+	case s.Keep, s.leaveStores && !failed:
+		return failed, nil
 	case failed:
 		// Kept for a rerun of the same command, which redoes only the
 		// failed cells on these stores.
 		fmt.Fprintf(s.Log, "%s (%s): keeping its stores in %s for the failed phases: the same command redoes them (if a store itself is damaged, remove %s first and the stores are made again)\n", v, set.Name, dir, dir)
-		return nil
+		return true, nil
 	}
-	return s.remove(dir)
+	return false, s.remove(dir)
+}
+
+// storesReady tells whether dir holds the stores this study's remaining
+// phases need, and if not, why: its own complete set, or in a sweep the
+// largest count's set, whose first Stores stores are this study's.
+func (s *study) storesReady(dir string, set settings.Setting, v string) (bool, string) {
+	ok, why := storesMatch(dir, s.manifest(set, v))
+	if ok || s.from == nil {
+		return ok, why
+	}
+	if ok, _ := storesMatch(dir, s.from.manifest(set, v)); ok {
+		return true, ""
+	}
+	return false, why
+}
+
+// takeFromSweep gives a smaller count of a sweep its stores: the first
+// Stores stores of the largest count's set in dir, when that set is
+// complete and its create is recorded. The create record holds those
+// stores' own samples (they were made first, in the same order, so store
+// i was created beside i others, as in a study of this count) and names
+// the study that made them; its wall time is left out (that create made
+// more stores), so it has no stores-per-second figure.
+func (s *study) takeFromSweep(set settings.Setting, v, dir string) (bool, error) {
+	key := v + "\x00" + set.Name
+	src := s.from.creates[key]
+	if src == nil || len(src.CreateMs) < s.Stores {
+		return false, nil
+	}
+	if ok, _ := storesMatch(dir, s.from.manifest(set, v)); !ok {
+		return false, nil
+	}
+	rec := *src
+	rec.Study, rec.Stores, rec.StoresFrom, rec.Sweep = s.id, s.Stores, s.from.id, s.sweepID
+	rec.CreateMs, rec.WallS, rec.WorkerS, rec.LoadDuring = slices.Clone(src.CreateMs[:s.Stores]), 0, 0, nil
+	fmt.Fprintf(s.Log, "%s (%s): the first %d of the %d stores made by study %s\n", v, set.Name, s.Stores, s.from.Stores, s.from.id)
+	s.done[cellKey{v, set.Name, results.PhaseCreate, 0, ""}] = true
+	s.creates[key] = &rec
+	return true, s.w.Append(rec)
 }
 
 // reuseKept takes over for a serve study the stores that another study
@@ -319,7 +469,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	}
 	s.budget.Wait += wait
 	job := worker.Job{Variant: v, Phase: p.name, Dir: dir, Stores: s.Stores, Workload: s.Workload,
-		Progress: true, THPOff: set.THPOff}
+		Fanout: s.Fanout, Progress: true, THPOff: set.THPOff}
 	if fam, _ := s.family(v); fam.Cgo {
 		// The worker proves it runs with the setting's malloc, or fails.
 		job.Allocator = set.Malloc()
@@ -333,15 +483,22 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		// The same agents' sequence for every pool size.
 		job.Run, job.Seed = p.run, 1
 		job.Serve = worker.ServeJob{Pool: p.pool, Requests: s.Serve.Requests, Concurrency: s.Serve.Concurrency, Zipf: s.Serve.Zipf, Rate: s.Serve.Rate}
-		if why := s.poolTooLarge(v, set, p.pool); why != "" {
+		if why := s.tooManyOpen(v, set, p.pool, s.Serve.Concurrency); why != "" {
 			fmt.Fprintf(s.Log, "%s: skipped: %s\n", label, why)
 			s.done[cellKey{v, set.Name, p.name, p.run, ""}] = true
 			return true, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: p.name, Run: p.run,
 				Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
-				Serve: &results.Serve{Pool: p.pool}, Error: why})
+				Serve: &results.Serve{Pool: p.pool}, Error: why, Sweep: s.sweepID})
 		}
 	case results.PhaseHold:
-		job.Hold = s.Hold
+		job.Hold, job.Run = p.hold, p.run
+		if why := s.tooManyOpen(v, set, p.hold, 0); why != "" && p.run > 0 {
+			fmt.Fprintf(s.Log, "%s: skipped: %s\n", label, why)
+			s.done[cellKey{v, set.Name, p.name, p.run, ""}] = true
+			return true, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: p.name, Run: p.run,
+				Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
+				Hold: &results.Hold{Held: p.hold}, Error: why, Sweep: s.sweepID})
+		}
 	}
 	// The hold worker reports what a container holding only it is charged,
 	// in a memory cgroup of its own when one can be made here.
@@ -384,7 +541,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	total := s.Stores
 	switch p.name {
 	case results.PhaseHold:
-		total = s.Hold
+		total = p.hold
 	case results.PhaseServe:
 		total = 1 // the worker reports when it is done
 	}
@@ -409,7 +566,10 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	if rec.Hold != nil && rec.Hold.Container == nil {
 		rec.Hold.ContainerNA = cgroupNA
 	}
-	rec.Study, rec.Setting, rec.Load1, rec.Started = s.id, set.Name, load, started
+	rec.Study, rec.Setting, rec.Load1, rec.Started, rec.Sweep = s.id, set.Name, load, started, s.sweepID
+	if p.name == results.PhaseHold {
+		rec.Run = p.run
+	}
 	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = s.MaxLoad, wait, res.seconds, during
 	if p.name == results.PhaseCreate && res.err == nil {
 		// The manifest before the record: a kill between the two makes the
@@ -444,6 +604,9 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		if rec.Hold != nil {
 			s.held[v+"\x00"+set.Name] = *rec.Hold
 		}
+		if p.name == results.PhaseCreate {
+			s.creates[v+"\x00"+set.Name] = &rec
+		}
 	}
 	return res.err == nil, nil
 }
@@ -460,7 +623,7 @@ func dropCaches() error {
 
 // manifest is what the stores of variant v under set are made for.
 func (s *study) manifest(set settings.Setting, v string) Manifest {
-	return Manifest{Study: s.id, Variant: v, Setting: set.Name, Workload: s.Workload, Stores: s.Stores, Versions: s.versions[v]}
+	return Manifest{Study: s.id, Variant: v, Setting: set.Name, Workload: s.Workload, Stores: s.Stores, Fanout: s.Fanout, Versions: s.versions[v]}
 }
 
 // remove removes a variant's stores and counts the time as cleanup.
@@ -479,12 +642,13 @@ func (s *study) cgroups() memcg.Hierarchy {
 	return memcg.Default()
 }
 
-// poolTooLarge says why a pool of n open stores of variant v would not fit
-// here, estimated from the study's hold phase: its memory (resident memory
-// per open store) in 70 % of the memory available now, or its open files
-// (descriptors per open store, for up to n + --concurrency open stores) in
-// the process' limit. "" when it fits or there is no estimate.
-func (s *study) poolTooLarge(v string, set settings.Setting, n int) string {
+// tooManyOpen says why n open stores of variant v (a serve pool, or a
+// hold count) would not fit here, estimated from the study's last hold
+// phase: their memory (resident memory per open store) in 70 % of the
+// memory available now, or their open files (descriptors per open store,
+// for up to n + extra open stores) in the process' limit. "" when they fit
+// or there is no estimate.
+func (s *study) tooManyOpen(v string, set settings.Setting, n, extra int) string {
 	h, ok := s.held[v+"\x00"+set.Name]
 	if !ok || n == 0 || h.Held == 0 {
 		return ""
@@ -501,7 +665,7 @@ func (s *study) poolTooLarge(v string, set settings.Setting, n int) string {
 		// Go raises a process' soft limit to its hard limit at start, so
 		// the worker may use up to the hard one.
 		perStore := float64(h.FDs-h.FDsBefore) / float64(h.Held)
-		open := n + s.Serve.Concurrency
+		open := n + extra
 		need := float64(h.FDsBefore) + perStore*float64(open)
 		if need > float64(lim.Max) {
 			return fmt.Sprintf("%d open stores need about %.0f open files (%.1f per open store, from the hold phase), more than the limit of %d here (ulimit -n; raise the hard limit to serve this pool)",

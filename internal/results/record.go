@@ -15,6 +15,10 @@ import (
 // Schema is the version of the record layout written by this manydb.
 const Schema = 1
 
+// ResidencySample is how many stores (evenly spaced) a warm open run
+// samples for its page cache residency before it starts.
+const ResidencySample = 300
+
 // Phases, in the order a study runs them for one variant.
 const (
 	PhaseEnv     = "env" // one per study: the environment it ran in
@@ -50,8 +54,13 @@ type Record struct {
 	Status   string        `json:"status"`
 	Workload workload.Spec `json:"workload"`
 	Stores   int           `json:"stores,omitempty"` // stores in the study
-	Load1    float64       `json:"load1"`            // 1-minute load average at phase start
-	Started  time.Time     `json:"started"`
+	// Fanout is the store directories' layout: 0 flat (dir/001234), f > 0
+	// nested f levels deep by the name's last 2f digits (dir/12/34/001234).
+	Fanout int `json:"fanout,omitempty"`
+	// Sweep is the id of the sweep the study belongs to (SweepConfig.ID).
+	Sweep   string    `json:"sweep,omitempty"`
+	Load1   float64   `json:"load1"` // 1-minute load average at phase start
+	Started time.Time `json:"started"`
 	// Versions holds engine library versions (the library's own version
 	// string) and the Go module versions of the worker; in a phase of a
 	// cgo engine also "allocator" (the malloc the worker proved it runs
@@ -93,6 +102,11 @@ type Record struct {
 	// Resident is, for a cold run, the fraction of each store's file pages
 	// still in the page cache just before its open, in the run's order.
 	Resident []float64 `json:"resident,omitempty"`
+	// ResidentBefore is, for a warm run, the fraction of the file pages of
+	// a sample of its stores (up to ResidencySample, evenly spaced) in the
+	// page cache before the run: below 0.95 the "warm" run was partly cold
+	// (the stores outgrow the page cache).
+	ResidentBefore *float64 `json:"resident_before,omitempty"`
 	// Appended is the number of notes the turn phase had appended to every
 	// store before this phase (a turn run appends one more).
 	Appended int `json:"appended,omitempty"`
@@ -268,18 +282,33 @@ type GoStats struct {
 // StudyConfig is what a study was asked to do; a rerun with the same
 // configuration and results file resumes the study.
 type StudyConfig struct {
-	Variants []string      `json:"variants"`
-	Settings []string      `json:"settings"`
-	Stores   int           `json:"stores"`
-	Runs     int           `json:"runs"`
-	Hold     int           `json:"hold"`
-	Queries  []string      `json:"queries,omitempty"` // default: count
-	Cache    []string      `json:"cache,omitempty"`   // default: warm
-	Turns    int           `json:"turns,omitempty"`
-	Serve    *ServeConfig  `json:"serve,omitempty"` // manydb serve
+	Variants []string `json:"variants"`
+	Settings []string `json:"settings"`
+	Stores   int      `json:"stores"`
+	Runs     int      `json:"runs"`
+	Hold     int      `json:"hold"`
+	// Holds are the hold counts when more than one was given (--hold
+	// 1,10,100): each its own hold phase, run 1..len(Holds), on the same
+	// stores; Hold is then the largest.
+	Holds   []int        `json:"holds,omitempty"`
+	Fanout  int          `json:"fanout,omitempty"`  // store directory layout (0: flat)
+	Queries []string     `json:"queries,omitempty"` // default: count
+	Cache   []string     `json:"cache,omitempty"`   // default: warm
+	Turns   int          `json:"turns,omitempty"`
+	Serve   *ServeConfig `json:"serve,omitempty"` // manydb serve
+	// Sweep is set for each study of a sweep over store counts (--stores
+	// 100,1000,…): its id and every count, largest first.
+	Sweep    *SweepConfig  `json:"sweep,omitempty"`
 	Workload workload.Spec `json:"workload"`
 	Root     string        `json:"root"`
 	MaxLoad  float64       `json:"max_load,omitempty"`
+}
+
+// SweepConfig links the studies of a sweep: one study per store count,
+// each with this id in its env record and in every record (Record.Sweep).
+type SweepConfig struct {
+	ID     string `json:"id"`
+	Stores []int  `json:"stores"` // largest first
 }
 
 // Budget says where a study session's wall time went, in seconds.

@@ -31,6 +31,10 @@ type Job struct {
 	Run      int           // open: run number 1..R
 	Seed     uint64        // open: seed of the run's random store order
 	Hold     int           // hold: stores to keep open
+	// Fanout is the store directories' layout: 0 is flat (dir/001234),
+	// f > 0 nests them f levels deep by the last 2f digits of the name
+	// (--fanout 2: dir/12/34/001234).
+	Fanout int
 	// Queries are an open run's queries in order (QueryCount … QueryScan);
 	// nil means count alone, the reference's query.
 	Queries []string
@@ -97,6 +101,7 @@ func (j Job) Args() []string {
 		args = append(args, "--seed", strconv.FormatUint(j.Seed, 10))
 	}
 	num("--hold", j.Hold)
+	num("--fanout", j.Fanout)
 	if len(j.Queries) > 0 {
 		args = append(args, "--queries", strings.Join(j.Queries, ","))
 	}
@@ -140,6 +145,7 @@ func parseJob(args []string, stderr io.Writer, factories []engine.Factory) (Job,
 	fs.IntVar(&j.Run, "run", 0, "open: run number")
 	fs.Uint64Var(&j.Seed, "seed", 0, "open: seed of the store order")
 	fs.IntVar(&j.Hold, "hold", 0, "hold: stores to keep open")
+	fs.IntVar(&j.Fanout, "fanout", 0, "store directory levels: 0 flat (dir/001234), 2 nested by the name's last digits (dir/12/34/001234)")
 	queries := fs.String("queries", "", "open: the queries to make, in order ("+strings.Join(queryNames(), ",")+"; default count)")
 	fs.StringVar(&j.Cache, "cache", "", "open: cold evicts each store's files from the page cache before its open; drop is recorded as given")
 	fs.IntVar(&j.Appended, "appended", 0, "notes appended to every store by earlier turn runs")
@@ -213,6 +219,8 @@ func (j Job) validate() error {
 		return fmt.Errorf("--objects %d: need at least one note per store", j.Workload.Objects)
 	case (j.Phase == results.PhaseOpen || j.Phase == results.PhaseTurn || j.Phase == results.PhaseServe) && j.Seed == 0:
 		return fmt.Errorf("--seed is required for the %s phase (1, 2, …)", j.Phase)
+	case j.Fanout < 0 || j.Fanout > MaxFanout:
+		return fmt.Errorf("--fanout %d: use 0 (flat) to %d levels", j.Fanout, MaxFanout)
 	case j.Phase == results.PhaseHold && (j.Hold < 1 || j.Hold > j.Stores):
 		return fmt.Errorf("--hold %d: hold between 1 and --stores (%d) stores", j.Hold, j.Stores)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"time"
@@ -28,6 +29,14 @@ func create(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 	for i, dir := range dirs {
 		p.at(i)
 		job.Workload.Fill(i, notes)
+		if job.Fanout > 0 {
+			// The layout's parent directories are made outside the span:
+			// the span times the store's own directory, as in the flat
+			// layout.
+			if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+				return storeError(job, i, "mkdir the layout's directories", err)
+			}
+		}
 		t0 := time.Now()
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return storeError(job, i, "mkdir", err)
@@ -246,13 +255,13 @@ func (e *StoreError) Error() string {
 func (e *StoreError) Unwrap() error { return e.Err }
 
 func storeError(job Job, i int, step string, err error) error {
-	return &StoreError{Index: i, Dir: StoreDir(job.Dir, i), Step: step, Err: err}
+	return &StoreError{Index: i, Dir: StoreDirIn(job.Dir, i, job.Fanout), Step: step, Err: err}
 }
 
 func storeDirs(job Job) []string {
 	dirs := make([]string, job.Stores)
 	for i := range dirs {
-		dirs[i] = StoreDir(job.Dir, i)
+		dirs[i] = StoreDirIn(job.Dir, i, job.Fanout)
 	}
 	return dirs
 }

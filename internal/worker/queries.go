@@ -160,6 +160,13 @@ func openRun(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 	if job.Cache == CacheCold {
 		resident = make([]float64, n)
 	}
+	if job.Cache == "" || job.Cache == CacheWarm {
+		r, err := sampleResidency(dirs, results.ResidencySample)
+		if err != nil {
+			return fmt.Errorf("page cache residency before the run: %w", err)
+		}
+		rec.ResidentBefore = &r
+	}
 	a := newAnswers(total)
 	stamps := make([]time.Time, len(queries)+1)
 	// One untimed pass over the run's last store first, so the engine's
@@ -238,6 +245,24 @@ func visit(v engine.Variant, dir string, queries []string, a *answers) error {
 		}
 	}
 	return s.Close()
+}
+
+// sampleResidency returns the fraction of the file pages of up to k of
+// the stores in dirs, evenly spaced, that are in the page cache (mincore
+// on a read-only mapping: nothing is read in).
+func sampleResidency(dirs []string, k int) (float64, error) {
+	n := len(dirs)
+	k = min(k, n)
+	var sum measure.Residency
+	for j := range k {
+		r, err := measure.Resident(dirs[j*n/k])
+		if err != nil {
+			return 0, err
+		}
+		sum.Pages += r.Pages
+		sum.Resident += r.Resident
+	}
+	return sum.Fraction(), nil
 }
 
 // evict drops the store's files from the page cache and returns the

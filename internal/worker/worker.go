@@ -153,9 +153,27 @@ func list(stdout io.Writer, factories []engine.Factory) error {
 	return nil
 }
 
-// StoreDir returns the directory of store i.
+// StoreDir returns the directory of store i in the flat layout.
 func StoreDir(dir string, i int) string {
-	return filepath.Join(dir, fmt.Sprintf("%06d", i))
+	return StoreDirIn(dir, i, 0)
+}
+
+// MaxFanout is the deepest store directory layout: three levels use all
+// six digits of a store's name.
+const MaxFanout = 3
+
+// StoreDirIn returns the directory of store i in the layout with fanout
+// levels: each level is named by a pair of the last 2 × fanout digits of
+// the store's name, so consecutive stores spread over the directories
+// (fanout 2: store 1234 is dir/12/34/001234).
+func StoreDirIn(dir string, i, fanout int) string {
+	name := fmt.Sprintf("%06d", i)
+	parts := []string{dir}
+	for l := fanout; l > 0; l-- {
+		end := len(name) - 2*(l-1)
+		parts = append(parts, name[end-2:end])
+	}
+	return filepath.Join(append(parts, name)...)
 }
 
 // RunJob runs the job's phase with variant v and returns its record, with
@@ -171,6 +189,7 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, er
 		Status:   results.StatusOK,
 		Workload: job.Workload,
 		Stores:   job.Stores,
+		Fanout:   job.Fanout,
 		Versions: versions(v),
 	}
 	if job.Phase == PhaseVersions {
@@ -187,7 +206,7 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, er
 			fmt.Fprintf(stderr, "panic: %v\n%s", r, debug.Stack())
 			err = fmt.Errorf("panic: %v", r)
 			if p.store >= 0 {
-				err = &StoreError{Index: p.store, Dir: StoreDir(job.Dir, p.store), Step: "the engine panicked", Err: err}
+				err = &StoreError{Index: p.store, Dir: StoreDirIn(job.Dir, p.store, job.Fanout), Step: "the engine panicked", Err: err}
 			}
 			err = fmt.Errorf("%s %s: %w", job.Variant, job.Phase, err)
 			rec = results.Record{}
@@ -211,6 +230,7 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, er
 		rec.Run, rec.Seed = job.Run, job.Seed
 		err = serveRun(job, v, &rec, p)
 	case results.PhaseHold:
+		rec.Run = job.Run // one of several hold counts: 1, 2, …
 		err = hold(job, v, &rec, p)
 	case results.PhaseSpace:
 		err = space(job, v, &rec, p)

@@ -1,0 +1,103 @@
+package orchestrate
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"manydb/internal/results"
+)
+
+// TestSweep runs a sweep over 30 and 10 stores with three hold counts in
+// the nested layout: the 30 stores are made once and the 10-store study
+// uses the first 10 of them, its create record their own samples; each
+// hold count is its own record, those above a study's store count left
+// out; every record carries the sweep's id; a rerun records nothing again.
+func TestSweep(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Sweep, c.Holds, c.Fanout, c.Runs = []int{10, 30}, []int{20, 2, 5}, 1, 1
+	id, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.ReadFile(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	studies := map[int]string{} // store count → study id
+	creates := map[int]*results.Record{}
+	holds := map[int][]int{}
+	for i := range recs {
+		r := &recs[i]
+		if r.Sweep != id {
+			t.Errorf("%s record of study %s: sweep %q, want %q", r.Phase, r.Study, r.Sweep, id)
+		}
+		switch r.Phase {
+		case results.PhaseEnv:
+			studies[r.Stores] = r.Study
+			if r.Config.Sweep == nil || r.Config.Sweep.ID != id || !slices.Equal(r.Config.Sweep.Stores, []int{30, 10}) {
+				t.Errorf("env of %d stores: sweep %+v", r.Stores, r.Config.Sweep)
+			}
+		case results.PhaseCreate:
+			creates[r.Stores] = r
+		case results.PhaseHold:
+			holds[r.Stores] = append(holds[r.Stores], r.Hold.Held)
+			if r.Run != len(holds[r.Stores]) {
+				t.Errorf("hold of %d stores recorded as run %d", r.Hold.Held, r.Run)
+			}
+		case results.PhaseOpen, results.PhaseSpace:
+			if n := max(len(r.OpenMs), len(r.Bytes)); n != r.Stores {
+				t.Errorf("%s of study %s: %d samples for %d stores", r.Phase, r.Study, n, r.Stores)
+			}
+		}
+		if r.Phase != results.PhaseEnv && r.Phase != results.PhaseEnd && r.Status != results.StatusOK {
+			t.Errorf("%s %s: %s %s", r.Study, r.Phase, r.Status, r.Error)
+		}
+		if r.Phase != results.PhaseEnd && r.Fanout != 1 {
+			t.Errorf("%s record: fanout %d, want 1", r.Phase, r.Fanout)
+		}
+	}
+	big, small := creates[30], creates[10]
+	if big == nil || small == nil {
+		t.Fatalf("create records: %v", creates)
+	}
+	if big.StoresFrom != "" || len(big.CreateMs) != 30 || big.WallS <= 0 {
+		t.Errorf("create of 30: from %q, %d samples, wall %v", big.StoresFrom, len(big.CreateMs), big.WallS)
+	}
+	if small.StoresFrom != studies[30] || !slices.Equal(small.CreateMs, big.CreateMs[:10]) || small.WallS != 0 {
+		t.Errorf("create of 10: from %q (want %s), samples %v (want the first 10 of %v), wall %v", small.StoresFrom, studies[30], small.CreateMs, big.CreateMs, small.WallS)
+	}
+	if !slices.Equal(holds[30], []int{2, 5, 20}) || !slices.Equal(holds[10], []int{2, 5}) {
+		t.Errorf("hold counts: %v", holds)
+	}
+	if _, err := os.Stat(filepath.Join(c.Root, "default", "fake")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the sweep's stores were not removed at the end: %v", err)
+	}
+
+	before := len(recs)
+	if again, err := Run(context.Background(), c); err != nil || again != id {
+		t.Fatalf("rerun: %v, id %s (want %s)", err, again, id)
+	}
+	recs, _ = results.ReadFile(c.Out)
+	for _, r := range recs[before:] {
+		if r.Phase != results.PhaseEnv && r.Phase != results.PhaseEnd {
+			t.Errorf("the rerun recorded %s of %d stores again", r.Phase, r.Stores)
+		}
+	}
+}
+
+func TestSweepRefusesTurns(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Sweep, c.Turns = []int{10, 20}, 1
+	_, err := Run(context.Background(), c)
+	var in *InputError
+	if !errors.As(err, &in) {
+		t.Fatalf("sweep with turns: %v, want an input error", err)
+	}
+	if _, err := os.Stat(c.Root); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused sweep made its root: %v", err)
+	}
+}
