@@ -250,25 +250,6 @@ func HTML(w io.Writer, recs []results.Record) error {
 			}
 			ht.Rows = append(ht.Rows, row)
 		}
-		row := []string{"Open (range of the per-run medians)"}
-		for _, v := range t.variants {
-			if t.served {
-				break
-			}
-			c := t.cells[v]
-			if len(c.opens) == 0 {
-				row = append(row, missing(c, results.PhaseOpen))
-				continue
-			}
-			var meds []float64
-			for _, r := range c.opens {
-				meds = append(meds, stats.Median(r.OpenMs))
-			}
-			row = append(row, fmt.Sprintf("%.3f–%.3f ms (%d runs)", stats.Min(meds), stats.Max(meds), len(meds)))
-		}
-		if !t.served {
-			ht.Rows = slices.Insert(ht.Rows, 4, row)
-		}
 		var notes bytes.Buffer
 		t.writeNotes(&notes)
 		ht.Notes = splitLines(notes.String())
@@ -319,7 +300,7 @@ dl{font-size:.85em}
 <h1>manydb report</h1>
 {{range .}}<section>
 <h2>{{.Title}}</h2>
-<p>Workload {{.Workload}}. The open figures pool every warm run; the row "Open (range of the per-run medians)" gives their spread: the lowest and highest median of one run.</p>
+<p>Workload {{.Workload}}. The open figures pool every warm run; after each timing figure, its spread across runs (the notes below the table say which).</p>
 <table><tr><th></th>{{range .Variants}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>

@@ -25,7 +25,7 @@ func (t *table) extraRows() []row {
 			if len(xs) == 0 {
 				return missing(c, phase)
 			}
-			return millis(p(xs), 3)
+			return millis(p(xs), 3) + spread(perRun(recs(c), pick, p), 3)
 		}
 	}
 	warm := func(c *cell) []*results.Record { return c.opens }

@@ -216,7 +216,7 @@ func (t *table) rows() []row {
 			if len(xs) == 0 {
 				return "–" // e.g. a count row when --queries left count out
 			}
-			v := millis(stat(xs), 3)
+			v := millis(stat(xs), 3) + spread(perRun(c.opens, pick, stat), 3)
 			if len(c.opens) < t.runs {
 				v += " †"
 			}
@@ -378,6 +378,9 @@ func (t *table) write(w io.Writer) {
 func (t *table) writeNotes(w io.Writer) {
 	if t.poolsFewer() {
 		fmt.Fprintf(w, "†: pools fewer warm runs than the study's %d (see \"Warm open runs pooled\"); rerun the same command to redo failed runs.\n", t.runs)
+	}
+	if s := t.spreadNote(); s != "" {
+		fmt.Fprintln(w, s)
 	}
 	if na := t.notApplicable(); na != "" {
 		fmt.Fprintf(w, "n/a: the setting %s changes the C allocator (malloc) only, and %s do not allocate with it (pure Go).\n", t.setting, na)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"manydb/internal/results"
@@ -64,5 +65,51 @@ func TestThousandsAndMillis(t *testing.T) {
 func TestNoRecords(t *testing.T) {
 	if err := Tables(&bytes.Buffer{}, nil); err == nil {
 		t.Error("no error for no records")
+	}
+}
+
+// TestSpread checks which spread a cell carries for a figure with one
+// value per run: none for one run, the range for a few, benchmath's 95 %
+// interval of the median from 6 runs on.
+func TestSpread(t *testing.T) {
+	tests := []struct {
+		vals []float64
+		want string
+	}{
+		{[]float64{0.3}, ""},
+		{[]float64{0.3, 0.1, 0.2}, " (0.100–0.300)"},
+		{[]float64{0.5, 0.1, 0.2, 0.3, 0.4}, " (0.100–0.500)"},
+		// 6 values: the interval of the median is the lowest to the highest
+		{[]float64{0.6, 0.1, 0.2, 0.3, 0.4, 0.5}, " [0.100–0.600]"},
+		// 10 values: benchmath's interval is narrower than the range
+		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, " [2.000–9.000]"},
+	}
+	for _, tt := range tests {
+		if got := spread(tt.vals, 3); got != tt.want {
+			t.Errorf("spread(%v) = %q, want %q", tt.vals, got, tt.want)
+		}
+	}
+}
+
+// TestSpreadInTable checks that a study of 6 runs carries intervals and
+// says so below the table, and one of 3 runs ranges.
+func TestSpreadInTable(t *testing.T) {
+	for _, tt := range []struct {
+		runs       int
+		mark, note string
+	}{{6, " [", "[a–b]: the 95 % interval"}, {3, " (", "(a–b) after a timing figure: the range"}} {
+		var b bytes.Buffer
+		if err := Tables(&b, synthStudy("s", tt.runs, 1, 1)); err != nil {
+			t.Fatal(err)
+		}
+		var open string
+		for _, l := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(l, "| Open (median) |") {
+				open = l
+			}
+		}
+		if !strings.Contains(open, tt.mark) || !strings.Contains(b.String(), tt.note) {
+			t.Errorf("%d runs: open row %q or the notes lack %q, %q:\n%s", tt.runs, open, tt.mark, tt.note, b.String())
+		}
 	}
 }
