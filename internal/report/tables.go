@@ -125,9 +125,13 @@ func group(recs []results.Record) []*table {
 	var order []*table
 	byKey := map[string]*table{}
 	first := map[string]*results.Record{} // study → its first env record
+	last := map[string]*results.Record{}  // study → its last env record
 	for i := range recs {
-		if r := &recs[i]; r.Phase == results.PhaseEnv && first[r.Study] == nil {
-			first[r.Study] = r
+		if r := &recs[i]; r.Phase == results.PhaseEnv {
+			if first[r.Study] == nil {
+				first[r.Study] = r
+			}
+			last[r.Study] = r
 		}
 	}
 	ms := findMachines(recs)
@@ -149,7 +153,7 @@ func group(recs []results.Record) []*table {
 		key, col, machine := r.Study+"\x00"+r.Setting, r.Variant, ""
 		if ms.several() {
 			machine = ms.label[machineKey(env)]
-			shape := shapeOf(r, first[r.Study])
+			shape := shapeOf(r, last[r.Study])
 			sk := machine + "\x00" + shape
 			if !slices.Contains(studiesOf[sk], r.Study) {
 				studiesOf[sk] = append(studiesOf[sk], r.Study)
@@ -261,26 +265,33 @@ func group(recs []results.Record) []*table {
 				return cmp.Compare(slices.Index(vs, t.cells[a].variant), slices.Index(vs, t.cells[b].variant))
 			})
 		}
+		// the runs each study asked for (its last session's configuration,
+		// which may have added turns), or without an env record the most seen
+		runs, turnRuns := map[string]int{}, map[string]int{}
 		for _, c := range t.cells {
-			if env := first[c.study]; env != nil && env.Config != nil {
-				c.runs, c.turnRuns = env.Config.Runs, env.Config.Turns
+			if env := last[c.study]; env != nil && env.Config != nil {
+				runs[c.study], turnRuns[c.study] = env.Config.Runs, env.Config.Turns
 				if t.held == 0 {
 					t.held = env.Config.Hold // no hold record: the hold asked for
 				}
 			}
-			// no env record: the most runs seen
+		}
+		for _, c := range t.cells {
 			for _, r := range c.opens {
-				c.runs = max(c.runs, r.Run)
+				runs[c.study] = max(runs[c.study], r.Run)
 			}
 			for r := range c.failedRuns {
-				c.runs = max(c.runs, r)
+				runs[c.study] = max(runs[c.study], r)
 			}
 			for _, r := range c.turns {
-				c.turnRuns = max(c.turnRuns, r.Run)
+				turnRuns[c.study] = max(turnRuns[c.study], r.Run)
 			}
 			for r := range c.failedTurn {
-				c.turnRuns = max(c.turnRuns, r)
+				turnRuns[c.study] = max(turnRuns[c.study], r)
 			}
+		}
+		for _, c := range t.cells {
+			c.runs, c.turnRuns = runs[c.study], turnRuns[c.study]
 			t.runs, t.turnRuns = max(t.runs, c.runs), max(t.turnRuns, c.turnRuns)
 		}
 	}

@@ -203,3 +203,39 @@ func TestFindMachines(t *testing.T) {
 		t.Error("one machine counted as several")
 	}
 }
+
+// TestResumedConfig checks that a resumed study's runs are those its last
+// session asked for (a session may ask for more: turns added), and that a
+// study without an env record wants the most runs any of its cells saw.
+func TestResumedConfig(t *testing.T) {
+	recs, err := results.ReadFile("testdata/resumed.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	envs := 0
+	for i := range recs {
+		if recs[i].Phase == results.PhaseEnv {
+			if envs++; envs == 2 {
+				cfg := *recs[i].Config
+				cfg.Runs = 4
+				recs[i].Config = &cfg
+			}
+		}
+	}
+	recs = append(recs, synthStudy("noenv", 3, 1, 1)...)
+	fake := synthStudy("noenv", 0, 1, 1)
+	for i := range fake {
+		fake[i].Variant = "fake"
+	}
+	recs = append(recs, fake...)
+	var b bytes.Buffer
+	if err := Tables(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"| Warm open runs pooled | 3 of 4; missing: run 4 | 3 of 4; missing: run 4 |",
+		"| Warm open runs pooled | 3 of 3 | 0 of 3; missing: run 1, 2, 3 |"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("the tables lack %q:\n%s", w, b.String())
+		}
+	}
+}
