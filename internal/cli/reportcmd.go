@@ -13,11 +13,14 @@ import (
 const reportSynopsis = `manydb report -o report.html FILE...
 
 Writes one self-contained HTML page (no network, no scripts) from results
-files: per study and setting the reference table, with the range of the
-per-run open medians, and charts drawn by gonum.org/v1/plot as inline SVG:
+files: per study and setting the reference table, each timing figure with
+its spread across runs (the range of the per-run values, or a 95 % interval
+from 6 runs on), and charts drawn by gonum.org/v1/plot as inline SVG:
 the distribution (CDF, log time axis) of open, query, close, their total and
 create per store, memory per open store (anonymous and file-backed) and
-space per store; then the environment the study recorded.`
+space per store; then the environment of every session that recorded the
+table, and what differed between sessions. Files from several machines
+(host, CPU, cores, memory) get a column per variant and machine.`
 
 func reportCmd(args []string, o Options) error {
 	fs := newFlagSet("report")

@@ -19,7 +19,12 @@ import (
 // Environment describes the machine a study runs on, with the data root's
 // filesystem. Values that cannot be read are "unknown".
 func Environment(root, version string) map[string]string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown"
+	}
 	env := map[string]string{
+		"host":        host, // with cpu, cores and memory_kb, names the machine in a report
 		"manydb":      version,
 		"go":          runtime.Version(),
 		"goos_goarch": runtime.GOOS + "/" + runtime.GOARCH,

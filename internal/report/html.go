@@ -217,7 +217,14 @@ type htmlTable struct {
 	Rows            [][]string
 	Notes           []string
 	Charts          []htmlChart
-	Env             map[string]string
+	Sessions        string    // the sessions line: "" for one session
+	Envs            []htmlEnv // one per session
+}
+
+// htmlEnv is the environment of one session.
+type htmlEnv struct {
+	Title string
+	Env   map[string]string
 }
 
 type htmlChart struct {
@@ -235,7 +242,7 @@ func HTML(w io.Writer, recs []results.Record) error {
 	}
 	var page []htmlTable
 	for _, t := range tables {
-		ht := htmlTable{Title: fmt.Sprintf("Study %s, setting %s", t.study, t.setting), Workload: t.workload, Variants: t.variants}
+		ht := htmlTable{Title: t.title(), Workload: t.workload, Variants: t.variants, Sessions: t.sessionsLine()}
 		if t.served {
 			ht.Title = "Serve s" + ht.Title[1:]
 			ht.Rows = t.serveRowsHTML()
@@ -250,30 +257,15 @@ func HTML(w io.Writer, recs []results.Record) error {
 			}
 			ht.Rows = append(ht.Rows, row)
 		}
-		row := []string{"Open (range of the per-run medians)"}
-		for _, v := range t.variants {
-			if t.served {
-				break
-			}
-			c := t.cells[v]
-			if len(c.opens) == 0 {
-				row = append(row, missing(c, results.PhaseOpen))
-				continue
-			}
-			var meds []float64
-			for _, r := range c.opens {
-				meds = append(meds, stats.Median(r.OpenMs))
-			}
-			row = append(row, fmt.Sprintf("%.3f–%.3f ms (%d runs)", stats.Min(meds), stats.Max(meds), len(meds)))
-		}
-		if !t.served {
-			ht.Rows = slices.Insert(ht.Rows, 4, row)
-		}
 		var notes bytes.Buffer
 		t.writeNotes(&notes)
 		ht.Notes = splitLines(notes.String())
-		if t.env != nil {
-			ht.Env = t.env.Env
+		for i, s := range t.sessions {
+			title := "Environment"
+			if len(t.sessions) > 1 {
+				title = t.sessionTitle(i)
+			}
+			ht.Envs = append(ht.Envs, htmlEnv{Title: title, Env: s.env.Env})
 		}
 		for _, ch := range charts {
 			p, err := ch.build(t)
@@ -319,7 +311,8 @@ dl{font-size:.85em}
 <h1>manydb report</h1>
 {{range .}}<section>
 <h2>{{.Title}}</h2>
-<p>Workload {{.Workload}}. The open figures pool every warm run; the row "Open (range of the per-run medians)" gives their spread: the lowest and highest median of one run.</p>
+<p>Workload {{.Workload}}. The open figures pool every warm run; after each timing figure, its spread across runs (the notes below the table say which).</p>
+{{with .Sessions}}<p>{{.}}</p>{{end}}
 <table><tr><th></th>{{range .Variants}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
@@ -327,7 +320,8 @@ dl{font-size:.85em}
 {{end}}
 {{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
 {{end}}
-{{with .Env}}<details open><summary>Environment</summary><dl>{{range $k, $v := .}}<dt>{{$k}}</dt><dd>{{$v}}</dd>{{end}}</dl></details>{{end}}
+{{range .Envs}}<details open><summary>{{.Title}}</summary><dl>{{range $k, $v := .Env}}<dt>{{$k}}</dt><dd>{{$v}}</dd>{{end}}</dl></details>
+{{end}}
 </section>
 {{end}}</body></html>
 `))
@@ -335,46 +329,65 @@ dl{font-size:.85em}
 // loadPlot draws the 1-minute load average the orchestrator sampled while
 // each phase's worker ran (one sample per 10 s: load_during), against the
 // minutes since the table's first phase started, with each phase's span
-// shaded; nil when no record has samples.
+// shaded; nil when no record has samples. When the table has several
+// machines, each machine has its own line (and its minutes count from its
+// own first phase).
 func loadPlot(t *table) (*plot.Plot, error) {
-	var recs []*results.Record
+	var machines []string
+	byMachine := map[string][]*results.Record{}
 	for _, v := range t.variants {
-		recs = append(recs, t.cells[v].all...)
-	}
-	recs = slices.DeleteFunc(recs, func(r *results.Record) bool { return len(r.LoadDuring) == 0 || r.Started.IsZero() })
-	if len(recs) == 0 {
-		return nil, nil
-	}
-	slices.SortFunc(recs, func(a, b *results.Record) int { return a.Started.Compare(b.Started) })
-	t0 := recs[0].Started
-	p := plot.New()
-	p.X.Label.Text, p.Y.Label.Text = "minutes since the first phase started", "load average (1 min)"
-	var pts plotter.XYs
-	top := 0.0
-	for _, r := range recs {
-		start := r.Started.Sub(t0).Minutes()
-		for k, l := range r.LoadDuring {
-			pts = append(pts, plotter.XY{X: start + float64(k+1)*10/60, Y: l})
-			top = math.Max(top, l)
+		c := t.cells[v]
+		for _, r := range c.all {
+			if len(r.LoadDuring) == 0 || r.Started.IsZero() {
+				continue
+			}
+			if !slices.Contains(machines, c.machine) {
+				machines = append(machines, c.machine)
+			}
+			byMachine[c.machine] = append(byMachine[c.machine], r)
 		}
 	}
-	for i, r := range recs {
-		start := r.Started.Sub(t0).Minutes()
-		end := start + r.WorkerS/60
-		span, err := plotter.NewPolygon(plotter.XYs{{X: start, Y: 0}, {X: end, Y: 0}, {X: end, Y: top * 1.05}, {X: start, Y: top * 1.05}})
+	if len(machines) == 0 {
+		return nil, nil
+	}
+	p := plot.New()
+	p.X.Label.Text, p.Y.Label.Text = "minutes since the first phase started", "load average (1 min)"
+	top := 0.0
+	for _, recs := range byMachine {
+		for _, r := range recs {
+			top = math.Max(top, stats.Max(r.LoadDuring))
+		}
+	}
+	for m, machine := range machines {
+		recs := byMachine[machine]
+		slices.SortFunc(recs, func(a, b *results.Record) int { return a.Started.Compare(b.Started) })
+		t0 := recs[0].Started
+		var pts plotter.XYs
+		for i, r := range recs {
+			start := r.Started.Sub(t0).Minutes()
+			for k, l := range r.LoadDuring {
+				pts = append(pts, plotter.XY{X: start + float64(k+1)*10/60, Y: l})
+			}
+			end := start + r.WorkerS/60
+			span, err := plotter.NewPolygon(plotter.XYs{{X: start, Y: 0}, {X: end, Y: 0}, {X: end, Y: top * 1.05}, {X: start, Y: top * 1.05}})
+			if err != nil {
+				return nil, fmt.Errorf("load chart: %w", err)
+			}
+			c := plotutil.Color(m*2 + i%2)
+			cr, cg, cb, _ := c.RGBA()
+			span.Color = color.NRGBA{R: uint8(cr >> 8), G: uint8(cg >> 8), B: uint8(cb >> 8), A: 40}
+			span.LineStyle.Width = 0
+			p.Add(span)
+		}
+		line, err := plotter.NewLine(pts)
 		if err != nil {
 			return nil, fmt.Errorf("load chart: %w", err)
 		}
-		c := plotutil.Color(i % 2)
-		cr, cg, cb, _ := c.RGBA()
-		span.Color = color.NRGBA{R: uint8(cr >> 8), G: uint8(cg >> 8), B: uint8(cb >> 8), A: 40}
-		span.LineStyle.Width = 0
-		p.Add(span)
+		if len(machines) > 1 {
+			line.Color = plotutil.Color(m)
+			p.Legend.Add(machine, line)
+		}
+		p.Add(line)
 	}
-	line, err := plotter.NewLine(pts)
-	if err != nil {
-		return nil, fmt.Errorf("load chart: %w", err)
-	}
-	p.Add(line)
 	return p, nil
 }

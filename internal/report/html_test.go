@@ -12,29 +12,61 @@ import (
 
 // TestHTMLEveryChartAndCell parses the report of the test studies and
 // checks that every chart has drawn data and every table cell a value or
-// a reason (n/a, failed, –).
+// a reason (n/a, failed, –): several studies of one machine, a study
+// resumed in two sessions, failed runs, and studies on two machines.
 func TestHTMLEveryChartAndCell(t *testing.T) {
-	recs := append(studyWithSettings(), synthStudy("b", 5, 1, 3)...)
-	// and a study with every query, cold runs, turns and a container figure
-	queries, err := results.ReadFile("testdata/queries.jsonl")
-	if err != nil {
-		t.Fatal(err)
+	read := func(files ...string) []results.Record {
+		var recs []results.Record
+		for _, f := range files {
+			r, err := results.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs = append(recs, r...)
+		}
+		return recs
 	}
-	recs = append(recs, queries...)
-	// and a manydb serve study (two variants, three pool sizes)
-	served, err := results.ReadFile("testdata/serve.jsonl")
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name string
+		recs []results.Record
+		want []string // texts the page must hold
+	}{
+		// with a study of every query, cold runs, turns and a container
+		// figure, and a manydb serve study (two variants, three pool sizes)
+		{"one machine", append(append(studyWithSettings(), synthStudy("b", 5, 1, 3)...), read("testdata/queries.jsonl", "testdata/serve.jsonl")...), nil},
+		{"resumed", read("testdata/resumed.jsonl"), []string{"mixed: manydb v0-aaa and v0-bbb", "Session 1, started", "Session 2, started"}},
+		{"failed", read("testdata/failed.jsonl"), []string{"Failed and not redone: sqlite open run 2"}},
+		{"two machines", read("testdata/machines.jsonl"), []string{"sqlite @ laptop", "sqlite @ server", "fake @ server", "on laptop", "on server"}},
 	}
-	recs = append(recs, served...)
-	var b bytes.Buffer
-	if err := HTML(&b, recs); err != nil {
-		t.Fatal(err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := HTML(&b, tt.recs); err != nil {
+				t.Fatal(err)
+			}
+			page := b.String()
+			doc, err := html.Parse(&b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPage(t, doc)
+			for _, w := range tt.want {
+				if !strings.Contains(page, w) {
+					t.Errorf("the page lacks %q", w)
+				}
+			}
+		})
 	}
-	doc, err := html.Parse(&b)
-	if err != nil {
-		t.Fatal(err)
+	if err := HTML(&bytes.Buffer{}, []results.Record{}); err == nil {
+		t.Error("no error for no records")
 	}
+}
+
+// checkPage checks that every chart of a parsed report has data, every
+// table cell a value or a reason, every row as many cells as its table
+// has columns, and that the page loads nothing.
+func checkPage(t *testing.T, doc *html.Node) {
+	t.Helper()
 	var figures, cells, scripts, links int
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
@@ -44,6 +76,18 @@ func TestHTMLEveryChartAndCell(t *testing.T) {
 				figures++
 				if count(n, "path") < 2 { // an axis and at least one data path
 					t.Errorf("a chart without data: %s", text(n))
+				}
+			case "table":
+				cols := -1
+				for tr := range n.Descendants() {
+					if tr.Type != html.ElementNode || tr.Data != "tr" {
+						continue
+					}
+					k := count(tr, "td") + count(tr, "th")
+					if cols >= 0 && k != cols {
+						t.Errorf("a row of %d cells in a table of %d columns: %s", k, cols, text(tr))
+					}
+					cols = k
 				}
 			case "td":
 				cells++
@@ -66,9 +110,6 @@ func TestHTMLEveryChartAndCell(t *testing.T) {
 	}
 	if scripts+links > 0 {
 		t.Errorf("the page loads %d scripts and %d links or images: it must be self-contained", scripts, links)
-	}
-	if err := HTML(&b, []results.Record{}); err == nil {
-		t.Error("no error for no records")
 	}
 }
 

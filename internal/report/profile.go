@@ -214,8 +214,11 @@ func (t *profileTable) write(w io.Writer) {
 		}
 	}
 	if versions != nil {
-		vt := &table{variants: []string{t.variant}, cells: map[string]*cell{t.variant: {version: versions}}}
-		fmt.Fprintf(w, "Versions: %s.\n", vt.versions())
+		libs := libraries(versions)
+		if len(libs) == 0 {
+			libs = []string{"unknown"}
+		}
+		fmt.Fprintf(w, "Versions: %s: %s.\n", t.variant, strings.Join(libs, ", "))
 	}
 	writeEnv(w, t.env, false)
 }

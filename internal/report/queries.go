@@ -25,7 +25,7 @@ func (t *table) extraRows() []row {
 			if len(xs) == 0 {
 				return missing(c, phase)
 			}
-			return millis(p(xs), 3)
+			return millis(p(xs), 3) + spread(perRun(recs(c), pick, p), 3)
 		}
 	}
 	warm := func(c *cell) []*results.Record { return c.opens }
@@ -70,7 +70,7 @@ func (t *table) extraRows() []row {
 		}
 		total := func(r *results.Record) []float64 { return r.TotalMs }
 		rows = append(rows,
-			row{"Turn runs pooled", func(c *cell) string { return pooledRuns(c, c.turns, c.failedTurn, t.turnRuns) }},
+			row{"Turn runs pooled", func(c *cell) string { return pooledRuns(c, c.turns, c.failedTurn, c.turnRuns) }},
 			row{"Turn: open, recent, append, close (median)", stat(turns, results.PhaseTurn, total, stats.Median)},
 			row{"same, p99", stat(turns, results.PhaseTurn, total, stats.P99)},
 			row{"Turn: recent (median)", stat(turns, results.PhaseTurn, step("recent"), stats.Median)},

@@ -14,7 +14,7 @@ import (
 // (columns: variants), then the summary "p99 latency and memory per pool
 // size".
 func (t *table) writeServe(w io.Writer) {
-	fmt.Fprintf(w, "## Serve study %s, setting %s\n\n", t.study, t.setting)
+	fmt.Fprintf(w, "## Serve s%s\n\n", t.title()[1:])
 	pools := t.servePools()
 	cfg := ""
 	for _, v := range t.variants {
@@ -27,6 +27,9 @@ func (t *table) writeServe(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "Workload %s. %s; each request: open or take the agent's store, its 20 newest notes, one note appended, give it back.\n\n", t.workload, cfg)
+	if s := t.sessionsLine(); s != "" {
+		fmt.Fprintf(w, "%s\n\n", s)
+	}
 	header := func() {
 		fmt.Fprintf(w, "| |%s|\n", " "+strings.Join(t.variants, " | ")+" ")
 		fmt.Fprintf(w, "| --- |%s\n", strings.Repeat(" --- |", len(t.variants)))
@@ -74,7 +77,7 @@ func (t *table) writeServe(w io.Writer) {
 		fmt.Fprintf(w, "The load rose to --max-load or above during: %s.\n", strings.Join(t.loud, ", "))
 	}
 	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
-	writeEnv(w, t.env, true)
+	t.writeSessions(w)
 }
 
 func loop(rate float64) string {

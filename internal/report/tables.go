@@ -7,6 +7,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -28,32 +29,73 @@ type cell struct {
 	serves     []*results.Record // serve phases, ok or n/a (skipped), by run
 	hold       *results.Record
 	space      *results.Record
-	all        []*results.Record // every ok record of the cell
-	failed     map[string]bool   // phase → a failed record was seen
-	failedRuns map[int]bool      // open runs whose last record failed
-	failedTurn map[int]bool      // turn runs whose last record failed
-	na         bool              // the setting does not apply to this variant
-	storesFrom string            // serve: the study whose kept stores were reused
-	version    map[string]string
+	all        []*results.Record   // every ok record of the cell
+	failed     map[string]bool     // phase → a failed record was seen
+	failedRuns map[int]bool        // open runs whose last record failed
+	failedTurn map[int]bool        // turn runs whose last record failed
+	na         bool                // the setting does not apply to this variant
+	storesFrom string              // serve: the study whose kept stores were reused
+	version    map[string][]string // library → the versions its records name, in order
+	variant    string              // the variant of the cell's records
+	machine    string              // its machine's label when the table has several, else ""
+	study      string              // the study of the cell's records
+	runs       int                 // warm open runs its study asked for
+	turnRuns   int                 // turn runs its study asked for
 }
 
-// table is one study and setting.
+// table is one study and setting. When the records come from several
+// machines, a table is one setting of the studies of the same shape
+// (workload, stores, stores held, serve or not) on each machine, and its
+// columns are "variant @ machine".
 type table struct {
-	study    string
+	study    string   // the first study
+	studies  []string // every study of the table
 	setting  string
-	env      *results.Record
-	variants []string
+	sessions []*session // the sessions that wrote the table's records
+	machines bool       // one column group per machine
+	variants []string   // the columns: variants, or "variant @ machine"
 	cells    map[string]*cell
 	workload string
 	objects  int
 	held     int
-	runs     int      // warm open runs the study asked for
-	turnRuns int      // turn runs the study asked for
+	runs     int      // warm open runs the studies asked for (the most)
+	turnRuns int      // turn runs the studies asked for (the most)
 	loud     []string // phases during which the load rose above --max-load
 	queries  []string // the open runs' queries beyond the default count
 	modes    []string // cache modes other than warm, in the order seen
 	turned   bool     // some cell has turn runs
 	served   bool     // a manydb serve study
+	failures []string // "column phase run N: error" of each failed phase not redone
+}
+
+// failedWhat names a record's phase in a column: "sqlite open run 2",
+// "sqlite open cold run 1", "fake create".
+func failedWhat(col string, r *results.Record) string {
+	what := col + " " + r.Phase
+	if r.Cache != "" {
+		what += " " + r.Cache
+	}
+	if r.Phase == results.PhaseServe && r.Serve != nil {
+		what += fmt.Sprintf(" pool %d", r.Serve.Pool)
+	}
+	if r.Run > 0 {
+		what += fmt.Sprintf(" run %d", r.Run)
+	}
+	return what
+}
+
+// failedWhy is a failed record's error and the last line of the worker's
+// standard error.
+func failedWhy(r *results.Record) string {
+	why := r.Error
+	if why == "" {
+		why = "no error recorded"
+	}
+	lines := strings.Split(strings.TrimSpace(r.StderrTail), "\n")
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
+		why += " (" + last + ")"
+	}
+	return why
 }
 
 // Tables writes one Markdown table per study and setting found in recs, in
@@ -75,31 +117,73 @@ func Tables(w io.Writer, recs []results.Record) error {
 	return nil
 }
 
+// group sorts recs into tables: one per study and setting, or, when the
+// records come from several machines, one per setting and study shape
+// with a column per variant and machine. Each record belongs to the
+// session of the last env record of its study before it (its study's
+// first env record when none is before it).
 func group(recs []results.Record) []*table {
 	var order []*table
 	byKey := map[string]*table{}
-	envs := map[string]*results.Record{}
+	first := map[string]*results.Record{} // study → its first env record
+	last := map[string]*results.Record{}  // study → its last env record
+	for i := range recs {
+		if r := &recs[i]; r.Phase == results.PhaseEnv {
+			if first[r.Study] == nil {
+				first[r.Study] = r
+			}
+			last[r.Study] = r
+		}
+	}
+	ms := findMachines(recs)
+	current := map[string]*results.Record{} // study → the env record of its session
+	studiesOf := map[string][]string{}      // machine and shape → studies, in order
 	for i := range recs {
 		r := &recs[i]
 		switch r.Phase {
 		case results.PhaseEnv:
-			envs[r.Study] = r
+			current[r.Study] = r
 			continue
 		case results.PhaseEnd, results.PhaseProfile: // profiles: profile.go
 			continue
 		}
-		key := r.Study + "\x00" + r.Setting
+		env := current[r.Study]
+		if env == nil {
+			env = first[r.Study]
+		}
+		key, col, machine := r.Study+"\x00"+r.Setting, r.Variant, ""
+		if ms.several() {
+			machine = ms.label[machineKey(env)]
+			shape := shapeOf(r, last[r.Study])
+			sk := machine + "\x00" + shape
+			if !slices.Contains(studiesOf[sk], r.Study) {
+				studiesOf[sk] = append(studiesOf[sk], r.Study)
+			}
+			// the n-th study of this shape on each machine share a table
+			key = fmt.Sprintf("%s\x00%d\x00%s", shape, slices.Index(studiesOf[sk], r.Study), r.Setting)
+			col = r.Variant + " @ " + machine
+		}
 		t := byKey[key]
 		if t == nil {
-			t = &table{study: r.Study, setting: r.Setting, cells: map[string]*cell{}}
+			t = &table{study: r.Study, setting: r.Setting, cells: map[string]*cell{}, machines: ms.several()}
 			byKey[key] = t
 			order = append(order, t)
 		}
-		c := t.cells[r.Variant]
+		if !slices.Contains(t.studies, r.Study) {
+			t.studies = append(t.studies, r.Study)
+		}
+		t.addSession(env, machine)
+		c := t.cells[col]
 		if c == nil {
-			c = &cell{failed: map[string]bool{}, failedRuns: map[int]bool{}, version: map[string]string{}, cached: map[string][]*results.Record{}, failedTurn: map[int]bool{}}
-			t.cells[r.Variant] = c
-			t.variants = append(t.variants, r.Variant)
+			c = &cell{failed: map[string]bool{}, failedRuns: map[int]bool{}, version: map[string][]string{}, cached: map[string][]*results.Record{}, failedTurn: map[int]bool{}, variant: r.Variant, machine: machine, study: r.Study}
+			t.cells[col] = c
+			t.variants = append(t.variants, col)
+		}
+		// a failure stays listed until a later record of the same phase and run
+		what := failedWhat(col, r)
+		t.failures = slices.DeleteFunc(t.failures, func(f string) bool { return strings.HasPrefix(f, what+": ") })
+		if r.Status == results.StatusFailed {
+			t.failures = append(t.failures, what+": "+failedWhy(r))
 		}
 		t.workload = fmt.Sprintf("%s: %s notes of %d characters per store", r.Workload.Name, thousands(float64(r.Workload.Objects)), r.Workload.TextLen)
 		t.objects = r.Workload.Objects
@@ -109,7 +193,7 @@ func group(recs []results.Record) []*table {
 			c.serves = append(c.serves, r)
 			continue
 		}
-		if r.StoresFrom != "" {
+		if r.StoresFrom != "" && r.Status == results.StatusNotApplicable {
 			c.storesFrom = r.StoresFrom
 			continue
 		}
@@ -129,7 +213,7 @@ func group(recs []results.Record) []*table {
 			continue
 		}
 		if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
-			what := r.Variant + " " + r.Phase
+			what := col + " " + r.Phase
 			if r.Run > 0 {
 				what += fmt.Sprintf(" run %d", r.Run)
 			}
@@ -138,7 +222,9 @@ func group(recs []results.Record) []*table {
 		delete(c.failed, r.Phase)
 		c.all = append(c.all, r)
 		for k, v := range r.Versions {
-			c.version[k] = v
+			if !slices.Contains(c.version[k], v) {
+				c.version[k] = append(c.version[k], v)
+			}
 		}
 		switch r.Phase {
 		case results.PhaseCreate:
@@ -172,27 +258,46 @@ func group(recs []results.Record) []*table {
 		}
 	}
 	for _, t := range order {
-		t.env = envs[t.study]
-		if t.held == 0 && t.env != nil && t.env.Config != nil {
-			t.held = t.env.Config.Hold // no hold record: the hold asked for
+		if t.machines {
+			// each variant's columns side by side, machines in the order seen
+			var vs []string
+			for _, col := range t.variants {
+				if v := t.cells[col].variant; !slices.Contains(vs, v) {
+					vs = append(vs, v)
+				}
+			}
+			slices.SortStableFunc(t.variants, func(a, b string) int {
+				return cmp.Compare(slices.Index(vs, t.cells[a].variant), slices.Index(vs, t.cells[b].variant))
+			})
 		}
-		if t.env != nil && t.env.Config != nil {
-			t.runs = t.env.Config.Runs
-			t.turnRuns = t.env.Config.Turns
+		// the runs each study asked for (its last session's configuration,
+		// which may have added turns), or without an env record the most seen
+		runs, turnRuns := map[string]int{}, map[string]int{}
+		for _, c := range t.cells {
+			if env := last[c.study]; env != nil && env.Config != nil {
+				runs[c.study], turnRuns[c.study] = env.Config.Runs, env.Config.Turns
+				if t.held == 0 {
+					t.held = env.Config.Hold // no hold record: the hold asked for
+				}
+			}
 		}
-		for _, c := range t.cells { // no env record: the most runs seen
+		for _, c := range t.cells {
 			for _, r := range c.opens {
-				t.runs = max(t.runs, r.Run)
+				runs[c.study] = max(runs[c.study], r.Run)
 			}
 			for r := range c.failedRuns {
-				t.runs = max(t.runs, r)
+				runs[c.study] = max(runs[c.study], r)
 			}
 			for _, r := range c.turns {
-				t.turnRuns = max(t.turnRuns, r.Run)
+				turnRuns[c.study] = max(turnRuns[c.study], r.Run)
 			}
 			for r := range c.failedTurn {
-				t.turnRuns = max(t.turnRuns, r)
+				turnRuns[c.study] = max(turnRuns[c.study], r)
 			}
+		}
+		for _, c := range t.cells {
+			c.runs, c.turnRuns = runs[c.study], turnRuns[c.study]
+			t.runs, t.turnRuns = max(t.runs, c.runs), max(t.turnRuns, c.turnRuns)
 		}
 	}
 	return order
@@ -221,8 +326,8 @@ func (t *table) rows() []row {
 			if len(xs) == 0 {
 				return "–" // e.g. a count row when --queries left count out
 			}
-			v := millis(stat(xs), 3)
-			if len(c.opens) < t.runs {
+			v := millis(stat(xs), 3) + spread(perRun(c.opens, pick, stat), 3)
+			if len(c.opens) < c.runs {
 				v += " †"
 			}
 			return v
@@ -245,7 +350,10 @@ func (t *table) rows() []row {
 			return millis(stats.Median(c.create.CreateMs), 2)
 		}},
 		{"Stores per second", func(c *cell) string {
-			if c.create == nil || c.create.WallS <= 0 {
+			switch {
+			case c.create != nil && c.create.StoresFrom != "":
+				return "n/a (made with more stores)"
+			case c.create == nil || c.create.WallS <= 0:
 				return missing(c, results.PhaseCreate)
 			}
 			return thousands(float64(len(c.create.CreateMs)) / c.create.WallS)
@@ -315,7 +423,7 @@ func (t *table) container(delta func(c *results.Container) float64) func(c *cell
 
 // runsPooled says how many warm runs a cell's open figures pool, of the
 // runs the study asked for, and which are missing or failed.
-func (t *table) runsPooled(c *cell) string { return pooledRuns(c, c.opens, c.failedRuns, t.runs) }
+func (t *table) runsPooled(c *cell) string { return pooledRuns(c, c.opens, c.failedRuns, c.runs) }
 
 // pooledRuns says how many of want runs recs hold, and which failed or are
 // missing.
@@ -363,8 +471,11 @@ func (t *table) write(w io.Writer) {
 		t.writeServe(w)
 		return
 	}
-	fmt.Fprintf(w, "## Study %s, setting %s\n\n", t.study, t.setting)
+	fmt.Fprintf(w, "## %s\n\n", t.title())
 	fmt.Fprintf(w, "Workload %s. Open figures pool the warm runs counted in the row \"Warm open runs pooled\" (each run: all stores in random order).\n\n", t.workload)
+	if s := t.sessionsLine(); s != "" {
+		fmt.Fprintf(w, "%s\n\n", s)
+	}
 	fmt.Fprintf(w, "| |%s|\n", " "+strings.Join(t.variants, " | ")+" ")
 	fmt.Fprintf(w, "| --- |%s\n", strings.Repeat(" --- |", len(t.variants)))
 	for _, r := range t.rows() {
@@ -382,7 +493,13 @@ func (t *table) write(w io.Writer) {
 // load, the malloc variables, the versions and the environment.
 func (t *table) writeNotes(w io.Writer) {
 	if t.poolsFewer() {
-		fmt.Fprintf(w, "†: pools fewer warm runs than the study's %d (see \"Warm open runs pooled\"); rerun the same command to redo failed runs.\n", t.runs)
+		fmt.Fprintf(w, "†: pools fewer warm runs than %s (see \"Warm open runs pooled\"); rerun the same command to redo failed runs.\n", t.runsAsked())
+	}
+	if len(t.failures) > 0 {
+		fmt.Fprintf(w, "Failed and not redone: %s.\n", strings.Join(t.failures, "; "))
+	}
+	if s := t.spreadNote(); s != "" {
+		fmt.Fprintln(w, s)
 	}
 	if na := t.notApplicable(); na != "" {
 		fmt.Fprintf(w, "n/a: the setting %s changes the C allocator (malloc) only, and %s do not allocate with it (pure Go).\n", t.setting, na)
@@ -400,21 +517,35 @@ func (t *table) writeNotes(w io.Writer) {
 		fmt.Fprintf(w, "The workers ran with %s from manydb's environment.\n", vars)
 	}
 	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
-	writeEnv(w, t.env, true)
+	t.writeSessions(w)
 }
 
-// writeEnv prints the environment line of a table.
+// writeEnv prints the environment line of one env record.
 func writeEnv(w io.Writer, env *results.Record, dataRoot bool) {
 	if env == nil {
 		return
 	}
-	e := env.Env
-	root := ""
-	if dataRoot {
-		root = ", data root on " + e["root_fs"]
+	fmt.Fprintf(w, "Environment: %s.\n", envText(env, dataRoot))
+}
+
+// shapeOf names what two studies on two machines must share to share a
+// table: the workload, the number of stores and of stores held, and
+// whether they are serve studies.
+func shapeOf(r, env *results.Record) string {
+	hold, serve := 0, false
+	if env != nil && env.Config != nil {
+		hold, serve = env.Config.Hold, env.Config.Serve != nil
 	}
-	fmt.Fprintf(w, "Environment: %s, Linux %s, %s cores (%s), %s GiB%s, THP %s, %s, %s, manydb %s.\n",
-		e["distro"], e["kernel"], e["cores"], e["cpu"], gib(e["memory_kb"]), root, e["thp"], e["glibc"], e["go"], e["manydb"])
+	return fmt.Sprintf("%s/%d/%d/%d/%d/%t", r.Workload.Name, r.Workload.Objects, r.Workload.TextLen, r.Stores, hold, serve)
+}
+
+// title names the table: "Study S, setting X", or with several studies
+// "Studies S1, S2, setting X".
+func (t *table) title() string {
+	if len(t.studies) > 1 {
+		return fmt.Sprintf("Studies %s, setting %s", strings.Join(t.studies, ", "), t.setting)
+	}
+	return fmt.Sprintf("Study %s, setting %s", t.study, t.setting)
 }
 
 // mallocVars lists the glibc malloc variables the table's workers saw that
@@ -448,11 +579,22 @@ func (t *table) mallocVars() string {
 // the study asked for.
 func (t *table) poolsFewer() bool {
 	for _, c := range t.cells {
-		if len(c.opens) > 0 && len(c.opens) < t.runs {
+		if len(c.opens) > 0 && len(c.opens) < c.runs {
 			return true
 		}
 	}
 	return false
+}
+
+// runsAsked says how many warm runs the table's studies asked for: "the
+// study's 5", or "its study asked for" when they differ.
+func (t *table) runsAsked() string {
+	for _, c := range t.cells {
+		if len(c.opens) > 0 && c.runs != t.runs {
+			return "its study asked for"
+		}
+	}
+	return fmt.Sprintf("the study's %d", t.runs)
 }
 
 func (t *table) notApplicable() string {
@@ -465,22 +607,21 @@ func (t *table) notApplicable() string {
 	return strings.Join(na, ", ")
 }
 
-// versions lists each variant's engine library versions (not its Go
-// module versions, which the records keep).
+// versions lists each column's engine library versions (not its Go
+// module versions, which the records keep); a library whose records name
+// more than one version lists them all: "sqlite 3.54.1 / 3.55.0".
 func (t *table) versions() string {
 	var parts []string
 	for _, v := range t.variants {
-		if t.cells[v].na {
+		c := t.cells[v]
+		if c.na {
 			continue
 		}
-		var libs []string
-		for k, val := range t.cells[v].version {
-			if strings.Contains(k, "/") || k == "go" || strings.HasSuffix(k, "_source_id") {
-				continue
-			}
-			libs = append(libs, k+" "+val)
+		joined := map[string]string{}
+		for k, vals := range c.version {
+			joined[k] = strings.Join(vals, " / ")
 		}
-		sort.Strings(libs)
+		libs := libraries(joined)
 		if len(libs) == 0 {
 			libs = []string{"unknown"}
 		}

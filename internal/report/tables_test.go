@@ -3,8 +3,9 @@ package report
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"manydb/internal/results"
@@ -29,18 +30,86 @@ func TestTablesGolden(t *testing.T) {
 			if err := Tables(&got, recs); err != nil {
 				t.Fatal(err)
 			}
-			golden := in[:len(in)-len(".jsonl")] + ".golden"
-			if *update {
-				os.WriteFile(golden, got.Bytes(), 0o644)
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got.Bytes(), want) {
-				t.Errorf("tables differ from %s:\n--- got\n%s\n--- want\n%s", golden, got.String(), want)
-			}
+			checkGolden(t, in[:len(in)-len(".jsonl")]+".golden", got.Bytes())
 		})
+	}
+}
+
+// TestTablesScenarios checks what the golden files of the named scenarios
+// must say, so that an -update that loses it fails: a study resumed in two
+// sessions with another manydb and sqlite in the second, failed runs, and
+// one study on each of two machines.
+func TestTablesScenarios(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+		not  []string
+	}{
+		{"testdata/resumed.jsonl", []string{
+			"Recorded in 2 sessions (listed below the table); mixed: manydb v0-aaa and v0-bbb; sqlite 3.54.1 and 3.55.0.",
+			"| | sqlite | fake |",
+			"Versions: sqlite: sqlite 3.54.1 / 3.55.0; fake: fake 1.0.",
+			"Session 1, started 2026-12-03 08:00:00 UTC, 4 records (fake 1.0, sqlite 3.54.1): host laptop,",
+			"Session 2, started 2026-12-03 09:00:00 UTC, 8 records (fake 1.0, sqlite 3.55.0): host laptop,",
+			"| Warm open runs pooled | 3 of 3 | 3 of 3 |",
+		}, []string{"Environment:", "@"}},
+		{"testdata/failed.jsonl", []string{
+			"| Warm open runs pooled | 2 of 3; failed: run 2 | 0 of 3; missing: run 1, 2, 3 |",
+			"| Create, write 10 objects, close (median) | 2.75 ms | failed |",
+			"Failed and not redone: sqlite open run 2: worker failed: signal: killed; fake create: worker failed: exit status 1 (create store 3: disk full).",
+			"| Memory per open store (2 open), resident | 300 KB | – |", // the failed hold was redone
+		}, []string{"sqlite hold"}},
+		{"testdata/machines.jsonl", []string{
+			"## Studies 20261203T082000Z-laptop, 20261203T083000Z-server, setting default",
+			"Recorded on 2 machines (laptop, server; a column per variant and machine) in 2 sessions",
+			"they differ in: kernel 6.1.0 and 6.12.0.",
+			"| | sqlite @ laptop | sqlite @ server | fake @ laptop | fake @ server |",
+			"| Warm open runs pooled | 2 of 2 | 2 of 2 | 2 of 2 | 1 of 2; failed: run 2 |",
+			"Session 2 of study 20261203T083000Z-server, started 2026-12-03 08:30:00 UTC on server,",
+		}, []string{"manydb v0-aaa and", "## Study "}},
+	}
+	for _, tt := range tests {
+		recs, err := results.ReadFile(tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Tables(&b, recs); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: the tables lack %q:\n%s", tt.file, w, b.String())
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(b.String(), n) {
+				t.Errorf("%s: the tables hold %q:\n%s", tt.file, n, b.String())
+			}
+		}
+	}
+}
+
+// TestOneMachineLayout checks that the files of one machine keep one table
+// per study even when the studies have the same shape, and that a study
+// without a machine in its env record does not make a second machine.
+func TestOneMachineLayout(t *testing.T) {
+	recs, err := results.ReadFile("testdata/machines.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range recs {
+		if recs[i].Phase == results.PhaseEnv {
+			recs[i].Env = map[string]string{"host": "laptop", "cpu": "Test CPU", "cores": "2", "memory_kb": "1"}
+		}
+	}
+	recs = append(recs, synthStudy("nomachine", 2, 1, 1)...)
+	var b bytes.Buffer
+	if err := Tables(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "## Study "); n != 3 || strings.Contains(b.String(), " @ ") {
+		t.Errorf("want 3 tables without machine columns, got %d:\n%s", n, b.String())
 	}
 }
 
@@ -64,5 +133,109 @@ func TestThousandsAndMillis(t *testing.T) {
 func TestNoRecords(t *testing.T) {
 	if err := Tables(&bytes.Buffer{}, nil); err == nil {
 		t.Error("no error for no records")
+	}
+}
+
+// TestSpread checks which spread a cell carries for a figure with one
+// value per run: none for one run, the range for a few, benchmath's 95 %
+// interval of the median from 6 runs on.
+func TestSpread(t *testing.T) {
+	tests := []struct {
+		vals []float64
+		want string
+	}{
+		{[]float64{0.3}, ""},
+		{[]float64{0.3, 0.1, 0.2}, " (0.100–0.300)"},
+		{[]float64{0.5, 0.1, 0.2, 0.3, 0.4}, " (0.100–0.500)"},
+		// 6 values: the interval of the median is the lowest to the highest
+		{[]float64{0.6, 0.1, 0.2, 0.3, 0.4, 0.5}, " [0.100–0.600]"},
+		// 10 values: benchmath's interval is narrower than the range
+		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, " [2.000–9.000]"},
+	}
+	for _, tt := range tests {
+		if got := spread(tt.vals, 3); got != tt.want {
+			t.Errorf("spread(%v) = %q, want %q", tt.vals, got, tt.want)
+		}
+	}
+}
+
+// TestSpreadInTable checks that a study of 6 runs carries intervals and
+// says so below the table, and one of 3 runs ranges.
+func TestSpreadInTable(t *testing.T) {
+	for _, tt := range []struct {
+		runs       int
+		mark, note string
+	}{{6, " [", "[a–b]: the 95 % interval"}, {3, " (", "(a–b) after a timing figure: the range"}} {
+		var b bytes.Buffer
+		if err := Tables(&b, synthStudy("s", tt.runs, 1, 1)); err != nil {
+			t.Fatal(err)
+		}
+		var open string
+		for _, l := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(l, "| Open (median) |") {
+				open = l
+			}
+		}
+		if !strings.Contains(open, tt.mark) || !strings.Contains(b.String(), tt.note) {
+			t.Errorf("%d runs: open row %q or the notes lack %q, %q:\n%s", tt.runs, open, tt.mark, tt.note, b.String())
+		}
+	}
+}
+
+// TestFindMachines checks the machines' labels: the host name when it is
+// unique, else "machine N"; an env record without hardware names no machine.
+func TestFindMachines(t *testing.T) {
+	env := func(host, cpu string) results.Record {
+		return results.Record{Phase: results.PhaseEnv, Env: map[string]string{"host": host, "cpu": cpu, "cores": "2", "memory_kb": "1"}}
+	}
+	recs := []results.Record{env("a", "x"), env("b", "x"), env("b", "y"), env("", "z"), env("a", "x"),
+		{Phase: results.PhaseEnv, Env: map[string]string{"manydb": "test"}}}
+	m := findMachines(recs)
+	var got []string
+	for _, k := range m.order {
+		got = append(got, m.label[k])
+	}
+	want := []string{"a", "machine 2", "machine 3", "machine 4"}
+	if !slices.Equal(got, want) || !m.several() {
+		t.Errorf("labels %q, want %q", got, want)
+	}
+	if m := findMachines(recs[:1]); m.several() {
+		t.Error("one machine counted as several")
+	}
+}
+
+// TestResumedConfig checks that a resumed study's runs are those its last
+// session asked for (a session may ask for more: turns added), and that a
+// study without an env record wants the most runs any of its cells saw.
+func TestResumedConfig(t *testing.T) {
+	recs, err := results.ReadFile("testdata/resumed.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	envs := 0
+	for i := range recs {
+		if recs[i].Phase == results.PhaseEnv {
+			if envs++; envs == 2 {
+				cfg := *recs[i].Config
+				cfg.Runs = 4
+				recs[i].Config = &cfg
+			}
+		}
+	}
+	recs = append(recs, synthStudy("noenv", 3, 1, 1)...)
+	fake := synthStudy("noenv", 0, 1, 1)
+	for i := range fake {
+		fake[i].Variant = "fake"
+	}
+	recs = append(recs, fake...)
+	var b bytes.Buffer
+	if err := Tables(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"| Warm open runs pooled | 3 of 4; missing: run 4 | 3 of 4; missing: run 4 |",
+		"| Warm open runs pooled | 3 of 3 | 0 of 3; missing: run 1, 2, 3 |"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("the tables lack %q:\n%s", w, b.String())
+		}
 	}
 }

@@ -1,0 +1,257 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"manydb/internal/results"
+)
+
+// A session is one manydb run that recorded part of a study: the env
+// record it wrote when it started. A study resumed across sessions (the
+// same command run again) has one env record per session; the records a
+// session wrote follow its env record in the results file.
+type session struct {
+	env     *results.Record
+	machine string // the machine's label when the input holds several machines, else ""
+	records int    // records of the table this session wrote
+}
+
+// machineKey names the machine an env record ran on: its host name, CPU
+// model, cores and memory, the hardware. The kernel, distribution, glibc,
+// Go and THP mode do not make another machine (the report says when they
+// were mixed). "" when the record names none of them (or there is none).
+func machineKey(env *results.Record) string {
+	if env == nil {
+		return ""
+	}
+	var parts []string
+	known := false
+	for _, k := range []string{"host", "cpu", "cores", "memory_kb"} {
+		v := env.Env[k]
+		if v == "unknown" {
+			v = ""
+		}
+		known = known || v != ""
+		parts = append(parts, v)
+	}
+	if !known {
+		return ""
+	}
+	return strings.Join(parts, "\x00")
+}
+
+// machines labels the machines of a set of records' env records.
+type machines struct {
+	label map[string]string // machine key → label
+	order []string          // machine keys with a name, in order of first appearance
+}
+
+// findMachines names each machine the env records in recs ran on: its host
+// name when it has one that no other machine has, else "machine N" in
+// the order the machines first appear; records of no known machine are
+// labelled "unknown machine".
+func findMachines(recs []results.Record) machines {
+	m := machines{label: map[string]string{"": "unknown machine"}}
+	hosts := map[string]int{}
+	for i := range recs {
+		r := &recs[i]
+		if r.Phase != results.PhaseEnv {
+			continue
+		}
+		k := machineKey(r)
+		if k == "" || slices.Contains(m.order, k) {
+			continue
+		}
+		m.order = append(m.order, k)
+		if h := r.Env["host"]; h != "" && h != "unknown" {
+			hosts[h]++
+		}
+		m.label[k] = r.Env["host"]
+	}
+	for i, k := range m.order {
+		if h := m.label[k]; h == "" || h == "unknown" || hosts[h] > 1 {
+			m.label[k] = fmt.Sprintf("machine %d", i+1)
+		}
+	}
+	return m
+}
+
+// several tells whether the records come from more than one known machine:
+// then each table has one column group per machine.
+func (m machines) several() bool { return len(m.order) > 1 }
+
+// addSession counts one record of the table as written by the session of
+// env (nil: a study without an env record).
+func (t *table) addSession(env *results.Record, machine string) {
+	if env == nil {
+		return
+	}
+	for _, s := range t.sessions {
+		if s.env == env {
+			s.records++
+			return
+		}
+	}
+	t.sessions = append(t.sessions, &session{env: env, machine: machine, records: 1})
+}
+
+// libraries lists the engine library versions in a versions map (not the
+// Go modules, the Go version or SQLite's source ids), sorted: "sqlite 3.54.1".
+func libraries(versions map[string]string) []string {
+	var libs []string
+	for k, val := range versions {
+		if isLibrary(k) {
+			libs = append(libs, k+" "+val)
+		}
+	}
+	sort.Strings(libs)
+	return libs
+}
+
+// isLibrary tells whether a key of a versions map names an engine library
+// (or the allocator), not a Go module, Go itself or a source id.
+func isLibrary(k string) bool {
+	return !strings.Contains(k, "/") && k != "go" && !strings.HasSuffix(k, "_source_id")
+}
+
+// envText is an env record's environment in one sentence's words.
+func envText(env *results.Record, dataRoot bool) string {
+	e := env.Env
+	host := ""
+	if h := e["host"]; h != "" {
+		host = "host " + h + ", "
+	}
+	root := ""
+	if dataRoot {
+		root = ", data root on " + e["root_fs"]
+	}
+	return fmt.Sprintf("%s%s, Linux %s, %s cores (%s), %s GiB%s, THP %s, %s, %s, manydb %s",
+		host, e["distro"], e["kernel"], e["cores"], e["cpu"], gib(e["memory_kb"]), root, e["thp"], e["glibc"], e["go"], e["manydb"])
+}
+
+// writeSessions writes the environment below a table: one line for a
+// table recorded in one session, else one line per session.
+func (t *table) writeSessions(w io.Writer) {
+	switch len(t.sessions) {
+	case 0:
+		return
+	case 1:
+		fmt.Fprintf(w, "Environment: %s.\n", envText(t.sessions[0].env, true))
+		return
+	}
+	for i, s := range t.sessions {
+		fmt.Fprintf(w, "%s: %s.\n", t.sessionTitle(i), envText(s.env, true))
+	}
+}
+
+// sessionTitle names session i of the table: its study (when the table
+// has several), its start, its machine's label (several machines), its
+// records and the engine versions it found.
+func (t *table) sessionTitle(i int) string {
+	s := t.sessions[i]
+	what := fmt.Sprintf("Session %d", i+1)
+	if len(t.studies) > 1 {
+		what += " of study " + s.env.Study
+	}
+	what += ", started " + s.env.Started.UTC().Format(time.DateTime) + " UTC"
+	if s.machine != "" {
+		what += " on " + s.machine
+	}
+	recs := "records"
+	if s.records == 1 {
+		recs = "record"
+	}
+	what += fmt.Sprintf(", %d %s", s.records, recs)
+	if libs := libraries(s.env.Versions); len(libs) > 0 {
+		what += " (" + strings.Join(libs, ", ") + ")"
+	}
+	return what
+}
+
+// mixed says what differs between the sessions of a table: manydb's
+// version, the engine libraries' versions, the machine (unless each
+// machine has its own columns) and its software; nil when nothing does.
+func (t *table) mixed() []string {
+	var out []string
+	distinct := func(what string, value func(s *session) string) {
+		var vals []string
+		for _, s := range t.sessions {
+			if v := value(s); !slices.Contains(vals, v) {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) > 1 {
+			out = append(out, what+" "+strings.Join(vals, " and "))
+		}
+	}
+	distinct("manydb", func(s *session) string { return s.env.Env["manydb"] })
+	var libs []string
+	for _, s := range t.sessions {
+		for k := range s.env.Versions {
+			if isLibrary(k) && !slices.Contains(libs, k) {
+				libs = append(libs, k)
+			}
+		}
+	}
+	sort.Strings(libs)
+	for _, lib := range libs {
+		distinct(lib, func(s *session) string {
+			if v, ok := s.env.Versions[lib]; ok {
+				return v
+			}
+			return "(none)"
+		})
+	}
+	if !t.machines {
+		distinct("machines", func(s *session) string {
+			e := s.env.Env
+			return fmt.Sprintf("(%s, %s cores, %s GiB)", orQuestion(e["host"]+" "+e["cpu"]), e["cores"], gib(e["memory_kb"]))
+		})
+	}
+	for _, k := range []string{"kernel", "distro", "glibc", "go", "thp"} {
+		distinct(k, func(s *session) string { return orQuestion(s.env.Env[k]) })
+	}
+	return out
+}
+
+func orQuestion(s string) string {
+	if s = strings.TrimSpace(s); s == "" {
+		return "?"
+	}
+	return s
+}
+
+// sessionsLine is the line above a table recorded in several sessions:
+// how many, and what was mixed; "" for one session.
+func (t *table) sessionsLine() string {
+	if len(t.sessions) < 2 {
+		return ""
+	}
+	s := fmt.Sprintf("Recorded in %d sessions (listed below the table)", len(t.sessions))
+	if t.machines {
+		var labels []string
+		for _, se := range t.sessions {
+			if !slices.Contains(labels, se.machine) {
+				labels = append(labels, se.machine)
+			}
+		}
+		s = fmt.Sprintf("Recorded on %d machines (%s; a column per variant and machine) in %d sessions (listed below the table)",
+			len(labels), strings.Join(labels, ", "), len(t.sessions))
+		if len(labels) == 1 {
+			s = fmt.Sprintf("Recorded on one of the input's machines (%s) in %d sessions (listed below the table)", labels[0], len(t.sessions))
+		}
+		if m := t.mixed(); len(m) > 0 {
+			return s + "; they differ in: " + strings.Join(m, "; ") + "."
+		}
+		return s + "; the same manydb and engine versions and software."
+	}
+	if m := t.mixed(); len(m) > 0 {
+		return s + "; mixed: " + strings.Join(m, "; ") + "."
+	}
+	return s + "; nothing mixed: the same manydb, engine versions and machine."
+}
