@@ -283,6 +283,11 @@ func HTML(w io.Writer, recs []results.Record) error {
 		}
 		page = append(page, ht)
 	}
+	sweeps, err := sweepHTML(groupSweeps(recs))
+	if err != nil {
+		return err
+	}
+	page = append(page, sweeps...)
 	return pageTemplate.Execute(w, page)
 }
 

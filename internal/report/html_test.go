@@ -37,6 +37,9 @@ func TestHTMLEveryChartAndCell(t *testing.T) {
 		{"resumed", read("testdata/resumed.jsonl"), []string{"mixed: manydb v0-aaa and v0-bbb", "Session 1, started", "Session 2, started"}},
 		{"failed", read("testdata/failed.jsonl"), []string{"Failed and not redone: sqlite open run 2"}},
 		{"two machines", read("testdata/machines.jsonl"), []string{"sqlite @ laptop", "sqlite @ server", "fake @ server", "on laptop", "on server"}},
+		// a sweep over 10 and 30 stores with hold counts 2, 5 and 20
+		{"sweep", read("testdata/sweep.jsonl"), []string{"each figure against the number of stores", "<th>10 stores</th><th>30 stores</th>",
+			"fake: Memory per open store, 20 open (RSS)", "Open (median) against the number of stores (log axes)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -113,6 +113,7 @@ func Tables(w io.Writer, recs []results.Record) error {
 		}
 		t.write(w)
 	}
+	writeSweeps(w, groupSweeps(recs))
 	writeProfiles(w, profiles, len(tables) > 0)
 	return nil
 }

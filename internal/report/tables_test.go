@@ -67,6 +67,14 @@ func TestTablesScenarios(t *testing.T) {
 			"| Warm open runs pooled | 2 of 2 | 2 of 2 | 2 of 2 | 1 of 2; failed: run 2 |",
 			"Session 2 of study 20261203T083000Z-server, started 2026-12-03 08:30:00 UTC on server,",
 		}, []string{"manydb v0-aaa and", "## Study "}},
+		{"testdata/sweep.jsonl", []string{
+			"## Sweep sweep-20261203T083726Z-a0b23a, setting default: each figure against the number of stores",
+			"store directories nested 1 deep (--fanout 1)",
+			"| | 10 stores | 30 stores |",
+			"| Memory per open store, 20 open (RSS) | – | 2 KB |", // 20 > 10 stores: left out of that study
+			"| Stores per second | n/a (made with more stores) |",
+			"| Stores per second | 2,243 |",
+		}, nil},
 	}
 	for _, tt := range tests {
 		recs, err := results.ReadFile(tt.file)

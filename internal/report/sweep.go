@@ -1,0 +1,303 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+
+	"manydb/internal/results"
+	"manydb/internal/stats"
+)
+
+// sweepTable is one sweep (manydb run --stores 100,1000,…) under one
+// setting: each variant's figures against the number of stores, one study
+// per store count.
+type sweepTable struct {
+	id, setting string
+	counts      []int // store counts, smallest first
+	variants    []string
+	holds       []int // hold counts seen, smallest first
+	// figs holds, by variant and store count, the figures of that count's
+	// study; held, by variant, store count and hold count, its hold record.
+	figs      map[string]map[int]*Figures
+	held      map[string]map[int]map[int]*results.Hold
+	residency map[string]map[int]float64 // lowest warm-run residency before the run
+	fanout    int
+}
+
+// groupSweeps finds the sweeps in recs: studies whose env record names a
+// sweep, one table per sweep and setting, in the order they appear.
+func groupSweeps(recs []results.Record) []*sweepTable {
+	countOf := map[string]int{}    // study → its store count
+	sweepOf := map[string]string{} // study → its sweep
+	for _, r := range recs {
+		if r.Phase == results.PhaseEnv && r.Config != nil && r.Config.Sweep != nil {
+			countOf[r.Study], sweepOf[r.Study] = r.Stores, r.Config.Sweep.ID
+		}
+	}
+	var order []*sweepTable
+	byKey := map[string]*sweepTable{}
+	perStudy := map[string][]results.Record{} // study and setting → its records
+	for _, r := range recs {
+		id := sweepOf[r.Study]
+		if id == "" || r.Setting == "" || r.Phase == results.PhaseEnv || r.Phase == results.PhaseEnd {
+			continue
+		}
+		key := id + "\x00" + r.Setting
+		t := byKey[key]
+		if t == nil {
+			t = &sweepTable{id: id, setting: r.Setting, figs: map[string]map[int]*Figures{},
+				held: map[string]map[int]map[int]*results.Hold{}, residency: map[string]map[int]float64{}}
+			byKey[key] = t
+			order = append(order, t)
+		}
+		n := countOf[r.Study]
+		if !slices.Contains(t.counts, n) {
+			t.counts = append(t.counts, n)
+		}
+		if !slices.Contains(t.variants, r.Variant) {
+			t.variants = append(t.variants, r.Variant)
+			t.held[r.Variant] = map[int]map[int]*results.Hold{}
+			t.residency[r.Variant] = map[int]float64{}
+		}
+		t.fanout = r.Fanout
+		perStudy[r.Study+"\x00"+r.Setting] = append(perStudy[r.Study+"\x00"+r.Setting], r)
+		if r.Status != results.StatusOK {
+			continue
+		}
+		if r.Hold != nil {
+			if t.held[r.Variant][n] == nil {
+				t.held[r.Variant][n] = map[int]*results.Hold{}
+			}
+			t.held[r.Variant][n][r.Hold.Held] = r.Hold
+			if !slices.Contains(t.holds, r.Hold.Held) {
+				t.holds = append(t.holds, r.Hold.Held)
+			}
+		}
+		if r.Phase == results.PhaseOpen && r.Cache == "" && r.ResidentBefore != nil {
+			low, seen := t.residency[r.Variant][n]
+			if !seen || *r.ResidentBefore < low {
+				t.residency[r.Variant][n] = *r.ResidentBefore
+			}
+		}
+	}
+	for _, t := range order {
+		slices.Sort(t.counts)
+		slices.Sort(t.holds)
+		for study, n := range countOf {
+			if sweepOf[study] != t.id {
+				continue
+			}
+			for _, f := range CollectFigures(perStudy[study+"\x00"+t.setting]) {
+				if t.figs[f.Variant] == nil {
+					t.figs[f.Variant] = map[int]*Figures{}
+				}
+				t.figs[f.Variant][n] = f
+			}
+		}
+	}
+	return order
+}
+
+// sweepRow is one row of a sweep table: a label and the value for a
+// variant and store count, NaN when there is none.
+type sweepRow struct {
+	label  string
+	unit   string // ms, KB or %
+	value  func(t *sweepTable, v string, n int) float64
+	figure string // the chart's file-safe name
+}
+
+// center is the median of a figure's values in one study (its per-run
+// values for a repeated figure), NaN when it has none.
+func (t *sweepTable) center(v string, n int, figure string) float64 {
+	f := t.figs[v][n]
+	if f == nil {
+		return math.NaN()
+	}
+	xs := slices.DeleteFunc(slices.Clone(f.Values[figure]), math.IsNaN)
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return stats.Median(xs)
+}
+
+func (t *sweepTable) rows() []sweepRow {
+	fig := func(label, unit, figure string) sweepRow {
+		return sweepRow{label, unit, func(t *sweepTable, v string, n int) float64 { return t.center(v, n, figure) }, figure}
+	}
+	rows := []sweepRow{
+		fig("Create, write, close (median)", "ms", "create"),
+		fig("Open (median)", "ms", "open"),
+		fig("Query (median)", "ms", "query"),
+		fig("Close (median)", "ms", "close"),
+		fig("Open, query, close (median)", "ms", "open-query-close"),
+		fig("same, p99", "ms", "open-query-close-p99"),
+		fig("Space per store (median)", "KB", "space-per-store"),
+	}
+	for _, h := range t.holds {
+		rows = append(rows,
+			sweepRow{fmt.Sprintf("Memory per open store, %s open (RSS)", thousands(float64(h))), "KB", func(t *sweepTable, v string, n int) float64 {
+				if hr := t.held[v][n][h]; hr != nil {
+					return hr.RssKB
+				}
+				return math.NaN()
+			}, fmt.Sprintf("rss-%d", h)},
+			sweepRow{fmt.Sprintf("Anonymous memory per open store, %s open", thousands(float64(h))), "KB", func(t *sweepTable, v string, n int) float64 {
+				if hr := t.held[v][n][h]; hr != nil {
+					return hr.AnonKB
+				}
+				return math.NaN()
+			}, fmt.Sprintf("anon-%d", h)})
+	}
+	rows = append(rows, sweepRow{"Warm runs: stores' pages in the page cache before the run (lowest)", "%", func(t *sweepTable, v string, n int) float64 {
+		if r, ok := t.residency[v][n]; ok {
+			return 100 * r
+		}
+		return math.NaN()
+	}, "residency"})
+	return rows
+}
+
+// partlyCold is the residency below which a warm run was partly cold.
+const partlyCold = 95
+
+func (r sweepRow) text(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "–"
+	case r.unit == "ms":
+		return millis(x, 3)
+	case r.unit == "%" && x < partlyCold:
+		return fmt.Sprintf("%.0f %% (partly cold)", x)
+	case r.unit == "%":
+		return fmt.Sprintf("%.0f %%", x)
+	}
+	return thousands(x) + " " + r.unit
+}
+
+// header is the column headers: one per store count.
+func (t *sweepTable) header() []string {
+	h := make([]string, len(t.counts))
+	for i, n := range t.counts {
+		h[i] = thousands(float64(n)) + " stores"
+	}
+	return h
+}
+
+// cells are a variant's rows as text, a label first.
+func (t *sweepTable) cells(v string) [][]string {
+	var out [][]string
+	for _, r := range t.rows() {
+		row := []string{r.label}
+		has := false
+		for _, n := range t.counts {
+			x := r.value(t, v, n)
+			has = has || !math.IsNaN(x)
+			row = append(row, r.text(x))
+		}
+		if has {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+func (t *sweepTable) layout() string {
+	if t.fanout == 0 {
+		return "flat store directories"
+	}
+	return fmt.Sprintf("store directories nested %d deep (--fanout %d)", t.fanout, t.fanout)
+}
+
+// writeSweeps writes, for each sweep, one table per variant: each figure
+// against the number of stores.
+func writeSweeps(w io.Writer, sweeps []*sweepTable) {
+	for _, t := range sweeps {
+		fmt.Fprintf(w, "\n## Sweep %s, setting %s: each figure against the number of stores\n\n", t.id, t.setting)
+		fmt.Fprintf(w, "One study per store count (its own tables above); the smaller counts' stores are the first N of the largest count's set; %s. Each timing is the median over the count's warm runs of each run's median; memory per open store from the hold phase of that many stores. A warm run whose stores had less than %d %% of their pages in the page cache before it is marked partly cold.\n", t.layout(), partlyCold)
+		for _, v := range t.variants {
+			fmt.Fprintf(w, "\n### %s\n\n", v)
+			fmt.Fprintf(w, "| | %s |\n", strings.Join(t.header(), " | "))
+			fmt.Fprintf(w, "| --- |%s\n", strings.Repeat(" --- |", len(t.counts)))
+			for _, row := range t.cells(v) {
+				fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+			}
+		}
+	}
+}
+
+// sweepPlot draws one sweep row against the number of stores (log axes),
+// a line per variant; nil when no variant has two points.
+func (t *sweepTable) plot(r sweepRow) (*plot.Plot, error) {
+	var lines []any
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range t.variants {
+		var pts plotter.XYs
+		for _, n := range t.counts {
+			if y := r.value(t, v, n); !math.IsNaN(y) && y > 0 {
+				pts = append(pts, plotter.XY{X: float64(n), Y: y})
+				lo, hi = min(lo, y), max(hi, y)
+			}
+		}
+		if len(pts) < 2 {
+			continue
+		}
+		slices.SortFunc(pts, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+		lines = append(lines, v, pts)
+	}
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	p := plot.New()
+	p.X.Label.Text, p.Y.Label.Text = "stores", fmt.Sprintf("%s (%s)", r.label, r.unit)
+	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	if r.unit != "%" {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	}
+	if err := plotutil.AddLinePoints(p, lines...); err != nil {
+		return nil, fmt.Errorf("sweep chart %s: %w", r.label, err)
+	}
+	// A log axis needs a positive range, also when every value is equal.
+	p.Y.Min, p.Y.Max = lo/1.2, hi*1.2
+	return p, nil
+}
+
+// sweepHTML is the HTML sections of the sweeps: per sweep a section whose
+// table rows are variant and figure, columns the store counts, and a chart
+// per figure.
+func sweepHTML(sweeps []*sweepTable) ([]htmlTable, error) {
+	var out []htmlTable
+	for _, t := range sweeps {
+		ht := htmlTable{Title: fmt.Sprintf("Sweep %s, setting %s: each figure against the number of stores", t.id, t.setting),
+			Workload: t.layout(), Variants: t.header()}
+		for _, v := range t.variants {
+			for _, row := range t.cells(v) {
+				ht.Rows = append(ht.Rows, append([]string{v + ": " + row[0]}, row[1:]...))
+			}
+		}
+		for _, r := range t.rows() {
+			p, err := t.plot(r)
+			if err != nil {
+				return nil, err
+			}
+			if p == nil {
+				continue
+			}
+			s, err := svg(p)
+			if err != nil {
+				return nil, err
+			}
+			ht.Charts = append(ht.Charts, htmlChart{Title: r.label + " against the number of stores (log axes)", SVG: s})
+		}
+		out = append(out, ht)
+	}
+	return out, nil
+}
