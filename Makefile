@@ -98,6 +98,9 @@ report:
 test: build
 	$(GO) vet -tags "$(TAGS)" ./...
 	$(GO) test -tags "$(TAGS)" -count=1 ./...
+	# The serve path's concurrency (pool, per-store locks, histograms)
+	# under the race detector.
+	$(GO) test -race -count=1 ./internal/serve/ ./internal/worker/
 
 study: build
 	@mkdir -p $(dir $(STUDY_OUT))

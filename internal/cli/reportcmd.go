@@ -20,7 +20,9 @@ the distribution (CDF, log time axis) of open, query, close, their total and
 create per store, memory per open store (anonymous and file-backed) and
 space per store; then the environment of every session that recorded the
 table, and what differed between sessions. Files from several machines
-(host, CPU, cores, memory) get a column per variant and machine.`
+(host, CPU, cores, memory) get a column per variant and machine. A serve
+study adds p99 latency and peak memory against the pool size; a sweep
+(run --stores 100,1000,…) each figure against the number of stores.`
 
 func reportCmd(args []string, o Options) error {
 	fs := newFlagSet("report")
