@@ -29,16 +29,26 @@ func Evict(dir string) error {
 
 // Residency is how much of a store's files is in the page cache.
 type Residency struct {
-	Pages    int64 // pages of the files
+	Pages    int64 // pages of the files (their apparent size)
 	Resident int64 // of those, in the page cache
+	// Allocated is the pages the filesystem holds data for (st_blocks): a
+	// sparse file (bbolt grows its file with holes) has fewer, and a hole
+	// that nothing reads is never in the page cache.
+	Allocated int64
 }
 
-// Fraction is Resident / Pages (0 for no pages).
+// Fraction is the share of the files' data in the page cache: Resident
+// over the pages that hold data (the allocated ones, or all pages when the
+// filesystem reports no blocks), at most 1; 0 for no pages.
 func (r Residency) Fraction() float64 {
-	if r.Pages == 0 {
+	data := r.Pages
+	if r.Allocated > 0 && r.Allocated < data {
+		data = r.Allocated
+	}
+	if data == 0 {
 		return 0
 	}
-	return float64(r.Resident) / float64(r.Pages)
+	return min(1, float64(r.Resident)/float64(data))
 }
 
 // Resident counts the pages of the files under dir that are in the page
@@ -51,6 +61,11 @@ func Resident(dir string) (Residency, error) {
 		if size == 0 {
 			return nil
 		}
+		var st unix.Stat_t
+		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+			return fmt.Errorf("stat %s: %w", path, err)
+		}
+		r.Allocated += (st.Blocks*512 + page - 1) / page
 		m, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 		if err != nil {
 			return fmt.Errorf("mmap %s: %w", path, err)

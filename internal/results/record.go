@@ -102,10 +102,11 @@ type Record struct {
 	// Resident is, for a cold run, the fraction of each store's file pages
 	// still in the page cache just before its open, in the run's order.
 	Resident []float64 `json:"resident,omitempty"`
-	// ResidentBefore is, for a warm run, the fraction of the file pages of
-	// a sample of its stores (up to ResidencySample, evenly spaced) in the
-	// page cache before the run: below 0.95 the "warm" run was partly cold
-	// (the stores outgrow the page cache).
+	// ResidentBefore is, for a warm run, the fraction of the data pages
+	// (allocated, so a sparse file's holes do not count) of a sample of its
+	// stores (up to ResidencySample, evenly spaced) in the page cache before
+	// the run: below 0.95 the "warm" run was partly cold (the stores
+	// outgrow the page cache).
 	ResidentBefore *float64 `json:"resident_before,omitempty"`
 	// Appended is the number of notes the turn phase had appended to every
 	// store before this phase (a turn run appends one more).

@@ -261,6 +261,7 @@ func sampleResidency(dirs []string, k int) (float64, error) {
 		}
 		sum.Pages += r.Pages
 		sum.Resident += r.Resident
+		sum.Allocated += r.Allocated
 	}
 	return sum.Fraction(), nil
 }
