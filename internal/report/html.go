@@ -74,22 +74,35 @@ func servePlot(ylabel string, y func(s *results.Serve) float64) func(t *table) (
 					pts = append(pts, plotter.XY{X: float64(r.Serve.Pool), Y: y(r.Serve)})
 				}
 			}
-			if len(pts) == 0 {
-				continue
-			}
-			slices.SortFunc(pts, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
-			lines = append(lines, v, pts)
+			lines = addLine(lines, v, pts, 1)
 		}
-		if len(lines) == 0 {
-			return nil, nil
-		}
-		p := plot.New()
-		p.X.Label.Text, p.Y.Label.Text = "open stores in the pool", ylabel
-		if err := plotutil.AddLinePoints(p, lines...); err != nil {
-			return nil, fmt.Errorf("chart %s: %w", ylabel, err)
-		}
-		return p, nil
+		return linesPlot("open stores in the pool", ylabel, lines)
 	}
+}
+
+// addLine appends one variant's line, its points sorted by x, to lines
+// (name, points, … as plotutil.AddLinePoints takes them) when it has at
+// least least points.
+func addLine(lines []any, name string, pts plotter.XYs, least int) []any {
+	if len(pts) < least {
+		return lines
+	}
+	slices.SortFunc(pts, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+	return append(lines, name, pts)
+}
+
+// linesPlot draws lines on a new plot with the axes' labels; nil when
+// there is no line.
+func linesPlot(xlabel, ylabel string, lines []any) (*plot.Plot, error) {
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	p := plot.New()
+	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	if err := plotutil.AddLinePoints(p, lines...); err != nil {
+		return nil, fmt.Errorf("chart %s: %w", ylabel, err)
+	}
+	return p, nil
 }
 
 func pooledOpen(c *cell, pick func(r *results.Record) []float64) []float64 {

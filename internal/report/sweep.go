@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -10,7 +9,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 
 	"manydb/internal/results"
 	"manydb/internal/stats"
@@ -234,7 +232,7 @@ func writeSweeps(w io.Writer, sweeps []*sweepTable) {
 	}
 }
 
-// sweepPlot draws one sweep row against the number of stores (log axes),
+// plot draws one sweep row against the number of stores (log axes),
 // a line per variant; nil when no variant has two points.
 func (t *sweepTable) plot(r sweepRow) (*plot.Plot, error) {
 	var lines []any
@@ -247,23 +245,15 @@ func (t *sweepTable) plot(r sweepRow) (*plot.Plot, error) {
 				lo, hi = min(lo, y), max(hi, y)
 			}
 		}
-		if len(pts) < 2 {
-			continue
-		}
-		slices.SortFunc(pts, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
-		lines = append(lines, v, pts)
+		lines = addLine(lines, v, pts, 2)
 	}
-	if len(lines) == 0 {
-		return nil, nil
+	p, err := linesPlot("stores", fmt.Sprintf("%s (%s)", r.label, r.unit), lines)
+	if p == nil || err != nil {
+		return nil, err
 	}
-	p := plot.New()
-	p.X.Label.Text, p.Y.Label.Text = "stores", fmt.Sprintf("%s (%s)", r.label, r.unit)
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	if r.unit != "%" {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	}
-	if err := plotutil.AddLinePoints(p, lines...); err != nil {
-		return nil, fmt.Errorf("sweep chart %s: %w", r.label, err)
 	}
 	// A log axis needs a positive range, also when every value is equal.
 	p.Y.Min, p.Y.Max = lo/1.2, hi*1.2
