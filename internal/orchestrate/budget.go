@@ -26,6 +26,11 @@ func engineSeconds(r results.Record) float64 {
 func (s *study) writeEnd() error {
 	b := s.budget
 	b.Wall = time.Since(s.start).Seconds()
+	if s.sweepID != "" {
+		// The studies of a sweep share the session: each counts the time
+		// of its own phases.
+		b.Wall = s.spent.Seconds()
+	}
 	pct := func(x float64) float64 { return 100 * x / b.Wall }
 	inWorkers := b.Workers - b.Engine
 	other := b.Wall - b.Wait - b.Workers - b.Failed - b.Cleanup

@@ -145,7 +145,9 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 			for i, s := range studies {
 				// In a sweep the stores stay until the smallest count is done.
 				s.leaveStores = i < len(studies)-1
+				began := time.Now()
 				f, err := s.variant(ctx, set, v)
+				s.spent += time.Since(began)
 				if err != nil {
 					return s.id, err
 				}
@@ -198,6 +200,7 @@ type study struct {
 	// leaveStores keeps a variant's stores after its phases for the next
 	// study of the sweep.
 	leaveStores bool
+	spent       time.Duration // in a sweep: the time of this study's phases
 	failed      []string
 	budget      results.Budget // where this session's time went
 	// versions are each variant's versions, as its worker reports them

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"manydb/internal/results"
 )
@@ -19,10 +20,12 @@ import (
 func TestSweep(t *testing.T) {
 	c := fakeConfig(t, "fake")
 	c.Sweep, c.Holds, c.Fanout, c.Runs = []int{10, 30}, []int{20, 2, 5}, 1, 1
+	began := time.Now()
 	id, err := Run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
+	elapsed := time.Since(began).Seconds()
 	recs, err := results.ReadFile(c.Out)
 	if err != nil {
 		t.Fatal(err)
@@ -56,9 +59,21 @@ func TestSweep(t *testing.T) {
 		if r.Phase != results.PhaseEnv && r.Phase != results.PhaseEnd && r.Status != results.StatusOK {
 			t.Errorf("%s %s: %s %s", r.Study, r.Phase, r.Status, r.Error)
 		}
+		if r.Phase == results.PhaseEnd && (r.Budget == nil || r.Budget.Wall < r.Budget.Workers || r.Budget.Wall <= 0) {
+			t.Errorf("end of study %s: budget %+v: want its own wall time, at least its workers' time", r.Study, r.Budget)
+		}
 		if r.Phase != results.PhaseEnd && r.Fanout != 1 {
 			t.Errorf("%s record: fanout %d, want 1", r.Phase, r.Fanout)
 		}
+	}
+	var walls []float64
+	for _, r := range recs {
+		if r.Phase == results.PhaseEnd {
+			walls = append(walls, r.Budget.Wall)
+		}
+	}
+	if len(walls) != 2 || walls[0]+walls[1] > elapsed {
+		t.Errorf("the sweep's studies' wall times %v in a session of %.1f s: want one each, each its own phases' time", walls, elapsed)
 	}
 	big, small := creates[30], creates[10]
 	if big == nil || small == nil {
