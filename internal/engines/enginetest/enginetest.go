@@ -1,5 +1,6 @@
 // Package enginetest runs a variant end to end through the worker's phases
-// (create, open with the count checked, hold, space) on a few tiny stores,
+// (create, open with the count checked, hold, space, and serve on a few
+// hundred stores) on small stores,
 // for the tests of engine adapter packages. It uses real engines and real
 // files in a test's temporary directory.
 package enginetest
@@ -54,7 +55,9 @@ type Case struct {
 // Run runs c's variant through every phase with worker.RunJob and fails t
 // on any error, a wrong count, a missing file or version, or an empty
 // figure; it also checks that an open run expecting one note more than
-// the stores hold fails, and the variant's engine.Querier (CheckQueries). It returns the records in phase order: create,
+// the stores hold fails, the variant's engine.Querier (CheckQueries) and
+// a serve phase on a few hundred stores (CheckServe). It returns the
+// records in phase order: create,
 // open runs 1 and 2, hold, space.
 func Run(t *testing.T, c Case) []results.Record {
 	t.Helper()
@@ -170,6 +173,7 @@ func Run(t *testing.T, c Case) []results.Record {
 		t.Logf("corrupt store not checked: %s", c.CorruptAborts)
 	}
 	CheckQueries(t, c.Variant)
+	CheckServe(t, c.Variant)
 	return recs
 }
 
