@@ -3,6 +3,7 @@ package measure
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,6 +23,17 @@ func Evict(dir string) error {
 		}
 		if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
 			return fmt.Errorf("posix_fadvise %s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+// ReadAll reads every file under dir once, so that its pages are in the
+// page cache (as far as the cache holds them).
+func ReadAll(dir string) error {
+	return walkFiles(dir, func(path string, f *os.File, size int64) error {
+		if _, err := io.Copy(io.Discard, f); err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
 		}
 		return nil
 	})

@@ -480,6 +480,10 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	switch p.name {
 	case results.PhaseOpen:
 		job.Run, job.Seed, job.Queries, job.Cache = p.run, uint64(p.run), s.Queries, p.cache
+		// A smaller count of a sweep: the larger counts' runs may have
+		// pushed its stores out of the page cache, which its create had
+		// left them in.
+		job.Prewarm = s.from != nil && p.cache == ""
 	case results.PhaseTurn:
 		job.Run, job.Seed = p.run, uint64(p.run)
 	case results.PhaseServe:

@@ -52,6 +52,9 @@ func TestSweep(t *testing.T) {
 				t.Errorf("hold of %d stores recorded as run %d", r.Hold.Held, r.Run)
 			}
 		case results.PhaseOpen, results.PhaseSpace:
+			if r.Phase == results.PhaseOpen && r.Prewarmed != (r.Stores == 10) {
+				t.Errorf("open run of %d stores: prewarmed %v; want only the smaller count's", r.Stores, r.Prewarmed)
+			}
 			if n := max(len(r.OpenMs), len(r.Bytes)); n != r.Stores {
 				t.Errorf("%s of study %s: %d samples for %d stores", r.Phase, r.Study, n, r.Stores)
 			}

@@ -108,6 +108,9 @@ type Record struct {
 	// the run: below 0.95 the "warm" run was partly cold (the stores
 	// outgrow the page cache).
 	ResidentBefore *float64 `json:"resident_before,omitempty"`
+	// Prewarmed says that the warm run read every store's files once
+	// before it (untimed; a sweep's smaller counts).
+	Prewarmed bool `json:"prewarmed,omitempty"`
 	// Appended is the number of notes the turn phase had appended to every
 	// store before this phase (a turn run appends one more).
 	Appended int `json:"appended,omitempty"`

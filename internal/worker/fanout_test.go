@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"manydb/internal/engines/fakeengine"
+	"manydb/internal/measure"
 	"manydb/internal/results"
 )
 
@@ -89,7 +90,24 @@ func TestWarmRunSamplesResidency(t *testing.T) {
 	if rec.ResidentBefore == nil || *rec.ResidentBefore < 0.95 {
 		t.Errorf("warm run over stores just written: resident before %v, want at least 0.95", rec.ResidentBefore)
 	}
-	job.Cache = CacheCold
+	// Evicted stores are read back by a prewarmed run before its sample.
+	for i := range job.Stores {
+		if err := measure.Evict(StoreDir(job.Dir, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, err := sampleResidency(storeDirs(job), job.Stores); err != nil || r > 0.05 {
+		t.Skipf("this filesystem keeps evicted pages (%.0f %% resident, %v): prewarm not testable here", 100*r, err)
+	}
+	job.Prewarm = true
+	rec, err = RunJob(job, v, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rec.Prewarmed || rec.ResidentBefore == nil || *rec.ResidentBefore < 0.95 {
+		t.Errorf("prewarmed run after eviction: prewarmed %v, resident before %v", rec.Prewarmed, rec.ResidentBefore)
+	}
+	job.Prewarm, job.Cache = false, CacheCold
 	rec, err = RunJob(job, v, io.Discard)
 	if err != nil {
 		t.Fatal(err)

@@ -42,6 +42,11 @@ type Job struct {
 	// store's files before its open). CacheDrop is recorded as given; the
 	// orchestrator drops the caches before the worker starts.
 	Cache string
+	// Prewarm, for a warm open run, reads every store's files once before
+	// the run (untimed), so that its stores are in the page cache as their
+	// create left them: a sweep's smaller count uses stores that the larger
+	// counts' runs may have pushed out of the cache.
+	Prewarm bool
 	// Appended is the number of notes the turn phase appended to every
 	// store before this phase (0 before the first turn run).
 	Appended int
@@ -106,6 +111,7 @@ func (j Job) Args() []string {
 		args = append(args, "--queries", strings.Join(j.Queries, ","))
 	}
 	str("--cache", j.Cache)
+	boolean("--prewarm", j.Prewarm)
 	num("--appended", j.Appended)
 	str("--cgroup", j.Cgroup)
 	if j.Phase == results.PhaseServe {
@@ -148,6 +154,7 @@ func parseJob(args []string, stderr io.Writer, factories []engine.Factory) (Job,
 	fs.IntVar(&j.Fanout, "fanout", 0, "store directory levels: 0 flat (dir/001234), 2 nested by the name's last digits (dir/12/34/001234)")
 	queries := fs.String("queries", "", "open: the queries to make, in order ("+strings.Join(queryNames(), ",")+"; default count)")
 	fs.StringVar(&j.Cache, "cache", "", "open: cold evicts each store's files from the page cache before its open; drop is recorded as given")
+	fs.BoolVar(&j.Prewarm, "prewarm", false, "open (warm): read every store's files once before the run, untimed")
 	fs.IntVar(&j.Appended, "appended", 0, "notes appended to every store by earlier turn runs")
 	fs.IntVar(&j.Serve.Pool, "pool", 0, "serve: open stores kept between requests")
 	fs.IntVar(&j.Serve.Requests, "requests", 0, "serve: recorded requests")

@@ -161,6 +161,14 @@ func openRun(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 		resident = make([]float64, n)
 	}
 	if job.Cache == "" || job.Cache == CacheWarm {
+		if job.Prewarm {
+			for i, dir := range dirs {
+				if err := measure.ReadAll(dir); err != nil {
+					return storeError(job, i, "read into the page cache", err)
+				}
+			}
+			rec.Prewarmed = true
+		}
 		r, err := sampleResidency(dirs, results.ResidencySample)
 		if err != nil {
 			return fmt.Errorf("page cache residency before the run: %w", err)
