@@ -39,7 +39,7 @@ func TestHTMLEveryChartAndCell(t *testing.T) {
 		{"two machines", read("testdata/machines.jsonl"), []string{"sqlite @ laptop", "sqlite @ server", "fake @ server", "on laptop", "on server"}},
 		// a sweep over 10 and 30 stores with hold counts 2, 5 and 20
 		{"sweep", read("testdata/sweep.jsonl"), []string{"each figure against the number of stores", "<th>10 stores</th><th>30 stores</th>",
-			"fake: Memory per open store, 20 open (RSS)", "Open (median) against the number of stores (log axes)"}},
+			"fake: Memory per open store, 20 open (RSS)", "Open (median) against the number of stores (log axis)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -232,8 +232,10 @@ func writeSweeps(w io.Writer, sweeps []*sweepTable) {
 	}
 }
 
-// plot draws one sweep row against the number of stores (log axes),
-// a line per variant; nil when no variant has two points.
+// plot draws one sweep row against the number of stores (a log axis; the
+// value's axis is logarithmic when it spans more than a decade, else
+// linear from zero), a line per variant; nil when no variant has two
+// points.
 func (t *sweepTable) plot(r sweepRow) (*plot.Plot, error) {
 	var lines []any
 	lo, hi := math.Inf(1), 0.0
@@ -252,11 +254,16 @@ func (t *sweepTable) plot(r sweepRow) (*plot.Plot, error) {
 		return nil, err
 	}
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	if r.unit != "%" {
+	p.Legend.Top, p.Legend.Left = true, true
+	if r.unit != "%" && hi/lo >= 20 {
+		// Over more than a decade a log axis (its ticks label the powers
+		// of ten); it needs a positive range.
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.Y.Min, p.Y.Max = lo/1.2, hi*1.2
+		return p, nil
 	}
-	// A log axis needs a positive range, also when every value is equal.
-	p.Y.Min, p.Y.Max = lo/1.2, hi*1.2
+	// Within a decade a linear axis from zero, with room for the legend.
+	p.Y.Min, p.Y.Max = 0, hi*1.4
 	return p, nil
 }
 
@@ -285,7 +292,7 @@ func sweepHTML(sweeps []*sweepTable) ([]htmlTable, error) {
 			if err != nil {
 				return nil, err
 			}
-			ht.Charts = append(ht.Charts, htmlChart{Title: r.label + " against the number of stores (log axes)", SVG: s})
+			ht.Charts = append(ht.Charts, htmlChart{Title: r.label + " against the number of stores (log axis)", SVG: s})
 		}
 		out = append(out, ht)
 	}
