@@ -231,6 +231,14 @@ func TestServeStudy(t *testing.T) {
 	if why := s.tooManyOpen("fake", mustSetting(t, "default"), fits+2, c.Serve.Concurrency); !strings.Contains(why, "open files") {
 		t.Errorf("a pool of %d stores of 10 files each under a limit of %d: %q", fits+2, lim.Max, why)
 	}
+	// A serve phase that peaked at 100 files per open store (a store that
+	// is written to) makes the check stricter than the hold's 10.
+	s.servedFDs = map[string]float64{}
+	s.noteServed(&results.Record{Variant: "fake", Setting: "default", Status: results.StatusOK,
+		Serve: &results.Serve{MaxOpen: 20, FDs: []int{10, 2000, 40}}})
+	if why := s.tooManyOpen("fake", mustSetting(t, "default"), fits/10, c.Serve.Concurrency); !strings.Contains(why, "a smaller pool's serve phase") {
+		t.Errorf("a pool of %d stores after a serve phase with 100 files per open store, limit %d: %q", fits/10, lim.Max, why)
+	}
 }
 
 // TestServeReusesKeptStores: manydb serve on the root of a study that kept

@@ -76,6 +76,7 @@ func (s *study) resume(prior []results.Record) string {
 			if r.Hold != nil && r.Status == results.StatusOK {
 				s.held[r.Variant+"\x00"+r.Setting] = *r.Hold
 			}
+			s.noteServed(&r)
 			if r.Phase == results.PhaseCreate && r.Status == results.StatusOK {
 				s.creates[r.Variant+"\x00"+r.Setting] = &r
 			}

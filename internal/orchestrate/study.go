@@ -102,7 +102,7 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 		}
 		sc.Hold = sc.Holds[len(sc.Holds)-1]
 		s := &study{Config: sc, w: w, start: time.Now(), done: map[cellKey]bool{}, held: map[string]results.Hold{},
-			creates: map[string]*results.Record{}, versions: byVariant}
+			creates: map[string]*results.Record{}, servedFDs: map[string]float64{}, versions: byVariant}
 		s.id = s.resume(prior)
 		if s.id == "" {
 			s.id = newStudyID(s.start)
@@ -176,6 +176,17 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	return id, nil
 }
 
+// noteServed keeps, from an ok serve record, the open files per open
+// store at its peak (over at least 10 open stores, less being noise).
+func (s *study) noteServed(r *results.Record) {
+	sv := r.Serve
+	if sv == nil || r.Status != results.StatusOK || sv.MaxOpen < 10 || len(sv.FDs) == 0 {
+		return
+	}
+	key := r.Variant + "\x00" + r.Setting
+	s.servedFDs[key] = max(s.servedFDs[key], float64(slices.Max(sv.FDs))/float64(sv.MaxOpen))
+}
+
 func joinInts(xs []int) string {
 	s := make([]string, len(xs))
 	for i, x := range xs {
@@ -201,8 +212,12 @@ type study struct {
 	// study of the sweep.
 	leaveStores bool
 	spent       time.Duration // in a sweep: the time of this study's phases
-	failed      []string
-	budget      results.Budget // where this session's time went
+	// servedFDs is, by variant and setting, the most open files per open
+	// store a serve phase saw (from its peak), for the open-file check of
+	// the next pool.
+	servedFDs map[string]float64
+	failed    []string
+	budget    results.Budget // where this session's time went
 	// versions are each variant's versions, as its worker reports them
 	// (a store set made by other versions is not reused).
 	versions map[string]map[string]string
@@ -611,6 +626,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		if rec.Hold != nil {
 			s.held[v+"\x00"+set.Name] = *rec.Hold
 		}
+		s.noteServed(&rec)
 		if p.name == results.PhaseCreate {
 			s.creates[v+"\x00"+set.Name] = &rec
 		}
@@ -671,12 +687,18 @@ func (s *study) tooManyOpen(v string, set settings.Setting, n, extra int) string
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil {
 		// Go raises a process' soft limit to its hard limit at start, so
 		// the worker may use up to the hard one.
-		perStore := float64(h.FDs-h.FDsBefore) / float64(h.Held)
+		perStore, from := float64(h.FDs-h.FDsBefore)/float64(h.Held), "the hold phase"
+		// Stores that are written to can keep more files open than the
+		// hold phase's, which only read (pebble, badger): a smaller pool's
+		// serve phase tells.
+		if f := s.servedFDs[v+"\x00"+set.Name]; f > perStore {
+			perStore, from = f, "a smaller pool's serve phase"
+		}
 		open := n + extra
 		need := float64(h.FDsBefore) + perStore*float64(open)
 		if need > float64(lim.Max) {
-			return fmt.Sprintf("%d open stores need about %.0f open files (%.1f per open store, from the hold phase), more than the limit of %d here (ulimit -n; raise the hard limit to serve this pool)",
-				open, need, perStore, lim.Max)
+			return fmt.Sprintf("%d open stores need about %.0f open files (%.1f per open store, from %s), more than the limit of %d here (ulimit -n; raise the hard limit to serve this pool)",
+				open, need, perStore, from, lim.Max)
 		}
 	}
 	return ""
