@@ -60,15 +60,17 @@ Sweeps (how the figures grow with scale):
   --stores 100,1000,10000   one study per count, linked by a sweep id in
       every record; each variant's stores are made once, for the largest
       count (checked against free space), and a smaller count's study uses
-      the first N of them (its create record holds their samples).
+      the first N of them (its create record holds their samples; its warm
+      runs first read those stores' files, untimed, into the page cache).
   --hold 1,10,100,1000      each count its own hold phase on the same
       stores, smallest first; a count whose memory or open files, estimated
       from the hold before it, would not fit here is skipped with a record
       saying why; counts above a study's stores are left out of it.
   --fanout 2                nested store directories (12/34/001234)
       instead of the reference's flat folder; recorded in every record.
-  Each warm open run records how much of a sample of 300 of its stores'
-  pages were in the page cache before it; below 95 % the tables flag it.
+  Each warm open run records how much of the data pages of a sample of 300
+  of its stores were in the page cache before it; below 95 % the sweep
+  table flags it as partly cold.
 
 With --max-load, each phase starts only when the 1-minute load average is
 below the limit; the load is also sampled every 10 s while a phase runs and
