@@ -19,21 +19,9 @@ cd "$(dirname "$0")/.."
 
 STORES=${1:-2000}
 RUNS=${2:-20}
-OBJECTS=1000
-LIB=third_party/objectbox/lib
-WORKER=bin/worker-objectbox
-
-[[ -x $WORKER && -f $LIB/libobjectbox.so ]] || { echo "obx_c_vs_go: run make build first (needs $WORKER and $LIB)"; exit 1; }
-command -v gcc >/dev/null || { echo "obx_c_vs_go: gcc not found"; exit 1; }
-
-TMP=$(mktemp -d /tmp/manydb-obx-bench.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+source bench/obx_common.sh
+obx_setup obx_c_vs_go
 DIR=$TMP/stores
-HEADERS=$(go list -m -f '{{.Dir}}' github.com/objectbox/objectbox-go)/objectbox
-gcc -O2 -Wall -o "$TMP/objectbox_bench" bench/objectbox_bench.c -I"$HEADERS" \
-	-L"$LIB" -Wl,-rpath,"$(pwd)/$LIB" -lobjectbox
-go build -tags objectbox -o "$TMP/obxhelper" ./bench/obxhelper
-"$TMP/obxhelper" model "$TMP/model.bin"
 
 mkdir -p "$DIR"
 echo "creating $STORES stores in $DIR ..."

@@ -16,21 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 STORES=${1:-300}
-OBJECTS=1000
-LIB=third_party/objectbox/lib
-WORKER=bin/worker-objectbox
-
-[[ -x $WORKER && -f $LIB/libobjectbox.so ]] || { echo "obx_callgrind: run make build first (needs $WORKER and $LIB)"; exit 1; }
 command -v valgrind >/dev/null || { echo "obx_callgrind: valgrind not found (apt-get install valgrind)"; exit 1; }
-command -v gcc >/dev/null || { echo "obx_callgrind: gcc not found"; exit 1; }
-
-TMP=$(mktemp -d /tmp/manydb-obx-callgrind.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-HEADERS=$(go list -m -f '{{.Dir}}' github.com/objectbox/objectbox-go)/objectbox
-gcc -O2 -Wall -o "$TMP/objectbox_bench" bench/objectbox_bench.c -I"$HEADERS" \
-	-L"$LIB" -Wl,-rpath,"$(pwd)/$LIB" -lobjectbox
-go build -tags objectbox -o "$TMP/obxhelper" ./bench/obxhelper
-"$TMP/obxhelper" model "$TMP/model.bin"
+source bench/obx_common.sh
+obx_setup obx_callgrind
 mkdir -p "$TMP/stores"
 $WORKER --variant obx_cached --phase create --dir "$TMP/stores" --stores "$STORES" --objects $OBJECTS >/dev/null
 "$TMP/obxhelper" order "$TMP/stores" "$STORES" 1 >"$TMP/order"
