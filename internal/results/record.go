@@ -69,7 +69,9 @@ type Record struct {
 	// Go holds the Go runtime's garbage collections during the phase.
 	Go *GoStats `json:"go,omitempty"`
 	// Process is what the worker saw of its setting: the glibc malloc
-	// variables in its environment and THP_enabled from /proc/self/status.
+	// variables in its environment, THP_enabled from /proc/self/status and
+	// engine_thread, "other" when the phase ran on a thread other than the
+	// process' first (a glibc thread arena), "main" when on the first.
 	Process map[string]string `json:"process,omitempty"`
 
 	// Set by the orchestrator for every phase.

@@ -5,9 +5,10 @@
 // The worker does all the timing; engine adapters never time themselves.
 // Each timed span is two time.Now calls around the engine call and nothing
 // else: notes are generated before the span, samples go into slices
-// allocated before the loop, and the loop runs locked to one OS thread so
-// that cgo engines see one glibc malloc arena, as a C program's loop would
-// (a thread arena, not glibc's main one: docs/benchmarks.md).
+// allocated before the loop, and the whole phase runs locked to one OS
+// thread other than the process' first, so that cgo engines see one glibc
+// malloc arena, a thread arena as in a Go application, never glibc's main
+// one (the record's process.engine_thread says which; docs/benchmarks.md).
 //
 // A worker is started by the orchestrator (internal/orchestrate) with
 // flags that name the phase; see Job for their meaning.
@@ -32,6 +33,10 @@ import (
 	"manydb/internal/measure"
 	"manydb/internal/results"
 )
+
+// init keeps the main goroutine on the process' first thread, so that no
+// other goroutine, and so no phase (see onOtherThread), ever runs there.
+func init() { runtime.LockOSThread() }
 
 // ProgressPrefix starts a progress line on the worker's stderr:
 // "progress DONE TOTAL". The orchestrator reads and hides them.
@@ -87,6 +92,26 @@ func Run(args []string, stdout, stderr io.Writer, factories ...engine.Factory) e
 	if job.List {
 		return list(stdout, factories)
 	}
+	return onOtherThread(func() error { return runPhase(job, stdout, stderr, factories) })
+}
+
+// onOtherThread runs f in a new goroutine locked to its OS thread, which
+// is not the process' first while init's lock holds the main goroutine
+// there. Engine calls on the first thread would allocate from glibc's main
+// arena (brk), elsewhere from a thread arena (mmap, madvise); which one a
+// Go scheduler picks would otherwise vary from process to process.
+func onOtherThread(f func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		errc <- f()
+	}()
+	return <-errc
+}
+
+// runPhase makes the job's variant, runs its phase and writes the record.
+func runPhase(job Job, stdout, stderr io.Writer, factories []engine.Factory) error {
 	if job.THPOff {
 		// Before the engine exists, so every mapping it makes is covered.
 		if err := unix.Prctl(unix.PR_SET_THP_DISABLE, 1, 0, 0, 0); err != nil {
@@ -248,9 +273,14 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, er
 	return rec, nil
 }
 
-// processSettings records what the process saw of its setting.
+// processSettings records what the process saw of its setting, and
+// whether the phase ran on the process' first thread (engine_thread main,
+// glibc's main arena) or another (other). Called on the phase's thread.
 func processSettings() map[string]string {
-	out := map[string]string{}
+	out := map[string]string{"engine_thread": "other"}
+	if unix.Gettid() == unix.Getpid() {
+		out["engine_thread"] = "main"
+	}
 	for _, name := range []string{"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES"} {
 		if v, ok := os.LookupEnv(name); ok {
 			out[name] = v
