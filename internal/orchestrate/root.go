@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -150,10 +151,56 @@ func RemoveInRoot(root, dir string) error {
 	if err := os.Rename(dir, doomed); err != nil {
 		return fmt.Errorf("remove stores: %w", err)
 	}
-	if err := os.RemoveAll(doomed); err != nil {
+	if err := removeAll(doomed); err != nil {
 		return fmt.Errorf("remove stores: %w", err)
 	}
 	return nil
+}
+
+// removeWorkers is how many of a directory's entries removeAll deletes at
+// once: unlinking mostly waits on the filesystem, so several at a time
+// finish sooner even on 2 cores (docs/method.md, "Data root").
+const removeWorkers = 16
+
+// removeAll deletes dir and everything below it, as os.RemoveAll does,
+// with dir's entries deleted by removeWorkers goroutines at once. It
+// returns the first error, after every goroutine has stopped.
+func removeAll(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return os.RemoveAll(dir)
+	}
+	paths := make(chan string)
+	errs := make(chan error, removeWorkers)
+	var wg sync.WaitGroup
+	for range removeWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var first error
+			for p := range paths {
+				if err := os.RemoveAll(p); err != nil && first == nil {
+					first = err
+				}
+			}
+			errs <- first
+		}()
+	}
+	for _, e := range entries {
+		paths <- filepath.Join(dir, e.Name())
+	}
+	close(paths)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return os.RemoveAll(dir)
 }
 
 // EmptyTrash deletes what an interrupted removal left in root's trash.
@@ -167,7 +214,7 @@ func EmptyTrash(root string) error {
 		return fmt.Errorf("empty %s: %w", trash, err)
 	}
 	for _, e := range entries {
-		if err := os.RemoveAll(filepath.Join(trash, e.Name())); err != nil {
+		if err := removeAll(filepath.Join(trash, e.Name())); err != nil {
 			return fmt.Errorf("empty %s: %w", trash, err)
 		}
 	}

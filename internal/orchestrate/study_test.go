@@ -470,3 +470,39 @@ func TestNoResumeAcrossVersions(t *testing.T) {
 		t.Errorf("the same version started study %s instead of resuming %s", third, second)
 	}
 }
+
+// TestRemoveInRootRemovesTreesNotLinkTargets removes a nested store tree
+// (more entries than removeAll's goroutines, files and folders at several
+// depths, and a symbolic link to a folder outside the root) and checks that
+// the tree and the trash are empty and the link's target is untouched.
+func TestRemoveInRootRemovesTreesNotLinkTargets(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(root, MarkerFile), nil, 0o644)
+	kept := filepath.Join(outside, "kept.db")
+	os.WriteFile(kept, []byte("not manydb's"), 0o644)
+	stores := filepath.Join(root, "default", "sqlite")
+	for i := range 3 * removeWorkers {
+		dir := filepath.Join(stores, fmt.Sprintf("%02d", i%10), fmt.Sprintf("%06d", i))
+		if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "data.db"), []byte("x"), 0o644)
+		os.WriteFile(filepath.Join(dir, "sub", "wal"), []byte("y"), 0o644)
+	}
+	os.WriteFile(filepath.Join(stores, "manifest.json"), []byte("{}"), 0o644)
+	if err := os.Symlink(outside, filepath.Join(stores, "00", "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveInRoot(root, stores); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(stores); !os.IsNotExist(err) {
+		t.Errorf("stores still there: %v", err)
+	}
+	if left, _ := os.ReadDir(filepath.Join(root, TrashDir)); len(left) != 0 {
+		t.Errorf("trash holds %d entries after the removal", len(left))
+	}
+	if b, err := os.ReadFile(kept); err != nil || string(b) != "not manydb's" {
+		t.Errorf("the link's target was touched: %q, %v", b, err)
+	}
+}
