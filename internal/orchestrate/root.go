@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -167,19 +166,13 @@ const removeWorkers = 16
 // returns the first error, after every goroutine has stopped.
 func removeAll(dir string) error {
 	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
 	if err != nil {
-		return os.RemoveAll(dir)
+		return os.RemoveAll(dir) // nil when dir does not exist
 	}
 	paths := make(chan string)
 	errs := make(chan error, removeWorkers)
-	var wg sync.WaitGroup
 	for range removeWorkers {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
 			var first error
 			for p := range paths {
 				if err := os.RemoveAll(p); err != nil && first == nil {
@@ -193,12 +186,14 @@ func removeAll(dir string) error {
 		paths <- filepath.Join(dir, e.Name())
 	}
 	close(paths)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			return err
+	var first error
+	for range removeWorkers {
+		if err := <-errs; err != nil && first == nil {
+			first = err
 		}
+	}
+	if first != nil {
+		return first
 	}
 	return os.RemoveAll(dir)
 }
