@@ -2,9 +2,11 @@ package worker
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/fakeengine"
@@ -44,5 +46,28 @@ func TestPhaseRunsOffTheFirstThread(t *testing.T) {
 		if got := rec.Process["engine_thread"]; got != "other" {
 			t.Errorf("%s: process.engine_thread = %q, want \"other\" (the phase ran on the worker's first thread)", phase, got)
 		}
+	}
+}
+
+// TestStepYields checks that step lets the phase's goroutine be
+// rescheduled once yieldEvery has passed since its last yield, and not
+// after every store: steps spaced by more than yieldEvery each yield, and
+// 100 steps in a row yield only when the machine stalls between them.
+func TestStepYields(t *testing.T) {
+	yields := 0
+	p := newProgress(Job{Stores: 200}, io.Discard)
+	p.yield = func() { yields++ }
+	for i := 1; i <= 3; i++ {
+		time.Sleep(yieldEvery + time.Millisecond)
+		p.step(i)
+	}
+	if yields != 3 {
+		t.Fatalf("3 steps, each more than yieldEvery (%v) after the last, yielded %d times, want 3", yieldEvery, yields)
+	}
+	for i := 4; i < 104; i++ {
+		p.step(i)
+	}
+	if n := yields - 3; n >= 50 {
+		t.Fatalf("100 steps in a row yielded %d times: step yields after (almost) every store", n)
 	}
 }

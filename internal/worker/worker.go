@@ -331,32 +331,54 @@ func (g gcCount) stop() *results.GoStats {
 }
 
 // progress prints "progress DONE TOTAL" lines at most every half second,
-// and knows the store being worked on, to name it if the engine panics.
+// knows the store being worked on, to name it if the engine panics, and
+// lets the phase's goroutine yield between stores (see yieldEvery).
 type progress struct {
-	w     io.Writer
-	total int
-	last  time.Time
-	store int // index of the store being worked on; -1 before the first
+	w       io.Writer
+	total   int
+	last    time.Time
+	yielded time.Time
+	yield   func() // runtime.Gosched; a counter in tests
+	store   int    // index of the store being worked on; -1 before the first
 }
+
+// yieldEvery is how long a phase's goroutine runs before step lets Go's
+// scheduler take it off its thread and put it back (runtime.Gosched),
+// between timed spans. A goroutine that is never rescheduled looks to Go's
+// sysmon like one hogging its time slice: after 10 ms sysmon sends its
+// thread a preemption signal and takes its P while the engine is inside a
+// C call; sysmon then sleeps until the engine's thread wakes it (a futex
+// call) on a later C call, and polls every 20 µs for a while after. None
+// of that happens in a C program making the same calls. Yielding more
+// often than every 10 ms keeps it from starting; a locked goroutine's
+// yield hands its thread over twice, so it is not done after every store
+// (docs/benchmarks.md, "Go's scheduler").
+const yieldEvery = 5 * time.Millisecond
 
 // at records that store i is being worked on; it is called outside timed
 // spans.
 func (p *progress) at(i int) { p.store = i }
 
 func newProgress(job Job, stderr io.Writer) *progress {
+	now := time.Now()
 	if !job.Progress {
-		return &progress{store: -1}
+		return &progress{yielded: now, yield: runtime.Gosched, store: -1}
 	}
-	return &progress{w: stderr, total: job.Stores, last: time.Now(), store: -1}
+	return &progress{w: stderr, total: job.Stores, last: now, yielded: now, yield: runtime.Gosched, store: -1}
 }
 
-// step reports that done stores are finished; it is called between timed
-// spans and costs a clock read every 64 stores.
+// step reports that done stores are finished and yields when yieldEvery
+// has passed; it is called between timed spans and costs a clock read.
 func (p *progress) step(done int) {
+	now := time.Now()
+	if now.Sub(p.yielded) >= yieldEvery {
+		p.yield()
+		p.yielded = time.Now()
+	}
 	if p.w == nil || done%64 != 0 {
 		return
 	}
-	if now := time.Now(); now.Sub(p.last) >= 500*time.Millisecond {
+	if now.Sub(p.last) >= 500*time.Millisecond {
 		p.last = now
 		fmt.Fprintf(p.w, "%s%d %d\n", ProgressPrefix, done, p.total)
 	}
