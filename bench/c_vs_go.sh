@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # manydb's SQLite open phase against a C program with the same amalgamation:
 # sqlite_capi (the same C calls through cgo) and sqlite (mattn's driver).
-# Usage: [SETTING=name] bench/c_vs_go.sh [STORES] [RUNS]   (defaults 2000, 20)
+# Usage: [SETTING=name] [BIN=dir] bench/c_vs_go.sh [STORES] [RUNS]   (defaults 200, 150)
 # SETTING (default: default) is a manydb setting, e.g. trim-threshold or
-# jemalloc: both programs run under its malloc environment.
+# jemalloc: both programs run under its malloc environment. BIN (default:
+# bin) is where the workers are, to compare another build's.
+# Short runs, many of them: docs/benchmarks.md says why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-stores=${1:-2000}
-runs=${2:-20}
+stores=${1:-200}
+runs=${2:-150}
+bin=${BIN:-bin}
 setting=${SETTING:-default}
 amalgamation=$(go list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3)
 # The compile options of mattn/go-sqlite3's cgo CFLAGS (sqlite3.go), -O2 as cgo.
@@ -21,10 +24,10 @@ trap 'rm -rf "$root"' EXIT
 dir="$root/sqlite"
 mkdir -p "$dir"
 echo "creating $stores stores in $dir …" >&2
-bin/worker-sqlite --variant sqlite --phase create --dir "$dir" --stores "$stores" >/dev/null
+"$bin/worker-sqlite" --variant sqlite --phase create --dir "$dir" --stores "$stores" >/dev/null
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 go build -o "$root/cvsgo" ./bench/cvsgo
-"$root/cvsgo" --c bench/sqlite_bench --worker bin/worker-sqlite --variant sqlite_capi --dir "$dir" --stores "$stores" --runs "$runs" --setting "$setting"
-"$root/cvsgo" --c bench/sqlite_bench --worker bin/worker-sqlite --variant sqlite --dir "$dir" --stores "$stores" --runs "$runs" --setting "$setting"
+"$root/cvsgo" --c bench/sqlite_bench --worker "$bin/worker-sqlite" --variant sqlite_capi --dir "$dir" --stores "$stores" --runs "$runs" --setting "$setting"
+"$root/cvsgo" --c bench/sqlite_bench --worker "$bin/worker-sqlite" --variant sqlite --dir "$dir" --stores "$stores" --runs "$runs" --setting "$setting"
 echo "the same, with the C program running the three pragmas mattn/go-sqlite3 runs on every open:"
-SQLITE_BENCH_PRAGMAS=1 "$root/cvsgo" --c bench/sqlite_bench --worker bin/worker-sqlite --variant sqlite --dir "$dir" --stores "$stores" --runs "$runs" --setting "$setting"
+SQLITE_BENCH_PRAGMAS=1 "$root/cvsgo" --c bench/sqlite_bench --worker "$bin/worker-sqlite" --variant sqlite --dir "$dir" --stores "$stores" --runs "$runs" --setting "$setting"

@@ -12,13 +12,14 @@
 # the median of the per-run ratios manydb / C with its 95 % interval (goal:
 # at most 1.05), for obx_cached and for obx_nosync (no model).
 #
-# Usage: [SETTING=name] bench/obx_c_vs_go.sh [STORES] [RUNS]   (after make build)
+# Usage: [SETTING=name] [BIN=dir] bench/obx_c_vs_go.sh [STORES] [RUNS]   (defaults 200, 150;
+# after make build). SETTING, BIN: as for bench/c_vs_go.sh.
 # The stores go to a new temporary directory, removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-STORES=${1:-2000}
-RUNS=${2:-20}
+STORES=${1:-200}
+RUNS=${2:-150}
 source bench/obx_common.sh
 obx_setup obx_c_vs_go
 DIR=$TMP/stores

@@ -4,7 +4,7 @@
 # directory $TMP, removed when the script exits.
 OBJECTS=1000
 LIB=third_party/objectbox/lib
-WORKER=bin/worker-objectbox
+WORKER=${BIN:-bin}/worker-objectbox
 
 # obx_setup NAME: NAME is the calling script's, for its messages.
 obx_setup() {
