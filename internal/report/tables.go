@@ -550,7 +550,9 @@ func (t *table) title() string {
 }
 
 // mallocVars lists the glibc malloc variables the table's workers saw that
-// their setting did not set (passed on from the user's environment).
+// their setting did not set (passed on from the user's environment); the
+// record's other process entries (engine_thread, yield_every, thp_enabled)
+// are not variables.
 func (t *table) mallocVars() string {
 	own := map[string]bool{}
 	if set, ok := settings.Lookup(t.setting); ok {
@@ -564,7 +566,8 @@ func (t *table) mallocVars() string {
 	for _, v := range t.variants {
 		for _, r := range t.cells[v].all {
 			for name, val := range r.Process {
-				if name == "thp_enabled" || own[name] || seen[name+"="+val] {
+				malloc := strings.HasPrefix(name, "MALLOC_") || name == "GLIBC_TUNABLES"
+				if !malloc || own[name] || seen[name+"="+val] {
 					continue
 				}
 				seen[name+"="+val] = true
