@@ -71,7 +71,9 @@ type Record struct {
 	// Process is what the worker saw of its setting: the glibc malloc
 	// variables in its environment, THP_enabled from /proc/self/status and
 	// engine_thread, "other" when the phase ran on a thread other than the
-	// process' first (a glibc thread arena), "main" when on the first.
+	// process' first (a glibc thread arena), "main" when on the first, and
+	// yield_every, how often the phase's goroutine yielded to Go's
+	// scheduler between stores ("5ms"; absent: it never did).
 	Process map[string]string `json:"process,omitempty"`
 
 	// Set by the orchestrator for every phase.

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 // TestPhaseRunsOffTheFirstThread runs a create and an open phase in a
 // worker process and checks that each ran on a thread other than the
 // process' first (so cgo engines use a glibc thread arena in every run)
-// and that the record says so.
+// and that the record says so, with how often the phase yielded.
 func TestPhaseRunsOffTheFirstThread(t *testing.T) {
 	dir := t.TempDir()
 	for _, phase := range []string{results.PhaseCreate, results.PhaseOpen} {
@@ -45,6 +45,9 @@ func TestPhaseRunsOffTheFirstThread(t *testing.T) {
 		}
 		if got := rec.Process["engine_thread"]; got != "other" {
 			t.Errorf("%s: process.engine_thread = %q, want \"other\" (the phase ran on the worker's first thread)", phase, got)
+		}
+		if got := rec.Process["yield_every"]; got != yieldEvery.String() {
+			t.Errorf("%s: process.yield_every = %q, want %q", phase, got, yieldEvery.String())
 		}
 	}
 }

@@ -9,6 +9,9 @@
 // thread other than the process' first, so that cgo engines see one glibc
 // malloc arena, a thread arena as in a Go application, never glibc's main
 // one (the record's process.engine_thread says which; docs/benchmarks.md).
+// Between stores, outside the spans, the phase's goroutine lets Go's
+// scheduler reschedule it every few milliseconds (yieldEvery), so that the
+// runtime never preempts it inside an engine's C call.
 //
 // A worker is started by the orchestrator (internal/orchestrate) with
 // flags that name the phase; see Job for their meaning.
@@ -273,11 +276,12 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, er
 	return rec, nil
 }
 
-// processSettings records what the process saw of its setting, and
-// whether the phase ran on the process' first thread (engine_thread main,
-// glibc's main arena) or another (other). Called on the phase's thread.
+// processSettings records what the process saw of its setting, whether
+// the phase ran on the process' first thread (engine_thread main, glibc's
+// main arena) or another (other), and how often it yielded between stores
+// (yield_every). Called on the phase's thread.
 func processSettings() map[string]string {
-	out := map[string]string{"engine_thread": "other"}
+	out := map[string]string{"engine_thread": "other", "yield_every": yieldEvery.String()}
 	if unix.Gettid() == unix.Getpid() {
 		out["engine_thread"] = "main"
 	}
