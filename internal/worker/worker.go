@@ -11,7 +11,8 @@
 // one (the record's process.engine_thread says which; docs/benchmarks.md).
 // Between stores, outside the spans, the phase's goroutine lets Go's
 // scheduler reschedule it every few milliseconds (yieldEvery), so that the
-// runtime never preempts it inside an engine's C call.
+// runtime does not signal its thread or take its processor while the
+// engine works (unless one store alone takes more than 10 ms).
 //
 // A worker is started by the orchestrator (internal/orchestrate) with
 // flags that name the phase; see Job for their meaning.
