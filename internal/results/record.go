@@ -73,7 +73,9 @@ type Record struct {
 	// engine_thread, "other" when the phase ran on a thread other than the
 	// process' first (a glibc thread arena), "main" when on the first, and
 	// yield_every, how often the phase's goroutine yielded to Go's
-	// scheduler between stores ("5ms"; absent: it never did).
+	// scheduler between stores ("5ms"; absent from serve records, whose
+	// requests do not run in such a loop, and from records older than
+	// 38e469e, whose phases never yielded).
 	Process map[string]string `json:"process,omitempty"`
 
 	// Set by the orchestrator for every phase.

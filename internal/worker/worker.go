@@ -273,16 +273,21 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, er
 		return results.Record{}, fmt.Errorf("%s %s: %w", job.Variant, job.Phase, err)
 	}
 	rec.Go = gc.stop()
-	rec.Process = processSettings()
+	rec.Process = processSettings(job.Phase)
 	return rec, nil
 }
 
 // processSettings records what the process saw of its setting, whether
 // the phase ran on the process' first thread (engine_thread main, glibc's
 // main arena) or another (other), and how often it yielded between stores
-// (yield_every). Called on the phase's thread.
-func processSettings() map[string]string {
-	out := map[string]string{"engine_thread": "other", "yield_every": yieldEvery.String()}
+// (yield_every; not for serve, whose requests run on goroutines of their
+// own that block and are rescheduled anyway). Called on the phase's
+// thread.
+func processSettings(phase string) map[string]string {
+	out := map[string]string{"engine_thread": "other"}
+	if phase != results.PhaseServe {
+		out["yield_every"] = yieldEvery.String()
+	}
 	if unix.Gettid() == unix.Getpid() {
 		out["engine_thread"] = "main"
 	}
