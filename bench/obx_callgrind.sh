@@ -8,7 +8,7 @@
 # manydb's side does more work than the C program, where the time ratio of
 # obx_c_vs_go.sh cannot tell work from the machine's noise.
 #
-# Usage: bench/obx_callgrind.sh [STORES]   (after make build; needs valgrind:
+# Usage: [BIN=dir] bench/obx_callgrind.sh [STORES]   (after make build; needs valgrind:
 # apt-get install valgrind). The stores go to a temporary directory,
 # removed at the end. The Go worker runs with GODEBUG=asyncpreemptoff=1:
 # callgrind aborts on Go's preemption signals.

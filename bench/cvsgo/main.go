@@ -54,7 +54,7 @@ func run(args []string) error {
 	dir := fs.String("dir", "", "directory of the stores (000000 …)")
 	stores := fs.Int("stores", 0, "number of stores")
 	objects := fs.Int("objects", 1000, "notes per store")
-	runs := fs.Int("runs", 20, "runs of each side, alternating")
+	runs := fs.Int("runs", 150, "runs of each side, alternating (short runs, many of them: docs/benchmarks.md)")
 	setting := fs.String("setting", "default", "the setting both sides run under (see manydb run --help)")
 	ratios := fs.String("ratios", "", "only summarize these per-run ratios (space-separated; for bench/obx_c_vs_go.sh)")
 	mainThread := fs.Bool("c-main-thread", os.Getenv("BENCH_C_MAIN_THREAD") != "", "run the C loop on the main thread (default: a second thread, like the worker's locked thread, so both use a glibc thread arena; also BENCH_C_MAIN_THREAD=1)")
