@@ -566,8 +566,7 @@ func (t *table) mallocVars() string {
 	for _, v := range t.variants {
 		for _, r := range t.cells[v].all {
 			for name, val := range r.Process {
-				malloc := strings.HasPrefix(name, "MALLOC_") || name == "GLIBC_TUNABLES"
-				if !malloc || own[name] || seen[name+"="+val] {
+				if !slices.Contains(results.MallocVars(), name) || own[name] || seen[name+"="+val] {
 					continue
 				}
 				seen[name+"="+val] = true

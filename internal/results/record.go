@@ -15,6 +15,13 @@ import (
 // Schema is the version of the record layout written by this manydb.
 const Schema = 1
 
+// MallocVars are the glibc malloc variables a worker copies from its
+// environment into a record's Process when they are set: the one list the
+// worker and the tables share.
+func MallocVars() []string {
+	return []string{"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES"}
+}
+
 // ResidencySample is how many stores (evenly spaced) a warm open run
 // samples for its page cache residency before it starts.
 const ResidencySample = 300

@@ -291,7 +291,7 @@ func processSettings(phase string) map[string]string {
 	if unix.Gettid() == unix.Getpid() {
 		out["engine_thread"] = "main"
 	}
-	for _, name := range []string{"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES"} {
+	for _, name := range results.MallocVars() {
 		if v, ok := os.LookupEnv(name); ok {
 			out[name] = v
 		}
@@ -371,10 +371,11 @@ func (p *progress) at(i int) { p.store = i }
 
 func newProgress(job Job, stderr io.Writer) *progress {
 	now := time.Now()
-	if !job.Progress {
-		return &progress{yielded: now, yield: runtime.Gosched, store: -1}
+	p := &progress{last: now, yielded: now, yield: runtime.Gosched, store: -1}
+	if job.Progress {
+		p.w, p.total = stderr, job.Stores
 	}
-	return &progress{w: stderr, total: job.Stores, last: now, yielded: now, yield: runtime.Gosched, store: -1}
+	return p
 }
 
 // step reports that done stores are finished and yields when yieldEvery
