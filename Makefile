@@ -63,7 +63,7 @@ build:
 # they agree). Pure-Go families build with CGO_ENABLED=0.
 workers:
 	@mkdir -p $(BIN)
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/manydb ./cmd/manydb
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/manydb ./cmd/manydb
 	$(GO) build -tags "$(TAGS)" -o $(BIN)/worker-objectbox ./cmd/worker-objectbox
 	$(GO) build -tags "$(TAGS)" -o $(BIN)/worker-sqlite ./cmd/worker-sqlite
 	$(GO) build -tags "$(TAGS)" -o $(BIN)/worker-turso ./cmd/worker-turso
@@ -89,7 +89,7 @@ run: build
 REPORT_EXAMPLES = docs/examples/sqlite-100-a.jsonl
 report:
 	@mkdir -p $(BIN) results
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/manydb ./cmd/manydb
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/manydb ./cmd/manydb
 	$(BIN)/manydb report -o results/example-report.html $(REPORT_EXAMPLES)
 	scripts/ensure-chromium.sh
 	scripts/screenshot.sh results/example-report.html docs/report.png 1100x1500

@@ -29,10 +29,10 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/settings"
 	"manydb/internal/stats"
-	"manydb/internal/worker"
 	"manydb/internal/workload"
 )
 
@@ -88,7 +88,7 @@ func run(args []string) error {
 	if !*mainThread {
 		cEnv = append(cEnv, "SQLITE_BENCH_THREAD=1")
 	}
-	job := worker.Job{Variant: *variant, Phase: results.PhaseOpen, Dir: *dir, Stores: *stores,
+	job := job.Job{Variant: *variant, Phase: job.PhaseOpen, Dir: *dir, Stores: *stores,
 		Workload: workload.Spec{Name: "large", Objects: *objects, TextLen: 300}, Allocator: set.Malloc()}
 
 	var cMs, goMs [4][]float64 // open, count, close, total: pooled
@@ -168,7 +168,7 @@ func runC(bin string, env []string, dir string, stores, seed int) (ms [4][]float
 }
 
 // runWorker runs manydb's open phase with seed and returns its samples.
-func runWorker(bin string, env []string, job worker.Job, seed int) (ms [4][]float64, err error) {
+func runWorker(bin string, env []string, job job.Job, seed int) (ms [4][]float64, err error) {
 	job.Run, job.Seed = seed, uint64(seed)
 	cmd := exec.Command(bin, job.Args()...)
 	cmd.Env, cmd.Stderr = env, os.Stderr

@@ -15,6 +15,7 @@ import (
 
 	"manydb/internal/engines/objectbox"
 	"manydb/internal/engines/objectbox/note"
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
 	"manydb/internal/worker"
@@ -48,7 +49,7 @@ func run(args []string) error {
 			return err
 		}
 		for _, i := range worker.Order(n, seed) {
-			fmt.Println(worker.StoreDir(args[1], i))
+			fmt.Println(job.StoreDir(args[1], i, 0))
 		}
 		return nil
 	case args[0] == "median" && len(args) == 1:

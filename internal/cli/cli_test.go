@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/job"
 	"manydb/internal/orchestrate"
 	"manydb/internal/results"
 )
@@ -36,29 +37,29 @@ func TestSQLiteEndToEnd(t *testing.T) {
 	}
 	var phases []string
 	for _, r := range recs {
-		phases = append(phases, r.Phase)
+		phases = append(phases, string(r.Phase))
 		if r.Status != results.StatusOK {
 			t.Errorf("%s failed: %s", r.Phase, r.Error)
 		}
 		switch r.Phase {
-		case results.PhaseEnv:
+		case job.PhaseEnv:
 			if r.Env["manydb"] != "test" || r.Env["kernel"] == "" {
 				t.Errorf("env = %v", r.Env)
 			}
-		case results.PhaseCreate:
+		case job.PhaseCreate:
 			if len(r.CreateMs) != 20 || r.Versions["sqlite"] == "" || r.Versions["github.com/mattn/go-sqlite3"] != "v1.14.53" {
 				t.Errorf("create: %d samples, versions %v", len(r.CreateMs), r.Versions)
 			}
-		case results.PhaseOpen:
+		case job.PhaseOpen:
 			if len(r.TotalMs) != 20 {
 				t.Errorf("open run %d: %d samples", r.Run, len(r.TotalMs))
 			}
-		case results.PhaseHold:
+		case job.PhaseHold:
 			// 10 open SQLite stores with 1,000 notes each hold their pages.
 			if r.Hold.Held != 10 || r.Hold.RssAfterKB <= r.Hold.RssBeforeKB {
 				t.Errorf("hold = %+v", r.Hold)
 			}
-		case results.PhaseSpace:
+		case job.PhaseSpace:
 			if len(r.Files) != 1 || r.Files[0] != "notes.db" || r.Bytes[0] < 300*1000 {
 				t.Errorf("space: files %v, bytes %v; want notes.db of more than 1,000 × 300 bytes", r.Files, r.Bytes[:1])
 			}

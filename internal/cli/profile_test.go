@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/job"
 	"manydb/internal/orchestrate"
 	"manydb/internal/results"
 )
@@ -51,7 +52,7 @@ func TestProfileSQLiteEndToEnd(t *testing.T) {
 		if r.Status != results.StatusOK {
 			t.Errorf("%s failed: %s\n%s", r.Phase, r.Error, r.StderrTail)
 		}
-		if r.Phase != results.PhaseProfile {
+		if r.Phase != job.PhaseProfile {
 			continue
 		}
 		p := r.Profile

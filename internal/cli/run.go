@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/orchestrate"
 	"manydb/internal/report"
 	"manydb/internal/results"
 	"manydb/internal/settings"
-	"manydb/internal/worker"
 	"manydb/internal/workload"
 )
 
@@ -188,7 +188,7 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	if err != nil {
 		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: " + err.Error()}
 	}
-	queries, err := worker.ParseQueries(opt.queries)
+	queries, err := job.ParseQueries(opt.queries)
 	if err != nil {
 		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: " + err.Error()}
 	}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 )
 
@@ -48,7 +49,7 @@ func lock(c *fcase) {
 // its last newline; the same command completes, creating nothing twice.
 func newlineCut(c *fcase) {
 	p := c.start(small.args(c.root, c.out)...)
-	c.caught(c.waitRecord(p, phaseIs(results.PhaseCreate)), "the study ended before its create record was seen")
+	c.caught(c.waitRecord(p, phaseIs(job.PhaseCreate)), "the study ended before its create record was seen")
 	p.kill(syscall.SIGKILL)
 	p.wait()
 	c.snapshot()
@@ -72,7 +73,7 @@ func diskFull(c *fcase) {
 	c.message(res, 3, false, "no space left|disk is full")
 	failed := false
 	for _, r := range c.snapshot() {
-		failed = failed || r.Phase == results.PhaseCreate && r.Status == results.StatusFailed && r.Error != ""
+		failed = failed || r.Phase == job.PhaseCreate && r.Status == results.StatusFailed && r.Error != ""
 	}
 	c.expect(failed, "a failed create record")
 	left := filesIn(c.root)
@@ -87,7 +88,7 @@ func diskFull(c *fcase) {
 func killDuringRemoval(c *fcase) {
 	s := study{Stores: 600, Objects: 20, TextLen: 50, Runs: 1, Hold: 5}
 	p := c.start(s.args(c.root, c.out)...)
-	c.caught(c.waitRecord(p, phaseIs(results.PhaseSpace)), "the study ended before its space record was seen")
+	c.caught(c.waitRecord(p, phaseIs(job.PhaseSpace)), "the study ended before its space record was seen")
 	for storeDirs(c.root) == s.Stores && !p.exited() {
 		time.Sleep(pollEvery) // until the first store is gone
 	}
@@ -145,9 +146,9 @@ func corruptStore(c *fcase) {
 	named := false
 	for _, r := range c.records()[before:] {
 		switch {
-		case r.Status == results.StatusFailed && (r.Phase == results.PhaseOpen || r.Phase == results.PhaseHold):
+		case r.Status == results.StatusFailed && (r.Phase == job.PhaseOpen || r.Phase == job.PhaseHold):
 			named = named || strings.Contains(r.Error, "store 3") && strings.Contains(r.Error, store)
-		case r.Status == results.StatusOK && (r.Phase == results.PhaseOpen || r.Phase == results.PhaseHold):
+		case r.Status == results.StatusOK && (r.Phase == job.PhaseOpen || r.Phase == job.PhaseHold):
 			c.extra++ // a figure measured over the corrupt store
 		}
 	}
@@ -217,7 +218,7 @@ func killWorker(phase string) func(*fcase) {
 		c.message(res, 3, false, phase, "killed")
 		named := false
 		for _, r := range c.snapshot() {
-			named = named || r.Phase == phase && r.Status == results.StatusFailed && strings.Contains(r.Error, "killed")
+			named = named || string(r.Phase) == phase && r.Status == results.StatusFailed && strings.Contains(r.Error, "killed")
 		}
 		c.expect(named, "the failed %s record names the signal", phase)
 		c.completes(c.run(small.args(c.root, c.out)...))
@@ -272,7 +273,7 @@ func fewFiles(c *fcase) {
 	c.message(res, 3, false, "hold", "too many open files")
 	named := false
 	for _, r := range c.snapshot() {
-		named = named || r.Phase == results.PhaseHold && r.Status == results.StatusFailed && strings.Contains(r.Error, "too many open files")
+		named = named || r.Phase == job.PhaseHold && r.Status == results.StatusFailed && strings.Contains(r.Error, "too many open files")
 	}
 	c.expect(named, "the failed hold record names the error")
 	c.completes(c.run(args...))

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 )
 
@@ -280,7 +281,7 @@ func (c *fcase) waitRecord(p *proc, match func(results.Record) bool) bool {
 }
 
 // phaseIs matches the ok record of one phase.
-func phaseIs(phase string) func(results.Record) bool {
+func phaseIs(phase job.Phase) func(results.Record) bool {
 	return func(r results.Record) bool { return r.Phase == phase && r.Status == results.StatusOK }
 }
 
@@ -340,17 +341,18 @@ func (c *fcase) audit() {
 
 // measured is true for the phases that are cells of a study (env and end
 // are one per session).
-func measured(phase string) bool {
+func measured(phase job.Phase) bool {
 	switch phase {
-	case results.PhaseCreate, results.PhaseOpen, results.PhaseHold, results.PhaseSpace:
+	case job.PhaseCreate, job.PhaseOpen, job.PhaseHold, job.PhaseSpace:
 		return true
 	}
 	return false
 }
 
 type cell struct {
-	study, variant, setting, phase string
-	run                            int
+	study, variant, setting string
+	phase                   job.Phase
+	run                     int
 }
 
 func cellOf(r results.Record) cell { return cell{r.Study, r.Variant, r.Setting, r.Phase, r.Run} }
@@ -374,7 +376,7 @@ func doubled(recs []results.Record) int {
 func configs(recs []results.Record) map[string]*results.StudyConfig {
 	cfg := map[string]*results.StudyConfig{}
 	for _, r := range recs {
-		if r.Phase == results.PhaseEnv && r.Config != nil && cfg[r.Study] == nil {
+		if r.Phase == job.PhaseEnv && r.Config != nil && cfg[r.Study] == nil {
 			cfg[r.Study] = r.Config
 		}
 	}
@@ -418,19 +420,19 @@ func wrongFigure(r results.Record, cfg *results.StudyConfig) string {
 		return fmt.Sprintf("%d stores, the study has %d", r.Stores, stores)
 	}
 	switch r.Phase {
-	case results.PhaseCreate:
+	case job.PhaseCreate:
 		return samples("create_ms", len(r.CreateMs))
-	case results.PhaseOpen:
+	case job.PhaseOpen:
 		for name, s := range map[string][]float64{"open_ms": r.OpenMs, "query_ms": r.QueryMs, "close_ms": r.CloseMs, "total_ms": r.TotalMs} {
 			if w := samples(name, len(s)); w != "" {
 				return w
 			}
 		}
-	case results.PhaseHold:
+	case job.PhaseHold:
 		if r.Hold == nil || r.Hold.Held != cfg.Hold {
 			return fmt.Sprintf("hold figure not of %d stores held", cfg.Hold)
 		}
-	case results.PhaseSpace:
+	case job.PhaseSpace:
 		if w := samples("bytes", len(r.Bytes)); w != "" {
 			return w
 		}
@@ -465,7 +467,7 @@ func (c *fcase) incomplete(res result) string {
 	var cfg *results.StudyConfig
 	id := ""
 	for _, r := range recs {
-		if r.Phase == results.PhaseEnv && r.Config != nil {
+		if r.Phase == job.PhaseEnv && r.Config != nil {
 			id, cfg = r.Study, r.Config
 		}
 	}
@@ -480,11 +482,11 @@ func (c *fcase) incomplete(res result) string {
 	}
 	for _, v := range cfg.Variants {
 		for _, s := range cfg.Settings {
-			want := []cell{{id, v, s, results.PhaseCreate, 0}}
+			want := []cell{{id, v, s, job.PhaseCreate, 0}}
 			for run := 1; run <= cfg.Runs; run++ {
-				want = append(want, cell{id, v, s, results.PhaseOpen, run})
+				want = append(want, cell{id, v, s, job.PhaseOpen, run})
 			}
-			want = append(want, cell{id, v, s, results.PhaseHold, 0}, cell{id, v, s, results.PhaseSpace, 0})
+			want = append(want, cell{id, v, s, job.PhaseHold, 0}, cell{id, v, s, job.PhaseSpace, 0})
 			for _, w := range want {
 				if n[w] != 1 {
 					return fmt.Sprintf("%s %s run %d recorded %d times", w.variant, w.phase, w.run, n[w])

@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/memcg"
 	"manydb/internal/results"
 	"manydb/internal/serve"
 	"manydb/internal/settings"
-	"manydb/internal/worker"
 	"manydb/internal/workload"
 )
 
@@ -25,7 +25,7 @@ type Config struct {
 	Settings []settings.Setting // process-wide settings, one table each
 	Stores   int                // stores per variant
 	Runs     int                // open runs per cache mode (seeds 1..Runs)
-	Queries  []string           // the open runs' queries in order; nil: count
+	Queries  []job.Query        // the open runs' queries in order; nil: count
 	Cache    []string           // cache modes of the open runs: warm, cold, drop; nil: warm
 	Turns    int                // turn runs after the space phase (0: none)
 	// Serve, when set, makes the study a manydb serve study: create, hold
@@ -37,7 +37,7 @@ type Config struct {
 	// Holds, when set, are several hold counts, each its own hold phase on
 	// the same stores (Hold is then ignored); normalize sorts them.
 	Holds  []int
-	Fanout int // store directory layout (worker.Job.Fanout); 0: flat
+	Fanout int // store directory layout (job.Job.Fanout); 0: flat
 	// Sweep, when set, lists store counts: one study per count, the
 	// largest first, linked by a sweep id; a variant's stores are made
 	// once, for the largest count, and a smaller count's study uses the
@@ -144,8 +144,8 @@ func (c *Config) Validate() error {
 		return &InputError{fmt.Sprintf("--stores %d: create at least one store", c.Stores)}
 	case c.Runs < 1 && c.Serve == nil:
 		return &InputError{fmt.Sprintf("--runs %d: make at least one warm open run", c.Runs)}
-	case c.Fanout < 0 || c.Fanout > worker.MaxFanout:
-		return &InputError{fmt.Sprintf("--fanout %d: use 0 (flat, the reference's layout) to %d levels", c.Fanout, worker.MaxFanout)}
+	case c.Fanout < 0 || c.Fanout > job.MaxFanout:
+		return &InputError{fmt.Sprintf("--fanout %d: use 0 (flat, the reference's layout) to %d levels", c.Fanout, job.MaxFanout)}
 	case len(c.Sweep) > 1 && c.Turns > 0:
 		return &InputError{"--turns with several --stores counts: turns change the stores that the smaller counts reuse; sweep without --turns"}
 	case len(c.Sweep) > 1 && c.Serve != nil:
@@ -280,19 +280,22 @@ func (c *Config) config() *results.StudyConfig {
 	return sc
 }
 
-// cacheModeNames are the values of --cache.
-func cacheModeNames() []string { return []string{"warm", worker.CacheCold, worker.CacheDrop} }
+// isCacheMode says whether --cache knows the mode name.
+func isCacheMode(name string) bool {
+	_, ok := job.CacheModeNamed(name)
+	return ok
+}
 
 // checkCache checks the cache modes: known, each once, and drop only for
 // root (it writes /proc/sys/vm/drop_caches).
 func (c *Config) checkCache() error {
 	for i, m := range c.Cache {
 		switch {
-		case !slices.Contains(cacheModeNames(), m):
+		case !isCacheMode(m):
 			return &InputError{fmt.Sprintf("--cache: unknown mode %q: use warm, cold or drop, comma-separated", m)}
 		case slices.Contains(c.Cache[:i], m):
 			return &InputError{fmt.Sprintf("--cache: %s is listed twice", m)}
-		case m == worker.CacheDrop && os.Geteuid() != 0:
+		case m == job.CacheDrop.Name() && os.Geteuid() != 0:
 			return &InputError{"--cache drop writes /proc/sys/vm/drop_caches and needs root: run as root, or use --cache cold (no root needed)"}
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"manydb/internal/engine"
-	"manydb/internal/worker"
+	"manydb/internal/job"
 )
 
 // Engine states, as 'manydb engines' prints them.
@@ -61,7 +61,7 @@ func ListEngines(ctx context.Context, catalog []engine.Family, binDir string, en
 			}
 			continue
 		}
-		served := map[string]worker.Listing{}
+		served := map[string]job.Listing{}
 		for _, l := range listing {
 			served[l.ID] = l
 			if !slices.Contains(fam.Variants, l.ID) {
@@ -91,11 +91,11 @@ func ListEngines(ctx context.Context, catalog []engine.Family, binDir string, en
 
 // listWorker runs bin --list and returns its listing; an error satisfying
 // os.IsNotExist when bin does not exist.
-func listWorker(ctx context.Context, bin string, env []string) ([]worker.Listing, error) {
+func listWorker(ctx context.Context, bin string, env []string) ([]job.Listing, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, bin, worker.Job{List: true}.Args()...)
+	cmd := exec.CommandContext(ctx, bin, job.Job{List: true}.Args()...)
 	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -103,10 +103,10 @@ func listWorker(ctx context.Context, bin string, env []string) ([]worker.Listing
 	if err != nil {
 		return nil, fmt.Errorf("%s --list: %v: %s", bin, err, strings.TrimSpace(stderr.String()))
 	}
-	var out []worker.Listing
+	var out []job.Listing
 	sc := bufio.NewScanner(bytes.NewReader(stdout))
 	for sc.Scan() {
-		var l worker.Listing
+		var l job.Listing
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			return nil, fmt.Errorf("%s --list printed %q: %w", bin, sc.Text(), err)
 		}

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"syscall"
 
+	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/results"
-	"manydb/internal/worker"
 	"manydb/internal/workload"
 )
 
@@ -122,7 +122,7 @@ func (c *Config) engineVersions(ctx context.Context) (all map[string]string, byV
 func (s *study) writeEnv(versions map[string]string) error {
 	return s.w.Append(results.Record{
 		Study:    s.id,
-		Phase:    results.PhaseEnv,
+		Phase:    job.PhaseEnv,
 		Status:   results.StatusOK,
 		Started:  s.start.UTC(),
 		Env:      Environment(s.Root, s.Version),
@@ -138,7 +138,7 @@ func (s *study) writeEnv(versions map[string]string) error {
 // WorkerVersions asks a worker binary for the versions of its engine
 // libraries and Go modules.
 func WorkerVersions(ctx context.Context, bin, variant string, env []string) (map[string]string, error) {
-	res := runWorker(ctx, bin, worker.Job{Variant: variant, Phase: worker.PhaseVersions}.Args(), env, nil)
+	res := runWorker(ctx, bin, job.Job{Variant: variant, Phase: job.PhaseVersions}.Args(), env, nil)
 	if res.err != nil {
 		return nil, res.err
 	}

@@ -18,8 +18,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
-	"manydb/internal/worker"
 	"manydb/internal/workload"
 )
 
@@ -100,7 +100,7 @@ func readStderr(r io.Reader, onProgress func(done, total int)) []string {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, worker.ProgressPrefix); ok {
+		if rest, ok := strings.CutPrefix(line, job.ProgressPrefix); ok {
 			f := strings.Fields(rest)
 			if len(f) == 2 {
 				done, err1 := strconv.Atoi(f[0])
@@ -144,7 +144,7 @@ func lastError(tail []string) string {
 
 // failedRecord is the record of a worker that failed: its error, exact
 // command line and the tail of its stderr.
-func failedRecord(res workerResult, bin string, args []string, variant, phase string, run int, wl workload.Spec, stores int) results.Record {
+func failedRecord(res workerResult, bin string, args []string, variant string, phase job.Phase, run int, wl workload.Spec, stores int) results.Record {
 	return results.Record{
 		Variant:    variant,
 		Phase:      phase,

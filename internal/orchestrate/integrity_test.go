@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 )
 
@@ -24,7 +25,7 @@ func countCells(t *testing.T, out, id string) map[string]int {
 	}
 	n := map[string]int{}
 	for _, r := range recs {
-		if r.Study == id && r.Status == results.StatusOK && r.Phase != results.PhaseEnv && r.Phase != results.PhaseEnd {
+		if r.Study == id && r.Status == results.StatusOK && r.Phase != job.PhaseEnv && r.Phase != job.PhaseEnd {
 			n[fmt.Sprintf("%s %s %d", r.Variant, r.Phase, r.Run)]++
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/settings"
 )
@@ -34,7 +35,7 @@ func cLibrary(t *testing.T, c Config) string {
 	}
 	recs, _ := results.ReadFile(c.Out)
 	for _, r := range recs {
-		if r.Phase == results.PhaseCreate && r.Status == results.StatusOK {
+		if r.Phase == job.PhaseCreate && r.Status == results.StatusOK {
 			if lib := r.Versions["allocator_library"]; lib != "" && strings.HasPrefix(r.Versions["allocator"], "glibc ") {
 				return lib
 			}
@@ -70,7 +71,7 @@ func TestPreloadThatDoesNotTakeFails(t *testing.T) {
 	recs, _ := results.ReadFile(c.Out)
 	for _, r := range recs {
 		switch {
-		case r.Phase == results.PhaseEnv || r.Phase == results.PhaseEnd:
+		case r.Phase == job.PhaseEnv || r.Phase == job.PhaseEnd:
 		case r.Variant == "fake_slow":
 			if r.Status != results.StatusNotApplicable {
 				t.Errorf("pure-Go engine under jemalloc: %s %s, want n/a", r.Phase, r.Status)
@@ -133,7 +134,7 @@ func TestPreloadedAllocatorIsRecorded(t *testing.T) {
 	recs, _ := results.ReadFile(c.Out)
 	n := 0
 	for _, r := range recs {
-		if r.Phase == results.PhaseEnv || r.Phase == results.PhaseEnd {
+		if r.Phase == job.PhaseEnv || r.Phase == job.PhaseEnd {
 			continue
 		}
 		n++

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/results"
-	"manydb/internal/worker"
 	"manydb/internal/workload"
 )
 
@@ -174,7 +174,7 @@ func Profile(ctx context.Context, c ProfileConfig) (string, error) {
 	if err != nil {
 		root = c.Root
 	}
-	if err := w.Append(results.Record{Study: id, Phase: results.PhaseEnv, Status: results.StatusOK, Started: start.UTC(),
+	if err := w.Append(results.Record{Study: id, Phase: job.PhaseEnv, Status: results.StatusOK, Started: start.UTC(),
 		Env: env, Versions: versions, Workload: c.Workload, Stores: c.Stores,
 		Config: &results.StudyConfig{Variants: []string{c.Variant}, Settings: []string{"default"}, Stores: c.Stores,
 			Workload: c.Workload, Root: root}}); err != nil {
@@ -195,7 +195,7 @@ func Profile(ctx context.Context, c ProfileConfig) (string, error) {
 			return id, err
 		}
 	}
-	if err := w.Append(results.Record{Study: id, Phase: results.PhaseEnd, Status: results.StatusOK,
+	if err := w.Append(results.Record{Study: id, Phase: job.PhaseEnd, Status: results.StatusOK,
 		Workload: c.Workload, Stores: c.Stores, Started: start.UTC(), WallS: time.Since(start).Seconds()}); err != nil {
 		return id, err
 	}
@@ -268,7 +268,7 @@ func (c *ProfileConfig) profileMedium(ctx context.Context, bin string, m medium)
 // workerArgs is the command line of a profile worker; cpuProfile "" for
 // no CPU profile.
 func (c *ProfileConfig) workerArgs(dir string, stores int, cpuProfile string) []string {
-	return worker.Job{Variant: c.Variant, Phase: results.PhaseProfile, Dir: dir, Stores: stores,
+	return job.Job{Variant: c.Variant, Phase: job.PhaseProfile, Dir: dir, Stores: stores,
 		Workload: c.Workload, Progress: true, CPUProfile: cpuProfile}.Args()
 }
 
@@ -301,7 +301,7 @@ func (c *ProfileConfig) run(ctx context.Context, label, bin, dir string, args []
 	}
 	rec := res.rec
 	if res.err != nil {
-		rec = failedRecord(res, bin, args, c.Variant, results.PhaseProfile, 0, c.Workload, stores)
+		rec = failedRecord(res, bin, args, c.Variant, job.PhaseProfile, 0, c.Workload, stores)
 		fmt.Fprintf(c.Log, "%s failed: %v\n  command: %s\n", label, res.err, strings.Join(rec.Command, " "))
 	}
 	rec.Load1, rec.Started, rec.WorkerS, rec.LoadDuring = load, started, res.seconds, during

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 )
 
@@ -54,7 +55,7 @@ func TestProfileRecords(t *testing.T) {
 		if r.Study != id || r.Status != results.StatusOK {
 			t.Errorf("%s: study %s status %s, want %s ok (%s)", r.Phase, r.Study, r.Status, id, r.Error)
 		}
-		what := r.Phase
+		what := string(r.Phase)
 		if r.Profile != nil {
 			p := r.Profile
 			what += " " + p.Medium + " " + p.FS
@@ -103,7 +104,7 @@ func TestProfileStraceFails(t *testing.T) {
 	}
 	var prof []results.Record
 	for _, r := range recs {
-		if r.Phase == results.PhaseProfile {
+		if r.Phase == job.PhaseProfile {
 			prof = append(prof, r)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"manydb/internal/job"
 	"manydb/internal/memcg"
 	"manydb/internal/report"
 	"manydb/internal/results"
@@ -22,7 +23,7 @@ import (
 // the manifest.
 func TestStudyWithQueriesColdAndTurns(t *testing.T) {
 	c := fakeConfig(t, "fake")
-	c.Queries, c.Cache, c.Turns, c.Keep = []string{"recent", "count", "get", "scan"}, []string{"warm", "cold"}, 2, true
+	c.Queries, c.Cache, c.Turns, c.Keep = []job.Query{"recent", "count", "get", "scan"}, []string{"warm", "cold"}, 2, true
 	if _, err := Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
@@ -32,14 +33,14 @@ func TestStudyWithQueriesColdAndTurns(t *testing.T) {
 	}
 	var got []string
 	for _, r := range recs {
-		if r.Phase == results.PhaseEnv || r.Phase == results.PhaseEnd {
+		if r.Phase == job.PhaseEnv || r.Phase == job.PhaseEnd {
 			continue
 		}
 		got = append(got, phase{name: r.Phase, run: r.Run, cache: r.Cache}.String())
-		if r.Phase == results.PhaseOpen && !slices.Equal(r.Queries, c.Queries) {
+		if r.Phase == job.PhaseOpen && !slices.Equal(r.Queries, c.Queries) {
 			t.Errorf("%s run %d: queries %v, want %v", r.Phase, r.Run, r.Queries, c.Queries)
 		}
-		if r.Phase == results.PhaseTurn && r.Appended != r.Run-1 {
+		if r.Phase == job.PhaseTurn && r.Appended != r.Run-1 {
 			t.Errorf("turn run %d: %d notes appended before it, want %d", r.Run, r.Appended, r.Run-1)
 		}
 	}
@@ -60,7 +61,7 @@ func TestStudyWithQueriesColdAndTurns(t *testing.T) {
 	recs, _ = results.ReadFile(c.Out)
 	var turns []int
 	for _, r := range recs {
-		if r.Phase == results.PhaseTurn {
+		if r.Phase == job.PhaseTurn {
 			turns = append(turns, r.Appended)
 		}
 	}
@@ -127,7 +128,7 @@ func TestHoldInAMemoryCgroup(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range recs {
-			if r.Phase == results.PhaseHold {
+			if r.Phase == job.PhaseHold {
 				return r.Hold
 			}
 		}
@@ -171,7 +172,7 @@ func TestServeStudy(t *testing.T) {
 	}
 	var got []string
 	for _, r := range recs {
-		if r.Phase == results.PhaseServe {
+		if r.Phase == job.PhaseServe {
 			if r.Status != results.StatusOK || r.Serve.Requests != 200 || r.Serve.Hits+r.Serve.Opens != 200 {
 				t.Errorf("serve record: %s %+v", r.Status, r.Serve)
 			}
@@ -182,8 +183,8 @@ func TestServeStudy(t *testing.T) {
 			if r.Run != len(got)-2 {
 				t.Errorf("serve of pool %d recorded as run %d", r.Serve.Pool, r.Run)
 			}
-		} else if r.Phase != results.PhaseEnv && r.Phase != results.PhaseEnd {
-			got = append(got, r.Phase)
+		} else if r.Phase != job.PhaseEnv && r.Phase != job.PhaseEnd {
+			got = append(got, string(r.Phase))
 		}
 	}
 	if want := []string{"create", "hold", "0", "3", "10"}; !slices.Equal(got, want) {
@@ -205,7 +206,7 @@ func TestServeStudy(t *testing.T) {
 	}
 	recs, _ = results.ReadFile(c.Out)
 	for _, r := range recs[before:] {
-		if r.Phase != results.PhaseEnv && r.Phase != results.PhaseEnd {
+		if r.Phase != job.PhaseEnv && r.Phase != job.PhaseEnd {
 			t.Errorf("the rerun recorded %s again", r.Phase)
 		}
 	}
@@ -264,15 +265,15 @@ func TestServeReusesKeptStores(t *testing.T) {
 	}
 	var phases []string
 	for _, r := range recs {
-		if r.Phase == results.PhaseCreate {
+		if r.Phase == job.PhaseCreate {
 			if r.Status != results.StatusNotApplicable || r.StoresFrom != runID || len(r.CreateMs) != 0 {
 				t.Errorf("create record of the reused stores: %s from %q (want n/a from %s), %d samples", r.Status, r.StoresFrom, runID, len(r.CreateMs))
 			}
 		}
-		if r.Phase == results.PhaseServe && r.Status != results.StatusOK {
+		if r.Phase == job.PhaseServe && r.Status != results.StatusOK {
 			t.Errorf("serve on reused stores: %s %s", r.Status, r.Error)
 		}
-		phases = append(phases, r.Phase)
+		phases = append(phases, string(r.Phase))
 	}
 	if want := []string{"env", "create", "hold", "serve", "serve", "end"}; !slices.Equal(phases, want) {
 		t.Errorf("phases %v, want %v", phases, want)
@@ -303,7 +304,7 @@ func TestServeReusesKeptStores(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range recs {
-		if r.Phase == results.PhaseCreate && (r.Status != results.StatusOK || r.StoresFrom != "" || len(r.CreateMs) != sc.Stores) {
+		if r.Phase == job.PhaseCreate && (r.Status != results.StatusOK || r.StoresFrom != "" || len(r.CreateMs) != sc.Stores) {
 			t.Errorf("create beside stores of another workload: %s from %q, %d samples", r.Status, r.StoresFrom, len(r.CreateMs))
 		}
 	}

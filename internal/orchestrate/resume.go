@@ -6,14 +6,16 @@ import (
 	"os"
 	"slices"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 )
 
 // cellKey names one cell of a study.
 type cellKey struct {
-	variant, setting, phase string
-	run                     int
-	cache                   string // open runs: "" (warm), cold or drop
+	variant, setting string
+	phase            job.Phase
+	run              int
+	cache            job.CacheMode // open runs: warm, cold or drop
 }
 
 // readPrior reads the records already in the results file, if any.
@@ -49,7 +51,7 @@ func (s *study) resume(prior []results.Record) string {
 	want := s.config()
 	id, version, sweep := "", "", ""
 	for _, r := range prior {
-		if r.Phase == results.PhaseEnv && r.Config != nil && sameStudy(r.Config, want) {
+		if r.Phase == job.PhaseEnv && r.Config != nil && sameStudy(r.Config, want) {
 			id, version = r.Study, r.Env["manydb"]
 			if r.Config.Sweep != nil {
 				sweep = r.Config.Sweep.ID
@@ -68,7 +70,7 @@ func (s *study) resume(prior []results.Record) string {
 		s.sweepID = sweep
 	}
 	for _, r := range prior {
-		if r.Phase == results.PhaseEnv || r.Phase == results.PhaseEnd {
+		if r.Phase == job.PhaseEnv || r.Phase == job.PhaseEnd {
 			continue // not cells
 		}
 		if r.Study == id && (r.Status == results.StatusOK || r.Status == results.StatusNotApplicable) {
@@ -77,7 +79,7 @@ func (s *study) resume(prior []results.Record) string {
 				s.held[r.Variant+"\x00"+r.Setting] = *r.Hold
 			}
 			s.noteServed(&r)
-			if r.Phase == results.PhaseCreate && r.Status == results.StatusOK {
+			if r.Phase == job.PhaseCreate && r.Status == results.StatusOK {
 				s.creates[r.Variant+"\x00"+r.Setting] = &r
 			}
 		}

@@ -3,7 +3,7 @@
 // appended to the results file as soon as the phase ends, a study resumed
 // cell by cell when run again. It links no engine: it knows the workers by
 // the catalog in internal/engine and talks to them through their command
-// line (worker.Job.Args), stdout (one JSON record) and stderr (progress).
+// line (job.Job.Args), stdout (one JSON record) and stderr (progress).
 package orchestrate
 
 import (
@@ -20,11 +20,11 @@ import (
 	"syscall"
 	"time"
 
+	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/memcg"
 	"manydb/internal/results"
 	"manydb/internal/settings"
-	"manydb/internal/worker"
 )
 
 // Run runs the study, or resumes it, and returns its id. Records already in
@@ -231,51 +231,49 @@ func newStudyID(t time.Time) string {
 
 // phase is one worker run.
 type phase struct {
-	name  string
-	run   int    // open, turn: 1..Runs or 1..Turns; serve: 1..len(Pools)
-	cache string // open: "" (warm), cold or drop
-	pool  int    // serve: the pool size
-	hold  int    // hold: the stores held open
+	name  job.Phase
+	run   int           // open, turn: 1..Runs or 1..Turns; serve: 1..len(Pools)
+	cache job.CacheMode // open: warm, cold or drop
+	pool  int           // serve: the pool size
+	hold  int           // hold: the stores held open
 }
 
 func (p phase) String() string {
 	switch {
 	case p.cache != "":
 		return fmt.Sprintf("%s run %d (%s)", p.name, p.run, p.cache)
-	case p.name == results.PhaseServe:
+	case p.name == job.PhaseServe:
 		return fmt.Sprintf("serve, pool size %d", p.pool)
-	case p.name == results.PhaseHold && p.run > 0:
+	case p.name == job.PhaseHold && p.run > 0:
 		return fmt.Sprintf("hold of %d stores", p.hold)
 	case p.run > 0:
 		return fmt.Sprintf("%s run %d", p.name, p.run)
 	}
-	return p.name
+	return string(p.name)
 }
 
 // phases are a variant's phases in order: create, the open runs of each
 // cache mode, hold, space (the reference's phases) and the turn runs,
 // which change the stores and so come last.
 func (s *study) phases() []phase {
-	ps := []phase{{name: results.PhaseCreate}}
+	ps := []phase{{name: job.PhaseCreate}}
 	if s.Serve != nil {
 		ps = append(ps, s.holdPhases()...)
 		for i := range s.Serve.Pools {
-			ps = append(ps, phase{name: results.PhaseServe, run: i + 1, pool: s.Serve.Pools[i]})
+			ps = append(ps, phase{name: job.PhaseServe, run: i + 1, pool: s.Serve.Pools[i]})
 		}
 		return ps
 	}
-	for _, c := range s.cacheModes() {
-		if c == "warm" {
-			c = ""
-		}
+	for _, name := range s.cacheModes() {
+		c, _ := job.CacheModeNamed(name) // checked by Config.Validate
 		for r := 1; r <= s.Runs; r++ {
-			ps = append(ps, phase{name: results.PhaseOpen, run: r, cache: c})
+			ps = append(ps, phase{name: job.PhaseOpen, run: r, cache: c})
 		}
 	}
 	ps = append(ps, s.holdPhases()...)
-	ps = append(ps, phase{name: results.PhaseSpace})
+	ps = append(ps, phase{name: job.PhaseSpace})
 	for r := 1; r <= s.Turns; r++ {
-		ps = append(ps, phase{name: results.PhaseTurn, run: r})
+		ps = append(ps, phase{name: job.PhaseTurn, run: r})
 	}
 	return ps
 }
@@ -288,11 +286,11 @@ func (s *study) holdPhases() []phase {
 		holds = []int{s.Hold}
 	}
 	if len(holds) == 1 {
-		return []phase{{name: results.PhaseHold, hold: holds[0]}}
+		return []phase{{name: job.PhaseHold, hold: holds[0]}}
 	}
 	ps := make([]phase, len(holds))
 	for i, h := range holds {
-		ps[i] = phase{name: results.PhaseHold, run: i + 1, hold: h}
+		ps[i] = phase{name: job.PhaseHold, run: i + 1, hold: h}
 	}
 	return ps
 }
@@ -303,12 +301,12 @@ func (s *study) holdPhases() []phase {
 func (s *study) variant(ctx context.Context, set settings.Setting, v string) (failed bool, err error) {
 	fam, _ := s.family(v)
 	if !set.Applies(fam.Cgo) {
-		key := cellKey{v, set.Name, results.PhaseCreate, 0, ""}
+		key := cellKey{v, set.Name, job.PhaseCreate, 0, ""}
 		if s.done[key] {
 			return false, nil
 		}
 		s.done[key] = true
-		return false, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: results.PhaseCreate,
+		return false, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: job.PhaseCreate,
 			Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
 			Error: fmt.Sprintf("%s changes the C library's malloc only; %s does not allocate with it", set.Name, v)})
 	}
@@ -330,14 +328,14 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) (fa
 	// new stores only serve the remaining phases. Whatever is in dir lies
 	// inside the marked root: manydb made it.
 	rebuild := false
-	if todo[0].name != results.PhaseCreate {
+	if todo[0].name != job.PhaseCreate {
 		if ok, why := s.storesReady(dir, set, v); !ok {
 			fmt.Fprintf(s.Log, "%s (%s): the stores in %s cannot be reused (%s); creating them again for the remaining phases (the create figure recorded earlier stands)\n", v, set.Name, dir, why)
-			todo = append([]phase{{name: results.PhaseCreate}}, todo...)
+			todo = append([]phase{{name: job.PhaseCreate}}, todo...)
 			rebuild = true
 		}
 	}
-	if !rebuild && todo[0].name == results.PhaseCreate && s.Serve != nil {
+	if !rebuild && todo[0].name == job.PhaseCreate && s.Serve != nil {
 		reused, err := s.reuseKept(set, v, dir)
 		if err != nil {
 			return false, err
@@ -346,7 +344,7 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) (fa
 			todo = todo[1:]
 		}
 	}
-	if !rebuild && len(todo) > 0 && todo[0].name == results.PhaseCreate && s.from != nil {
+	if !rebuild && len(todo) > 0 && todo[0].name == job.PhaseCreate && s.from != nil {
 		taken, err := s.takeFromSweep(set, v, dir)
 		if err != nil {
 			return false, err
@@ -355,7 +353,7 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) (fa
 			todo = todo[1:]
 		}
 	}
-	if len(todo) > 0 && todo[0].name == results.PhaseCreate {
+	if len(todo) > 0 && todo[0].name == job.PhaseCreate {
 		if err := s.remove(dir); err != nil {
 			return false, err
 		}
@@ -369,13 +367,13 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) (fa
 			return false, err
 		}
 		failed = failed || !ok
-		if p.name == results.PhaseTurn && !ok {
+		if p.name == job.PhaseTurn && !ok {
 			// The stores now differ in their number of notes: the next
 			// turn run cannot know what to expect. A rerun rebuilds them.
 			fmt.Fprintf(s.Log, "%s (%s): a turn run failed, skipping the turn runs after it\n", v, set.Name)
 			break
 		}
-		if p.name == results.PhaseCreate && !ok {
+		if p.name == job.PhaseCreate && !ok {
 			// A rerun always creates the stores again: the partial ones
 			// only take space.
 			fmt.Fprintf(s.Log, "%s (%s): create failed, skipping its other phases and removing its stores\n", v, set.Name)
@@ -428,7 +426,7 @@ func (s *study) takeFromSweep(set settings.Setting, v, dir string) (bool, error)
 	rec.Study, rec.Stores, rec.StoresFrom, rec.Sweep = s.id, s.Stores, s.from.id, s.sweepID
 	rec.CreateMs, rec.WallS, rec.WorkerS, rec.LoadDuring = slices.Clone(src.CreateMs[:s.Stores]), 0, 0, nil
 	fmt.Fprintf(s.Log, "%s (%s): the first %d of the %d stores made by study %s\n", v, set.Name, s.Stores, s.from.Stores, s.from.id)
-	s.done[cellKey{v, set.Name, results.PhaseCreate, 0, ""}] = true
+	s.done[cellKey{v, set.Name, job.PhaseCreate, 0, ""}] = true
 	s.creates[key] = &rec
 	return true, s.w.Append(rec)
 }
@@ -456,8 +454,8 @@ func (s *study) reuseKept(set settings.Setting, v, dir string) (bool, error) {
 	if err := writeManifest(dir, m); err != nil {
 		return false, err
 	}
-	s.done[cellKey{v, set.Name, results.PhaseCreate, 0, ""}] = true
-	return true, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: results.PhaseCreate,
+	s.done[cellKey{v, set.Name, job.PhaseCreate, 0, ""}] = true
+	return true, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: job.PhaseCreate,
 		Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(), StoresFrom: got.Study,
 		Error: fmt.Sprintf("stores kept by study %s reused: not created by this study", got.Study)})
 }
@@ -486,25 +484,25 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		wait = 0
 	}
 	s.budget.Wait += wait
-	job := worker.Job{Variant: v, Phase: p.name, Dir: dir, Stores: s.Stores, Workload: s.Workload,
+	wj := job.Job{Variant: v, Phase: p.name, Dir: dir, Stores: s.Stores, Workload: s.Workload,
 		Fanout: s.Fanout, Progress: true, THPOff: set.THPOff}
 	if fam, _ := s.family(v); fam.Cgo {
 		// The worker proves it runs with the setting's malloc, or fails.
-		job.Allocator = set.Malloc()
+		wj.Allocator = set.Malloc()
 	}
 	switch p.name {
-	case results.PhaseOpen:
-		job.Run, job.Seed, job.Queries, job.Cache = p.run, uint64(p.run), s.Queries, p.cache
+	case job.PhaseOpen:
+		wj.Run, wj.Seed, wj.Queries, wj.Cache = p.run, uint64(p.run), s.Queries, p.cache
 		// A smaller count of a sweep: the larger counts' runs may have
 		// pushed its stores out of the page cache, which its create had
 		// left them in.
-		job.Prewarm = s.from != nil && p.cache == ""
-	case results.PhaseTurn:
-		job.Run, job.Seed = p.run, uint64(p.run)
-	case results.PhaseServe:
+		wj.Prewarm = s.from != nil && p.cache == ""
+	case job.PhaseTurn:
+		wj.Run, wj.Seed = p.run, uint64(p.run)
+	case job.PhaseServe:
 		// The same agents' sequence for every pool size.
-		job.Run, job.Seed = p.run, 1
-		job.Serve = worker.ServeJob{Pool: p.pool, Requests: s.Serve.Requests, Concurrency: s.Serve.Concurrency, Zipf: s.Serve.Zipf, Rate: s.Serve.Rate}
+		wj.Run, wj.Seed = p.run, 1
+		wj.Serve = job.Serve{Pool: p.pool, Requests: s.Serve.Requests, Concurrency: s.Serve.Concurrency, Zipf: s.Serve.Zipf, Rate: s.Serve.Rate}
 		if why := s.tooManyOpen(v, set, p.pool, s.Serve.Concurrency); why != "" {
 			fmt.Fprintf(s.Log, "%s: skipped: %s\n", label, why)
 			s.done[cellKey{v, set.Name, p.name, p.run, ""}] = true
@@ -512,8 +510,8 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 				Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
 				Serve: &results.Serve{Pool: p.pool}, Error: why, Sweep: s.sweepID})
 		}
-	case results.PhaseHold:
-		job.Hold, job.Run = p.hold, p.run
+	case job.PhaseHold:
+		wj.Hold, wj.Run = p.hold, p.run
 		if why := s.tooManyOpen(v, set, p.hold, 0); why != "" && p.run > 0 {
 			fmt.Fprintf(s.Log, "%s: skipped: %s\n", label, why)
 			s.done[cellKey{v, set.Name, p.name, p.run, ""}] = true
@@ -525,11 +523,11 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	// The hold worker reports what a container holding only it is charged,
 	// in a memory cgroup of its own when one can be made here.
 	var cgroupNA string
-	if p.name == results.PhaseHold {
+	if p.name == job.PhaseHold {
 		if g, err := s.cgroups().New("manydb"); err != nil {
 			cgroupNA = err.Error()
 		} else {
-			job.Cgroup = g.Path
+			wj.Cgroup = g.Path
 			defer func() {
 				if rerr := g.Remove(); rerr != nil {
 					fmt.Fprintf(s.Log, "%s: %v\n", label, rerr)
@@ -538,14 +536,14 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		}
 	}
 	var m Manifest
-	if p.name != results.PhaseCreate {
+	if p.name != job.PhaseCreate {
 		// Notes appended by earlier turn runs are part of every answer.
 		if m, err = readManifest(dir); err != nil {
 			return false, fmt.Errorf("%s: %w", label, err)
 		}
-		job.Appended = m.Appended
+		wj.Appended = m.Appended
 	}
-	if p.name == results.PhaseTurn || p.name == results.PhaseServe {
+	if p.name == job.PhaseTurn || p.name == job.PhaseServe {
 		// Serve appends to each store as often as its agent is drawn:
 		// unevenly, so the stores are not reused by a rerun either.
 		m.Uneven = true
@@ -553,18 +551,18 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 			return false, err
 		}
 	}
-	if p.cache == worker.CacheDrop {
+	if p.cache == job.CacheDrop {
 		if err := dropCaches(); err != nil {
 			return false, fmt.Errorf("%s: %w", label, err)
 		}
 	}
-	args := job.Args()
+	args := wj.Args()
 	started := time.Now().UTC()
 	total := s.Stores
 	switch p.name {
-	case results.PhaseHold:
+	case job.PhaseHold:
 		total = p.hold
-	case results.PhaseServe:
+	case job.PhaseServe:
 		total = 1 // the worker reports when it is done
 	}
 	sampler := startLoadSampler(s.SampleEvery)
@@ -578,7 +576,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	rec := res.rec
 	if res.err != nil {
 		rec = failedRecord(res, bin, args, v, p.name, p.run, s.Workload, s.Stores)
-		if p.name == results.PhaseOpen || p.name == results.PhaseTurn {
+		if p.name == job.PhaseOpen || p.name == job.PhaseTurn {
 			rec.Seed = uint64(p.run)
 		}
 		rec.Cache = p.cache
@@ -589,18 +587,18 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		rec.Hold.ContainerNA = cgroupNA
 	}
 	rec.Study, rec.Setting, rec.Load1, rec.Started, rec.Sweep = s.id, set.Name, load, started, s.sweepID
-	if p.name == results.PhaseHold {
+	if p.name == job.PhaseHold {
 		rec.Run = p.run
 	}
 	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = s.MaxLoad, wait, res.seconds, during
-	if p.name == results.PhaseCreate && res.err == nil {
+	if p.name == job.PhaseCreate && res.err == nil {
 		// The manifest before the record: a kill between the two makes the
 		// rerun create (and record) the stores again.
 		if err := writeManifest(dir, s.manifest(set, v)); err != nil {
 			return false, err
 		}
 	}
-	if p.name == results.PhaseTurn && res.err == nil {
+	if p.name == job.PhaseTurn && res.err == nil {
 		// Likewise: a kill between the two makes the rerun rebuild the
 		// stores (the turn is recorded once, by the rerun).
 		m.Uneven, m.Appended = false, m.Appended+1
@@ -627,7 +625,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 			s.held[v+"\x00"+set.Name] = *rec.Hold
 		}
 		s.noteServed(&rec)
-		if p.name == results.PhaseCreate {
+		if p.name == job.PhaseCreate {
 			s.creates[v+"\x00"+set.Name] = &rec
 		}
 	}

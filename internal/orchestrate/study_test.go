@@ -16,6 +16,7 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/fakeengine"
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/settings"
 	"manydb/internal/worker"
@@ -106,11 +107,11 @@ func TestStudyRecordsEveryPhase(t *testing.T) {
 	}
 	var phases []string
 	for _, r := range recs {
-		phases = append(phases, r.Phase)
+		phases = append(phases, string(r.Phase))
 		if r.Study != id || r.Status != results.StatusOK || r.Started.IsZero() {
 			t.Errorf("record %s: study %s, status %s, started %v; want %s, ok, a start time", r.Phase, r.Study, r.Status, r.Started, id)
 		}
-		if r.Phase == results.PhaseEnd || r.Phase == results.PhaseEnv {
+		if r.Phase == job.PhaseEnd || r.Phase == job.PhaseEnv {
 			continue
 		}
 		if r.Setting != "default" || r.Versions["fake"] != "1.0" || r.WorkerS <= 0 || len(r.LoadDuring) == 0 {
@@ -145,7 +146,7 @@ func TestKeepKeepsStores(t *testing.T) {
 	if _, err := Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(worker.StoreDir(filepath.Join(c.Root, "default", "fake"), 9), fakeengine.FileName)); err != nil {
+	if _, err := os.Stat(filepath.Join(job.StoreDir(filepath.Join(c.Root, "default", "fake"), 9, 0), fakeengine.FileName)); err != nil {
 		t.Errorf("store 9 not kept: %v", err)
 	}
 }
@@ -162,7 +163,7 @@ func TestFailedPhasesAreRecordedAndTheStudyGoesOn(t *testing.T) {
 	recs, _ := results.ReadFile(c.Out)
 	byKey := map[string]results.Record{}
 	for _, r := range recs {
-		key := r.Variant + " " + r.Phase
+		key := r.Variant + " " + string(r.Phase)
 		if r.Run > 0 {
 			key += " " + string(rune('0'+r.Run))
 		}
@@ -292,7 +293,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		if r.Study != id {
 			t.Errorf("record of another study %s (want %s)", r.Study, id)
 		}
-		if r.Phase == results.PhaseEnv || r.Phase == results.PhaseEnd {
+		if r.Phase == job.PhaseEnv || r.Phase == job.PhaseEnd {
 			continue
 		}
 		count[fmt.Sprintf("%s %s %d", r.Variant, r.Phase, r.Run)]++
@@ -310,7 +311,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	}
 	again, _ := results.ReadFile(c.Out)
 	for _, r := range again[len(recs):] {
-		if r.Phase != results.PhaseEnv && r.Phase != results.PhaseEnd {
+		if r.Phase != job.PhaseEnv && r.Phase != job.PhaseEnd {
 			t.Errorf("a finished study ran %s %s again", r.Variant, r.Phase)
 		}
 	}
@@ -362,7 +363,7 @@ func TestSettings(t *testing.T) {
 	recs, _ := results.ReadFile(c.Out)
 	seen := map[string]string{}
 	for _, r := range recs {
-		if r.Phase == results.PhaseCreate {
+		if r.Phase == job.PhaseCreate {
 			seen[r.Variant+" "+r.Setting] = r.Status + " " + r.Process["MALLOC_MMAP_THRESHOLD_"]
 		}
 	}
@@ -401,7 +402,7 @@ func TestWaitsForTheLoad(t *testing.T) {
 	}
 	recs, _ := results.ReadFile(c.Out)
 	create := recs[1]
-	if create.Phase != results.PhaseCreate || create.Load1 != 0.5 || create.WaitS <= 0 || create.MaxLoad != 1 {
+	if create.Phase != job.PhaseCreate || create.Load1 != 0.5 || create.WaitS <= 0 || create.MaxLoad != 1 {
 		t.Errorf("create record: phase %s, load1 %v, wait %v s, max load %v", create.Phase, create.Load1, create.WaitS, create.MaxLoad)
 	}
 }
@@ -434,7 +435,7 @@ func TestRerunAfterAFailedPhaseKeepsTheStores(t *testing.T) {
 	recs, _ := results.ReadFile(c.Out)
 	creates := 0
 	for _, r := range recs {
-		if r.Phase == results.PhaseCreate {
+		if r.Phase == job.PhaseCreate {
 			creates++
 		}
 	}

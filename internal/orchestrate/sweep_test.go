@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 )
 
@@ -39,39 +40,39 @@ func TestSweep(t *testing.T) {
 			t.Errorf("%s record of study %s: sweep %q, want %q", r.Phase, r.Study, r.Sweep, id)
 		}
 		switch r.Phase {
-		case results.PhaseEnv:
+		case job.PhaseEnv:
 			studies[r.Stores] = r.Study
 			if r.Config.Sweep == nil || r.Config.Sweep.ID != id || !slices.Equal(r.Config.Sweep.Stores, []int{30, 10}) {
 				t.Errorf("env of %d stores: sweep %+v", r.Stores, r.Config.Sweep)
 			}
-		case results.PhaseCreate:
+		case job.PhaseCreate:
 			creates[r.Stores] = r
-		case results.PhaseHold:
+		case job.PhaseHold:
 			holds[r.Stores] = append(holds[r.Stores], r.Hold.Held)
 			if r.Run != len(holds[r.Stores]) {
 				t.Errorf("hold of %d stores recorded as run %d", r.Hold.Held, r.Run)
 			}
-		case results.PhaseOpen, results.PhaseSpace:
-			if r.Phase == results.PhaseOpen && r.Prewarmed != (r.Stores == 10) {
+		case job.PhaseOpen, job.PhaseSpace:
+			if r.Phase == job.PhaseOpen && r.Prewarmed != (r.Stores == 10) {
 				t.Errorf("open run of %d stores: prewarmed %v; want only the smaller count's", r.Stores, r.Prewarmed)
 			}
 			if n := max(len(r.OpenMs), len(r.Bytes)); n != r.Stores {
 				t.Errorf("%s of study %s: %d samples for %d stores", r.Phase, r.Study, n, r.Stores)
 			}
 		}
-		if r.Phase != results.PhaseEnv && r.Phase != results.PhaseEnd && r.Status != results.StatusOK {
+		if r.Phase != job.PhaseEnv && r.Phase != job.PhaseEnd && r.Status != results.StatusOK {
 			t.Errorf("%s %s: %s %s", r.Study, r.Phase, r.Status, r.Error)
 		}
-		if r.Phase == results.PhaseEnd && (r.Budget == nil || r.Budget.Wall < r.Budget.Workers || r.Budget.Wall <= 0) {
+		if r.Phase == job.PhaseEnd && (r.Budget == nil || r.Budget.Wall < r.Budget.Workers || r.Budget.Wall <= 0) {
 			t.Errorf("end of study %s: budget %+v: want its own wall time, at least its workers' time", r.Study, r.Budget)
 		}
-		if r.Phase != results.PhaseEnd && r.Fanout != 1 {
+		if r.Phase != job.PhaseEnd && r.Fanout != 1 {
 			t.Errorf("%s record: fanout %d, want 1", r.Phase, r.Fanout)
 		}
 	}
 	var walls []float64
 	for _, r := range recs {
-		if r.Phase == results.PhaseEnd {
+		if r.Phase == job.PhaseEnd {
 			walls = append(walls, r.Budget.Wall)
 		}
 	}
@@ -101,7 +102,7 @@ func TestSweep(t *testing.T) {
 	}
 	recs, _ = results.ReadFile(c.Out)
 	for _, r := range recs[before:] {
-		if r.Phase != results.PhaseEnv && r.Phase != results.PhaseEnd {
+		if r.Phase != job.PhaseEnv && r.Phase != job.PhaseEnd {
 			t.Errorf("the rerun recorded %s of %d stores again", r.Phase, r.Stores)
 		}
 	}

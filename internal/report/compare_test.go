@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 )
 
@@ -24,11 +25,11 @@ func synthStudy(study string, runs int, scale float64, seed uint64) []results.Re
 	}
 	base := results.Record{Schema: results.Schema, Study: study, Variant: "sqlite", Setting: "default", Status: results.StatusOK}
 	create := base
-	create.Phase, create.CreateMs, create.WallS = results.PhaseCreate, draw(2), 0.2
+	create.Phase, create.CreateMs, create.WallS = job.PhaseCreate, draw(2), 0.2
 	recs := []results.Record{create}
 	for run := 1; run <= runs; run++ {
 		r := base
-		r.Phase, r.Run = results.PhaseOpen, run
+		r.Phase, r.Run = job.PhaseOpen, run
 		r.OpenMs, r.QueryMs, r.CloseMs = draw(0.1*scale), draw(0.05), draw(0.02)
 		r.TotalMs = make([]float64, 50)
 		for i := range r.TotalMs {
@@ -37,7 +38,7 @@ func synthStudy(study string, runs int, scale float64, seed uint64) []results.Re
 		recs = append(recs, r)
 	}
 	hold := base
-	hold.Phase, hold.Hold = results.PhaseHold, &results.Hold{Held: 10, RssKB: 100 * scale, AnonKB: 50}
+	hold.Phase, hold.Hold = job.PhaseHold, &results.Hold{Held: 10, RssKB: 100 * scale, AnonKB: 50}
 	return append(recs, hold)
 }
 

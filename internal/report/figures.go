@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
 )
@@ -53,7 +54,7 @@ var figureDefs = []struct {
 
 // query returns the median of one query's samples in a record that has
 // them (--queries), NaN otherwise.
-func query(name string) func(r *results.Record) float64 {
+func query(name job.Query) func(r *results.Record) float64 {
 	return func(r *results.Record) float64 {
 		if xs := r.QueriesMs[name]; len(xs) > 0 {
 			return stats.Median(xs)
@@ -64,20 +65,20 @@ func query(name string) func(r *results.Record) float64 {
 
 // phaseOf is the phase whose records give a figure, and their cache mode
 // (open runs: "" warm, "cold").
-func phaseOf(figure string) (phase, cache string) {
+func phaseOf(figure string) (phase job.Phase, cache job.CacheMode) {
 	switch figure {
 	case "create", "stores-per-second":
-		return results.PhaseCreate, ""
+		return job.PhaseCreate, ""
 	case "rss-per-open-store", "anon-per-open-store", "container-per-open-store":
-		return results.PhaseHold, ""
+		return job.PhaseHold, ""
 	case "space-per-store":
-		return results.PhaseSpace, ""
+		return job.PhaseSpace, ""
 	case "cold-open", "cold-open-query-close":
-		return results.PhaseOpen, "cold"
+		return job.PhaseOpen, "cold"
 	case "turn", "turn-append":
-		return results.PhaseTurn, ""
+		return job.PhaseTurn, ""
 	}
-	return results.PhaseOpen, ""
+	return job.PhaseOpen, ""
 }
 
 // Figures are the figures of one variant under one setting, pooled over
@@ -106,8 +107,10 @@ func (f *Figures) Key() string { return f.Variant + "@" + f.Setting }
 // study (a rerun) counts once, with its last ok record.
 func CollectFigures(recs []results.Record) []*Figures {
 	type slot struct {
-		study, variant, setting, phase, cache string
-		run                                   int
+		study, variant, setting string
+		phase                   job.Phase
+		cache                   job.CacheMode
+		run                     int
 	}
 	last := map[slot]*results.Record{}
 	var slots []slot
@@ -116,7 +119,7 @@ func CollectFigures(recs []results.Record) []*Figures {
 	for i := range recs {
 		r := &recs[i]
 		switch r.Phase {
-		case results.PhaseOpen, results.PhaseCreate, results.PhaseHold, results.PhaseSpace, results.PhaseTurn:
+		case job.PhaseOpen, job.PhaseCreate, job.PhaseHold, job.PhaseSpace, job.PhaseTurn:
 		default:
 			continue
 		}
@@ -146,7 +149,7 @@ func CollectFigures(recs []results.Record) []*Figures {
 			f.Loud = append(f.Loud, fmt.Sprintf("%s (load %.2f ≥ %.2f)", what, stats.Max(r.LoadDuring), r.MaxLoad))
 		}
 		for _, d := range figureDefs {
-			if phase, cache := phaseOf(d.name); phase != r.Phase || cache != r.Cache || (r.Phase == results.PhaseHold && r.Hold == nil) {
+			if phase, cache := phaseOf(d.name); phase != r.Phase || cache != r.Cache || (r.Phase == job.PhaseHold && r.Hold == nil) {
 				continue
 			}
 			v := d.value(r)
@@ -156,7 +159,7 @@ func CollectFigures(recs []results.Record) []*Figures {
 			f.Values[d.name] = append(f.Values[d.name], v)
 			f.Units[d.name] = d.unit
 		}
-		if r.Phase == results.PhaseOpen && r.Cache == "" {
+		if r.Phase == job.PhaseOpen && r.Cache == "" {
 			if iqrs[f.Key()] == nil {
 				iqrs[f.Key()] = map[string][]float64{}
 			}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
 )
@@ -35,10 +36,10 @@ func groupProfiles(recs []results.Record) []*profileTable {
 	envs := map[string]*results.Record{}
 	for i := range recs {
 		r := &recs[i]
-		if r.Phase == results.PhaseEnv {
+		if r.Phase == job.PhaseEnv {
 			envs[r.Study] = r
 		}
-		if r.Phase != results.PhaseProfile {
+		if r.Phase != job.PhaseProfile {
 			continue
 		}
 		key := r.Study + "\x00" + r.Variant

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
 )
@@ -16,7 +17,7 @@ const notCold = 0.05
 // and the turn runs.
 func (t *table) extraRows() []row {
 	var rows []row
-	stat := func(recs func(c *cell) []*results.Record, phase string, pick func(r *results.Record) []float64, p func([]float64) float64) func(c *cell) string {
+	stat := func(recs func(c *cell) []*results.Record, phase job.Phase, pick func(r *results.Record) []float64, p func([]float64) float64) func(c *cell) string {
 		return func(c *cell) string {
 			var xs []float64
 			for _, r := range recs(c) {
@@ -35,8 +36,8 @@ func (t *table) extraRows() []row {
 		}
 		pick := func(r *results.Record) []float64 { return r.QueriesMs[q] }
 		rows = append(rows,
-			row{queryLabels[q] + " (median)", stat(warm, results.PhaseOpen, pick, stats.Median)},
-			row{"same, p99", stat(warm, results.PhaseOpen, pick, stats.P99)})
+			row{queryLabels[q] + " (median)", stat(warm, job.PhaseOpen, pick, stats.Median)},
+			row{"same, p99", stat(warm, job.PhaseOpen, pick, stats.P99)})
 	}
 	for _, m := range t.modes {
 		recs := func(c *cell) []*results.Record { return c.cached[m] }
@@ -51,13 +52,13 @@ func (t *table) extraRows() []row {
 		open := func(r *results.Record) []float64 { return r.OpenMs }
 		total := func(r *results.Record) []float64 { return r.TotalMs }
 		rows = append(rows,
-			row{fmt.Sprintf("Open, %s cache (median)", m), cold(stat(recs, results.PhaseOpen, open, stats.Median))},
-			row{fmt.Sprintf("Open, query, close, %s cache (median)", m), cold(stat(recs, results.PhaseOpen, total, stats.Median))},
-			row{"same, p99", cold(stat(recs, results.PhaseOpen, total, stats.P99))})
+			row{fmt.Sprintf("Open, %s cache (median)", m), cold(stat(recs, job.PhaseOpen, open, stats.Median))},
+			row{fmt.Sprintf("Open, query, close, %s cache (median)", m), cold(stat(recs, job.PhaseOpen, total, stats.Median))},
+			row{"same, p99", cold(stat(recs, job.PhaseOpen, total, stats.P99))})
 		if m == "cold" {
 			rows = append(rows, row{"Store pages resident before a cold open (median)", func(c *cell) string {
 				if len(c.cached[m]) == 0 {
-					return missing(c, results.PhaseOpen)
+					return missing(c, job.PhaseOpen)
 				}
 				return fmt.Sprintf("%.0f %%", 100*residency(c.cached[m]))
 			}})
@@ -65,17 +66,17 @@ func (t *table) extraRows() []row {
 	}
 	if t.turned {
 		turns := func(c *cell) []*results.Record { return c.turns }
-		step := func(name string) func(r *results.Record) []float64 {
+		step := func(name job.Query) func(r *results.Record) []float64 {
 			return func(r *results.Record) []float64 { return r.QueriesMs[name] }
 		}
 		total := func(r *results.Record) []float64 { return r.TotalMs }
 		rows = append(rows,
 			row{"Turn runs pooled", func(c *cell) string { return pooledRuns(c, c.turns, c.failedTurn, c.turnRuns) }},
-			row{"Turn: open, recent, append, close (median)", stat(turns, results.PhaseTurn, total, stats.Median)},
-			row{"same, p99", stat(turns, results.PhaseTurn, total, stats.P99)},
-			row{"Turn: recent (median)", stat(turns, results.PhaseTurn, step("recent"), stats.Median)},
-			row{"Turn: append, own transaction (median)", stat(turns, results.PhaseTurn, step("append"), stats.Median)},
-			row{"same, p99", stat(turns, results.PhaseTurn, step("append"), stats.P99)},
+			row{"Turn: open, recent, append, close (median)", stat(turns, job.PhaseTurn, total, stats.Median)},
+			row{"same, p99", stat(turns, job.PhaseTurn, total, stats.P99)},
+			row{"Turn: recent (median)", stat(turns, job.PhaseTurn, step("recent"), stats.Median)},
+			row{"Turn: append, own transaction (median)", stat(turns, job.PhaseTurn, step("append"), stats.Median)},
+			row{"same, p99", stat(turns, job.PhaseTurn, step("append"), stats.P99)},
 		)
 	}
 	return rows
@@ -95,7 +96,7 @@ func residency(recs []*results.Record) float64 {
 }
 
 // queryLabels name the queries' rows as the reference names its rows.
-var queryLabels = map[string]string{
+var queryLabels = map[job.Query]string{
 	"recent": "Recent 20 notes",
 	"get":    "Get 10 notes by id",
 	"scan":   "Scan all notes",

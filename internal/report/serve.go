@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
 )
@@ -181,7 +182,7 @@ func (t *table) serveCell(v string, pool int, value func(s *results.Serve) strin
 			return value(rec.Serve)
 		}
 	}
-	if c.failed[results.PhaseServe] {
+	if c.failed[job.PhaseServe] {
 		return "failed"
 	}
 	return "–"

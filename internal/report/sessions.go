@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 )
 
@@ -60,7 +61,7 @@ func findMachines(recs []results.Record) machines {
 	hosts := map[string]int{}
 	for i := range recs {
 		r := &recs[i]
-		if r.Phase != results.PhaseEnv {
+		if r.Phase != job.PhaseEnv {
 			continue
 		}
 		k := machineKey(r)

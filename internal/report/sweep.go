@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
 )
@@ -36,7 +37,7 @@ func groupSweeps(recs []results.Record) []*sweepTable {
 	countOf := map[string]int{}    // study → its store count
 	sweepOf := map[string]string{} // study → its sweep
 	for _, r := range recs {
-		if r.Phase == results.PhaseEnv && r.Config != nil && r.Config.Sweep != nil {
+		if r.Phase == job.PhaseEnv && r.Config != nil && r.Config.Sweep != nil {
 			countOf[r.Study], sweepOf[r.Study] = r.Stores, r.Config.Sweep.ID
 		}
 	}
@@ -45,7 +46,7 @@ func groupSweeps(recs []results.Record) []*sweepTable {
 	perStudy := map[string][]results.Record{} // study and setting → its records
 	for _, r := range recs {
 		id := sweepOf[r.Study]
-		if id == "" || r.Setting == "" || r.Phase == results.PhaseEnv || r.Phase == results.PhaseEnd {
+		if id == "" || r.Setting == "" || r.Phase == job.PhaseEnv || r.Phase == job.PhaseEnd {
 			continue
 		}
 		key := id + "\x00" + r.Setting
@@ -79,7 +80,7 @@ func groupSweeps(recs []results.Record) []*sweepTable {
 				t.holds = append(t.holds, r.Hold.Held)
 			}
 		}
-		if r.Phase == results.PhaseOpen && r.Cache == "" && r.ResidentBefore != nil {
+		if r.Phase == job.PhaseOpen && r.Cache == "" && r.ResidentBefore != nil {
 			low, seen := t.residency[r.Variant][n]
 			if !seen || *r.ResidentBefore < low {
 				t.residency[r.Variant][n] = *r.ResidentBefore

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/settings"
 	"manydb/internal/stats"
@@ -23,14 +24,14 @@ import (
 // cell is the records of one variant in one study and setting.
 type cell struct {
 	create     *results.Record
-	opens      []*results.Record            // warm open runs
-	cached     map[string][]*results.Record // cold and drop open runs, by cache mode
+	opens      []*results.Record                   // warm open runs
+	cached     map[job.CacheMode][]*results.Record // cold and drop open runs, by cache mode
 	turns      []*results.Record
 	serves     []*results.Record // serve phases, ok or n/a (skipped), by run
 	hold       *results.Record
 	space      *results.Record
 	all        []*results.Record   // every ok record of the cell
-	failed     map[string]bool     // phase → a failed record was seen
+	failed     map[job.Phase]bool  // phase → a failed record was seen
 	failedRuns map[int]bool        // open runs whose last record failed
 	failedTurn map[int]bool        // turn runs whose last record failed
 	na         bool                // the setting does not apply to this variant
@@ -58,24 +59,24 @@ type table struct {
 	workload string
 	objects  int
 	held     int
-	runs     int      // warm open runs the studies asked for (the most)
-	turnRuns int      // turn runs the studies asked for (the most)
-	loud     []string // phases during which the load rose above --max-load
-	queries  []string // the open runs' queries beyond the default count
-	modes    []string // cache modes other than warm, in the order seen
-	turned   bool     // some cell has turn runs
-	served   bool     // a manydb serve study
-	failures []string // "column phase run N: error" of each failed phase not redone
+	runs     int             // warm open runs the studies asked for (the most)
+	turnRuns int             // turn runs the studies asked for (the most)
+	loud     []string        // phases during which the load rose above --max-load
+	queries  []job.Query     // the open runs' queries beyond the default count
+	modes    []job.CacheMode // cache modes other than warm, in the order seen
+	turned   bool            // some cell has turn runs
+	served   bool            // a manydb serve study
+	failures []string        // "column phase run N: error" of each failed phase not redone
 }
 
 // failedWhat names a record's phase in a column: "sqlite open run 2",
 // "sqlite open cold run 1", "fake create".
 func failedWhat(col string, r *results.Record) string {
-	what := col + " " + r.Phase
+	what := col + " " + string(r.Phase)
 	if r.Cache != "" {
-		what += " " + r.Cache
+		what += " " + string(r.Cache)
 	}
-	if r.Phase == results.PhaseServe && r.Serve != nil {
+	if r.Phase == job.PhaseServe && r.Serve != nil {
 		what += fmt.Sprintf(" pool %d", r.Serve.Pool)
 	}
 	if r.Run > 0 {
@@ -129,7 +130,7 @@ func group(recs []results.Record) []*table {
 	first := map[string]*results.Record{} // study → its first env record
 	last := map[string]*results.Record{}  // study → its last env record
 	for i := range recs {
-		if r := &recs[i]; r.Phase == results.PhaseEnv {
+		if r := &recs[i]; r.Phase == job.PhaseEnv {
 			if first[r.Study] == nil {
 				first[r.Study] = r
 			}
@@ -142,10 +143,10 @@ func group(recs []results.Record) []*table {
 	for i := range recs {
 		r := &recs[i]
 		switch r.Phase {
-		case results.PhaseEnv:
+		case job.PhaseEnv:
 			current[r.Study] = r
 			continue
-		case results.PhaseEnd, results.PhaseProfile: // profiles: profile.go
+		case job.PhaseEnd, job.PhaseProfile: // profiles: profile.go
 			continue
 		}
 		env := current[r.Study]
@@ -176,7 +177,7 @@ func group(recs []results.Record) []*table {
 		t.addSession(env, machine)
 		c := t.cells[col]
 		if c == nil {
-			c = &cell{failed: map[string]bool{}, failedRuns: map[int]bool{}, version: map[string][]string{}, cached: map[string][]*results.Record{}, failedTurn: map[int]bool{}, variant: r.Variant, machine: machine, study: r.Study}
+			c = &cell{failed: map[job.Phase]bool{}, failedRuns: map[int]bool{}, version: map[string][]string{}, cached: map[job.CacheMode][]*results.Record{}, failedTurn: map[int]bool{}, variant: r.Variant, machine: machine, study: r.Study}
 			t.cells[col] = c
 			t.variants = append(t.variants, col)
 		}
@@ -188,7 +189,7 @@ func group(recs []results.Record) []*table {
 		}
 		t.workload = fmt.Sprintf("%s: %s notes of %d characters per store", r.Workload.Name, thousands(float64(r.Workload.Objects)), r.Workload.TextLen)
 		t.objects = r.Workload.Objects
-		if r.Phase == results.PhaseServe && r.Status != results.StatusFailed {
+		if r.Phase == job.PhaseServe && r.Status != results.StatusFailed {
 			t.served = true
 			c.serves = slices.DeleteFunc(c.serves, func(o *results.Record) bool { return o.Run == r.Run })
 			c.serves = append(c.serves, r)
@@ -204,17 +205,17 @@ func group(recs []results.Record) []*table {
 		}
 		if r.Status != results.StatusOK {
 			c.failed[r.Phase] = true
-			if r.Phase == results.PhaseTurn {
+			if r.Phase == job.PhaseTurn {
 				c.failedTurn[r.Run] = true
 				t.turned = true
 			}
-			if r.Phase == results.PhaseOpen && r.Cache == "" {
+			if r.Phase == job.PhaseOpen && r.Cache == "" {
 				c.failedRuns[r.Run] = true
 			}
 			continue
 		}
 		if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
-			what := col + " " + r.Phase
+			what := col + " " + string(r.Phase)
 			if r.Run > 0 {
 				what += fmt.Sprintf(" run %d", r.Run)
 			}
@@ -228,9 +229,9 @@ func group(recs []results.Record) []*table {
 			}
 		}
 		switch r.Phase {
-		case results.PhaseCreate:
+		case job.PhaseCreate:
 			c.create = r
-		case results.PhaseOpen:
+		case job.PhaseOpen:
 			if len(r.Queries) > 0 && t.queries == nil {
 				t.queries = r.Queries
 			}
@@ -246,12 +247,12 @@ func group(recs []results.Record) []*table {
 			// a later record of the same run replaces an earlier one
 			c.opens = slices.DeleteFunc(c.opens, func(o *results.Record) bool { return o.Run == r.Run })
 			c.opens = append(c.opens, r)
-		case results.PhaseHold:
+		case job.PhaseHold:
 			c.hold = r
 			t.held = r.Hold.Held
-		case results.PhaseSpace:
+		case job.PhaseSpace:
 			c.space = r
-		case results.PhaseTurn:
+		case job.PhaseTurn:
 			t.turned = true
 			delete(c.failedTurn, r.Run)
 			c.turns = slices.DeleteFunc(c.turns, func(o *results.Record) bool { return o.Run == r.Run })
@@ -321,7 +322,7 @@ func (t *table) rows() []row {
 	openStat := func(pick func(r *results.Record) []float64, stat func([]float64) float64) func(c *cell) string {
 		return func(c *cell) string {
 			if len(c.opens) == 0 {
-				return missing(c, results.PhaseOpen)
+				return missing(c, job.PhaseOpen)
 			}
 			xs := pooled(c, pick)
 			if len(xs) == 0 {
@@ -346,7 +347,7 @@ func (t *table) rows() []row {
 	rows := []row{
 		{fmt.Sprintf("Create, write %s objects, close (median)", thousands(float64(t.objects))), func(c *cell) string {
 			if c.create == nil {
-				return missing(c, results.PhaseCreate)
+				return missing(c, job.PhaseCreate)
 			}
 			return millis(stats.Median(c.create.CreateMs), 2)
 		}},
@@ -355,7 +356,7 @@ func (t *table) rows() []row {
 			case c.create != nil && c.create.StoresFrom != "":
 				return "n/a (made with more stores)"
 			case c.create == nil || c.create.WallS <= 0:
-				return missing(c, results.PhaseCreate)
+				return missing(c, job.PhaseCreate)
 			}
 			return thousands(float64(len(c.create.CreateMs)) / c.create.WallS)
 		}},
@@ -367,13 +368,13 @@ func (t *table) rows() []row {
 		{"Close (median)", openStat(closeMs, stats.Median)},
 		{fmt.Sprintf("Memory per open store (%s open), resident", thousands(float64(t.held))), func(c *cell) string {
 			if c.hold == nil {
-				return missing(c, results.PhaseHold)
+				return missing(c, job.PhaseHold)
 			}
 			return thousands(c.hold.Hold.RssKB) + " KB"
 		}},
 		{"same, anonymous (process' own memory)", func(c *cell) string {
 			if c.hold == nil {
-				return missing(c, results.PhaseHold)
+				return missing(c, job.PhaseHold)
 			}
 			return thousands(c.hold.Hold.AnonKB) + " KB"
 		}},
@@ -382,7 +383,7 @@ func (t *table) rows() []row {
 		{"same, anonymous", t.container(func(c *results.Container) float64 { return float64(c.AnonAfter - c.AnonBefore) })},
 		{"Load at start of the warm open runs (max)", func(c *cell) string {
 			if len(c.opens) == 0 {
-				return missing(c, results.PhaseOpen)
+				return missing(c, job.PhaseOpen)
 			}
 			var loads []float64
 			for _, r := range c.opens {
@@ -392,13 +393,13 @@ func (t *table) rows() []row {
 		}},
 		{"Space per store, files", func(c *cell) string {
 			if c.space == nil {
-				return missing(c, results.PhaseSpace)
+				return missing(c, job.PhaseSpace)
 			}
 			return thousands(stats.Median(stats.Ints(c.space.Bytes))/1024) + " KB"
 		}},
 		{"Threads, open files, goroutines per open store", func(c *cell) string {
 			if c.hold == nil {
-				return missing(c, results.PhaseHold)
+				return missing(c, job.PhaseHold)
 			}
 			h := c.hold.Hold
 			per := func(before, after int) string { return fmt.Sprintf("%.1f", float64(after-before)/float64(h.Held)) }
@@ -414,7 +415,7 @@ func (t *table) container(delta func(c *results.Container) float64) func(c *cell
 	return func(c *cell) string {
 		switch {
 		case c.hold == nil:
-			return missing(c, results.PhaseHold)
+			return missing(c, job.PhaseHold)
 		case c.hold.Hold.Container == nil:
 			return "n/a (needs a memory cgroup)"
 		}
@@ -457,7 +458,7 @@ func pooledRuns(c *cell, recs []*results.Record, failedRuns map[int]bool, want i
 }
 
 // missing is what a table shows for a figure without a record.
-func missing(c *cell, phase string) string {
+func missing(c *cell, phase job.Phase) string {
 	if c.na {
 		return "n/a"
 	}
@@ -506,7 +507,7 @@ func (t *table) writeNotes(w io.Writer) {
 		fmt.Fprintf(w, "n/a: the setting %s changes the C allocator (malloc) only, and %s do not allocate with it (pure Go).\n", t.setting, na)
 	}
 	if len(t.queries) > 0 {
-		fmt.Fprintf(w, "Open, query, close spans the queries %s, in that order; each query's row times it alone.\n", strings.Join(t.queries, ", "))
+		fmt.Fprintf(w, "Open, query, close spans the queries %s, in that order; each query's row times it alone.\n", job.JoinNames(t.queries, ", "))
 	}
 	if t.turned {
 		fmt.Fprintln(w, "Turn rows: one agent turn per store and run (open, the 20 newest notes, one note appended in its own transaction, close), after the space phase.")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 )
 
@@ -107,7 +108,7 @@ func TestOneMachineLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range recs {
-		if recs[i].Phase == results.PhaseEnv {
+		if recs[i].Phase == job.PhaseEnv {
 			recs[i].Env = map[string]string{"host": "laptop", "cpu": "Test CPU", "cores": "2", "memory_kb": "1"}
 		}
 	}
@@ -194,10 +195,10 @@ func TestSpreadInTable(t *testing.T) {
 // unique, else "machine N"; an env record without hardware names no machine.
 func TestFindMachines(t *testing.T) {
 	env := func(host, cpu string) results.Record {
-		return results.Record{Phase: results.PhaseEnv, Env: map[string]string{"host": host, "cpu": cpu, "cores": "2", "memory_kb": "1"}}
+		return results.Record{Phase: job.PhaseEnv, Env: map[string]string{"host": host, "cpu": cpu, "cores": "2", "memory_kb": "1"}}
 	}
 	recs := []results.Record{env("a", "x"), env("b", "x"), env("b", "y"), env("", "z"), env("a", "x"),
-		{Phase: results.PhaseEnv, Env: map[string]string{"manydb": "test"}}}
+		{Phase: job.PhaseEnv, Env: map[string]string{"manydb": "test"}}}
 	m := findMachines(recs)
 	var got []string
 	for _, k := range m.order {
@@ -222,7 +223,7 @@ func TestResumedConfig(t *testing.T) {
 	}
 	envs := 0
 	for i := range recs {
-		if recs[i].Phase == results.PhaseEnv {
+		if recs[i].Phase == job.PhaseEnv {
 			if envs++; envs == 2 {
 				cfg := *recs[i].Config
 				cfg.Runs = 4

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"manydb/internal/job"
 )
 
 func TestReaderReportsFileAndLine(t *testing.T) {
@@ -50,7 +52,7 @@ func TestWriterAppendsAndDropsACutLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Append(Record{Study: "a", Phase: PhaseCreate, Status: StatusOK, CreateMs: []float64{1}}); err != nil {
+	if err := w.Append(Record{Study: "a", Phase: job.PhaseCreate, Status: StatusOK, CreateMs: []float64{1}}); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -63,7 +65,7 @@ func TestWriterAppendsAndDropsACutLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Append(Record{Study: "a", Phase: PhaseOpen, Status: StatusOK, Run: 1}); err != nil {
+	if err := w.Append(Record{Study: "a", Phase: job.PhaseOpen, Status: StatusOK, Run: 1}); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -71,7 +73,7 @@ func TestWriterAppendsAndDropsACutLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 2 || recs[0].Phase != PhaseCreate || recs[1].Phase != PhaseOpen || recs[1].Schema != Schema {
+	if len(recs) != 2 || recs[0].Phase != job.PhaseCreate || recs[1].Phase != job.PhaseOpen || recs[1].Schema != Schema {
 		t.Fatalf("records = %+v, want create then open", recs)
 	}
 }
@@ -103,7 +105,7 @@ func TestWriterKeepsAWholeLastRecordWithoutNewline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Append(Record{Study: "a", Phase: PhaseCreate, Status: StatusOK}); err != nil {
+	if err := w.Append(Record{Study: "a", Phase: job.PhaseCreate, Status: StatusOK}); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -114,7 +116,7 @@ func TestWriterKeepsAWholeLastRecordWithoutNewline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Append(Record{Study: "a", Phase: PhaseOpen, Status: StatusOK, Run: 1}); err != nil {
+	if err := w.Append(Record{Study: "a", Phase: job.PhaseOpen, Status: StatusOK, Run: 1}); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -122,7 +124,7 @@ func TestWriterKeepsAWholeLastRecordWithoutNewline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 2 || recs[0].Phase != PhaseCreate || recs[1].Phase != PhaseOpen {
+	if len(recs) != 2 || recs[0].Phase != job.PhaseCreate || recs[1].Phase != job.PhaseOpen {
 		t.Fatalf("records = %+v, want create then open", recs)
 	}
 }

@@ -9,6 +9,7 @@ package results
 import (
 	"time"
 
+	"manydb/internal/job"
 	"manydb/internal/workload"
 )
 
@@ -26,19 +27,6 @@ func MallocVars() []string {
 // samples for its page cache residency before it starts.
 const ResidencySample = 300
 
-// Phases, in the order a study runs them for one variant.
-const (
-	PhaseEnv     = "env" // one per study: the environment it ran in
-	PhaseCreate  = "create"
-	PhaseOpen    = "open"
-	PhaseHold    = "hold"
-	PhaseSpace   = "space"
-	PhaseTurn    = "turn"  // after space: one agent turn per store (--turns)
-	PhaseServe   = "serve" // manydb serve: agent traffic on a pool of open stores
-	PhaseProfile = "profile"
-	PhaseEnd     = "end" // one per finished study: its wall time
-)
-
 // Status values.
 const (
 	StatusOK     = "ok"
@@ -55,7 +43,7 @@ type Record struct {
 	Study    string        `json:"study"`
 	Variant  string        `json:"variant,omitempty"`
 	Setting  string        `json:"setting,omitempty"`
-	Phase    string        `json:"phase"`
+	Phase    job.Phase     `json:"phase"`
 	Run      int           `json:"run,omitempty"`  // open: 1..R
 	Seed     uint64        `json:"seed,omitempty"` // open: the seed of the run's store order
 	Status   string        `json:"status"`
@@ -105,13 +93,13 @@ type Record struct {
 	TotalMs []float64 `json:"total_ms,omitempty"`
 	// Queries are the queries of an open run in the order they ran (left
 	// out for the default, count alone), and of a turn: recent, append.
-	Queries []string `json:"queries,omitempty"`
+	Queries []job.Query `json:"queries,omitempty"`
 	// QueriesMs holds each query's own samples, by name, when Queries is set.
-	QueriesMs map[string][]float64 `json:"queries_ms,omitempty"`
+	QueriesMs map[job.Query][]float64 `json:"queries_ms,omitempty"`
 	// Cache is how the page cache was prepared for an open run: "" (warm),
 	// "cold" (each store's files evicted before its open) or "drop" (the
 	// kernel's caches dropped before the run).
-	Cache string `json:"cache,omitempty"`
+	Cache job.CacheMode `json:"cache,omitempty"`
 	// Resident is, for a cold run, the fraction of each store's file pages
 	// still in the page cache just before its open, in the run's order.
 	Resident []float64 `json:"resident,omitempty"`
@@ -309,7 +297,7 @@ type StudyConfig struct {
 	// stores; Hold is then the largest.
 	Holds   []int        `json:"holds,omitempty"`
 	Fanout  int          `json:"fanout,omitempty"`  // store directory layout (0: flat)
-	Queries []string     `json:"queries,omitempty"` // default: count
+	Queries []job.Query  `json:"queries,omitempty"` // default: count
 	Cache   []string     `json:"cache,omitempty"`   // default: warm
 	Turns   int          `json:"turns,omitempty"`
 	Serve   *ServeConfig `json:"serve,omitempty"` // manydb serve

@@ -43,6 +43,8 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+
+	"manydb/internal/job"
 )
 
 // Setting is one process-wide condition.
@@ -68,7 +70,7 @@ type Setting struct {
 type Allocator struct {
 	// Name is how the worker names the allocator it finds in its process
 	// (internal/worker): jemalloc, mimalloc or tcmalloc.
-	Name string
+	Name job.Allocator
 	// Library is the file name of its shared library, as the Debian
 	// package installs it in the multiarch library directory.
 	Library string
@@ -76,15 +78,11 @@ type Allocator struct {
 	Package string
 }
 
-// Glibc is the name of glibc's malloc, the allocator of every setting
-// without a Preload.
-const Glibc = "glibc"
-
 // The allocators a setting can preload.
 var (
-	jemalloc = Allocator{Name: "jemalloc", Library: "libjemalloc.so.2", Package: "libjemalloc2"}
-	mimalloc = Allocator{Name: "mimalloc", Library: "libmimalloc.so.2", Package: "libmimalloc2.0"}
-	tcmalloc = Allocator{Name: "tcmalloc", Library: "libtcmalloc_minimal.so.4", Package: "libtcmalloc-minimal4"}
+	jemalloc = Allocator{Name: job.Jemalloc, Library: "libjemalloc.so.2", Package: "libjemalloc2"}
+	mimalloc = Allocator{Name: job.Mimalloc, Library: "libmimalloc.so.2", Package: "libmimalloc2.0"}
+	tcmalloc = Allocator{Name: job.Tcmalloc, Library: "libtcmalloc_minimal.so.4", Package: "libtcmalloc-minimal4"}
 )
 
 // All returns every setting in table order (combinations left out).
@@ -104,7 +102,7 @@ func All() []Setting {
 }
 
 func preload(a Allocator, what string) Setting {
-	return Setting{Name: a.Name, CgoOnly: true, Preload: &a,
+	return Setting{Name: string(a.Name), CgoOnly: true, Preload: &a,
 		Describe: fmt.Sprintf("%s instead of glibc's malloc (LD_PRELOAD of %s from Debian's %s; %s)", a.Name, a.Library, a.Package, what)}
 }
 
@@ -217,11 +215,11 @@ func (s Setting) Applies(cgo bool) bool { return cgo || !s.CgoOnly }
 
 // Malloc names the allocator a worker under s must run with: Glibc, or
 // the preloaded allocator's name.
-func (s Setting) Malloc() string {
+func (s Setting) Malloc() job.Allocator {
 	if s.Preload != nil {
 		return s.Preload.Name
 	}
-	return Glibc
+	return job.Glibc
 }
 
 // ErrLibraryMissing is returned by Resolve when the allocator's library is

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"manydb/internal/job"
 )
 
 func TestParseList(t *testing.T) {
@@ -33,11 +35,11 @@ func TestApplies(t *testing.T) {
 	}
 	for _, name := range []string{"jemalloc", "mimalloc", "tcmalloc", "thp-off+jemalloc"} {
 		s, ok := Lookup(name)
-		if !ok || s.Applies(false) || !s.Applies(true) || s.Malloc() != strings.TrimPrefix(name, "thp-off+") {
+		if !ok || s.Applies(false) || !s.Applies(true) || string(s.Malloc()) != strings.TrimPrefix(name, "thp-off+") {
 			t.Errorf("%s: %+v: an allocator setting applies to cgo engines only and names its allocator", name, s)
 		}
 	}
-	if d, _ := Lookup("default"); d.Malloc() != Glibc {
+	if d, _ := Lookup("default"); d.Malloc() != job.Glibc {
 		t.Errorf("default runs with %q, want glibc", d.Malloc())
 	}
 }

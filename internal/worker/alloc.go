@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"manydb/internal/settings"
+	"manydb/internal/job"
 )
 
 // Allocator is the malloc a worker process runs with, as the process
@@ -17,7 +17,7 @@ import (
 type Allocator struct {
 	// Name is glibc, jemalloc, mimalloc or tcmalloc; for another library,
 	// its file name.
-	Name string
+	Name job.Allocator
 	// Version is what the library's own version call answers
 	// (gnu_get_libc_version, mallctl("version"), mi_version, tc_version).
 	Version string
@@ -38,14 +38,14 @@ var errNoCgo = errors.New("this worker is built without cgo and has no C library
 // It runs before a phase measures anything, so a preload that did not take
 // (a wrong LD_PRELOAD path: the dynamic linker only warns and goes on with
 // glibc) fails the phase instead of measuring glibc under another name.
-func checkAllocator(want string) (Allocator, error) {
+func checkAllocator(want job.Allocator) (Allocator, error) {
 	a, err := findAllocator()
 	switch {
 	case errors.Is(err, errNoCgo) && want == "":
 		return Allocator{}, nil
 	case err != nil:
 		return Allocator{}, fmt.Errorf("which malloc runs here: %w", err)
-	case want == settings.Glibc && a.Name != want:
+	case want == job.Glibc && a.Name != want:
 		return Allocator{}, fmt.Errorf("the setting runs glibc's malloc, but malloc in this process is %s's (%s; LD_PRELOAD=%q): unset LD_PRELOAD, or use the setting %s; nothing was measured",
 			a.Name, a.Library, os.Getenv("LD_PRELOAD"), a.Name)
 	case want != "" && a.Name != want:
@@ -62,20 +62,20 @@ func (a Allocator) record(versions map[string]string) {
 	if a.Name == "" {
 		return
 	}
-	versions["allocator"] = a.Name + " " + a.Version
+	versions["allocator"] = string(a.Name) + " " + a.Version
 	versions["allocator_library"] = a.Library
 }
 
 // allocatorName names the allocator of a library file from its name.
-func allocatorName(library string) string {
+func allocatorName(library string) job.Allocator {
 	base := filepath.Base(library)
-	for prefix, name := range map[string]string{"libc.so": "glibc", "libc-": "glibc",
-		"libjemalloc": "jemalloc", "libmimalloc": "mimalloc", "libtcmalloc": "tcmalloc"} {
+	for prefix, name := range map[string]job.Allocator{"libc.so": job.Glibc, "libc-": job.Glibc,
+		"libjemalloc": job.Jemalloc, "libmimalloc": job.Mimalloc, "libtcmalloc": job.Tcmalloc} {
 		if strings.HasPrefix(base, prefix) {
 			return name
 		}
 	}
-	return base
+	return job.Allocator(base)
 }
 
 // mappedFile returns the file mapped at address addr in the process'
@@ -132,9 +132,9 @@ func allocatorFromMaps(path string) (Allocator, error) {
 		}
 		lib := strings.Join(fields[5:], " ")
 		switch name := allocatorName(lib); name {
-		case "jemalloc", "mimalloc", "tcmalloc":
+		case job.Jemalloc, job.Mimalloc, job.Tcmalloc:
 			return Allocator{Name: name, Version: noVersion, Library: lib}, nil
-		case "glibc":
+		case job.Glibc:
 			libc = lib
 		}
 	}
@@ -144,7 +144,7 @@ func allocatorFromMaps(path string) (Allocator, error) {
 	if libc == "" {
 		return Allocator{}, errNoCgo
 	}
-	return Allocator{Name: "glibc", Version: noVersion, Library: libc}, nil
+	return Allocator{Name: job.Glibc, Version: noVersion, Library: libc}, nil
 }
 
 // noVersion is the version recorded by a worker built without cgo.

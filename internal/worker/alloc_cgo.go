@@ -58,7 +58,10 @@ import "C"
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
+
+	"manydb/internal/job"
 )
 
 // findAllocator finds the malloc this process runs with and proves it
@@ -82,12 +85,10 @@ func findAllocator() (Allocator, error) {
 		return Allocator{}, fmt.Errorf("malloc at %#x is said to be in %s, but /proc/self/maps maps %q there", addr, a.Library, mapped)
 	}
 	a.Library = mapped
-	switch a.Name {
-	case "glibc", "jemalloc", "mimalloc", "tcmalloc":
-	default:
+	if !slices.Contains(job.Allocators(), a.Name) {
 		return a, nil // no version call known; checkAllocator refuses it if another was asked for
 	}
-	path, name := C.CString(a.Library), C.CString(a.Name)
+	path, name := C.CString(a.Library), C.CString(string(a.Name))
 	defer C.free(unsafe.Pointer(path))
 	defer C.free(unsafe.Pointer(name))
 	var buf [256]C.char

@@ -13,6 +13,7 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/fakeengine"
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/settings"
 )
@@ -37,14 +38,14 @@ func TestFindAllocatorHere(t *testing.T) {
 	if os.Getenv("LD_PRELOAD") != "" {
 		t.Skip("this test process itself runs with LD_PRELOAD; TestAllocatorProof covers the preload")
 	}
-	a, err := checkAllocator(settings.Glibc)
+	a, err := checkAllocator(job.Glibc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a.Name != "glibc" || !strings.HasPrefix(a.Library, "/") || !strings.Contains(filepath.Base(a.Library), "libc") || a.Version == "" {
 		t.Errorf("allocator = %+v: want glibc with its library and version", a)
 	}
-	for _, want := range []string{"jemalloc", "mimalloc", "tcmalloc"} {
+	for _, want := range []job.Allocator{job.Jemalloc, job.Mimalloc, job.Tcmalloc} {
 		if _, err := checkAllocator(want); err == nil || !strings.Contains(err.Error(), "the preload did not take effect") {
 			t.Errorf("checkAllocator(%s) in a process without a preload: err = %v, want a refusal", want, err)
 		}
@@ -130,7 +131,7 @@ func TestAllocatorProof(t *testing.T) {
 	// The default setting under a preloaded allocator is refused too:
 	// its table would show jemalloc's figures as glibc's.
 	if set, err := sets["jemalloc"].Resolve(settings.LibDirs()); err == nil {
-		if _, stderr, err := worker(t, settings.Glibc, set.Library); err == nil || !strings.Contains(stderr, "malloc in this process is jemalloc's") {
+		if _, stderr, err := worker(t, string(job.Glibc), set.Library); err == nil || !strings.Contains(stderr, "malloc in this process is jemalloc's") {
 			t.Errorf("--allocator glibc under LD_PRELOAD of jemalloc: err = %v, stderr %q; want a failure", err, stderr)
 		}
 	}
@@ -146,7 +147,7 @@ func libc(t *testing.T) string {
 }
 
 func TestAllocatorName(t *testing.T) {
-	for lib, want := range map[string]string{
+	for lib, want := range map[string]job.Allocator{
 		"/lib/x86_64-linux-gnu/libc.so.6":               "glibc",
 		"/usr/lib/x86_64-linux-gnu/libjemalloc.so.2":    "jemalloc",
 		"/usr/lib/x86_64-linux-gnu/libmimalloc.so.2.0":  "mimalloc",
@@ -190,7 +191,7 @@ func TestAllocatorFromMaps(t *testing.T) {
 	libc := "7f1a2c028000-7f1a2c19d000 r-xp 00028000 fd:01 1311237 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
 	jem := "7f1a2d000000-7f1a2d100000 r-xp 00000000 fd:01 1311240 /usr/lib/x86_64-linux-gnu/libjemalloc.so.2\n"
 	static := "00400000-00800000 r-xp 00000000 fd:01 99 /work/bin/worker-gokv\n7f1a2d000000-7f1a2d001000 rw-p 00000000 00:00 0 \n"
-	for maps, want := range map[string]string{libc: "glibc", jem + libc: "jemalloc", libc + jem: "jemalloc"} {
+	for maps, want := range map[string]job.Allocator{libc: "glibc", jem + libc: "jemalloc", libc + jem: "jemalloc"} {
 		a, err := allocatorFromMaps(write("maps", maps))
 		if err != nil || a.Name != want || a.Version != noVersion || !strings.HasPrefix(a.Library, "/usr/lib/") {
 			t.Errorf("%q: %+v, %v; want %s", maps, a, err, want)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"manydb/internal/engines/fakeengine"
-	"manydb/internal/results"
+	"manydb/internal/job"
 	"manydb/internal/stats"
 	"manydb/internal/workload"
 )
@@ -17,17 +17,17 @@ import (
 // total_ms samples is what the harness adds to every engine's figure.
 // Run with: go test -run '^$' -bench HarnessSpan -benchtime 20000x ./internal/worker/
 func BenchmarkHarnessSpan(b *testing.B) {
-	job := Job{Variant: "null", Phase: results.PhaseOpen, Dir: b.TempDir(), Stores: b.N, Seed: 1,
+	j := job.Job{Variant: "null", Phase: job.PhaseOpen, Dir: b.TempDir(), Stores: b.N, Seed: 1,
 		Workload: workload.Spec{Name: "large", Objects: 1000, TextLen: 300}}
 	// The null engine makes no files, but the run samples its stores' page
 	// cache residency: each store is an empty directory.
-	for _, dir := range storeDirs(job) {
+	for _, dir := range storeDirs(j) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ResetTimer()
-	rec, err := RunJob(job, fakeengine.NewNull(1000), io.Discard)
+	rec, err := RunJob(j, fakeengine.NewNull(1000), io.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}

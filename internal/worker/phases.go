@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/memcg"
 	"manydb/internal/results"
@@ -19,38 +20,38 @@ import (
 // create makes every store: one span per store from before mkdir to after
 // close (open the new store with its schema, write all notes in one
 // transaction, close). The notes are generated before the span.
-func create(job Job, v engine.Variant, rec *results.Record, p *progress) error {
+func create(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	dirs := storeDirs(job)
-	notes := make([]workload.Note, job.Workload.Objects)
-	samples := make([]float64, job.Stores)
+	dirs := storeDirs(j)
+	notes := make([]workload.Note, j.Workload.Objects)
+	samples := make([]float64, j.Stores)
 	start := time.Now()
 	for i, dir := range dirs {
 		p.at(i)
-		job.Workload.Fill(i, notes)
-		if job.Fanout > 0 {
+		j.Workload.Fill(i, notes)
+		if j.Fanout > 0 {
 			// The layout's parent directories are made outside the span:
 			// the span times the store's own directory, as in the flat
 			// layout.
 			if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-				return storeError(job, i, "mkdir the layout's directories", err)
+				return storeError(j, i, "mkdir the layout's directories", err)
 			}
 		}
 		t0 := time.Now()
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			return storeError(job, i, "mkdir", err)
+			return storeError(j, i, "mkdir", err)
 		}
 		s, err := v.Create(dir)
 		if err != nil {
-			return storeError(job, i, "create", err)
+			return storeError(j, i, "create", err)
 		}
 		if err := s.Insert(notes); err != nil {
 			s.Close()
-			return storeError(job, i, fmt.Sprintf("insert %d notes", len(notes)), err)
+			return storeError(j, i, fmt.Sprintf("insert %d notes", len(notes)), err)
 		}
 		if err := s.Close(); err != nil {
-			return storeError(job, i, "close", err)
+			return storeError(j, i, "close", err)
 		}
 		samples[i] = ms(time.Since(t0))
 		p.step(i + 1)
@@ -74,42 +75,42 @@ func Order(n int, seed uint64) []int {
 // snapshots follow a garbage collection that returns freed Go memory to
 // the OS, so only live memory counts for pure-Go engines too. The loop is
 // locked to one OS thread, as the timed phases are.
-func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
+func hold(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	// Only the paths used: a slice of every store's path (10 MB for a
 	// million stores) would be garbage collected between the snapshots
 	// and show as memory freed by the held stores.
-	dirs := make([]string, job.Hold)
+	dirs := make([]string, j.Hold)
 	for i := range dirs {
-		dirs[i] = StoreDirIn(job.Dir, i, job.Fanout)
+		dirs[i] = job.StoreDir(j.Dir, i, j.Fanout)
 	}
-	open := make([]engine.Store, 0, job.Hold)
+	open := make([]engine.Store, 0, j.Hold)
 	defer func() {
 		for _, s := range open {
 			s.Close()
 		}
 	}()
-	want := int64(job.Workload.Objects + job.Appended)
+	want := int64(j.Workload.Objects + j.Appended)
 	var cg *memcg.Group
-	if job.Cgroup != "" {
-		g := memcg.Open(job.Cgroup)
+	if j.Cgroup != "" {
+		g := memcg.Open(j.Cgroup)
 		if err := g.Join(os.Getpid()); err != nil {
 			return err
 		}
 		cg = &g
 	}
-	warm := min(job.Hold, job.Stores-1)
+	warm := min(j.Hold, j.Stores-1)
 	p.at(warm)
-	if err := openCountClose(v, StoreDirIn(job.Dir, warm, job.Fanout), want); err != nil {
-		return storeError(job, warm, "warm-up", err)
+	if err := openCountClose(v, job.StoreDir(j.Dir, warm, j.Fanout), want); err != nil {
+		return storeError(j, warm, "warm-up", err)
 	}
 	if cg != nil {
 		// The held stores' pages are read by their opens below, so that
 		// they are charged to this cgroup, as in a new container.
 		for i, dir := range dirs {
 			if err := measure.Evict(dir); err != nil {
-				return storeError(job, i, "evict from the page cache", err)
+				return storeError(j, i, "evict from the page cache", err)
 			}
 		}
 	}
@@ -130,15 +131,15 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 		t0 := time.Now()
 		s, err := v.Open(dir)
 		if err != nil {
-			return storeError(job, i, "open", err)
+			return storeError(j, i, "open", err)
 		}
 		open = append(open, s)
 		got, err := s.Count()
 		if err != nil {
-			return storeError(job, i, "count", err)
+			return storeError(j, i, "count", err)
 		}
 		if got != want {
-			return storeError(job, i, "count", fmt.Errorf("count returned %d notes, want %d", got, want))
+			return storeError(j, i, "count", fmt.Errorf("count returned %d notes, want %d", got, want))
 		}
 		engineTime += time.Since(t0)
 		p.step(i + 1)
@@ -157,9 +158,9 @@ func hold(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 		container = &results.Container{Cgroup: cg.Path, BytesBefore: cBefore.Bytes, BytesAfter: cAfter.Bytes,
 			FileBefore: cBefore.File, FileAfter: cAfter.File, AnonBefore: cBefore.Anon, AnonAfter: cAfter.Anon}
 	}
-	h := float64(job.Hold)
+	h := float64(j.Hold)
 	rec.Hold = &results.Hold{
-		Held:          job.Hold,
+		Held:          j.Hold,
 		RssKB:         float64(after.mem.RssKB-before.mem.RssKB) / h,
 		AnonKB:        float64(after.mem.AnonKB-before.mem.AnonKB) / h,
 		RssBeforeKB:   before.mem.RssKB,
@@ -227,15 +228,15 @@ func snapshot() (procSnapshot, error) {
 }
 
 // space measures each store's files on disk.
-func space(job Job, v engine.Variant, rec *results.Record, p *progress) error {
-	rec.Bytes = make([]int64, job.Stores)
-	rec.ApparentBytes = make([]int64, job.Stores)
+func space(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
+	rec.Bytes = make([]int64, j.Stores)
+	rec.ApparentBytes = make([]int64, j.Stores)
 	var files []string
-	for i, dir := range storeDirs(job) {
+	for i, dir := range storeDirs(j) {
 		p.at(i)
 		s, err := measure.DirSpace(dir)
 		if err != nil {
-			return storeError(job, i, "measure space", err)
+			return storeError(j, i, "measure space", err)
 		}
 		rec.Bytes[i], rec.ApparentBytes[i] = s.Bytes, s.ApparentBytes
 		files = append(files, s.Files...)
@@ -260,14 +261,14 @@ func (e *StoreError) Error() string {
 
 func (e *StoreError) Unwrap() error { return e.Err }
 
-func storeError(job Job, i int, step string, err error) error {
-	return &StoreError{Index: i, Dir: StoreDirIn(job.Dir, i, job.Fanout), Step: step, Err: err}
+func storeError(j job.Job, i int, step string, err error) error {
+	return &StoreError{Index: i, Dir: job.StoreDir(j.Dir, i, j.Fanout), Step: step, Err: err}
 }
 
-func storeDirs(job Job) []string {
-	dirs := make([]string, job.Stores)
+func storeDirs(j job.Job) []string {
+	dirs := make([]string, j.Stores)
 	for i := range dirs {
-		dirs[i] = StoreDirIn(job.Dir, i, job.Fanout)
+		dirs[i] = job.StoreDir(j.Dir, i, j.Fanout)
 	}
 	return dirs
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/workload"
 )
@@ -27,12 +28,12 @@ import (
 // Marshaler), so for every store they add up to the total. Unlike the
 // create phase, the total includes building the notes, as the reference
 // study's profile did.
-func profile(job Job, v engine.Variant, rec *results.Record, p *progress) error {
+func profile(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	dirs := storeDirs(job)
-	notes := make([]workload.Note, job.Workload.Objects)
-	n := job.Stores
+	dirs := storeDirs(j)
+	notes := make([]workload.Note, j.Workload.Objects)
+	n := j.Stores
 	prof := &results.Profile{
 		CreateMs: make([]float64, n),
 		FillMs:   make([]float64, n),
@@ -47,14 +48,14 @@ func profile(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 		p.at(i)
 		t0 := time.Now()
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			return storeError(job, i, "mkdir", err)
+			return storeError(j, i, "mkdir", err)
 		}
 		s, err := v.Create(dir)
 		if err != nil {
-			return storeError(job, i, "create", err)
+			return storeError(j, i, "create", err)
 		}
 		t1 := time.Now()
-		job.Workload.Fill(i, notes)
+		j.Workload.Fill(i, notes)
 		t2 := time.Now()
 		t3 := t2
 		if m, ok := s.(engine.Marshaler); ok {
@@ -62,21 +63,21 @@ func profile(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 			mm, err := m.Marshal(notes)
 			if err != nil {
 				s.Close()
-				return storeError(job, i, fmt.Sprintf("marshal %d notes", len(notes)), err)
+				return storeError(j, i, fmt.Sprintf("marshal %d notes", len(notes)), err)
 			}
 			t3 = time.Now()
 			err = m.InsertMarshaled(mm)
 			if err != nil {
 				s.Close()
-				return storeError(job, i, fmt.Sprintf("insert %d marshaled notes", len(notes)), err)
+				return storeError(j, i, fmt.Sprintf("insert %d marshaled notes", len(notes)), err)
 			}
 		} else if err := s.Insert(notes); err != nil {
 			s.Close()
-			return storeError(job, i, fmt.Sprintf("insert %d notes", len(notes)), err)
+			return storeError(j, i, fmt.Sprintf("insert %d notes", len(notes)), err)
 		}
 		t4 := time.Now()
 		if err := s.Close(); err != nil {
-			return storeError(job, i, "close", err)
+			return storeError(j, i, "close", err)
 		}
 		t5 := time.Now()
 		prof.CreateMs[i] = ms(t1.Sub(t0))

@@ -9,6 +9,7 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/sqlite"
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/workload"
 )
@@ -21,7 +22,7 @@ func checkProfile(t *testing.T, rec results.Record, stores int, marshal bool) {
 	if p == nil {
 		t.Fatal("profile record without a profile")
 	}
-	if rec.Phase != results.PhaseProfile || rec.WallS <= 0 {
+	if rec.Phase != job.PhaseProfile || rec.WallS <= 0 {
 		t.Errorf("phase %q, wall %v", rec.Phase, rec.WallS)
 	}
 	steps := map[string][]float64{"create": p.CreateMs, "fill": p.FillMs, "insert": p.InsertMs, "close": p.CloseMs, "total": p.TotalMs}
@@ -43,15 +44,15 @@ func checkProfile(t *testing.T, rec results.Record, stores int, marshal bool) {
 }
 
 func TestProfileFake(t *testing.T) {
-	job := fakeJob(t, results.PhaseProfile)
-	rec, err := RunJob(job, newFake(t, "fake"), io.Discard)
+	j := fakeJob(t, job.PhaseProfile)
+	rec, err := RunJob(j, newFake(t, "fake"), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkProfile(t, rec, job.Stores, false)
+	checkProfile(t, rec, j.Stores, false)
 	// The stores are real and complete: the open phase counts their notes.
-	job.Phase, job.Seed = results.PhaseOpen, 1
-	if _, err := RunJob(job, newFake(t, "fake"), io.Discard); err != nil {
+	j.Phase, j.Seed = job.PhaseOpen, 1
+	if _, err := RunJob(j, newFake(t, "fake"), io.Discard); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -59,9 +60,9 @@ func TestProfileFake(t *testing.T) {
 // TestProfileSlowCreate: the fake_slow engine sleeps 20 ms in Create; the
 // profile must put that time into the create step, not another one.
 func TestProfileSlowCreate(t *testing.T) {
-	job := fakeJob(t, results.PhaseProfile)
-	job.Stores = 2
-	rec, err := RunJob(job, newFake(t, "fake_slow"), io.Discard)
+	j := fakeJob(t, job.PhaseProfile)
+	j.Stores = 2
+	rec, err := RunJob(j, newFake(t, "fake_slow"), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,26 +80,26 @@ func TestProfileSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	job := Job{Variant: "sqlite", Phase: results.PhaseProfile, Dir: dir, Stores: 5,
+	j := job.Job{Variant: "sqlite", Phase: job.PhaseProfile, Dir: dir, Stores: 5,
 		Workload: workload.Spec{Name: "custom", Objects: 50, TextLen: 100}}
-	rec, err := RunJob(job, v, io.Discard)
+	rec, err := RunJob(j, v, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkProfile(t, rec, 5, false)
-	job.Phase, job.Seed = results.PhaseOpen, 1
-	if _, err := RunJob(job, v, io.Discard); err != nil {
+	j.Phase, j.Seed = job.PhaseOpen, 1
+	if _, err := RunJob(j, v, io.Discard); err != nil {
 		t.Fatalf("the profiled stores do not hold their notes: %v", err)
 	}
 }
 
 func TestProfileCPUProfile(t *testing.T) {
-	job := fakeJob(t, results.PhaseProfile)
-	job.CPUProfile = filepath.Join(t.TempDir(), "cpu.pprof")
-	if _, err := RunJob(job, newFake(t, "fake"), io.Discard); err != nil {
+	j := fakeJob(t, job.PhaseProfile)
+	j.CPUProfile = filepath.Join(t.TempDir(), "cpu.pprof")
+	if _, err := RunJob(j, newFake(t, "fake"), io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	st, err := os.Stat(job.CPUProfile)
+	st, err := os.Stat(j.CPUProfile)
 	if err != nil || st.Size() == 0 {
 		t.Fatalf("no CPU profile written: %v", err)
 	}

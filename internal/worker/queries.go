@@ -8,37 +8,14 @@ import (
 	"time"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/results"
 	"manydb/internal/workload"
 )
 
-// The queries of an open run (--queries) and what each asks for.
-const (
-	QueryCount  = "count"  // the number of notes (the reference's query)
-	QueryRecent = "recent" // the RecentN newest notes
-	QueryGet    = "get"    // GetN notes by id, drawn per store from the run's seed
-	QueryScan   = "scan"   // every note
-	// QueryAppend is the write of a turn: one new note in its own transaction.
-	QueryAppend = "append"
-
-	RecentN = 20
-	GetN    = 10
-
-	readBack = 10 // stores whose append a turn run reads back itself
-)
-
-// queryNames lists the queries an open run can make, in their usual order.
-func queryNames() []string { return []string{QueryCount, QueryRecent, QueryGet, QueryScan} }
-
-// Cache modes of an open run (Job.Cache). The third, "drop", is the
-// orchestrator's: it drops the kernel's caches before a worker whose
-// stores it then opens warm-code-path.
-const (
-	CacheWarm = ""
-	CacheCold = "cold"
-	CacheDrop = "drop"
-)
+// readBack is how many stores a turn run reads back its append itself.
+const readBack = 10
 
 // answers holds what the queries of one store returned; its buffers are
 // reused from store to store, so no query allocates them in a timed span.
@@ -53,9 +30,9 @@ type answers struct {
 
 func newAnswers(total int) *answers {
 	a := &answers{
-		ids:    make([]int64, GetN),
-		recent: make([]workload.Note, 0, RecentN),
-		get:    make([]workload.Note, 0, GetN),
+		ids:    make([]int64, job.GetN),
+		recent: make([]workload.Note, 0, job.RecentN),
+		get:    make([]workload.Note, 0, job.GetN),
 		scan:   make([]workload.Note, 0, total),
 	}
 	a.onNote = func(n workload.Note) { a.scan = append(a.scan, n) }
@@ -72,10 +49,10 @@ func (a *answers) drawIDs(seed uint64, i, total int) {
 }
 
 // run makes query name on s (which, beyond count, must be a Querier).
-func (a *answers) run(name string, s engine.Store) error {
+func (a *answers) run(name job.Query, s engine.Store) error {
 	var err error
 	switch name {
-	case QueryCount:
+	case job.QueryCount:
 		a.count, err = s.Count()
 		return err
 	}
@@ -84,11 +61,11 @@ func (a *answers) run(name string, s engine.Store) error {
 		return fmt.Errorf("this variant cannot answer %s (its store does not implement engine.Querier)", name)
 	}
 	switch name {
-	case QueryRecent:
-		a.recent, err = q.Recent(RecentN, a.recent[:0])
-	case QueryGet:
+	case job.QueryRecent:
+		a.recent, err = q.Recent(job.RecentN, a.recent[:0])
+	case job.QueryGet:
 		a.get, err = q.Get(a.ids, a.get[:0])
-	case QueryScan:
+	case job.QueryScan:
 		a.scan = a.scan[:0]
 		err = q.Scan(a.onNote)
 	default:
@@ -99,17 +76,17 @@ func (a *answers) run(name string, s engine.Store) error {
 
 // check compares the answer of query name on store i with the workload,
 // the store holding total notes (the workload's and the appended ones).
-func (a *answers) check(spec workload.Spec, name string, i, total int) error {
+func (a *answers) check(spec workload.Spec, name job.Query, i, total int) error {
 	switch name {
-	case QueryCount:
+	case job.QueryCount:
 		if a.count != int64(total) {
 			return fmt.Errorf("count returned %d notes, want %d", a.count, total)
 		}
-	case QueryRecent:
-		return checkNotes(spec, i, a.recent, min(RecentN, total), func(k int) int64 { return int64(total - k) })
-	case QueryGet:
+	case job.QueryRecent:
+		return checkNotes(spec, i, a.recent, min(job.RecentN, total), func(k int) int64 { return int64(total - k) })
+	case job.QueryGet:
 		return checkNotes(spec, i, a.get, len(a.ids), func(k int) int64 { return a.ids[k] })
-	case QueryScan:
+	case job.QueryScan:
 		if err := checkNotes(spec, i, a.scan, total, func(k int) int64 { return int64(k + 1) }); err != nil {
 			return err
 		}
@@ -143,28 +120,28 @@ func checkNotes(spec workload.Spec, i int, got []workload.Note, n int, id func(k
 // checked after the store is closed. In a cold run each store's files are
 // evicted from the page cache just before its open, outside the span, and
 // how much stayed resident is recorded.
-func openRun(job Job, v engine.Variant, rec *results.Record, p *progress) error {
+func openRun(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	dirs := storeDirs(job)
-	order := Order(job.Stores, job.Seed)
-	queries := job.queries()
-	total := job.Workload.Objects + job.Appended
-	n := job.Stores
+	dirs := storeDirs(j)
+	order := Order(j.Stores, j.Seed)
+	queries := j.QueriesOrCount()
+	total := j.Workload.Objects + j.Appended
+	n := j.Stores
 	openMs, queryMs, closeMs, totalMs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	perQuery := make([][]float64, len(queries))
 	for q := range perQuery {
 		perQuery[q] = make([]float64, n)
 	}
 	var resident []float64
-	if job.Cache == CacheCold {
+	if j.Cache == job.CacheCold {
 		resident = make([]float64, n)
 	}
-	if job.Cache == "" || job.Cache == CacheWarm {
-		if job.Prewarm {
+	if j.Cache == "" || j.Cache == job.CacheWarm {
+		if j.Prewarm {
 			for i, dir := range dirs {
 				if err := measure.ReadAll(dir); err != nil {
-					return storeError(job, i, "read into the page cache", err)
+					return storeError(j, i, "read into the page cache", err)
 				}
 			}
 			rec.Prewarmed = true
@@ -181,17 +158,17 @@ func openRun(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 	// one-time set-up in this fresh process is not in a sample.
 	last := order[n-1]
 	p.at(last)
-	a.drawIDs(job.Seed, last, total)
+	a.drawIDs(j.Seed, last, total)
 	if err := visit(v, dirs[last], queries, a); err != nil {
-		return storeError(job, last, "warm-up", err)
+		return storeError(j, last, "warm-up", err)
 	}
 	for k, i := range order {
 		p.at(i)
-		a.drawIDs(job.Seed, i, total)
+		a.drawIDs(j.Seed, i, total)
 		if resident != nil {
 			r, err := evict(dirs[i])
 			if err != nil {
-				return storeError(job, i, "evict from the page cache", err)
+				return storeError(j, i, "evict from the page cache", err)
 			}
 			resident[k] = r
 		}
@@ -199,12 +176,12 @@ func openRun(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 		s, err := v.Open(dirs[i])
 		t1 := time.Now()
 		if err != nil {
-			return storeError(job, i, "open", err)
+			return storeError(j, i, "open", err)
 		}
 		for q, name := range queries {
 			if err := a.run(name, s); err != nil {
 				s.Close()
-				return storeError(job, i, name, err)
+				return storeError(j, i, string(name), err)
 			}
 			stamps[q] = time.Now()
 		}
@@ -212,11 +189,11 @@ func openRun(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 		err = s.Close()
 		t3 := time.Now()
 		if err != nil {
-			return storeError(job, i, "close", err)
+			return storeError(j, i, "close", err)
 		}
 		for q, name := range queries {
-			if err := a.check(job.Workload, name, i, total); err != nil {
-				return storeError(job, i, name, err)
+			if err := a.check(j.Workload, name, i, total); err != nil {
+				return storeError(j, i, string(name), err)
 			}
 			from := t1
 			if q > 0 {
@@ -228,10 +205,10 @@ func openRun(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 		p.step(k + 1)
 	}
 	rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs = openMs, queryMs, closeMs, totalMs
-	rec.Cache, rec.Resident, rec.Appended = job.Cache, resident, job.Appended
-	if !slices.Equal(queries, []string{QueryCount}) {
+	rec.Cache, rec.Resident, rec.Appended = j.Cache, resident, j.Appended
+	if !slices.Equal(queries, []job.Query{job.QueryCount}) {
 		rec.Queries = queries
-		rec.QueriesMs = map[string][]float64{}
+		rec.QueriesMs = map[job.Query][]float64{}
 		for q, name := range queries {
 			rec.QueriesMs[name] = perQuery[q]
 		}
@@ -241,7 +218,7 @@ func openRun(job Job, v engine.Variant, rec *results.Record, p *progress) error 
 
 // visit opens the store in dir, makes the queries, closes it and checks
 // the count, untimed (a warm-up).
-func visit(v engine.Variant, dir string, queries []string, a *answers) error {
+func visit(v engine.Variant, dir string, queries []job.Query, a *answers) error {
 	s, err := v.Open(dir)
 	if err != nil {
 		return err
@@ -291,53 +268,53 @@ func evict(dir string) (float64, error) {
 // note before the first turn), so every append is read back by the next
 // turn. The warm-up opens and reads the run's last store without
 // appending to it.
-func turn(job Job, v engine.Variant, rec *results.Record, p *progress) error {
+func turn(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	dirs := storeDirs(job)
-	order := Order(job.Stores, job.Seed)
-	total := job.Workload.Objects + job.Appended
-	n := job.Stores
+	dirs := storeDirs(j)
+	order := Order(j.Stores, j.Seed)
+	total := j.Workload.Objects + j.Appended
+	n := j.Stores
 	openMs, recentMs, appendMs, closeMs, totalMs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	a := newAnswers(total)
 	last := order[n-1]
 	p.at(last)
-	if err := visit(v, dirs[last], []string{QueryRecent}, a); err != nil {
-		return storeError(job, last, "warm-up", err)
+	if err := visit(v, dirs[last], []job.Query{job.QueryRecent}, a); err != nil {
+		return storeError(j, last, "warm-up", err)
 	}
 	for k, i := range order {
 		p.at(i)
-		note := job.Workload.TurnNote(i, job.Appended+1)
+		note := j.Workload.TurnNote(i, j.Appended+1)
 		t0 := time.Now()
 		s, err := v.Open(dirs[i])
 		t1 := time.Now()
 		if err != nil {
-			return storeError(job, i, "open", err)
+			return storeError(j, i, "open", err)
 		}
 		q, ok := s.(engine.Querier)
 		if !ok {
 			s.Close()
-			return storeError(job, i, "turn", fmt.Errorf("this variant cannot make a turn (its store does not implement engine.Querier)"))
+			return storeError(j, i, "turn", fmt.Errorf("this variant cannot make a turn (its store does not implement engine.Querier)"))
 		}
-		a.recent, err = q.Recent(RecentN, a.recent[:0])
+		a.recent, err = q.Recent(job.RecentN, a.recent[:0])
 		t2 := time.Now()
 		if err != nil {
 			s.Close()
-			return storeError(job, i, QueryRecent, err)
+			return storeError(j, i, string(job.QueryRecent), err)
 		}
 		err = q.Append(note)
 		t3 := time.Now()
 		if err != nil {
 			s.Close()
-			return storeError(job, i, QueryAppend, err)
+			return storeError(j, i, string(job.QueryAppend), err)
 		}
 		err = s.Close()
 		t4 := time.Now()
 		if err != nil {
-			return storeError(job, i, "close", err)
+			return storeError(j, i, "close", err)
 		}
-		if err := a.check(job.Workload, QueryRecent, i, total); err != nil {
-			return storeError(job, i, QueryRecent, fmt.Errorf("the notes before turn %d: %w", job.Appended+1, err))
+		if err := a.check(j.Workload, job.QueryRecent, i, total); err != nil {
+			return storeError(j, i, string(job.QueryRecent), fmt.Errorf("the notes before turn %d: %w", j.Appended+1, err))
 		}
 		openMs[k], recentMs[k], appendMs[k] = ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(t3.Sub(t2))
 		closeMs[k], totalMs[k] = ms(t4.Sub(t3)), ms(t4.Sub(t0))
@@ -349,24 +326,24 @@ func turn(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 	for _, i := range order[:min(readBack, n)] {
 		s, err := v.Open(dirs[i])
 		if err != nil {
-			return storeError(job, i, "open to read the append back", err)
+			return storeError(j, i, "open to read the append back", err)
 		}
 		a.recent, err = s.(engine.Querier).Recent(1, a.recent[:0])
 		if cerr := s.Close(); err == nil {
 			err = cerr
 		}
 		if err == nil && len(a.recent) == 1 {
-			err = job.Workload.Check(i, int64(total+1), a.recent[0])
+			err = j.Workload.Check(i, int64(total+1), a.recent[0])
 		} else if err == nil {
 			err = fmt.Errorf("recent returned %d notes, want 1", len(a.recent))
 		}
 		if err != nil {
-			return storeError(job, i, "read the appended note back", err)
+			return storeError(j, i, "read the appended note back", err)
 		}
 	}
 	rec.OpenMs, rec.CloseMs, rec.TotalMs = openMs, closeMs, totalMs
-	rec.Queries = []string{QueryRecent, QueryAppend}
-	rec.QueriesMs = map[string][]float64{QueryRecent: recentMs, QueryAppend: appendMs}
-	rec.Appended = job.Appended
+	rec.Queries = []job.Query{job.QueryRecent, job.QueryAppend}
+	rec.QueriesMs = map[job.Query][]float64{job.QueryRecent: recentMs, job.QueryAppend: appendMs}
+	rec.Appended = j.Appended
 	return nil
 }

@@ -8,20 +8,12 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/results"
 	"manydb/internal/serve"
 	"manydb/internal/workload"
 )
-
-// ServeJob is what the serve phase does besides the stores of Job.
-type ServeJob struct {
-	Pool        int
-	Requests    int
-	Concurrency int
-	Zipf        float64
-	Rate        float64
-}
 
 // sampleEvery is how often the serve phase samples the process.
 const sampleEvery = 250 * time.Millisecond
@@ -32,17 +24,17 @@ const sampleEvery = 250 * time.Millisecond
 // a store in this process checks the notes it finds against the workload;
 // every later one must find the note the request before it appended
 // first. A warm-up of 5 % of the requests is not recorded.
-func serveRun(job Job, v engine.Variant, rec *results.Record, p *progress) error {
-	sj := job.Serve
+func serveRun(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
+	sj := j.Serve
 	base, err := measure.ReadMemory()
 	if err != nil {
 		return err
 	}
-	c := serve.Config{Stores: job.Stores, Requests: sj.Requests, Warmup: sj.Requests / 20, Concurrency: sj.Concurrency,
-		Pool: sj.Pool, Zipf: sj.Zipf, Seed: job.Seed, Rate: sj.Rate}
-	dirs := storeDirs(job)
-	newest := make([]int64, job.Stores) // guarded by the pool's lock of each store
-	spec := job.Workload
+	c := serve.Config{Stores: j.Stores, Requests: sj.Requests, Warmup: sj.Requests / 20, Concurrency: sj.Concurrency,
+		Pool: sj.Pool, Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate}
+	dirs := storeDirs(j)
+	newest := make([]int64, j.Stores) // guarded by the pool's lock of each store
+	spec := j.Workload
 	f := serve.Funcs{
 		Open: func(i int) (engine.Store, error) { return v.Open(dirs[i]) },
 		Turn: func(i int, s engine.Store) error {
@@ -50,7 +42,7 @@ func serveRun(job Job, v engine.Variant, rec *results.Record, p *progress) error
 			if !ok {
 				return fmt.Errorf("this variant cannot serve turns (its store does not implement engine.Querier)")
 			}
-			notes, err := q.Recent(RecentN, make([]workload.Note, 0, RecentN))
+			notes, err := q.Recent(job.RecentN, make([]workload.Note, 0, job.RecentN))
 			if err != nil {
 				return fmt.Errorf("recent: %w", err)
 			}
@@ -89,12 +81,12 @@ func serveRun(job Job, v engine.Variant, rec *results.Record, p *progress) error
 	}
 	q := func(pct float64) float64 { return float64(res.Latency.ValueAtQuantile(pct)) / 1000 }
 	rec.Serve = &results.Serve{Pool: sj.Pool, Requests: sj.Requests, Warmup: c.Warmup, Concurrency: sj.Concurrency,
-		Zipf: sj.Zipf, Seed: job.Seed, Rate: sj.Rate, Histogram: hist,
+		Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate, Histogram: hist,
 		P50Ms: q(50), P90Ms: q(90), P99Ms: q(99), P999Ms: q(99.9), MaxMs: float64(res.Latency.Max()) / 1000,
 		WallS: res.Wall.Seconds(), Hits: res.Hits, Opens: res.Opens, Closes: res.Closes, MaxOpen: res.MaxOpen,
 		SampleMs: int(sampleEvery / time.Millisecond), RssKB: smp.rss, AnonKB: smp.anon, Threads: smp.threads, FDs: smp.fds,
 		BaseRssKB: base.RssKB}
-	p.step(job.Stores)
+	p.step(j.Stores)
 	return nil
 }
 

@@ -7,14 +7,14 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"manydb/internal/results"
+	"manydb/internal/job"
 )
 
 func TestServe(t *testing.T) {
-	job := created(t)
-	job.Phase, job.Seed = results.PhaseServe, 1
-	job.Serve = ServeJob{Pool: 4, Requests: 400, Concurrency: 4, Zipf: 1.2}
-	rec, err := RunJob(job, newFake(t, "fake"), io.Discard)
+	j := created(t)
+	j.Phase, j.Seed = job.PhaseServe, 1
+	j.Serve = job.Serve{Pool: 4, Requests: 400, Concurrency: 4, Zipf: 1.2}
+	rec, err := RunJob(j, newFake(t, "fake"), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,12 +28,12 @@ func TestServe(t *testing.T) {
 	}
 	// A second run on the same stores, in a new process, finds the notes
 	// the first one appended and goes on from them.
-	job.Serve.Pool = 0
-	if _, err := RunJob(job, newFake(t, "fake"), io.Discard); err != nil {
+	j.Serve.Pool = 0
+	if _, err := RunJob(j, newFake(t, "fake"), io.Discard); err != nil {
 		t.Fatalf("second serve run: %v", err)
 	}
 	// An append that is lost is noticed by the next request on its store.
-	if _, err := RunJob(job, newFake(t, "fake_lostappend"), io.Discard); err == nil || !strings.Contains(err.Error(), "the last request appended") {
+	if _, err := RunJob(j, newFake(t, "fake_lostappend"), io.Discard); err == nil || !strings.Contains(err.Error(), "the last request appended") {
 		t.Fatalf("lost append: err = %v", err)
 	}
 }

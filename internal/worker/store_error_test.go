@@ -12,27 +12,27 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/fakeengine"
-	"manydb/internal/results"
+	"manydb/internal/job"
 )
 
 // An engine that panics in an open run fails the phase with an error that
 // names the store it was opening (the run's third, after the warm-up and
 // two stores), and the panic's stack goes to stderr.
 func TestPanicNamesTheStore(t *testing.T) {
-	job := fakeJob(t, results.PhaseCreate)
-	if _, err := RunJob(job, newFake(t, "fake"), &bytes.Buffer{}); err != nil {
+	j := fakeJob(t, job.PhaseCreate)
+	if _, err := RunJob(j, newFake(t, "fake"), &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	job.Phase, job.Run, job.Seed = results.PhaseOpen, 1, 1
+	j.Phase, j.Run, j.Seed = job.PhaseOpen, 1, 1
 	var stderr bytes.Buffer
-	_, err := RunJob(job, newFake(t, "fake_panic"), &stderr)
+	_, err := RunJob(j, newFake(t, "fake_panic"), &stderr)
 	var se *StoreError
 	if !errors.As(err, &se) {
 		t.Fatalf("open with a panicking engine: err = %v, want a StoreError", err)
 	}
-	want := Order(job.Stores, job.Seed)[1] // the warm-up was open 1
-	if se.Index != want || se.Dir != StoreDir(job.Dir, want) || !strings.Contains(err.Error(), se.Dir) {
-		t.Errorf("err = %v; want store %d (%s)", err, want, StoreDir(job.Dir, want))
+	want := Order(j.Stores, j.Seed)[1] // the warm-up was open 1
+	if se.Index != want || se.Dir != job.StoreDir(j.Dir, want, 0) || !strings.Contains(err.Error(), se.Dir) {
+		t.Errorf("err = %v; want store %d (%s)", err, want, job.StoreDir(j.Dir, want, 0))
 	}
 	if !strings.Contains(stderr.String(), "fake_panic: panicking on purpose") || !strings.Contains(stderr.String(), "goroutine") {
 		t.Errorf("stderr has no panic and stack:\n%s", stderr.String())
@@ -42,18 +42,18 @@ func TestPanicNamesTheStore(t *testing.T) {
 // A store whose file is damaged fails the open run with an error naming
 // the store and its directory.
 func TestDamagedStoreIsNamed(t *testing.T) {
-	job := fakeJob(t, results.PhaseCreate)
+	j := fakeJob(t, job.PhaseCreate)
 	v := newFake(t, "fake")
-	if _, err := RunJob(job, v, &bytes.Buffer{}); err != nil {
+	if _, err := RunJob(j, v, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(StoreDir(job.Dir, 5), fakeengine.FileName), []byte("garbage"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(job.StoreDir(j.Dir, 5, 0), fakeengine.FileName), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	job.Phase, job.Run, job.Seed = results.PhaseOpen, 1, 1
-	_, err := RunJob(job, v, &bytes.Buffer{})
+	j.Phase, j.Run, j.Seed = job.PhaseOpen, 1, 1
+	_, err := RunJob(j, v, &bytes.Buffer{})
 	var se *StoreError
-	if !errors.As(err, &se) || se.Index != 5 || se.Step != "count" || !strings.Contains(err.Error(), StoreDir(job.Dir, 5)) {
+	if !errors.As(err, &se) || se.Index != 5 || se.Step != "count" || !strings.Contains(err.Error(), job.StoreDir(j.Dir, 5, 0)) {
 		t.Fatalf("err = %v; want store 5's count to fail, naming its directory", err)
 	}
 }

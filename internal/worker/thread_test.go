@@ -10,6 +10,7 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/fakeengine"
+	"manydb/internal/job"
 	"manydb/internal/results"
 )
 
@@ -31,8 +32,8 @@ func TestMain(m *testing.M) {
 // and that the record says so, with how often the phase yielded.
 func TestPhaseRunsOffTheFirstThread(t *testing.T) {
 	dir := t.TempDir()
-	for _, phase := range []string{results.PhaseCreate, results.PhaseOpen} {
-		cmd := exec.Command(os.Args[0], "--variant", "fake", "--phase", phase, "--dir", dir,
+	for _, phase := range []job.Phase{job.PhaseCreate, job.PhaseOpen} {
+		cmd := exec.Command(os.Args[0], "--variant", "fake", "--phase", string(phase), "--dir", dir,
 			"--stores", "3", "--objects", "5", "--run", "1", "--seed", "1")
 		cmd.Env = append(os.Environ(), workerProcessEnv+"=1")
 		out, err := cmd.Output()
@@ -58,7 +59,7 @@ func TestPhaseRunsOffTheFirstThread(t *testing.T) {
 // 100 steps in a row yield only when the machine stalls between them.
 func TestStepYields(t *testing.T) {
 	yields := 0
-	p := newProgress(Job{Stores: 200}, io.Discard)
+	p := newProgress(job.Job{Stores: 200}, io.Discard)
 	p.yield = func() { yields++ }
 	for i := 1; i <= 3; i++ {
 		time.Sleep(yieldEvery + time.Millisecond)
@@ -80,29 +81,29 @@ func TestStepYields(t *testing.T) {
 // checks that the phase yielded after every store: each loop calls step.
 func TestPhasesYieldBetweenStores(t *testing.T) {
 	v := newFake(t, "fake_slow")
-	job := fakeJob(t, results.PhaseCreate)
-	job.Stores, job.Hold, job.Run, job.Seed = 3, 3, 1, 1
+	j := fakeJob(t, job.PhaseCreate)
+	j.Stores, j.Hold, j.Run, j.Seed = 3, 3, 1, 1
 	phases := []struct {
-		name string
-		run  func(Job, engine.Variant, *results.Record, *progress) error
+		name job.Phase
+		run  func(job.Job, engine.Variant, *results.Record, *progress) error
 	}{
-		{results.PhaseCreate, create}, {results.PhaseOpen, openRun}, {results.PhaseHold, hold},
-		{results.PhaseTurn, turn}, {results.PhaseProfile, profile},
+		{job.PhaseCreate, create}, {job.PhaseOpen, openRun}, {job.PhaseHold, hold},
+		{job.PhaseTurn, turn}, {job.PhaseProfile, profile},
 	}
 	for _, ph := range phases {
-		if ph.name == results.PhaseProfile {
-			job.Dir = t.TempDir() // profile makes its own stores
+		if ph.name == job.PhaseProfile {
+			j.Dir = t.TempDir() // profile makes its own stores
 		}
-		job.Phase = ph.name
+		j.Phase = ph.name
 		yields := 0
-		p := newProgress(job, io.Discard)
+		p := newProgress(j, io.Discard)
 		p.yield = func() { yields++ }
 		var rec results.Record
-		if err := ph.run(job, v, &rec, p); err != nil {
+		if err := ph.run(j, v, &rec, p); err != nil {
 			t.Fatalf("%s: %v", ph.name, err)
 		}
-		if yields != job.Stores {
-			t.Errorf("%s: %d yields over %d stores of 20 ms each, want one after each store", ph.name, yields, job.Stores)
+		if yields != j.Stores {
+			t.Errorf("%s: %d yields over %d stores of 20 ms each, want one after each store", ph.name, yields, j.Stores)
 		}
 	}
 }

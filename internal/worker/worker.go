@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -34,6 +33,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/results"
 )
@@ -41,10 +41,6 @@ import (
 // init keeps the main goroutine on the process' first thread, so that no
 // other goroutine, and so no phase (see onOtherThread), ever runs there.
 func init() { runtime.LockOSThread() }
-
-// ProgressPrefix starts a progress line on the worker's stderr:
-// "progress DONE TOTAL". The orchestrator reads and hides them.
-const ProgressPrefix = "progress "
 
 // Main is a worker binary's whole main function: binary is its file name
 // in the catalog (e.g. "worker-gokv") and each argument is the Factories of
@@ -89,14 +85,23 @@ func RecordChannel() (*os.File, error) {
 // instead, one JSON line per factory, what each variant answers (see
 // Listing).
 func Run(args []string, stdout, stderr io.Writer, factories ...engine.Factory) error {
-	job, err := parseJob(args, stderr, factories)
+	j, err := job.Parse(args, stderr, ids(factories))
 	if err != nil {
 		return err
 	}
-	if job.List {
+	if j.List {
 		return list(stdout, factories)
 	}
-	return onOtherThread(func() error { return runPhase(job, stdout, stderr, factories) })
+	return onOtherThread(func() error { return runPhase(j, stdout, stderr, factories) })
+}
+
+// ids returns the variant ids of factories.
+func ids(factories []engine.Factory) []string {
+	var out []string
+	for _, f := range factories {
+		out = append(out, f.ID)
+	}
+	return out
 }
 
 // onOtherThread runs f in a new goroutine locked to its OS thread, which
@@ -115,8 +120,8 @@ func onOtherThread(f func() error) error {
 }
 
 // runPhase makes the job's variant, runs its phase and writes the record.
-func runPhase(job Job, stdout, stderr io.Writer, factories []engine.Factory) error {
-	if job.THPOff {
+func runPhase(j job.Job, stdout, stderr io.Writer, factories []engine.Factory) error {
+	if j.THPOff {
 		// Before the engine exists, so every mapping it makes is covered.
 		if err := unix.Prctl(unix.PR_SET_THP_DISABLE, 1, 0, 0, 0); err != nil {
 			return fmt.Errorf("disable transparent huge pages: %w", err)
@@ -124,45 +129,32 @@ func runPhase(job Job, stdout, stderr io.Writer, factories []engine.Factory) err
 	}
 	var factory engine.Factory
 	for _, f := range factories {
-		if f.ID == job.Variant {
+		if f.ID == j.Variant {
 			factory = f
 		}
 	}
 	v, err := factory.New()
 	if err != nil {
-		return fmt.Errorf("variant %s: %w", job.Variant, err)
+		return fmt.Errorf("variant %s: %w", j.Variant, err)
 	}
-	if err := engine.CheckID(job.Variant, v); err != nil {
+	if err := engine.CheckID(j.Variant, v); err != nil {
 		return err
 	}
 	if c, ok := v.(engine.Closer); ok {
 		defer c.CloseVariant()
 	}
-	rec, err := RunJob(job, v, stderr)
+	rec, err := RunJob(j, v, stderr)
 	if err != nil {
 		return err
 	}
 	return json.NewEncoder(stdout).Encode(rec)
 }
 
-// Listing is what a worker's --list prints for each variant it serves.
-type Listing struct {
-	ID string `json:"id"`
-	// Answers is what the variant's ID() returns; empty when it could not
-	// be made.
-	Answers string `json:"answers,omitempty"`
-	// Disabled says why the variant cannot run in this build (its build
-	// tag was not set), and how to enable it.
-	Disabled string `json:"disabled,omitempty"`
-	// Error is any other failure to make the variant.
-	Error string `json:"error,omitempty"`
-}
-
 // list makes each variant, asks its id and releases it.
 func list(stdout io.Writer, factories []engine.Factory) error {
 	enc := json.NewEncoder(stdout)
 	for _, f := range factories {
-		l := Listing{ID: f.ID}
+		l := job.Listing{ID: f.ID}
 		v, err := f.New()
 		switch {
 		case errors.Is(err, engine.ErrDisabled):
@@ -182,98 +174,75 @@ func list(stdout io.Writer, factories []engine.Factory) error {
 	return nil
 }
 
-// StoreDir returns the directory of store i in the flat layout.
-func StoreDir(dir string, i int) string {
-	return StoreDirIn(dir, i, 0)
-}
-
-// MaxFanout is the deepest store directory layout: three levels use all
-// six digits of a store's name.
-const MaxFanout = 3
-
-// StoreDirIn returns the directory of store i in the layout with fanout
-// levels: each level is named by a pair of the last 2 × fanout digits of
-// the store's name, so consecutive stores spread over the directories
-// (fanout 2: store 1234 is dir/12/34/001234).
-func StoreDirIn(dir string, i, fanout int) string {
-	name := fmt.Sprintf("%06d", i)
-	parts := []string{dir}
-	for l := fanout; l > 0; l-- {
-		end := len(name) - 2*(l-1)
-		parts = append(parts, name[end-2:end])
-	}
-	return filepath.Join(append(parts, name)...)
-}
-
 // RunJob runs the job's phase with variant v and returns its record, with
 // the variant's and the worker's versions filled in. The orchestrator adds
 // the study, setting, load and start time.
 //
 // A panic in the engine becomes an error that names the store being worked
 // on, with the panic's stack written to stderr.
-func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, err error) {
+func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, err error) {
 	rec = results.Record{
-		Variant:  job.Variant,
-		Phase:    job.Phase,
+		Variant:  j.Variant,
+		Phase:    j.Phase,
 		Status:   results.StatusOK,
-		Workload: job.Workload,
-		Stores:   job.Stores,
-		Fanout:   job.Fanout,
+		Workload: j.Workload,
+		Stores:   j.Stores,
+		Fanout:   j.Fanout,
 		Versions: versions(v),
 	}
-	if job.Phase == PhaseVersions {
+	if j.Phase == job.PhaseVersions {
 		return rec, nil
 	}
-	alloc, err := checkAllocator(job.Allocator)
+	alloc, err := checkAllocator(j.Allocator)
 	if err != nil {
-		return results.Record{}, fmt.Errorf("%s %s: %w", job.Variant, job.Phase, err)
+		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 	}
 	alloc.record(rec.Versions)
-	p := newProgress(job, stderr)
+	p := newProgress(j, stderr)
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "panic: %v\n%s", r, debug.Stack())
 			err = fmt.Errorf("panic: %v", r)
 			if p.store >= 0 {
-				err = &StoreError{Index: p.store, Dir: StoreDirIn(job.Dir, p.store, job.Fanout), Step: "the engine panicked", Err: err}
+				err = &StoreError{Index: p.store, Dir: job.StoreDir(j.Dir, p.store, j.Fanout), Step: "the engine panicked", Err: err}
 			}
-			err = fmt.Errorf("%s %s: %w", job.Variant, job.Phase, err)
+			err = fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 			rec = results.Record{}
 		}
 	}()
-	stopCPU, err := startCPUProfile(job.CPUProfile)
+	stopCPU, err := startCPUProfile(j.CPUProfile)
 	if err != nil {
 		return results.Record{}, err
 	}
 	gc := startGCCount()
-	switch job.Phase {
-	case results.PhaseCreate:
-		err = create(job, v, &rec, p)
-	case results.PhaseOpen:
-		rec.Run, rec.Seed = job.Run, job.Seed
-		err = openRun(job, v, &rec, p)
-	case results.PhaseTurn:
-		rec.Run, rec.Seed = job.Run, job.Seed
-		err = turn(job, v, &rec, p)
-	case results.PhaseServe:
-		rec.Run, rec.Seed = job.Run, job.Seed
-		err = serveRun(job, v, &rec, p)
-	case results.PhaseHold:
-		rec.Run = job.Run // one of several hold counts: 1, 2, …
-		err = hold(job, v, &rec, p)
-	case results.PhaseSpace:
-		err = space(job, v, &rec, p)
-	case results.PhaseProfile:
-		err = profile(job, v, &rec, p)
+	switch j.Phase {
+	case job.PhaseCreate:
+		err = create(j, v, &rec, p)
+	case job.PhaseOpen:
+		rec.Run, rec.Seed = j.Run, j.Seed
+		err = openRun(j, v, &rec, p)
+	case job.PhaseTurn:
+		rec.Run, rec.Seed = j.Run, j.Seed
+		err = turn(j, v, &rec, p)
+	case job.PhaseServe:
+		rec.Run, rec.Seed = j.Run, j.Seed
+		err = serveRun(j, v, &rec, p)
+	case job.PhaseHold:
+		rec.Run = j.Run // one of several hold counts: 1, 2, …
+		err = hold(j, v, &rec, p)
+	case job.PhaseSpace:
+		err = space(j, v, &rec, p)
+	case job.PhaseProfile:
+		err = profile(j, v, &rec, p)
 	}
 	if cerr := stopCPU(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return results.Record{}, fmt.Errorf("%s %s: %w", job.Variant, job.Phase, err)
+		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 	}
 	rec.Go = gc.stop()
-	rec.Process = processSettings(job.Phase)
+	rec.Process = processSettings(j.Phase)
 	return rec, nil
 }
 
@@ -283,9 +252,9 @@ func RunJob(job Job, v engine.Variant, stderr io.Writer) (rec results.Record, er
 // (yield_every; not for serve, whose requests run on goroutines of their
 // own that block and are rescheduled anyway). Called on the phase's
 // thread.
-func processSettings(phase string) map[string]string {
+func processSettings(phase job.Phase) map[string]string {
 	out := map[string]string{"engine_thread": "other"}
-	if phase != results.PhaseServe {
+	if phase != job.PhaseServe {
 		out["yield_every"] = yieldEvery.String()
 	}
 	if unix.Gettid() == unix.Getpid() {
@@ -369,11 +338,11 @@ const yieldEvery = 5 * time.Millisecond
 // spans.
 func (p *progress) at(i int) { p.store = i }
 
-func newProgress(job Job, stderr io.Writer) *progress {
+func newProgress(j job.Job, stderr io.Writer) *progress {
 	now := time.Now()
 	p := &progress{last: now, yielded: now, yield: runtime.Gosched, store: -1}
-	if job.Progress {
-		p.w, p.total = stderr, job.Stores
+	if j.Progress {
+		p.w, p.total = stderr, j.Stores
 	}
 	return p
 }
@@ -391,7 +360,7 @@ func (p *progress) step(done int) {
 	}
 	if now.Sub(p.last) >= 500*time.Millisecond {
 		p.last = now
-		fmt.Fprintf(p.w, "%s%d %d\n", ProgressPrefix, done, p.total)
+		fmt.Fprintf(p.w, "%s%d %d\n", job.ProgressPrefix, done, p.total)
 	}
 }
 

@@ -13,13 +13,14 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/fakeengine"
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/workload"
 )
 
-func fakeJob(t *testing.T, phase string) Job {
+func fakeJob(t *testing.T, phase job.Phase) job.Job {
 	t.Helper()
-	return Job{Variant: "fake", Phase: phase, Dir: t.TempDir(), Stores: 12,
+	return job.Job{Variant: "fake", Phase: phase, Dir: t.TempDir(), Stores: 12,
 		Workload: workload.Spec{Name: "small", Objects: 10, TextLen: 40}}
 }
 
@@ -36,25 +37,25 @@ func newFake(t *testing.T, id string) *fakeengine.Variant {
 // each record: one sample per store, the run's order, held counts, files.
 func TestPhases(t *testing.T) {
 	v := newFake(t, "fake")
-	job := fakeJob(t, results.PhaseCreate)
-	rec, err := RunJob(job, v, io.Discard)
+	j := fakeJob(t, job.PhaseCreate)
+	rec, err := RunJob(j, v, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.CreateMs) != job.Stores || rec.WallS <= 0 {
-		t.Fatalf("create: %d samples, wall %v; want %d samples and a wall time", len(rec.CreateMs), rec.WallS, job.Stores)
+	if len(rec.CreateMs) != j.Stores || rec.WallS <= 0 {
+		t.Fatalf("create: %d samples, wall %v; want %d samples and a wall time", len(rec.CreateMs), rec.WallS, j.Stores)
 	}
 	if rec.Versions["fake"] != "1.0" || rec.Versions["go"] == "" {
 		t.Errorf("versions = %v, want the engine's and Go's", rec.Versions)
 	}
-	for i := 0; i < job.Stores; i++ {
-		if _, err := os.Stat(filepath.Join(StoreDir(job.Dir, i), fakeengine.FileName)); err != nil {
+	for i := 0; i < j.Stores; i++ {
+		if _, err := os.Stat(filepath.Join(job.StoreDir(j.Dir, i, 0), fakeengine.FileName)); err != nil {
 			t.Fatalf("store %d not created: %v", i, err)
 		}
 	}
 
-	job.Phase, job.Run, job.Seed = results.PhaseOpen, 2, 2
-	rec, err = RunJob(job, v, io.Discard)
+	j.Phase, j.Run, j.Seed = job.PhaseOpen, 2, 2
+	rec, err = RunJob(j, v, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,8 +63,8 @@ func TestPhases(t *testing.T) {
 		t.Errorf("run/seed = %d/%d, want 2/2", rec.Run, rec.Seed)
 	}
 	for name, xs := range map[string][]float64{"open": rec.OpenMs, "query": rec.QueryMs, "close": rec.CloseMs, "total": rec.TotalMs} {
-		if len(xs) != job.Stores {
-			t.Errorf("%s: %d samples, want %d", name, len(xs), job.Stores)
+		if len(xs) != j.Stores {
+			t.Errorf("%s: %d samples, want %d", name, len(xs), j.Stores)
 		}
 	}
 	for k := range rec.TotalMs {
@@ -72,8 +73,8 @@ func TestPhases(t *testing.T) {
 		}
 	}
 
-	job.Phase, job.Hold = results.PhaseHold, 5
-	rec, err = RunJob(job, v, io.Discard)
+	j.Phase, j.Hold = job.PhaseHold, 5
+	rec, err = RunJob(j, v, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,28 +82,28 @@ func TestPhases(t *testing.T) {
 		t.Errorf("hold = %+v, want 5 held and real process figures", rec.Hold)
 	}
 
-	job.Phase = results.PhaseSpace
-	rec, err = RunJob(job, v, io.Discard)
+	j.Phase = job.PhaseSpace
+	rec, err = RunJob(j, v, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := os.Stat(filepath.Join(StoreDir(job.Dir, 0), fakeengine.FileName))
+	st, err := os.Stat(filepath.Join(job.StoreDir(j.Dir, 0, 0), fakeengine.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(rec.Files, []string{fakeengine.FileName}) || len(rec.Bytes) != job.Stores || rec.ApparentBytes[0] != st.Size() {
-		t.Errorf("space: files %v, %d sizes, apparent %v; want [fake.db], %d, store 0's %d bytes", rec.Files, len(rec.Bytes), rec.ApparentBytes, job.Stores, st.Size())
+	if !slices.Equal(rec.Files, []string{fakeengine.FileName}) || len(rec.Bytes) != j.Stores || rec.ApparentBytes[0] != st.Size() {
+		t.Errorf("space: files %v, %d sizes, apparent %v; want [fake.db], %d, store 0's %d bytes", rec.Files, len(rec.Bytes), rec.ApparentBytes, j.Stores, st.Size())
 	}
 }
 
 func TestWrongCountFailsThePhase(t *testing.T) {
-	job := fakeJob(t, results.PhaseCreate)
-	if _, err := RunJob(job, newFake(t, "fake"), io.Discard); err != nil {
+	j := fakeJob(t, job.PhaseCreate)
+	if _, err := RunJob(j, newFake(t, "fake"), io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	for _, phase := range []string{results.PhaseOpen, results.PhaseHold} {
-		job.Phase, job.Seed, job.Hold = phase, 1, 3
-		_, err := RunJob(job, newFake(t, "fake_wrongcount"), io.Discard)
+	for _, phase := range []job.Phase{job.PhaseOpen, job.PhaseHold} {
+		j.Phase, j.Seed, j.Hold = phase, 1, 3
+		_, err := RunJob(j, newFake(t, "fake_wrongcount"), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "count returned 11 notes, want 10") {
 			t.Errorf("%s: err = %v, want a wrong-count failure", phase, err)
 		}
@@ -110,11 +111,11 @@ func TestWrongCountFailsThePhase(t *testing.T) {
 }
 
 func TestCreateRefusesExistingStore(t *testing.T) {
-	job := fakeJob(t, results.PhaseCreate)
-	if err := os.Mkdir(StoreDir(job.Dir, 3), 0o755); err != nil {
+	j := fakeJob(t, job.PhaseCreate)
+	if err := os.Mkdir(job.StoreDir(j.Dir, 3, 0), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := RunJob(job, newFake(t, "fake"), io.Discard)
+	_, err := RunJob(j, newFake(t, "fake"), io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "store 3") {
 		t.Fatalf("err = %v, want store 3 to fail (its directory exists)", err)
 	}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/results"
 	"manydb/internal/worker"
@@ -77,13 +78,13 @@ func Run(t *testing.T, c Case) []results.Record {
 	if c.Dir == "" {
 		c.Dir = t.TempDir()
 	}
-	base := worker.Job{
+	base := job.Job{
 		Variant:  c.Variant.ID(),
 		Dir:      c.Dir,
 		Stores:   c.Stores,
 		Workload: workload.Spec{Name: "custom", Objects: c.Objects, TextLen: 60},
 	}
-	run := func(phase string, edit func(*worker.Job)) results.Record {
+	run := func(phase job.Phase, edit func(*job.Job)) results.Record {
 		t.Helper()
 		j := base
 		j.Phase = phase
@@ -100,7 +101,7 @@ func Run(t *testing.T, c Case) []results.Record {
 		return rec
 	}
 
-	create := run(results.PhaseCreate, nil)
+	create := run(job.PhaseCreate, nil)
 	if len(create.CreateMs) != c.Stores {
 		t.Errorf("create: %d samples, want %d", len(create.CreateMs), c.Stores)
 	}
@@ -112,7 +113,7 @@ func Run(t *testing.T, c Case) []results.Record {
 
 	var recs = []results.Record{create}
 	for r := 1; r <= 2; r++ { // the open phase checks every count itself
-		open := run(results.PhaseOpen, func(j *worker.Job) { j.Run, j.Seed = r, uint64(r) })
+		open := run(job.PhaseOpen, func(j *job.Job) { j.Run, j.Seed = r, uint64(r) })
 		if len(open.TotalMs) != c.Stores || len(open.QueryMs) != c.Stores {
 			t.Errorf("open run %d: %d samples, want %d", r, len(open.TotalMs), c.Stores)
 		}
@@ -121,14 +122,14 @@ func Run(t *testing.T, c Case) []results.Record {
 
 	// A wrong answer fails the phase: the stores hold Objects notes, not one more.
 	wrong := base
-	wrong.Phase, wrong.Run, wrong.Seed = results.PhaseOpen, 1, 1
+	wrong.Phase, wrong.Run, wrong.Seed = job.PhaseOpen, 1, 1
 	wrong.Workload.Objects++
 	if _, err := worker.RunJob(wrong, c.Variant, io.Discard); err == nil ||
 		!strings.Contains(err.Error(), fmt.Sprintf("count returned %d notes, want %d", c.Objects, c.Objects+1)) {
 		t.Errorf("open run expecting %d notes in stores of %d: err = %v, want a count error", c.Objects+1, c.Objects, err)
 	}
 
-	hold := run(results.PhaseHold, func(j *worker.Job) { j.Hold = c.Stores - 1 })
+	hold := run(job.PhaseHold, func(j *job.Job) { j.Hold = c.Stores - 1 })
 	if hold.Hold == nil || hold.Hold.Held != c.Stores-1 {
 		t.Fatalf("hold: record %+v, want %d stores held", hold.Hold, c.Stores-1)
 	}
@@ -137,7 +138,7 @@ func Run(t *testing.T, c Case) []results.Record {
 	}
 	recs = append(recs, hold)
 
-	space := run(results.PhaseSpace, nil)
+	space := run(job.PhaseSpace, nil)
 	if len(space.Bytes) != c.Stores {
 		t.Fatalf("space: %d samples, want %d", len(space.Bytes), c.Stores)
 	}
@@ -156,7 +157,7 @@ func Run(t *testing.T, c Case) []results.Record {
 	// A store that is opened, counted and closed again still holds every
 	// note: catches an engine whose data lives only in a log that a close
 	// forgets, or that a reopen truncates.
-	s, err := c.Variant.Open(worker.StoreDir(base.Dir, 0))
+	s, err := c.Variant.Open(job.StoreDir(base.Dir, 0, 0))
 	if err != nil {
 		t.Fatalf("reopen store 0: %v", err)
 	}
@@ -180,9 +181,9 @@ func Run(t *testing.T, c Case) []results.Record {
 // corrupt overwrites every file of store 0 with random bytes and checks
 // that an open run fails with an error that names store 0 and its
 // directory, instead of crashing or answering.
-func corrupt(t *testing.T, v engine.Variant, job worker.Job) {
+func corrupt(t *testing.T, v engine.Variant, j job.Job) {
 	t.Helper()
-	dir := worker.StoreDir(job.Dir, 0)
+	dir := job.StoreDir(j.Dir, 0, 0)
 	rnd := rand.New(rand.NewPCG(1, 2))
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
@@ -201,8 +202,8 @@ func corrupt(t *testing.T, v engine.Variant, job worker.Job) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	job.Phase, job.Run, job.Seed = results.PhaseOpen, 1, 1
-	_, err = worker.RunJob(job, v, io.Discard)
+	j.Phase, j.Run, j.Seed = job.PhaseOpen, 1, 1
+	_, err = worker.RunJob(j, v, io.Discard)
 	var se *worker.StoreError
 	if !errors.As(err, &se) || se.Index != 0 || !strings.Contains(err.Error(), dir) {
 		t.Errorf("open run over a corrupt store 0: err = %v; want an error naming store 0 and %s", err, dir)
@@ -227,7 +228,7 @@ func WorkerVersions(t *testing.T, pkg string, variants ...string) map[string]map
 	}
 	all := map[string]map[string]string{}
 	for _, v := range variants {
-		out, err := exec.Command(bin, worker.Job{Variant: v, Phase: worker.PhaseVersions}.Args()...).Output()
+		out, err := exec.Command(bin, job.Job{Variant: v, Phase: job.PhaseVersions}.Args()...).Output()
 		if err != nil {
 			t.Fatalf("%s --variant %s --phase versions: %v", pkg, v, err)
 		}
@@ -329,15 +330,15 @@ func openFiles(t *testing.T) int {
 	return n
 }
 
-// Phase runs one phase of job (its Phase set to phase, then changed by
+// Phase runs one phase of j (its Phase set to phase, then changed by
 // edit if not nil) with variant v and fails t on an error.
-func Phase(t *testing.T, v engine.Variant, job worker.Job, phase string, edit func(*worker.Job)) results.Record {
+func Phase(t *testing.T, v engine.Variant, j job.Job, phase job.Phase, edit func(*job.Job)) results.Record {
 	t.Helper()
-	job.Phase = phase
+	j.Phase = phase
 	if edit != nil {
-		edit(&job)
+		edit(&j)
 	}
-	rec, err := worker.RunJob(job, v, io.Discard)
+	rec, err := worker.RunJob(j, v, io.Discard)
 	if err != nil {
 		t.Fatalf("%s: %v", phase, err)
 	}

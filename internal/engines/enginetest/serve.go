@@ -4,8 +4,7 @@ import (
 	"testing"
 
 	"manydb/internal/engine"
-	"manydb/internal/results"
-	"manydb/internal/worker"
+	"manydb/internal/job"
 	"manydb/internal/workload"
 )
 
@@ -32,11 +31,11 @@ func CheckServe(t *testing.T, v engine.Variant) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	job := worker.Job{Variant: v.ID(), Dir: t.TempDir(), Stores: ServeStores, Workload: spec}
-	Phase(t, v, job, results.PhaseCreate, nil)
-	rec := Phase(t, v, job, results.PhaseServe, func(j *worker.Job) {
+	base := job.Job{Variant: v.ID(), Dir: t.TempDir(), Stores: ServeStores, Workload: spec}
+	Phase(t, v, base, job.PhaseCreate, nil)
+	rec := Phase(t, v, base, job.PhaseServe, func(j *job.Job) {
 		j.Run, j.Seed = 1, 1
-		j.Serve = worker.ServeJob{Pool: 20, Requests: ServeRequests, Concurrency: 4, Zipf: 1.1}
+		j.Serve = job.Serve{Pool: 20, Requests: ServeRequests, Concurrency: 4, Zipf: 1.1}
 	})
 	s := rec.Serve
 	switch {

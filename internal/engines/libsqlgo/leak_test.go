@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/worker"
 	"manydb/internal/workload"
@@ -48,12 +49,12 @@ func makeStores(t *testing.T, v engine.Variant, n, objects int) []string {
 	t.Helper()
 	dir := t.TempDir()
 	spec := workload.Spec{Name: "custom", Objects: objects, TextLen: 300}
-	if _, err := worker.RunJob(worker.Job{Variant: ID, Phase: "create", Dir: dir, Stores: n, Workload: spec}, v, io.Discard); err != nil {
+	if _, err := worker.RunJob(job.Job{Variant: ID, Phase: "create", Dir: dir, Stores: n, Workload: spec}, v, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	dirs := make([]string, n)
 	for i := range dirs {
-		dirs[i] = worker.StoreDir(dir, i)
+		dirs[i] = job.StoreDir(dir, i, 0)
 	}
 	return dirs
 }

@@ -13,6 +13,7 @@ import (
 	"manydb/internal/engine"
 	"manydb/internal/engines/enginetest"
 	"manydb/internal/engines/objectbox/note"
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/worker"
 	"manydb/internal/workload"
@@ -47,7 +48,7 @@ func newVariant(t *testing.T, id string) engine.Variant {
 	return nil
 }
 
-func runJob(t *testing.T, v engine.Variant, job worker.Job) results.Record {
+func runJob(t *testing.T, v engine.Variant, job job.Job) results.Record {
 	t.Helper()
 	job.Variant, job.Workload = v.ID(), spec
 	var stderr bytes.Buffer

@@ -6,8 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"manydb/internal/results"
-	"manydb/internal/worker"
+	"manydb/internal/job"
 )
 
 // TestProfile runs the profile phase (manydb profile) with every variant:
@@ -20,7 +19,7 @@ func TestProfile(t *testing.T) {
 		t.Run(f.id, func(t *testing.T) {
 			v := newVariant(t, f.id)
 			dir := t.TempDir()
-			rec := runJob(t, v, worker.Job{Phase: results.PhaseProfile, Dir: dir, Stores: stores})
+			rec := runJob(t, v, job.Job{Phase: job.PhaseProfile, Dir: dir, Stores: stores})
 			p := rec.Profile
 			if p == nil || len(p.TotalMs) != stores {
 				t.Fatalf("profile = %+v, want %d stores", p, stores)
@@ -38,7 +37,7 @@ func TestProfile(t *testing.T) {
 					t.Errorf("store %d: steps add up to %v ms, total %v ms", i, sum, p.TotalMs[i])
 				}
 			}
-			runJob(t, v, worker.Job{Phase: results.PhaseOpen, Dir: dir, Stores: stores, Run: 1, Seed: 1})
+			runJob(t, v, job.Job{Phase: job.PhaseOpen, Dir: dir, Stores: stores, Run: 1, Seed: 1})
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/enginetest"
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/worker"
 	"manydb/internal/workload"
@@ -22,7 +23,7 @@ import (
 
 var spec = workload.Spec{Name: "custom", Objects: 200, TextLen: 300}
 
-func runJob(t *testing.T, v engine.Variant, job worker.Job) results.Record {
+func runJob(t *testing.T, v engine.Variant, job job.Job) results.Record {
 	t.Helper()
 	job.Variant, job.Workload = v.ID(), spec
 	var stderr bytes.Buffer
@@ -62,7 +63,7 @@ func TestSuite(t *testing.T) {
 			if got := recs[0].Versions["rustc"]; !strings.Contains(got, ".") || strings.HasPrefix(got, "rustc") {
 				t.Errorf("versions[rustc] = %q", got)
 			}
-			st := worker.StoreDir(dir, 1)
+			st := job.StoreDir(dir, 1, 0)
 			db, wal := size(t, filepath.Join(st, FileName)), size(t, filepath.Join(st, FileName+"-wal"))
 			if v.ID() == IDCheckpoint && (wal != 0 || db <= 4096) {
 				t.Errorf("notes.db %d, -wal %d bytes; want the WAL checkpointed (empty)", db, wal)

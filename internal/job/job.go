@@ -1,0 +1,112 @@
+// Package job is the contract between manydb's orchestrator and its
+// worker processes: the Job a worker runs and its command line (Args and
+// Parse), the layout of a variant's store directories, the worker's
+// --list output (Listing) and its progress lines, and the names of
+// phases, queries, cache modes and allocators.
+//
+// It links no engine and no cgo, so the orchestrator (cmd/manydb) can
+// import it without linking a worker.
+package job
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"manydb/internal/workload"
+)
+
+// Job is one phase for one variant, as given on the worker's command line.
+type Job struct {
+	Variant  string        // variant id
+	Phase    Phase         // a worker phase (WorkerPhases)
+	Dir      string        // the directory holding this variant's stores
+	Stores   int           // number of stores (000000 … Stores-1)
+	Workload workload.Spec // what each store holds
+	Run      int           // open and turn: run number 1..R
+	Seed     uint64        // open, turn and serve: seed of the store order
+	Hold     int           // hold: stores to keep open
+	// Fanout is the store directories' layout (StoreDir): 0 is flat
+	// (dir/001234), f > 0 nests them f levels deep.
+	Fanout int
+	// Queries are an open run's queries in order; nil means count alone,
+	// the reference's query.
+	Queries []Query
+	// Cache is an open run's cache mode: CacheWarm or CacheCold (evict each
+	// store's files before its open). CacheDrop is recorded as given; the
+	// orchestrator drops the caches before the worker starts.
+	Cache CacheMode
+	// Prewarm, for a warm open run, reads every store's files once before
+	// the run (untimed), so that its stores are in the page cache as their
+	// create left them: a sweep's smaller count uses stores that the larger
+	// counts' runs may have pushed out of the cache.
+	Prewarm bool
+	// Appended is the number of notes the turn phase appended to every
+	// store before this phase (0 before the first turn run).
+	Appended int
+	// Serve is the serve phase's traffic (manydb serve).
+	Serve Serve
+	// Cgroup is a fresh memory cgroup (its directory) the hold worker moves
+	// itself into, to report what it is charged.
+	Cgroup   string
+	Progress bool // print progress lines on stderr (ProgressPrefix)
+	THPOff   bool // disable transparent huge pages before the engine starts
+	List     bool // print the variants served (see Listing) instead of running a phase
+	// Allocator, when set, is the malloc the phase must run with; the
+	// phase fails before it measures anything when the process has another.
+	Allocator Allocator
+	// CPUProfile, when set, is a file for a pprof CPU profile of the
+	// create or profile phase's loop.
+	CPUProfile string
+}
+
+// Serve is what the serve phase does besides the stores of Job.
+type Serve struct {
+	Pool        int     // open stores kept between requests
+	Requests    int     // recorded requests
+	Concurrency int     // goroutines sending requests
+	Zipf        float64 // Zipf exponent of the agents
+	Rate        float64 // requests per second (open loop; 0: closed loop)
+}
+
+// QueriesOrCount returns the job's queries, count alone when none are given.
+func (j Job) QueriesOrCount() []Query {
+	if len(j.Queries) == 0 {
+		return []Query{QueryCount}
+	}
+	return j.Queries
+}
+
+// Listing is what a worker's --list prints for each variant it serves.
+type Listing struct {
+	ID string `json:"id"`
+	// Answers is what the variant's ID() returns; empty when it could not
+	// be made.
+	Answers string `json:"answers,omitempty"`
+	// Disabled says why the variant cannot run in this build (its build
+	// tag was not set), and how to enable it.
+	Disabled string `json:"disabled,omitempty"`
+	// Error is any other failure to make the variant.
+	Error string `json:"error,omitempty"`
+}
+
+// ProgressPrefix starts a progress line on the worker's stderr:
+// "progress DONE TOTAL". The orchestrator reads and hides them.
+const ProgressPrefix = "progress "
+
+// MaxFanout is the deepest store directory layout: three levels use all
+// six digits of a store's name.
+const MaxFanout = 3
+
+// StoreDir returns the directory of store i in the layout with fanout
+// levels: each level is named by a pair of the last 2 × fanout digits of
+// the store's name, so consecutive stores spread over the directories
+// (fanout 0: dir/001234; fanout 2: store 1234 is dir/12/34/001234).
+func StoreDir(dir string, i, fanout int) string {
+	name := fmt.Sprintf("%06d", i)
+	parts := []string{dir}
+	for l := fanout; l > 0; l-- {
+		end := len(name) - 2*(l-1)
+		parts = append(parts, name[end-2:end])
+	}
+	return filepath.Join(append(parts, name)...)
+}

@@ -1,0 +1,160 @@
+package job
+
+import (
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"manydb/internal/workload"
+)
+
+var (
+	large = workload.Spec{Name: "large", Objects: 1000, TextLen: 300}
+	small = workload.Spec{Name: "small", Objects: 10, TextLen: 40}
+)
+
+// roundTrips are jobs as the orchestrator makes them; together they set
+// every field of Job (TestRoundTripsCoverEveryField).
+var roundTrips = []Job{
+	{Variant: "fake", Phase: PhaseCreate, Dir: "/d/fake", Stores: 1000, Workload: large, Progress: true, Fanout: 2},
+	{Variant: "fake_two", Phase: PhaseCreate, Dir: "/d x/fake", Stores: 5, Workload: small, CPUProfile: "/tmp/cpu.pprof", THPOff: true, Allocator: Jemalloc},
+	{Variant: "fake", Phase: PhaseOpen, Dir: "/d", Stores: 7, Workload: small, Run: 3, Seed: 3, Progress: true, THPOff: true, Queries: []Query{QueryRecent, QueryCount}, Cache: CacheCold},
+	{Variant: "fake", Phase: PhaseOpen, Dir: "/d", Stores: 7, Workload: large, Run: 1, Seed: 1<<63 + 5, Prewarm: true, Allocator: Glibc},
+	{Variant: "fake", Phase: PhaseOpen, Dir: "/d", Stores: 7, Workload: large, Run: 2, Seed: 2, Cache: CacheDrop},
+	{Variant: "fake", Phase: PhaseHold, Dir: "/d", Stores: 7, Workload: small, Hold: 7, Progress: true, Cgroup: "/sys/fs/cgroup/manydb-1"},
+	{Variant: "fake", Phase: PhaseSpace, Dir: "/d", Stores: 2, Workload: workload.Spec{Name: "custom", Objects: 3, TextLen: 1}},
+	{Variant: "fake", Phase: PhaseTurn, Dir: "/d", Stores: 4, Workload: small, Run: 2, Seed: 2, Appended: 1},
+	{Variant: "fake", Phase: PhaseServe, Dir: "/d", Stores: 100, Workload: small, Seed: 1, Serve: Serve{Pool: 10, Requests: 500, Concurrency: 4, Zipf: 1.1, Rate: 250.5}},
+	{Variant: "fake", Phase: PhaseProfile, Dir: "/d", Stores: 2, Workload: large, Progress: true, CPUProfile: "cpu.tmpfs.pprof"},
+	{Variant: "fake", Phase: PhaseVersions, Workload: large},
+	{List: true, Workload: large},
+}
+
+// TestArgsParseBack: Args is the inverse of Parse, for each phase and
+// every flag.
+func TestArgsParseBack(t *testing.T) {
+	for _, j := range roundTrips {
+		args := j.Args()
+		got, err := Parse(args, io.Discard, []string{"fake", "fake_two"})
+		if err != nil {
+			t.Errorf("%+v: Parse(%q): %v", j, args, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, j) {
+			t.Errorf("Parse(%q) = %+v, want %+v", args, got, j)
+		}
+	}
+}
+
+// TestRoundTripsCoverEveryField: each field of Job (and of its nested
+// structs) is set in some case of roundTrips, so a field that Args or
+// Parse forgets fails TestArgsParseBack.
+func TestRoundTripsCoverEveryField(t *testing.T) {
+	set := map[string]bool{}
+	for _, j := range roundTrips {
+		markSet(reflect.ValueOf(j), "", set)
+	}
+	for _, name := range fieldNames(reflect.TypeOf(Job{}), "") {
+		if !set[name] {
+			t.Errorf("no case of roundTrips sets Job.%s: add one", name)
+		}
+	}
+}
+
+// fieldNames lists the leaf fields of struct type t, nested ones as "A.B".
+func fieldNames(t reflect.Type, prefix string) []string {
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Type.Kind() == reflect.Struct {
+			names = append(names, fieldNames(f.Type, prefix+f.Name+".")...)
+			continue
+		}
+		names = append(names, prefix+f.Name)
+	}
+	return names
+}
+
+// markSet records in set each leaf field of struct v that is not zero.
+func markSet(v reflect.Value, prefix string, set map[string]bool) {
+	for i := range v.NumField() {
+		f, name := v.Field(i), prefix+v.Type().Field(i).Name
+		if f.Kind() == reflect.Struct {
+			markSet(f, name+".", set)
+			continue
+		}
+		if !f.IsZero() {
+			set[name] = true
+		}
+	}
+}
+
+// TestArgsCommandLines: the orchestrator's command lines, flag for flag.
+func TestArgsCommandLines(t *testing.T) {
+	for _, tt := range []struct {
+		job  Job
+		want string
+	}{
+		{Job{Variant: "sqlite", Phase: PhaseOpen, Dir: "/r/default/sqlite", Stores: 5, Workload: small, Progress: true, THPOff: true, Run: 2, Seed: 2},
+			"--variant sqlite --phase open --dir /r/default/sqlite --stores 5 --workload small --objects 10 --text-len 40 --progress --thp-off --run 2 --seed 2"},
+		{Job{Variant: "sqlite", Phase: PhaseHold, Dir: "/r", Stores: 5, Workload: small, Progress: true, Hold: 4},
+			"--variant sqlite --phase hold --dir /r --stores 5 --workload small --objects 10 --text-len 40 --progress --hold 4"},
+		{Job{Variant: "sqlite", Phase: PhaseProfile, Dir: "/r", Stores: 5, Workload: small, Progress: true, CPUProfile: "cpu.pprof"},
+			"--variant sqlite --phase profile --dir /r --stores 5 --workload small --objects 10 --text-len 40 --progress --cpuprofile cpu.pprof"},
+		{Job{Variant: "sqlite", Phase: PhaseVersions}, "--variant sqlite --phase versions"},
+		{Job{List: true}, "--list"},
+	} {
+		if got := strings.Join(tt.job.Args(), " "); got != tt.want {
+			t.Errorf("Args() = %s\nwant      %s", got, tt.want)
+		}
+	}
+}
+
+// TestParseRefuses: each bad command line is refused with a message that
+// names the flag.
+func TestParseRefuses(t *testing.T) {
+	ok := "--variant fake --dir /d --stores 3 --seed 1"
+	for _, tt := range []struct{ args, want string }{
+		{"--variant other --phase create --dir /d --stores 3", `--variant "other"`},
+		{ok + " --phase delete", `--phase "delete": use create, open, hold, space, turn, serve, profile, versions`},
+		{ok + " --phase open --queries count,count", "count is listed twice"},
+		{ok + " --phase open --queries knn", `unknown query "knn"`},
+		{ok + " --phase open --cache hot", `--cache "hot"`},
+		{ok + " --phase open --allocator ptmalloc", `--allocator "ptmalloc"`},
+		{ok + " --phase open --fanout 4", "--fanout 4"},
+		{ok + " --phase hold --hold 4", "--hold 4"},
+		{ok + " --phase open --cpuprofile x", "--cpuprofile is for the create and profile phases"},
+		{"--variant fake --phase open --dir /d --stores 3", "--seed is required"},
+	} {
+		_, err := Parse(strings.Fields(tt.args), io.Discard, []string{"fake"})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%s) = %v, want an error with %q", tt.args, err, tt.want)
+		}
+	}
+}
+
+// TestStoreDir: the flat and nested layouts of a store's directory.
+func TestStoreDir(t *testing.T) {
+	for _, tt := range []struct {
+		i, fanout int
+		want      string
+	}{{1234, 0, "/r/001234"}, {1234, 1, "/r/34/001234"}, {1234, 2, "/r/12/34/001234"}, {1234, 3, "/r/00/12/34/001234"},
+		{7, 2, "/r/00/07/000007"}, {999999, 2, "/r/99/99/999999"}} {
+		if got := StoreDir("/r", tt.i, tt.fanout); got != tt.want {
+			t.Errorf("StoreDir(/r, %d, %d) = %s, want %s", tt.i, tt.fanout, got, tt.want)
+		}
+	}
+}
+
+// TestParseQueries: known queries in the order given, each once.
+func TestParseQueries(t *testing.T) {
+	if q, err := ParseQueries("recent,count"); err != nil || !reflect.DeepEqual(q, []Query{QueryRecent, QueryCount}) {
+		t.Errorf("ParseQueries(recent,count) = %v, %v", q, err)
+	}
+	for _, bad := range []string{"", "count,,scan", "count,count", "sum", "append"} {
+		if _, err := ParseQueries(bad); err == nil {
+			t.Errorf("ParseQueries(%q) accepted", bad)
+		}
+	}
+}
