@@ -1,4 +1,4 @@
-// Package faults holds manydb's fault suite (issue 12): its tests drive
+// Package faults holds manydb's fault suite: its tests drive
 // the real manydb binary and the real SQLite worker through the faults a
 // careful user meets (kills at every phase, a second run on the same
 // root, a results file cut by one byte, a full or read-only disk, a

@@ -69,8 +69,8 @@ type Record struct {
 	// process' first (a glibc thread arena), "main" when on the first, and
 	// yield_every, how often the phase's goroutine yielded to Go's
 	// scheduler between stores ("5ms"; absent from serve records, whose
-	// requests do not run in such a loop, and from records older than
-	// 38e469e, whose phases never yielded).
+	// requests do not run in such a loop, and from older records: see
+	// docs/method.md).
 	Process map[string]string `json:"process,omitempty"`
 
 	// Set by the orchestrator for every phase.
