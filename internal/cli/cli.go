@@ -1,13 +1,17 @@
 // Package cli is manydb's command line: it parses the subcommands' flags
-// into typed configurations and calls the packages that do the work.
+// into typed configurations and calls the packages that do the work. Its
+// subcommands, each but help in a file of its own, as the table in
+// commands lists them (a test keeps this list equal to it):
 //
-//	manydb run     run a study and print its tables
-//	manydb tables  print the tables of results files
-//	manydb compare compare two results files with a significance test
-//	manydb report  write an HTML page with tables and charts
-//	manydb profile where the create time of a store goes, step by step
-//	manydb env     print the environment a study would record
-//	manydb engines list the variants and whether each is built here
+//	manydb run [flags]         run a study, append its records, print its tables
+//	manydb serve [flags]       serve agent turns from a pool of open stores: latency and memory per pool size
+//	manydb tables FILE...      print the tables of results files (--format md|csv|json|gobench)
+//	manydb compare OLD NEW     compare two results files: change and significance
+//	manydb report -o F FILE... write one self-contained HTML page with tables and charts
+//	manydb profile --engine V  time each step of creating a store, on disk and tmpfs, and count its syncs
+//	manydb env [--root DIR]    print the environment a study records
+//	manydb engines             list every variant, its worker and whether it is built here
+//	manydb help                print this text
 //
 // Every subcommand writes to injected writers, so tests can run it whole.
 package cli
@@ -58,22 +62,57 @@ type Options struct {
 	Catalog []engine.Family
 }
 
-const usage = `manydb measures what one small embedded database ("store") costs: to
+// command is one subcommand: its name, what follows the name on its usage
+// line, one line saying what it does, and the function that runs it.
+type command struct {
+	name    string
+	args    string
+	summary string
+	run     func(ctx context.Context, args []string, o Options) error
+}
+
+// commands is the table of manydb's subcommands, in the order the usage
+// text lists them. The usage text, the dispatch and the package doc (a
+// test compares them) come from it.
+func commands() []command {
+	return []command{
+		{"run", "[flags]", "run a study, append its records, print its tables", runCmd},
+		{"serve", "[flags]", "serve agent turns from a pool of open stores: latency and memory per pool size", serveCmd},
+		{"tables", "FILE...", "print the tables of results files (--format md|csv|json|gobench)", tablesCmd},
+		{"compare", "OLD NEW", "compare two results files: change and significance", compareCmd},
+		{"report", "-o F FILE...", "write one self-contained HTML page with tables and charts", reportCmd},
+		{"profile", "--engine V", "time each step of creating a store, on disk and tmpfs, and count its syncs", profileCmd},
+		{"env", "[--root DIR]", "print the environment a study records", envCmd},
+		{"engines", "", "list every variant, its worker and whether it is built here", enginesCmd},
+		{"help", "", "print this text", helpCmd},
+	}
+}
+
+// commandLines returns a line per subcommand: its usage and, in a column
+// after the longest usage, its summary.
+func commandLines() []string {
+	cmds := commands()
+	usages := make([]string, len(cmds))
+	width := 0
+	for i, c := range cmds {
+		usages[i] = strings.TrimSpace("manydb " + c.name + " " + c.args)
+		width = max(width, len(usages[i]))
+	}
+	lines := make([]string, len(cmds))
+	for i, c := range cmds {
+		lines[i] = fmt.Sprintf("%-*s %s", width, usages[i], c.summary)
+	}
+	return lines
+}
+
+const usageIntro = `manydb measures what one small embedded database ("store") costs: to
 create, open, query, close, keep open and keep on disk, with thousands of
 stores per engine.
 
 Usage:
-  manydb run [flags]        run a study, append its records, print its tables
-  manydb tables FILE...     print the tables of one or more results files
-                            (--format md|csv|json|gobench)
-  manydb compare OLD NEW    compare two results files: change and significance
-  manydb report -o F FILE.. one self-contained HTML page with tables and charts
-  manydb serve [flags]      agent traffic on a pool of open stores: latency and memory per pool size
-  manydb profile --engine V where the create time of a store goes (disk vs. tmpfs, syncs)
-  manydb env [--root DIR]   print the environment a study records
-  manydb engines            list every variant, its worker and whether it is built here
-  manydb help               this text
+`
 
+const usageEnd = `
 Run 'manydb COMMAND --help' for a command's flags.
 
 Exit codes: 0 done; 1 error; 2 bad command line or input (nothing was
@@ -82,34 +121,43 @@ measured or changed); 3 the study ran to its end but some phases failed
 results file).
 `
 
+// usage is the text manydb help prints.
+func usage() string {
+	var b strings.Builder
+	b.WriteString(usageIntro)
+	for _, l := range commandLines() {
+		b.WriteString("  " + l + "\n")
+	}
+	b.WriteString(usageEnd)
+	return b.String()
+}
+
+func helpCmd(_ context.Context, _ []string, o Options) error {
+	fmt.Fprint(o.Stdout, usage())
+	return nil
+}
+
 // Run runs the manydb command line args (without the program name).
 func Run(ctx context.Context, args []string, o Options) error {
 	if len(args) == 0 {
-		fmt.Fprint(o.Stderr, usage)
+		fmt.Fprint(o.Stderr, usage())
 		return &orchestrate.InputError{Msg: "no command given"}
 	}
-	switch args[0] {
-	case "run":
-		return runCmd(ctx, args[1:], o)
-	case "tables":
-		return tablesCmd(args[1:], o)
-	case "compare":
-		return compareCmd(args[1:], o)
-	case "serve":
-		return serveCmd(ctx, args[1:], o)
-	case "report":
-		return reportCmd(args[1:], o)
-	case "profile":
-		return profileCmd(ctx, args[1:], o)
-	case "env":
-		return envCmd(ctx, args[1:], o)
-	case "engines":
-		return enginesCmd(ctx, args[1:], o)
-	case "help", "-h", "--help", "-help":
-		fmt.Fprint(o.Stdout, usage)
-		return nil
+	name := args[0]
+	if name == "-h" || name == "--help" || name == "-help" {
+		name = "help"
 	}
-	return &orchestrate.InputError{Msg: fmt.Sprintf("unknown command %q: use run, serve, tables, compare, report, profile, env or engines (manydb help)", args[0])}
+	var names []string
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(ctx, args[1:], o)
+		}
+		if c.name != "help" {
+			names = append(names, c.name)
+		}
+	}
+	last := len(names) - 1
+	return &orchestrate.InputError{Msg: fmt.Sprintf("unknown command %q: use %s or %s (manydb help)", args[0], strings.Join(names[:last], ", "), names[last])}
 }
 
 // newFlagSet returns a flag set for a subcommand. Its errors are not

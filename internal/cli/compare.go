@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -24,7 +25,7 @@ over every study in a file: at least 4 runs a side are needed to find a
 change (manydb run --runs 5, or several studies). Single-valued figures
 (create, memory, space: one per study) show their change untested.`
 
-func compareCmd(args []string, o Options) error {
+func compareCmd(_ context.Context, args []string, o Options) error {
 	fs := newFlagSet("compare")
 	if done, err := parse(fs, args, compareSynopsis, o); done || err != nil {
 		return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 
@@ -24,7 +25,7 @@ table, and what differed between sessions. Files from several machines
 study adds p99 latency and peak memory against the pool size; a sweep
 (run --stores 100,1000,…) each figure against the number of stores.`
 
-func reportCmd(args []string, o Options) error {
+func reportCmd(_ context.Context, args []string, o Options) error {
 	fs := newFlagSet("report")
 	out := fs.String("o", "", "the HTML file to write (required)")
 	if done, err := parse(fs, args, reportSynopsis, o); done || err != nil {

@@ -2,20 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/orchestrate"
 	"manydb/internal/report"
 	"manydb/internal/results"
-	"manydb/internal/settings"
-	"manydb/internal/workload"
 )
 
 const runSynopsis = `manydb run [flags]
@@ -96,25 +92,16 @@ library is not installed is skipped with a line saying how to install it
 Example:
   manydb run --engines sqlite --stores 1000 --runs 3 --hold 500 --root data --out results.jsonl`
 
-// runOptions are the flags of manydb run.
+// runOptions are the flags of manydb run: the study flags and its own.
 type runOptions struct {
-	engines        string
-	settings       string
-	fresh          bool
+	study          studyFlags
 	skipSpaceCheck bool
 	stores         string
 	runs           int
 	hold           string
 	fanout         int
-	root           string
-	out            string
-	workload       string
 	objects        int
 	textLen        int
-	keep           bool
-	maxLoad        float64
-	loadWait       time.Duration
-	binDir         string
 	queries        string
 	cache          string
 	turns          int
@@ -122,24 +109,15 @@ type runOptions struct {
 
 func runCmd(ctx context.Context, args []string, o Options) error {
 	fs := newFlagSet("run")
-	var opt runOptions
-	fs.StringVar(&opt.engines, "engines", "all", "comma-separated variant ids in table order, or all (known: "+joinIDs()+")")
-	fs.StringVar(&opt.settings, "settings", "default", "comma-separated settings, one table each: default, mmap-threshold, trim-threshold, thp-off, jemalloc, mimalloc, tcmalloc, or A+B")
+	opt := runOptions{study: runStudyFlags(o)}
+	opt.study.AddFlags(fs)
 	fs.StringVar(&opt.stores, "stores", "1000", "stores per variant; a list (100,1000,10000) runs a sweep: one study per count, each variant's stores made once for the largest")
 	fs.IntVar(&opt.runs, "runs", 3, "warm open runs over all stores (seeds 1..runs)")
-	fs.StringVar(&opt.hold, "hold", "0", "stores held open at once for the memory figure (0: 1,000 or --stores if fewer); a list (1,10,100) holds each count in turn on the same stores")
+	fs.StringVar(&opt.hold, "hold", "0", fmt.Sprintf("stores held open at once for the memory figure (0: min(%d, --stores)); a list (1,10,100) holds each count in turn on the same stores", opt.study.holdCap))
 	fs.IntVar(&opt.fanout, "fanout", 0, "store directory levels: 0 flat (root/…/001234, the reference's), 2 nested (…/12/34/001234)")
-	fs.StringVar(&opt.root, "root", "manydb-data", "data root for the stores")
-	fs.StringVar(&opt.out, "out", "results.jsonl", "results file, appended to")
-	fs.StringVar(&opt.workload, "workload", "large", "large (1,000 notes of 300 characters) or small (10 notes of 40)")
 	fs.IntVar(&opt.objects, "objects", 0, "notes per store (0: the workload's)")
 	fs.IntVar(&opt.textLen, "text-len", 0, "characters per note text (0: the workload's)")
-	fs.BoolVar(&opt.keep, "keep", false, "keep the stores after the study")
-	fs.BoolVar(&opt.fresh, "fresh", false, "start a new study even if the results file holds one to resume")
 	fs.BoolVar(&opt.skipSpaceCheck, "skip-space-check", false, "start even if the data root's filesystem looks too small")
-	fs.Float64Var(&opt.maxLoad, "max-load", 0, "before each phase, wait until the 1-minute load average is below this (0: don't wait)")
-	fs.DurationVar(&opt.loadWait, "load-wait", 30*time.Second, "how often to check the load while waiting")
-	fs.StringVar(&opt.binDir, "bin", o.BinDir, "directory of the worker binaries")
 	fs.StringVar(&opt.queries, "queries", "count", "queries of each open run, in order: count, recent, get, scan")
 	fs.StringVar(&opt.cache, "cache", "warm", "page cache of the open runs: warm, cold, drop (comma-separated; each gets --runs runs)")
 	fs.IntVar(&opt.turns, "turns", 0, "turn runs (open, recent, append, close) after the space phase")
@@ -149,44 +127,20 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 	if fs.NArg() > 0 {
 		return &orchestrate.InputError{Msg: fmt.Sprintf("run: unexpected argument %q (flags only; see manydb run --help)", fs.Arg(0))}
 	}
+	if err := opt.study.Validate(); err != nil {
+		return err
+	}
 	cfg, err := opt.config(ctx, o)
 	if err != nil {
 		return err
 	}
-	id, err := orchestrate.Run(ctx, cfg)
-	var inputErr *orchestrate.InputError
-	if errors.As(err, &inputErr) {
-		return fmt.Errorf("run: %w", err)
-	}
-	var failed *orchestrate.Failed
-	if err != nil && !errors.As(err, &failed) {
-		return err
-	}
-	if terr := printStudy(o, opt.out, id); terr != nil {
-		return terr
-	}
-	fmt.Fprintf(o.Stderr, "records of study %s are in %s\n", id, opt.out)
-	return err
+	return opt.study.run(ctx, o, cfg)
 }
 
 func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config, error) {
-	variants, err := engine.ParseList(opt.engines)
+	cfg, err := opt.study.config(ctx, o, opt.objects, opt.textLen)
 	if err != nil {
-		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: --engines: " + err.Error()}
-	}
-	if opt.engines == "all" {
-		variants = builtVariants(ctx, o, opt.binDir)
-		if len(variants) == 0 {
-			return orchestrate.Config{}, &orchestrate.InputError{Msg: fmt.Sprintf("run: no engine is built in %s: run 'make build'", opt.binDir)}
-		}
-	}
-	sets, err := settings.ParseList(opt.settings)
-	if err != nil {
-		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: --settings: " + err.Error()}
-	}
-	wl, err := workload.Lookup(opt.workload, opt.objects, opt.textLen)
-	if err != nil {
-		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: " + err.Error()}
+		return orchestrate.Config{}, err
 	}
 	queries, err := job.ParseQueries(opt.queries)
 	if err != nil {
@@ -209,36 +163,22 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	}
 	stores := slices.Max(counts)
 	if slices.Equal(holds, []int{0}) {
-		holds = []int{min(1000, stores)}
+		holds = []int{opt.study.hold(stores)}
 	}
 	var sweep []int
 	if len(counts) > 1 {
 		sweep = counts
 	}
-	return orchestrate.Config{
-		Variants:       variants,
-		Settings:       sets,
-		Fresh:          opt.fresh,
-		SkipSpaceCheck: opt.skipSpaceCheck,
-		Stores:         stores,
-		Sweep:          sweep,
-		Runs:           opt.runs,
-		Holds:          holds,
-		Fanout:         opt.fanout,
-		Queries:        queries,
-		Cache:          cache,
-		Turns:          opt.turns,
-		Workload:       wl,
-		Root:           opt.root,
-		Out:            opt.out,
-		Keep:           opt.keep,
-		BinDir:         opt.binDir,
-		MaxLoad:        opt.maxLoad,
-		LoadWait:       opt.loadWait,
-		Version:        o.Version,
-		Env:            o.Environ,
-		Log:            o.Stderr,
-	}, nil
+	cfg.SkipSpaceCheck = opt.skipSpaceCheck
+	cfg.Stores = stores
+	cfg.Sweep = sweep
+	cfg.Runs = opt.runs
+	cfg.Holds = holds
+	cfg.Fanout = opt.fanout
+	cfg.Queries = queries
+	cfg.Cache = cache
+	cfg.Turns = opt.turns
+	return cfg, nil
 }
 
 // parseCounts parses a flag's comma-separated list of whole numbers.
@@ -269,22 +209,6 @@ func printStudy(o Options, file, study string) error {
 	}
 	fmt.Fprintln(o.Stdout)
 	return report.Tables(o.Stdout, mine)
-}
-
-// builtVariants returns the variants built in binDir, in catalog order,
-// and says on stderr which were left out and why: "all" means every
-// engine that builds here.
-func builtVariants(ctx context.Context, o Options, binDir string) []string {
-	statuses, _ := orchestrate.ListEngines(ctx, o.Catalog, binDir, o.Environ)
-	var built []string
-	for _, s := range statuses {
-		if s.State == orchestrate.EngineBuilt {
-			built = append(built, s.Variant)
-			continue
-		}
-		fmt.Fprintf(o.Stderr, "skipping %s (%s): %s\n", s.Variant, s.State, s.Detail)
-	}
-	return built
 }
 
 func joinIDs() string {

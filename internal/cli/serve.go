@@ -2,17 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
-	"manydb/internal/engine"
 	"manydb/internal/orchestrate"
 	"manydb/internal/results"
-	"manydb/internal/settings"
-	"manydb/internal/workload"
 )
 
 const serveSynopsis = `manydb serve [flags]
@@ -48,23 +43,14 @@ Example:
 
 func serveCmd(ctx context.Context, args []string, o Options) error {
 	fs := newFlagSet("serve")
-	var opt runOptions
-	fs.StringVar(&opt.engines, "engines", "all", "comma-separated variant ids, or all (known: "+joinIDs()+")")
-	fs.StringVar(&opt.settings, "settings", "default", "comma-separated settings (see manydb run --help)")
+	study := serveStudyFlags(o)
+	study.AddFlags(fs)
 	stores := fs.Int("stores", 10000, "stores (agents) per variant")
 	requests := fs.Int("requests", 200000, "recorded requests per pool size")
 	concurrency := fs.Int("concurrency", 8, "goroutines sending requests")
 	zipf := fs.Float64("zipf", 1.1, "Zipf exponent s of the agents (above 1; higher: fewer, hotter agents)")
 	pools := fs.String("pool", "0,1%,10%,100%", "pool sizes: numbers of open stores or percentages of --stores")
 	rate := fs.Float64("rate", 0, "requests per second (open loop); 0: closed loop")
-	fs.StringVar(&opt.root, "root", "manydb-data", "data root for the stores")
-	fs.StringVar(&opt.out, "out", "serve.jsonl", "results file, appended to")
-	fs.StringVar(&opt.workload, "workload", "large", "large or small")
-	fs.BoolVar(&opt.keep, "keep", false, "keep the stores after the study")
-	fs.BoolVar(&opt.fresh, "fresh", false, "start a new study even if the results file holds one to resume")
-	fs.Float64Var(&opt.maxLoad, "max-load", 0, "before each phase, wait until the 1-minute load average is below this (0: don't wait)")
-	fs.DurationVar(&opt.loadWait, "load-wait", 30*time.Second, "how often to check the load while waiting")
-	fs.StringVar(&opt.binDir, "bin", o.BinDir, "directory of the worker binaries")
 	if done, err := parse(fs, args, serveSynopsis, o); done || err != nil {
 		return err
 	}
@@ -75,41 +61,17 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	if err != nil {
 		return &orchestrate.InputError{Msg: "serve: " + err.Error()}
 	}
-	variants, err := engine.ParseList(opt.engines)
-	if err != nil {
-		return &orchestrate.InputError{Msg: "serve: --engines: " + err.Error()}
-	}
-	if opt.engines == "all" {
-		if variants = builtVariants(ctx, o, opt.binDir); len(variants) == 0 {
-			return &orchestrate.InputError{Msg: fmt.Sprintf("serve: no engine is built in %s: run 'make build'", opt.binDir)}
-		}
-	}
-	sets, err := settings.ParseList(opt.settings)
-	if err != nil {
-		return &orchestrate.InputError{Msg: "serve: --settings: " + err.Error()}
-	}
-	wl, err := workload.Lookup(opt.workload, 0, 0)
-	if err != nil {
-		return &orchestrate.InputError{Msg: "serve: " + err.Error()}
-	}
-	cfg := orchestrate.Config{Variants: variants, Settings: sets, Fresh: opt.fresh, Stores: *stores, Hold: min(100, max(*stores, 1)),
-		Workload: wl, Root: opt.root, Out: opt.out, Keep: opt.keep, BinDir: opt.binDir, MaxLoad: opt.maxLoad, LoadWait: opt.loadWait,
-		Version: o.Version, Env: o.Environ, Log: o.Stderr,
-		Serve: &results.ServeConfig{Pools: ps, Requests: *requests, Concurrency: *concurrency, Zipf: *zipf, Rate: *rate}}
-	id, err := orchestrate.Run(ctx, cfg)
-	var inputErr *orchestrate.InputError
-	if errors.As(err, &inputErr) {
-		return fmt.Errorf("serve: %w", err)
-	}
-	var failed *orchestrate.Failed
-	if err != nil && !errors.As(err, &failed) {
+	if err := study.Validate(); err != nil {
 		return err
 	}
-	if terr := printStudy(o, opt.out, id); terr != nil {
-		return terr
+	cfg, err := study.config(ctx, o, 0, 0)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(o.Stderr, "records of serve study %s are in %s\n", id, opt.out)
-	return err
+	cfg.Stores = *stores
+	cfg.Hold = study.hold(*stores)
+	cfg.Serve = &results.ServeConfig{Pools: ps, Requests: *requests, Concurrency: *concurrency, Zipf: *zipf, Rate: *rate}
+	return study.run(ctx, o, cfg)
 }
 
 // parsePools reads --pool: numbers of stores or percentages of stores,

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"manydb/internal/orchestrate"
@@ -21,7 +22,7 @@ open, query, close and total; one per study for create, memory and space)
 as JSON; --format gobench writes them as Go benchmark lines, so that
 'benchstat old.txt new.txt' reads manydb results.`
 
-func tablesCmd(args []string, o Options) error {
+func tablesCmd(_ context.Context, args []string, o Options) error {
 	fs := newFlagSet("tables")
 	format := fs.String("format", "md", "output format: md, csv, json or gobench")
 	if done, err := parse(fs, args, tablesSynopsis, o); done || err != nil {

@@ -1,0 +1,178 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"manydb/internal/engine"
+	"manydb/internal/orchestrate"
+	"manydb/internal/settings"
+	"manydb/internal/workload"
+)
+
+// studyFlags are the flags manydb run and manydb serve both take: what to
+// measure (engines, settings, workload), where (root, out, bin) and how
+// (fresh, keep, the load gate). Each command adds the flags of its own.
+type studyFlags struct {
+	cmd  string // the command, named in error messages
+	kind string // what its last line calls the study: "study", "serve study"
+
+	engines  string
+	settings string
+	workload string
+	root     string
+	out      string
+	binDir   string
+	fresh    bool
+	keep     bool
+	maxLoad  float64
+	loadWait time.Duration
+
+	// holdCap is how many stores the hold phase holds open unless told:
+	// min(holdCap, stores). Not a flag of its own (see runStudyFlags).
+	holdCap int
+}
+
+// runStudyFlags and serveStudyFlags are the two commands' study flags with
+// their defaults. Two differ, on purpose:
+//   - out: run appends to results.jsonl, serve to serve.jsonl (so since
+//     serve was added); running the same command again resumes its study
+//     from that file.
+//   - holdCap: run's hold phase is the reference table's memory figure,
+//     1,000 stores open; serve's only estimates the memory and open files
+//     per open store that its pool sizes are checked against, so 100 stores
+//     do, and it is not a flag there.
+func runStudyFlags(o Options) studyFlags {
+	return studyFlags{cmd: "run", kind: "study", out: "results.jsonl", holdCap: 1000, binDir: o.BinDir}
+}
+
+// serveStudyFlags: see runStudyFlags.
+func serveStudyFlags(o Options) studyFlags {
+	return studyFlags{cmd: "serve", kind: "serve study", out: "serve.jsonl", holdCap: 100, binDir: o.BinDir}
+}
+
+// AddFlags defines the study flags in fs; out and bin default to the
+// values f holds.
+func (f *studyFlags) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&f.engines, "engines", "all", "comma-separated variant ids in table order, or all (known: "+joinIDs()+")")
+	fs.StringVar(&f.settings, "settings", "default", "comma-separated settings, one table each: default, mmap-threshold, trim-threshold, thp-off, jemalloc, mimalloc, tcmalloc, or A+B")
+	fs.StringVar(&f.root, "root", "manydb-data", "data root for the stores")
+	fs.StringVar(&f.out, "out", f.out, "results file, appended to")
+	fs.StringVar(&f.workload, "workload", "large", "large (1,000 notes of 300 characters) or small (10 notes of 40)")
+	fs.BoolVar(&f.keep, "keep", false, "keep the stores after the study")
+	fs.BoolVar(&f.fresh, "fresh", false, "start a new study even if the results file holds one to resume")
+	fs.Float64Var(&f.maxLoad, "max-load", 0, "before each phase, wait until the 1-minute load average is below this (0: don't wait)")
+	fs.DurationVar(&f.loadWait, "load-wait", 30*time.Second, "how often to check the load while waiting")
+	fs.StringVar(&f.binDir, "bin", f.binDir, "directory of the worker binaries")
+}
+
+// Validate checks what needs nothing but the flags (the engine and
+// setting lists, the workload's name), before any worker is asked which
+// engines it serves.
+func (f studyFlags) Validate() error {
+	if _, _, err := f.lists(); err != nil {
+		return err
+	}
+	if _, err := workload.Lookup(f.workload, 0, 0); err != nil {
+		return f.inputError(err.Error())
+	}
+	return nil
+}
+
+// lists parses --engines and --settings.
+func (f studyFlags) lists() ([]string, []settings.Setting, error) {
+	variants, err := engine.ParseList(f.engines)
+	if err != nil {
+		return nil, nil, f.inputError("--engines: " + err.Error())
+	}
+	sets, err := settings.ParseList(f.settings)
+	if err != nil {
+		return nil, nil, f.inputError("--settings: " + err.Error())
+	}
+	return variants, sets, nil
+}
+
+// config returns the orchestrator's configuration of the study flags:
+// --engines all becomes every variant built here, and objects and textLen
+// size the workload's notes (0: the workload's). The command adds what it
+// measures.
+func (f studyFlags) config(ctx context.Context, o Options, objects, textLen int) (orchestrate.Config, error) {
+	variants, sets, err := f.lists()
+	if err != nil {
+		return orchestrate.Config{}, err
+	}
+	if f.engines == "all" {
+		if variants = builtVariants(ctx, o, f.binDir); len(variants) == 0 {
+			return orchestrate.Config{}, f.inputError(fmt.Sprintf("no engine is built in %s: run 'make build'", f.binDir))
+		}
+	}
+	wl, err := workload.Lookup(f.workload, objects, textLen)
+	if err != nil {
+		return orchestrate.Config{}, f.inputError(err.Error())
+	}
+	return orchestrate.Config{
+		Variants: variants,
+		Settings: sets,
+		Fresh:    f.fresh,
+		Workload: wl,
+		Root:     f.root,
+		Out:      f.out,
+		Keep:     f.keep,
+		BinDir:   f.binDir,
+		MaxLoad:  f.maxLoad,
+		LoadWait: f.loadWait,
+		Version:  o.Version,
+		Env:      o.Environ,
+		Log:      o.Stderr,
+	}, nil
+}
+
+// run runs the study of cfg, prints its tables and says on stderr where
+// its records are. A study that ran to its end with failed phases prints
+// its tables too and returns orchestrate.Failed.
+func (f studyFlags) run(ctx context.Context, o Options, cfg orchestrate.Config) error {
+	id, err := orchestrate.Run(ctx, cfg)
+	var inputErr *orchestrate.InputError
+	if errors.As(err, &inputErr) {
+		return fmt.Errorf("%s: %w", f.cmd, err)
+	}
+	var failed *orchestrate.Failed
+	if err != nil && !errors.As(err, &failed) {
+		return err
+	}
+	if terr := printStudy(o, cfg.Out, id); terr != nil {
+		return terr
+	}
+	fmt.Fprintf(o.Stderr, "records of %s %s are in %s\n", f.kind, id, cfg.Out)
+	return err
+}
+
+// builtVariants returns the variants built in binDir, in catalog order,
+// and says on stderr which were left out and why: "all" means every
+// engine that builds here.
+func builtVariants(ctx context.Context, o Options, binDir string) []string {
+	statuses, _ := orchestrate.ListEngines(ctx, o.Catalog, binDir, o.Environ)
+	var built []string
+	for _, s := range statuses {
+		if s.State == orchestrate.EngineBuilt {
+			built = append(built, s.Variant)
+			continue
+		}
+		fmt.Fprintf(o.Stderr, "skipping %s (%s): %s\n", s.Variant, s.State, s.Detail)
+	}
+	return built
+}
+
+// hold is the number of stores the hold phase holds open when not told:
+// min(holdCap, stores), at least one.
+func (f studyFlags) hold(stores int) int {
+	return min(f.holdCap, max(stores, 1))
+}
+
+// inputError is a bad-input error naming the command.
+func (f studyFlags) inputError(msg string) error {
+	return &orchestrate.InputError{Msg: f.cmd + ": " + msg}
+}

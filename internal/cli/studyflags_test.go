@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"manydb/internal/orchestrate"
+)
+
+// TestStudyFlagsValidateFirst: run and serve refuse a bad engine list,
+// setting or workload in one line before asking any worker which engines
+// it serves (which would print a line per engine not built here).
+func TestStudyFlagsValidateFirst(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--settings", "lukewarm"}, "run: --settings: "},
+		{[]string{"run", "--workload", "huge"}, `run: unknown workload "huge"`},
+		{[]string{"serve", "--engines", "oracle"}, `serve: --engines: unknown engine "oracle"`},
+		{[]string{"serve", "--settings", "lukewarm"}, "serve: --settings: "},
+		{[]string{"serve", "--workload", "huge"}, `serve: unknown workload "huge"`},
+	}
+	for _, tt := range tests {
+		o, _, errOut := options(t)
+		err := Run(context.Background(), tt.args, o)
+		var in *orchestrate.InputError
+		if !errors.As(err, &in) || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: err = %v, want one line starting %q", tt.args, err, tt.want)
+		}
+		if errOut.Len() > 0 {
+			t.Errorf("%v: stderr before the error:\n%s", tt.args, errOut)
+		}
+	}
+}
+
+// TestHoldCapInHelp: each command's --help states the hold count it uses
+// unless told, from the one field that sets it.
+func TestHoldCapInHelp(t *testing.T) {
+	for _, c := range []struct {
+		cmd   string
+		study studyFlags
+	}{
+		{"run", runStudyFlags(Options{})},
+		{"serve", serveStudyFlags(Options{})},
+	} {
+		o, out, _ := options(t)
+		if err := Run(context.Background(), []string{c.cmd, "--help"}, o); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("min(%d, --stores)", c.study.holdCap); !strings.Contains(out.String(), want) {
+			t.Errorf("%s --help does not say %q", c.cmd, want)
+		}
+	}
+}
