@@ -71,26 +71,19 @@ func (a *answers) drawIDs(seed uint64, i, total int) {
 	}
 }
 
-// run makes query name on s (which, beyond count, must be a Querier).
+// run makes query name on s.
 func (a *answers) run(name string, s engine.Store) error {
 	var err error
 	switch name {
 	case QueryCount:
 		a.count, err = s.Count()
-		return err
-	}
-	q, ok := s.(engine.Querier)
-	if !ok {
-		return fmt.Errorf("this variant cannot answer %s (its store does not implement engine.Querier)", name)
-	}
-	switch name {
 	case QueryRecent:
-		a.recent, err = q.Recent(RecentN, a.recent[:0])
+		a.recent, err = s.Recent(RecentN, a.recent[:0])
 	case QueryGet:
-		a.get, err = q.Get(a.ids, a.get[:0])
+		a.get, err = s.Get(a.ids, a.get[:0])
 	case QueryScan:
 		a.scan = a.scan[:0]
-		err = q.Scan(a.onNote)
+		err = s.Scan(a.onNote)
 	default:
 		err = fmt.Errorf("unknown query %q", name)
 	}
@@ -314,18 +307,13 @@ func turn(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 		if err != nil {
 			return storeError(job, i, "open", err)
 		}
-		q, ok := s.(engine.Querier)
-		if !ok {
-			s.Close()
-			return storeError(job, i, "turn", fmt.Errorf("this variant cannot make a turn (its store does not implement engine.Querier)"))
-		}
-		a.recent, err = q.Recent(RecentN, a.recent[:0])
+		a.recent, err = s.Recent(RecentN, a.recent[:0])
 		t2 := time.Now()
 		if err != nil {
 			s.Close()
 			return storeError(job, i, QueryRecent, err)
 		}
-		err = q.Append(note)
+		err = s.Append(note)
 		t3 := time.Now()
 		if err != nil {
 			s.Close()
@@ -351,7 +339,7 @@ func turn(job Job, v engine.Variant, rec *results.Record, p *progress) error {
 		if err != nil {
 			return storeError(job, i, "open to read the append back", err)
 		}
-		a.recent, err = s.(engine.Querier).Recent(1, a.recent[:0])
+		a.recent, err = s.Recent(1, a.recent[:0])
 		if cerr := s.Close(); err == nil {
 			err = cerr
 		}

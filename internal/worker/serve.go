@@ -46,11 +46,7 @@ func serveRun(job Job, v engine.Variant, rec *results.Record, p *progress) error
 	f := serve.Funcs{
 		Open: func(i int) (engine.Store, error) { return v.Open(dirs[i]) },
 		Turn: func(i int, s engine.Store) error {
-			q, ok := s.(engine.Querier)
-			if !ok {
-				return fmt.Errorf("this variant cannot serve turns (its store does not implement engine.Querier)")
-			}
-			notes, err := q.Recent(RecentN, make([]workload.Note, 0, RecentN))
+			notes, err := s.Recent(RecentN, make([]workload.Note, 0, RecentN))
 			if err != nil {
 				return fmt.Errorf("recent: %w", err)
 			}
@@ -70,7 +66,7 @@ func serveRun(job Job, v engine.Variant, rec *results.Record, p *progress) error
 				}
 			}
 			note := spec.TurnNote(i, int(top)-spec.Objects+1)
-			if err := q.Append(note); err != nil {
+			if err := s.Append(note); err != nil {
 				return fmt.Errorf("append: %w", err)
 			}
 			newest[i] = note.ID

@@ -139,7 +139,7 @@ func (s *store) Count() (int64, error) {
 	return n, err
 }
 
-// Recent implements engine.Querier.
+// Recent implements engine.Store.
 func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
 	notes, err := s.read()
 	for i := len(notes) - 1; i >= 0 && n > 0; i, n = i-1, n-1 {
@@ -151,7 +151,7 @@ func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
 	return dst, err
 }
 
-// Get implements engine.Querier.
+// Get implements engine.Store.
 func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	notes, err := s.read()
 	if err != nil {
@@ -169,7 +169,7 @@ func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	return dst, nil
 }
 
-// Scan implements engine.Querier.
+// Scan implements engine.Store.
 func (s *store) Scan(fn func(workload.Note)) error {
 	notes, err := s.read()
 	if s.v.id == "fake_wrongscan" && len(notes) > 0 {
@@ -181,7 +181,7 @@ func (s *store) Scan(fn func(workload.Note)) error {
 	return err
 }
 
-// Append implements engine.Querier.
+// Append implements engine.Store.
 func (s *store) Append(n workload.Note) error {
 	notes, err := s.read()
 	if err != nil || s.v.id == "fake_lostappend" {
@@ -193,7 +193,9 @@ func (s *store) Append(n workload.Note) error {
 func (s *store) Close() error { return nil }
 
 // Null is an engine that does nothing: Open and Count return at once, and
-// Count reports the expected number. It has no files.
+// Count reports the expected number. It has no files and holds no notes:
+// Recent and Scan find none, Get fails with engine.ErrNotFound and Append
+// writes nothing.
 type Null struct {
 	Notes int64 // what Count returns
 }
@@ -218,3 +220,14 @@ type nullStore struct{ n int64 }
 func (s nullStore) Insert([]workload.Note) error { return nil }
 func (s nullStore) Count() (int64, error)        { return s.n, nil }
 func (s nullStore) Close() error                 { return nil }
+
+func (s nullStore) Recent(_ int, dst []workload.Note) ([]workload.Note, error) { return dst, nil }
+func (s nullStore) Scan(func(workload.Note)) error                             { return nil }
+func (s nullStore) Append(workload.Note) error                                 { return nil }
+
+func (s nullStore) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
+	if len(ids) > 0 {
+		return dst, fmt.Errorf("id %d: %w", ids[0], engine.ErrNotFound)
+	}
+	return dst, nil
+}
