@@ -24,6 +24,12 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces this package implements.
+var (
+	_ engine.Variant = (*Variant)(nil)
+	_ engine.Store   = (*store)(nil)
+)
+
 // Option values; see the package documentation.
 const (
 	MemTableSize     = 4 << 20

@@ -35,6 +35,14 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces the fake and null engines implement.
+var (
+	_ engine.Variant = (*Variant)(nil)
+	_ engine.Store   = (*store)(nil)
+	_ engine.Variant = (*Null)(nil)
+	_ engine.Store   = nullStore{}
+)
+
 // FileName is the fake store's only file.
 const FileName = "fake.db"
 

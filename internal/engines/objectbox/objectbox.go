@@ -18,6 +18,16 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces this package implements.
+var (
+	_ engine.Variant   = (*syncVariant)(nil)
+	_ engine.Store     = (*syncStore)(nil)
+	_ engine.Variant   = (*cVariant)(nil)
+	_ engine.Closer    = (*cVariant)(nil)
+	_ engine.Store     = (*cStoreHandle)(nil)
+	_ engine.Marshaler = (*cStoreHandle)(nil)
+)
+
 // Files a store's directory holds.
 const (
 	DataFile = "data.mdb"

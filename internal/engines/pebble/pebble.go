@@ -24,6 +24,13 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces this package implements.
+var (
+	_ engine.Variant = (*Variant)(nil)
+	_ engine.Closer  = (*Variant)(nil)
+	_ engine.Store   = (*store)(nil)
+)
+
 // Sizes of the process-wide caches and of each store's memtable.
 const (
 	CacheSize     = 32 << 20 // bytes, shared block cache

@@ -112,6 +112,12 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces this package implements.
+var (
+	_ engine.Variant = (*Variant)(nil)
+	_ engine.Store   = (*store)(nil)
+)
+
 // Variant is SQLite's C API called directly, under the variant id of the
 // package that links the library.
 type Variant struct {

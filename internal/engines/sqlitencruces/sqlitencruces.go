@@ -17,6 +17,12 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces this package implements.
+var (
+	_ engine.Variant = (*Variant)(nil)
+	_ engine.Store   = (*store)(nil)
+)
+
 // FileName is the database file inside a store's directory.
 const FileName = sqlnotes.FileName
 
