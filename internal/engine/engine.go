@@ -32,25 +32,19 @@ type Variant interface {
 	Versions() map[string]string
 }
 
-// Store is one open store.
+// Store is one open store: what an agent does with it. Besides writing and
+// counting its notes, an agent reads its newest notes, fetches notes by
+// id, reads everything, and appends one note per turn; every variant
+// answers every query.
+//
+// Each query decodes what the engine returns into Go values the way an
+// application would (a note's Text is a Go string the caller may keep), and
+// answers from the store, never from a cache kept on the Go side.
 type Store interface {
 	// Insert writes all notes in one transaction, commit included.
 	Insert(notes []workload.Note) error
 	// Count returns the number of notes in the store.
 	Count() (int64, error)
-	// Close releases every resource the store holds.
-	Close() error
-}
-
-// Querier is what an agent does with its store besides counting: read its
-// newest notes, fetch notes by id, read everything, and append one note per
-// turn. Every real variant implements it; the worker asserts it when a study
-// asks for these queries or for turns.
-//
-// Each method decodes what the engine returns into Go values the way an
-// application would (a note's Text is a Go string the caller may keep), and
-// answers from the store, never from a cache kept on the Go side.
-type Querier interface {
 	// Recent appends to dst the n notes with the highest ids, newest first,
 	// and returns it.
 	Recent(n int, dst []workload.Note) ([]workload.Note, error)
@@ -64,9 +58,11 @@ type Querier interface {
 	// the store's highest id plus one; an engine that assigns ids itself
 	// must fail if it assigned another.
 	Append(note workload.Note) error
+	// Close releases every resource the store holds.
+	Close() error
 }
 
-// ErrNotFound is wrapped by Querier.Get when a requested id is not stored.
+// ErrNotFound is wrapped by Store.Get when a requested id is not stored.
 var ErrNotFound = errors.New("note not found")
 
 // Closer is implemented by a Variant that holds process-wide resources

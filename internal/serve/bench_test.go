@@ -7,20 +7,16 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"manydb/internal/engine"
-	"manydb/internal/workload"
+	"manydb/internal/engines/fakeengine"
 )
 
-// nullStore is a store that does nothing: it measures the serve loop's own
-// cost (pool, locks, sequence, recording).
-type nullStore struct{}
-
-func (nullStore) Insert([]workload.Note) error { return nil }
-func (nullStore) Count() (int64, error)        { return 0, nil }
-func (nullStore) Close() error                 { return nil }
-
+// benchServe runs the serve loop on null stores (fakeengine.Null), which
+// do nothing: it measures the loop's own cost (pool, locks, sequence,
+// recording).
 func benchServe(b *testing.B, pool int) {
+	null := fakeengine.NewNull(0)
 	f := Funcs{
-		Open: func(int) (engine.Store, error) { return nullStore{}, nil },
+		Open: func(int) (engine.Store, error) { return null.Open("") },
 		Turn: func(int, engine.Store) error { return nil },
 	}
 	c := Config{Stores: 10000, Requests: b.N, Concurrency: 8, Pool: pool, Zipf: 1.1, Seed: 1}

@@ -8,18 +8,17 @@ import (
 	"time"
 
 	"manydb/internal/engine"
-	"manydb/internal/workload"
+	"manydb/internal/engines/fakeengine"
 )
 
-// fakeStore is a store of the fake engine below: it counts what is open
-// and in use.
+// fakeStore is a store of the fake engine below: a null store
+// (fakeengine.Null) whose Close counts what is open.
 type fakeStore struct {
+	engine.Store
 	i int
 	e *fakeEngine
 }
 
-func (s *fakeStore) Insert([]workload.Note) error { return nil }
-func (s *fakeStore) Count() (int64, error)        { return 0, nil }
 func (s *fakeStore) Close() error {
 	s.e.open.Add(-1)
 	s.e.mu.Lock()
@@ -51,7 +50,8 @@ func (e *fakeEngine) funcs() Funcs {
 			e.mu.Lock()
 			e.log = append(e.log, fmt.Sprintf("open %d", i))
 			e.mu.Unlock()
-			return &fakeStore{i: i, e: e}, nil
+			s, err := fakeengine.NewNull(0).Open("")
+			return &fakeStore{Store: s, i: i, e: e}, err
 		},
 		Turn: func(i int, s engine.Store) error {
 			if e.inUse[i].Add(1) > 1 {

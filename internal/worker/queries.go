@@ -39,7 +39,7 @@ func newAnswers(total int) *answers {
 	return a
 }
 
-// drawIDs picks the ids of store i's get query for a run's seed: GetN ids
+// drawIDs picks the ids of store i's get query for a run's seed: job.GetN ids
 // from 1 to total, from a PCG seeded with (seed, i+1).
 func (a *answers) drawIDs(seed uint64, i, total int) {
 	r := rand.New(rand.NewPCG(seed, uint64(i)+1))
@@ -48,26 +48,19 @@ func (a *answers) drawIDs(seed uint64, i, total int) {
 	}
 }
 
-// run makes query name on s (which, beyond count, must be a Querier).
+// run makes query name on s.
 func (a *answers) run(name job.Query, s engine.Store) error {
 	var err error
 	switch name {
 	case job.QueryCount:
 		a.count, err = s.Count()
-		return err
-	}
-	q, ok := s.(engine.Querier)
-	if !ok {
-		return fmt.Errorf("this variant cannot answer %s (its store does not implement engine.Querier)", name)
-	}
-	switch name {
 	case job.QueryRecent:
-		a.recent, err = q.Recent(job.RecentN, a.recent[:0])
+		a.recent, err = s.Recent(job.RecentN, a.recent[:0])
 	case job.QueryGet:
-		a.get, err = q.Get(a.ids, a.get[:0])
+		a.get, err = s.Get(a.ids, a.get[:0])
 	case job.QueryScan:
 		a.scan = a.scan[:0]
-		err = q.Scan(a.onNote)
+		err = s.Scan(a.onNote)
 	default:
 		err = fmt.Errorf("unknown query %q", name)
 	}
@@ -262,7 +255,7 @@ func evict(dir string) (float64, error) {
 }
 
 // turn runs one agent turn on every store, in the random order of the
-// job's seed: open, the RecentN newest notes, append one note in its own
+// job's seed: open, the job.RecentN newest notes, append one note in its own
 // transaction, close; each step and the whole span timed. The newest note
 // read must be the one the previous turn appended (or the workload's last
 // note before the first turn), so every append is read back by the next
@@ -291,18 +284,13 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 		if err != nil {
 			return storeError(j, i, "open", err)
 		}
-		q, ok := s.(engine.Querier)
-		if !ok {
-			s.Close()
-			return storeError(j, i, "turn", fmt.Errorf("this variant cannot make a turn (its store does not implement engine.Querier)"))
-		}
-		a.recent, err = q.Recent(job.RecentN, a.recent[:0])
+		a.recent, err = s.Recent(job.RecentN, a.recent[:0])
 		t2 := time.Now()
 		if err != nil {
 			s.Close()
 			return storeError(j, i, string(job.QueryRecent), err)
 		}
-		err = q.Append(note)
+		err = s.Append(note)
 		t3 := time.Now()
 		if err != nil {
 			s.Close()
@@ -328,7 +316,7 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 		if err != nil {
 			return storeError(j, i, "open to read the append back", err)
 		}
-		a.recent, err = s.(engine.Querier).Recent(1, a.recent[:0])
+		a.recent, err = s.Recent(1, a.recent[:0])
 		if cerr := s.Close(); err == nil {
 			err = cerr
 		}

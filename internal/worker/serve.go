@@ -38,11 +38,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, p *progress) err
 	f := serve.Funcs{
 		Open: func(i int) (engine.Store, error) { return v.Open(dirs[i]) },
 		Turn: func(i int, s engine.Store) error {
-			q, ok := s.(engine.Querier)
-			if !ok {
-				return fmt.Errorf("this variant cannot serve turns (its store does not implement engine.Querier)")
-			}
-			notes, err := q.Recent(job.RecentN, make([]workload.Note, 0, job.RecentN))
+			notes, err := s.Recent(job.RecentN, make([]workload.Note, 0, job.RecentN))
 			if err != nil {
 				return fmt.Errorf("recent: %w", err)
 			}
@@ -62,7 +58,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, p *progress) err
 				}
 			}
 			note := spec.TurnNote(i, int(top)-spec.Objects+1)
-			if err := q.Append(note); err != nil {
+			if err := s.Append(note); err != nil {
 				return fmt.Errorf("append: %w", err)
 			}
 			newest[i] = note.ID

@@ -24,6 +24,12 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces this package implements.
+var (
+	_ engine.Variant = (*Variant)(nil)
+	_ engine.Store   = (*store)(nil)
+)
+
 // Option values; see the package documentation.
 const (
 	MemTableSize     = 4 << 20
@@ -166,13 +172,13 @@ func (s *store) iterate(reverse bool, n int, fn func(workload.Note)) error {
 	return nil
 }
 
-// Recent implements engine.Querier: a reverse iterator from the last key.
+// Recent implements engine.Store: a reverse iterator from the last key.
 func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
 	err := s.iterate(true, n, func(note workload.Note) { dst = append(dst, note) })
 	return dst, err
 }
 
-// Get implements engine.Querier: one Get per id in one read transaction.
+// Get implements engine.Store: one Get per id in one read transaction.
 func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	txn := s.db.NewTransaction(false)
 	defer txn.Discard()
@@ -198,10 +204,10 @@ func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	return dst, nil
 }
 
-// Scan implements engine.Querier: an iterator from the first key on.
+// Scan implements engine.Store: an iterator from the first key on.
 func (s *store) Scan(fn func(workload.Note)) error { return s.iterate(false, -1, fn) }
 
-// Append implements engine.Querier: one Set in its own read-write
+// Append implements engine.Store: one Set in its own read-write
 // transaction, synced at commit (SyncWrites) as Insert's is.
 func (s *store) Append(n workload.Note) error {
 	txn := s.db.NewTransaction(true)

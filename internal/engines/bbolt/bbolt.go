@@ -25,6 +25,12 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces this package implements.
+var (
+	_ engine.Variant = (*Variant)(nil)
+	_ engine.Store   = (*store)(nil)
+)
+
 // FileName is the database file inside a store's directory.
 const FileName = "notes.db"
 
@@ -185,7 +191,7 @@ func (s *store) view(fn func(b *bolt.Bucket) error) error {
 	})
 }
 
-// Recent implements engine.Querier: a cursor from the last key backwards.
+// Recent implements engine.Store: a cursor from the last key backwards.
 func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
 	err := s.view(func(b *bolt.Bucket) error {
 		c := b.Cursor()
@@ -202,7 +208,7 @@ func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
 	return dst, err
 }
 
-// Get implements engine.Querier: one Get per id in one transaction.
+// Get implements engine.Store: one Get per id in one transaction.
 func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	err := s.view(func(b *bolt.Bucket) error {
 		var key [8]byte
@@ -223,7 +229,7 @@ func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	return dst, err
 }
 
-// Scan implements engine.Querier: a cursor from the first key on.
+// Scan implements engine.Store: a cursor from the first key on.
 func (s *store) Scan(fn func(workload.Note)) error {
 	return s.view(func(b *bolt.Bucket) error {
 		c := b.Cursor()
@@ -238,6 +244,6 @@ func (s *store) Scan(fn func(workload.Note)) error {
 	})
 }
 
-// Append implements engine.Querier: Insert of one note, one Put in its
+// Append implements engine.Store: Insert of one note, one Put in its
 // own read-write transaction, synced at commit.
 func (s *store) Append(n workload.Note) error { return s.Insert([]workload.Note{n}) }

@@ -41,7 +41,7 @@ func TestOpenTimeout(t *testing.T) {
 // a store of the large workload: file size and the time of open, count,
 // close.
 //
-//	go test -run '^$' -bench FillPercent ./internal/bbolt/
+//	go test -run '^$' -bench FillPercent ./internal/engines/bbolt/
 func BenchmarkFillPercent(b *testing.B) {
 	spec := workload.Spec{Name: "large", Objects: 1000, TextLen: 300}
 	notes := make([]workload.Note, spec.Objects)

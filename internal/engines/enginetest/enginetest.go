@@ -56,7 +56,7 @@ type Case struct {
 // Run runs c's variant through every phase with worker.RunJob and fails t
 // on any error, a wrong count, a missing file or version, or an empty
 // figure; it also checks that an open run expecting one note more than
-// the stores hold fails, the variant's engine.Querier (CheckQueries) and
+// the stores hold fails, the variant's queries (CheckQueries) and
 // a serve phase on a few hundred stores (CheckServe). It returns the
 // records in phase order: create,
 // open runs 1 and 2, hold, space.

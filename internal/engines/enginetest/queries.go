@@ -9,7 +9,7 @@ import (
 	"manydb/internal/workload"
 )
 
-// CheckQueries checks a variant's engine.Querier on real stores in a
+// CheckQueries checks a variant's queries on real stores in a
 // temporary directory: every answer of Recent, Get and Scan against the
 // notes written by Create and Insert, a missing id of Get (it must wrap
 // engine.ErrNotFound), and Append read back by Recent, Get, Scan and Count
@@ -47,13 +47,8 @@ func QueryErrors(v engine.Variant, dir string) error {
 		if err != nil {
 			return fmt.Errorf("open: %w", err)
 		}
-		q, ok := s.(engine.Querier)
-		if !ok {
-			s.Close()
-			return fmt.Errorf("%s's store does not implement engine.Querier", v.ID())
-		}
 		n := workload.Note{ID: int64(len(notes) + 1), Text: fmt.Sprintf("turn %d of agent 3: appended", turn), Ts: 1_800_000_000_000 + int64(turn)}
-		if err := q.Append(n); err != nil {
+		if err := s.Append(n); err != nil {
 			s.Close()
 			return fmt.Errorf("append %d: %w", turn, err)
 		}
@@ -76,22 +71,18 @@ func checkOpen(v engine.Variant, dir string, want []workload.Note) (err error) {
 			err = fmt.Errorf("close: %w", cerr)
 		}
 	}()
-	q, ok := s.(engine.Querier)
-	if !ok {
-		return fmt.Errorf("%s's store does not implement engine.Querier", v.ID())
-	}
 	if n, err := s.Count(); err != nil || n != int64(len(want)) {
 		return fmt.Errorf("count = %d, %v; want %d", n, err, len(want))
 	}
 
-	got, err := q.Recent(20, nil)
+	got, err := s.Recent(20, nil)
 	if err != nil {
 		return fmt.Errorf("recent: %w", err)
 	}
 	if err := same("recent 20", got, newest(want, 20)); err != nil {
 		return err
 	}
-	got, err = q.Recent(len(want)+5, got[:0]) // more than stored: all, newest first
+	got, err = s.Recent(len(want)+5, got[:0]) // more than stored: all, newest first
 	if err != nil {
 		return fmt.Errorf("recent all: %w", err)
 	}
@@ -100,7 +91,7 @@ func checkOpen(v engine.Variant, dir string, want []workload.Note) (err error) {
 	}
 
 	ids := []int64{7, 1, int64(len(want)), 7, 30}
-	got, err = q.Get(ids, nil)
+	got, err = s.Get(ids, nil)
 	if err != nil {
 		return fmt.Errorf("get: %w", err)
 	}
@@ -111,12 +102,12 @@ func checkOpen(v engine.Variant, dir string, want []workload.Note) (err error) {
 	if err := same("get", got, wantGet); err != nil {
 		return err
 	}
-	if _, err := q.Get([]int64{2, int64(len(want)) + 1}, nil); !errors.Is(err, engine.ErrNotFound) {
+	if _, err := s.Get([]int64{2, int64(len(want)) + 1}, nil); !errors.Is(err, engine.ErrNotFound) {
 		return fmt.Errorf("get of a missing id: error %v, want one wrapping engine.ErrNotFound", err)
 	}
 
 	var scanned []workload.Note
-	if err := q.Scan(func(n workload.Note) { scanned = append(scanned, n) }); err != nil {
+	if err := s.Scan(func(n workload.Note) { scanned = append(scanned, n) }); err != nil {
 		return fmt.Errorf("scan: %w", err)
 	}
 	return same("scan", scanned, want)

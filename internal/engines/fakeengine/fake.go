@@ -35,6 +35,14 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces the fake and null engines implement.
+var (
+	_ engine.Variant = (*Variant)(nil)
+	_ engine.Store   = (*store)(nil)
+	_ engine.Variant = (*Null)(nil)
+	_ engine.Store   = nullStore{}
+)
+
 // FileName is the fake store's only file.
 const FileName = "fake.db"
 
@@ -139,7 +147,7 @@ func (s *store) Count() (int64, error) {
 	return n, err
 }
 
-// Recent implements engine.Querier.
+// Recent implements engine.Store.
 func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
 	notes, err := s.read()
 	for i := len(notes) - 1; i >= 0 && n > 0; i, n = i-1, n-1 {
@@ -151,7 +159,7 @@ func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
 	return dst, err
 }
 
-// Get implements engine.Querier.
+// Get implements engine.Store.
 func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	notes, err := s.read()
 	if err != nil {
@@ -169,7 +177,7 @@ func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	return dst, nil
 }
 
-// Scan implements engine.Querier.
+// Scan implements engine.Store.
 func (s *store) Scan(fn func(workload.Note)) error {
 	notes, err := s.read()
 	if s.v.id == "fake_wrongscan" && len(notes) > 0 {
@@ -181,7 +189,7 @@ func (s *store) Scan(fn func(workload.Note)) error {
 	return err
 }
 
-// Append implements engine.Querier.
+// Append implements engine.Store.
 func (s *store) Append(n workload.Note) error {
 	notes, err := s.read()
 	if err != nil || s.v.id == "fake_lostappend" {
@@ -193,7 +201,9 @@ func (s *store) Append(n workload.Note) error {
 func (s *store) Close() error { return nil }
 
 // Null is an engine that does nothing: Open and Count return at once, and
-// Count reports the expected number. It has no files.
+// Count reports the expected number. It has no files and holds no notes:
+// Recent and Scan find none, Get fails with engine.ErrNotFound and Append
+// writes nothing.
 type Null struct {
 	Notes int64 // what Count returns
 }
@@ -218,3 +228,14 @@ type nullStore struct{ n int64 }
 func (s nullStore) Insert([]workload.Note) error { return nil }
 func (s nullStore) Count() (int64, error)        { return s.n, nil }
 func (s nullStore) Close() error                 { return nil }
+
+func (s nullStore) Recent(_ int, dst []workload.Note) ([]workload.Note, error) { return dst, nil }
+func (s nullStore) Scan(func(workload.Note)) error                             { return nil }
+func (s nullStore) Append(workload.Note) error                                 { return nil }
+
+func (s nullStore) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
+	if len(ids) > 0 {
+		return dst, fmt.Errorf("id %d: %w", ids[0], engine.ErrNotFound)
+	}
+	return dst, nil
+}

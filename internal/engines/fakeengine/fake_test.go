@@ -1,8 +1,10 @@
 package fakeengine
 
 import (
+	"errors"
 	"testing"
 
+	"manydb/internal/engine"
 	"manydb/internal/engines/enginetest"
 )
 
@@ -18,5 +20,23 @@ func TestQueryChecksCatchWrongEngines(t *testing.T) {
 		if (err == nil) != (id == "fake") {
 			t.Errorf("%s: QueryErrors = %v", id, err)
 		}
+	}
+}
+
+// TestNullHoldsNoNotes: the null store counts what it was made with, finds
+// no note and fails Get with engine.ErrNotFound.
+func TestNullHoldsNoNotes(t *testing.T) {
+	s, err := NewNull(7).Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Count(); n != 7 || err != nil {
+		t.Errorf("Count = %d, %v; want 7", n, err)
+	}
+	if got, err := s.Recent(20, nil); len(got) != 0 || err != nil {
+		t.Errorf("Recent = %v, %v; want no note", got, err)
+	}
+	if _, err := s.Get([]int64{1}, nil); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("Get: error %v, want one wrapping engine.ErrNotFound", err)
 	}
 }

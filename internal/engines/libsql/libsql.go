@@ -23,6 +23,12 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces this package implements.
+var (
+	_ engine.Variant = (*Variant)(nil)
+	_ engine.Store   = (*store)(nil)
+)
+
 // Factories lists the libsql variants for worker-libsql: the SDK and, on
 // the same library, the C API floor (with the crates' versions too).
 func Factories() []engine.Factory {

@@ -32,6 +32,12 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces this package implements.
+var (
+	_ engine.Variant = (*Variant)(nil)
+	_ engine.Store   = (*store)(nil)
+)
+
 // FileName is the database file inside a store's directory.
 const FileName = sqlnotes.FileName
 
@@ -220,13 +226,13 @@ func (s *store) query(sql string, arg any, fn func(workload.Note)) (int, error) 
 	return sqlnotes.Rows(rows, fn)
 }
 
-// Recent implements engine.Querier (sqlnotes.RecentSQL).
+// Recent implements engine.Store (sqlnotes.RecentSQL).
 func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
 	_, err := s.query(sqlnotes.RecentSQL, int64(n), func(note workload.Note) { dst = append(dst, note) })
 	return dst, err
 }
 
-// Get implements engine.Querier: sqlnotes.GetSQL once per id (go-libsql
+// Get implements engine.Store: sqlnotes.GetSQL once per id (go-libsql
 // prepares each query itself; its API has no statement to keep).
 func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	add := func(note workload.Note) { dst = append(dst, note) }
@@ -242,13 +248,13 @@ func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	return dst, nil
 }
 
-// Scan implements engine.Querier (sqlnotes.ScanSQL).
+// Scan implements engine.Store (sqlnotes.ScanSQL).
 func (s *store) Scan(fn func(workload.Note)) error {
 	_, err := s.query(sqlnotes.ScanSQL, nil, fn)
 	return err
 }
 
-// Append implements engine.Querier: one autocommitted insert.
+// Append implements engine.Store: one autocommitted insert.
 func (s *store) Append(n workload.Note) error {
 	args := []driver.NamedValue{{Ordinal: 1, Value: n.ID}, {Ordinal: 2, Value: n.Text}, {Ordinal: 3, Value: n.Ts}}
 	_, err := s.x.ExecContext(context.Background(), insertSQL, args)

@@ -18,6 +18,16 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces this package implements.
+var (
+	_ engine.Variant   = (*syncVariant)(nil)
+	_ engine.Store     = (*syncStore)(nil)
+	_ engine.Variant   = (*cVariant)(nil)
+	_ engine.Closer    = (*cVariant)(nil)
+	_ engine.Store     = (*cStoreHandle)(nil)
+	_ engine.Marshaler = (*cStoreHandle)(nil)
+)
+
 // Files a store's directory holds.
 const (
 	DataFile = "data.mdb"
@@ -270,7 +280,7 @@ func noteOf(n *note.Note) workload.Note {
 	return workload.Note{ID: int64(n.Id), Text: n.Text, Ts: n.Ts}
 }
 
-// Recent implements engine.Querier: a query ordered by id, descending,
+// Recent implements engine.Store: a query ordered by id, descending,
 // with a limit, as an application asks for its newest objects.
 func (s *syncStore) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
 	q := note.BoxForNote(s.ob).Query(note.Note_.Id.OrderDesc()).Limit(uint64(n))
@@ -282,7 +292,7 @@ func (s *syncStore) Recent(n int, dst []workload.Note) ([]workload.Note, error) 
 	return dst, err
 }
 
-// Get implements engine.Querier: Box.GetMany, one read transaction.
+// Get implements engine.Store: Box.GetMany, one read transaction.
 func (s *syncStore) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	uids := make([]uint64, len(ids))
 	for i, id := range ids {
@@ -301,7 +311,7 @@ func (s *syncStore) Get(ids []int64, dst []workload.Note) ([]workload.Note, erro
 	return dst, nil
 }
 
-// Scan implements engine.Querier: Box.GetAll, in id order.
+// Scan implements engine.Store: Box.GetAll, in id order.
 func (s *syncStore) Scan(fn func(workload.Note)) error {
 	all, err := note.BoxForNote(s.ob).GetAll()
 	for _, o := range all {
@@ -310,7 +320,7 @@ func (s *syncStore) Scan(fn func(workload.Note)) error {
 	return err
 }
 
-// Append implements engine.Querier: Box.Insert in its own write
+// Append implements engine.Store: Box.Insert in its own write
 // transaction; ObjectBox assigns the id, which must be n.ID.
 func (s *syncStore) Append(n workload.Note) error {
 	id, err := note.BoxForNote(s.ob).Insert(&note.Note{Text: n.Text, Ts: n.Ts})
@@ -320,7 +330,7 @@ func (s *syncStore) Append(n workload.Note) error {
 	return checkIDs([]uint64{id}, []workload.Note{n})
 }
 
-// Recent implements engine.Querier: a query ordered by id, descending,
+// Recent implements engine.Store: a query ordered by id, descending,
 // with a limit (obx_query_builder, obx_qb_order, obx_query_limit,
 // obx_query_find), in a read transaction.
 func (h *cStoreHandle) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
@@ -329,21 +339,21 @@ func (h *cStoreHandle) Recent(n int, dst []workload.Note) ([]workload.Note, erro
 	return h.s.recent(entityID(), idProperty(), n, dst)
 }
 
-// Get implements engine.Querier: obx_box_get per id in one read transaction.
+// Get implements engine.Store: obx_box_get per id in one read transaction.
 func (h *cStoreHandle) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	return h.s.get(entityID(), ids, dst)
 }
 
-// Scan implements engine.Querier: obx_box_get_all in a read transaction.
+// Scan implements engine.Store: obx_box_get_all in a read transaction.
 func (h *cStoreHandle) Scan(fn func(workload.Note)) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	return h.s.scan(entityID(), fn)
 }
 
-// Append implements engine.Querier: the note marshalled and put in its
+// Append implements engine.Store: the note marshalled and put in its
 // own write transaction as Insert puts its notes (the id reserved must be
 // n.ID).
 //

@@ -24,6 +24,13 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces this package implements.
+var (
+	_ engine.Variant = (*Variant)(nil)
+	_ engine.Closer  = (*Variant)(nil)
+	_ engine.Store   = (*store)(nil)
+)
+
 // Sizes of the process-wide caches and of each store's memtable.
 const (
 	CacheSize     = 32 << 20 // bytes, shared block cache
@@ -160,7 +167,7 @@ func (quietLogger) Infof(format string, args ...any)  {}
 func (quietLogger) Errorf(format string, args ...any) { pebble.DefaultLogger.Errorf(format, args...) }
 func (quietLogger) Fatalf(format string, args ...any) { pebble.DefaultLogger.Fatalf(format, args...) }
 
-// Recent implements engine.Querier: an iterator from the last key backwards.
+// Recent implements engine.Store: an iterator from the last key backwards.
 func (s *store) Recent(n int, dst []workload.Note) (_ []workload.Note, err error) {
 	it, err := s.db.NewIter(nil)
 	if err != nil {
@@ -178,7 +185,7 @@ func (s *store) Recent(n int, dst []workload.Note) (_ []workload.Note, err error
 	return dst, nil
 }
 
-// Get implements engine.Querier: one Get per id.
+// Get implements engine.Store: one Get per id.
 func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	var key [8]byte
 	for _, id := range ids {
@@ -200,7 +207,7 @@ func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	return dst, nil
 }
 
-// Scan implements engine.Querier: an iterator from the first key on.
+// Scan implements engine.Store: an iterator from the first key on.
 func (s *store) Scan(fn func(workload.Note)) (err error) {
 	it, err := s.db.NewIter(nil)
 	if err != nil {
@@ -217,7 +224,7 @@ func (s *store) Scan(fn func(workload.Note)) (err error) {
 	return nil
 }
 
-// Append implements engine.Querier: one Set committed with pebble.Sync
+// Append implements engine.Store: one Set committed with pebble.Sync
 // (the write-ahead log synced, as Insert's batch is; no memtable flush,
 // which an application appending a note would not force).
 func (s *store) Append(n workload.Note) error {

@@ -27,6 +27,10 @@ import (
 	"manydb/internal/engines/sqlnotes"
 )
 
+// Variant is an engine.Variant; its stores are sqlnotes.Store, an
+// engine.Store.
+var _ engine.Variant = (*Variant)(nil)
+
 // FileName is the database file inside a store's directory.
 const FileName = sqlnotes.FileName
 

@@ -72,7 +72,7 @@ func TestSuite(t *testing.T) {
 }
 
 // BenchmarkOpenCountClose times one open, count and close of a store of
-// 1,000 notes: go test -bench . -cpuprofile cpu.out ./internal/sqlite
+// 1,000 notes: go test -bench . -cpuprofile cpu.out ./internal/engines/sqlite
 func BenchmarkOpenCountClose(b *testing.B) {
 	v, _ := New()
 	dir := b.TempDir()

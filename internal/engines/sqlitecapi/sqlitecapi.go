@@ -112,6 +112,12 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces this package implements.
+var (
+	_ engine.Variant = (*Variant)(nil)
+	_ engine.Store   = (*store)(nil)
+)
+
 // Variant is SQLite's C API called directly, under the variant id of the
 // package that links the library.
 type Variant struct {
@@ -306,20 +312,20 @@ func (q *stmt) Close() error {
 
 func (s *store) prep(sql string) (sqlnotes.Stmt, error) { return s.prepare(sql) }
 
-// Recent implements engine.Querier (sqlnotes.RecentSQL).
+// Recent implements engine.Store (sqlnotes.RecentSQL).
 func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
 	return sqlnotes.Preparer(s.prep).Recent(n, dst)
 }
 
-// Get implements engine.Querier: sqlnotes.GetSQL prepared once, run per id.
+// Get implements engine.Store: sqlnotes.GetSQL prepared once, run per id.
 func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	return sqlnotes.Preparer(s.prep).Get(ids, dst)
 }
 
-// Scan implements engine.Querier (sqlnotes.ScanSQL).
+// Scan implements engine.Store (sqlnotes.ScanSQL).
 func (s *store) Scan(fn func(workload.Note)) error { return sqlnotes.Preparer(s.prep).Scan(fn) }
 
-// Append implements engine.Querier: one autocommitted insert, prepared,
+// Append implements engine.Store: one autocommitted insert, prepared,
 // bound, stepped and finalized.
 func (s *store) Append(n workload.Note) error {
 	q, err := s.prepare(sqlnotes.InsertSQL)

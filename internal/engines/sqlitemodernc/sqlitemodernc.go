@@ -3,7 +3,7 @@
 // modernc.org/libc standing in for the C library), no cgo. Variant id:
 // sqlite_modernc.
 //
-// It does what the sqlite variant (internal/sqlite, mattn/go-sqlite3)
+// It does what the sqlite variant (internal/engines/sqlite, mattn/go-sqlite3)
 // does, so that the two differ only in how SQLite is compiled: the
 // driver's connection is used directly, not database/sql; a store is a
 // directory holding one file, notes.db, with
@@ -34,6 +34,10 @@ import (
 	"manydb/internal/engine"
 	"manydb/internal/engines/sqlnotes"
 )
+
+// Variant is an engine.Variant; its stores are sqlnotes.Store, an
+// engine.Store.
+var _ engine.Variant = (*Variant)(nil)
 
 // FileName is the database file inside a store's directory.
 const FileName = sqlnotes.FileName

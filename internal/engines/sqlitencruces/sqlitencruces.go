@@ -17,6 +17,12 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces this package implements.
+var (
+	_ engine.Variant = (*Variant)(nil)
+	_ engine.Store   = (*store)(nil)
+)
+
 // FileName is the database file inside a store's directory.
 const FileName = sqlnotes.FileName
 
@@ -180,20 +186,20 @@ func (s *store) prep(sql string) (sqlnotes.Stmt, error) {
 	return stmt{st}, nil
 }
 
-// Recent implements engine.Querier (sqlnotes.RecentSQL).
+// Recent implements engine.Store (sqlnotes.RecentSQL).
 func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
 	return sqlnotes.Preparer(s.prep).Recent(n, dst)
 }
 
-// Get implements engine.Querier: sqlnotes.GetSQL prepared once, run per id.
+// Get implements engine.Store: sqlnotes.GetSQL prepared once, run per id.
 func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	return sqlnotes.Preparer(s.prep).Get(ids, dst)
 }
 
-// Scan implements engine.Querier (sqlnotes.ScanSQL).
+// Scan implements engine.Store (sqlnotes.ScanSQL).
 func (s *store) Scan(fn func(workload.Note)) error { return sqlnotes.Preparer(s.prep).Scan(fn) }
 
-// Append implements engine.Querier: one autocommitted insert.
+// Append implements engine.Store: one autocommitted insert.
 func (s *store) Append(n workload.Note) (err error) {
 	st, _, err := s.c.Prepare(sqlnotes.InsertSQL)
 	if err != nil {

@@ -10,10 +10,10 @@ import (
 	"manydb/internal/workload"
 )
 
-// The statements of engine.Querier, the same for every SQL engine: the
-// newest notes through the primary key's index backwards, one note by id
-// per execution of a prepared statement (an application fetching notes by
-// id runs the same statement for each), every note in id order, and an
+// The statements of engine.Store's queries, the same for every SQL engine:
+// the newest notes through the primary key's index backwards, one note by
+// id per execution of a prepared statement (an application fetching notes
+// by id runs the same statement for each), every note in id order, and an
 // append as an autocommitted insert (its own transaction, synced as
 // Insert's commit is).
 const (
@@ -129,18 +129,18 @@ func Append(c driver.Conn, n workload.Note) (err error) {
 	return err
 }
 
-// Recent implements engine.Querier.
+// Recent implements engine.Store.
 func (s *Store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
 	return Recent(s.Conn, n, dst)
 }
 
-// Get implements engine.Querier.
+// Get implements engine.Store.
 func (s *Store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	return Get(s.Conn, ids, dst)
 }
 
-// Scan implements engine.Querier.
+// Scan implements engine.Store.
 func (s *Store) Scan(fn func(workload.Note)) error { return Scan(s.Conn, fn) }
 
-// Append implements engine.Querier.
+// Append implements engine.Store.
 func (s *Store) Append(n workload.Note) error { return Append(s.Conn, n) }

@@ -106,6 +106,8 @@ type Store struct {
 	Conn driver.Conn
 }
 
+var _ engine.Store = (*Store)(nil)
+
 // Insert writes all notes in one transaction with one prepared statement.
 func (s *Store) Insert(notes []workload.Note) error { return Insert(s.Conn, notes) }
 

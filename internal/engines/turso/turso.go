@@ -23,6 +23,12 @@ import (
 	"manydb/internal/workload"
 )
 
+// The interfaces this package implements.
+var (
+	_ engine.Variant = (*Variant)(nil)
+	_ engine.Store   = (*store)(nil)
+)
+
 // FileName is the database file inside a store's directory; Turso keeps
 // its write-ahead log next to it in FileName + "-wal".
 const FileName = sqlnotes.FileName

@@ -2,7 +2,7 @@
 // by objectbox-gogen (note.obx.go, objectbox-model.go) with the model's ids
 // kept in objectbox-model.json. Regenerate after changing Note:
 //
-//	go generate ./internal/objectbox/note
+//	go generate ./internal/engines/objectbox/note
 //
 // The ids and uids in objectbox-model.json are part of every store's
 // schema: stores created with one model.json cannot be opened with
