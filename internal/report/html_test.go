@@ -11,10 +11,10 @@ import (
 )
 
 // TestHTMLEveryChartAndCell parses the report of the test studies and
-// checks that every chart has drawn data and every table cell a value or
+// checks that every chart has drawn data and every <td> a value or
 // a reason (n/a, failed, –): several studies of one machine, a study
 // resumed in two sessions, failed runs, and studies on two machines.
-func TestHTMLEveryChartAndCell(t *testing.T) {
+func TestHTMLEveryChartAndValue(t *testing.T) {
 	read := func(files ...string) []results.Record {
 		var recs []results.Record
 		for _, f := range files {
@@ -39,7 +39,7 @@ func TestHTMLEveryChartAndCell(t *testing.T) {
 		{"two machines", read("testdata/machines.jsonl"), []string{"sqlite @ laptop", "sqlite @ server", "fake @ server", "on laptop", "on server"}},
 		// a sweep over 10 and 30 stores with hold counts 2, 5 and 20
 		{"sweep", read("testdata/sweep.jsonl"), []string{"each figure against the number of stores", "<th>10 stores</th><th>30 stores</th>",
-			"fake: Memory per open store, 20 open (RSS)", "Open (median) against the number of stores (log axis)"}},
+			"fake: Memory per open store (20 open), resident", "Open, query, close, p99 against the number of stores", "Open (median) against the number of stores (log axis)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,11 +66,11 @@ func TestHTMLEveryChartAndCell(t *testing.T) {
 }
 
 // checkPage checks that every chart of a parsed report has data, every
-// table cell a value or a reason, every row as many cells as its table
+// <td> a value or a reason, every row as many <td> as its table
 // has columns, and that the page loads nothing.
 func checkPage(t *testing.T, doc *html.Node) {
 	t.Helper()
-	var figures, cells, scripts, links int
+	var figures, tds, scripts, links int
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		if n.Type == html.ElementNode {
@@ -88,14 +88,14 @@ func checkPage(t *testing.T, doc *html.Node) {
 					}
 					k := count(tr, "td") + count(tr, "th")
 					if cols >= 0 && k != cols {
-						t.Errorf("a row of %d cells in a table of %d columns: %s", k, cols, text(tr))
+						t.Errorf("a row of %d <td> in a table of %d columns: %s", k, cols, text(tr))
 					}
 					cols = k
 				}
 			case "td":
-				cells++
+				tds++
 				if strings.TrimSpace(text(n)) == "" {
-					t.Error("an empty table cell")
+					t.Error("an empty <td>")
 				}
 			case "script":
 				scripts++
@@ -108,8 +108,8 @@ func checkPage(t *testing.T, doc *html.Node) {
 		}
 	}
 	walk(doc)
-	if figures < 4 || cells == 0 {
-		t.Errorf("%d charts and %d cells: want several", figures, cells)
+	if figures < 4 || tds == 0 {
+		t.Errorf("%d charts and %d <td>: want several", figures, tds)
 	}
 	if scripts+links > 0 {
 		t.Errorf("the page loads %d scripts and %d links or images: it must be self-contained", scripts, links)

@@ -71,7 +71,7 @@ func TestTablesScenarios(t *testing.T) {
 			"## Sweep sweep-20261203T083726Z-a0b23a, setting default: each figure against the number of stores",
 			"store directories nested 1 deep (--fanout 1)",
 			"| | 10 stores | 30 stores |",
-			"| Memory per open store, 20 open (RSS) | – | 2 KB |", // 20 > 10 stores: left out of that study
+			"| Memory per open store (20 open), resident | – | 2 KB |", // 20 > 10 stores: left out of that study
 			"| Stores per second | n/a (made with more stores) |",
 			"| Stores per second | 2,243 |",
 		}, nil},
@@ -144,7 +144,7 @@ func TestNoRecords(t *testing.T) {
 	}
 }
 
-// TestSpread checks which spread a cell carries for a figure with one
+// TestSpread checks which spread a column shows for a figure with one
 // value per run: none for one run, the range for a few, benchmath's 95 %
 // interval of the median from 6 runs on.
 func TestSpread(t *testing.T) {
@@ -244,6 +244,21 @@ func TestResumedConfig(t *testing.T) {
 		"| Warm open runs pooled | 3 of 3 | 0 of 3; missing: run 1, 2, 3 |"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("the tables lack %q:\n%s", w, b.String())
+		}
+	}
+}
+
+// TestAlone checks the chart titles of rows labelled "same, …".
+func TestAlone(t *testing.T) {
+	tests := []struct{ label, above, want string }{
+		{"Open (median)", "", "Open (median)"},
+		{"same, p99", "Open, query, close (median)", "Open, query, close, p99"},
+		{"same, anonymous (process' own memory)", "Memory per open store (2 open), resident", "Memory per open store (2 open), anonymous (process' own memory)"},
+		{"same, page cache", "Memory charged to a container per open store", "Memory charged to a container per open store, page cache"},
+	}
+	for _, tt := range tests {
+		if got := alone(tt.label, tt.above); got != tt.want {
+			t.Errorf("alone(%q, %q) = %q, want %q", tt.label, tt.above, got, tt.want)
 		}
 	}
 }
