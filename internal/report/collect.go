@@ -124,6 +124,7 @@ type shapeOnMachine struct{ machine, shape string }
 type grouping struct {
 	envs      studyEnvs
 	machines  machines
+	renamed   map[studyVariant]renamedVariant
 	current   map[string]*results.Record // study → the env record of its session
 	studiesOf map[shapeOnMachine][]string
 	byKey     map[tableKey]*table
@@ -135,8 +136,8 @@ type grouping struct {
 // with a column per variant and machine. Each record belongs to the
 // session of the last env record of its study before it (its study's
 // first env record when none is before it).
-func group(recs []results.Record) []*table {
-	g := grouping{envs: findStudyEnvs(recs), machines: findMachines(recs), current: map[string]*results.Record{},
+func group(recs []results.Record, renamed map[studyVariant]renamedVariant) []*table {
+	g := grouping{envs: findStudyEnvs(recs), machines: findMachines(recs), renamed: renamed, current: map[string]*results.Record{},
 		studiesOf: map[shapeOnMachine][]string{}, byKey: map[tableKey]*table{}}
 	for i := range recs {
 		g.add(&recs[i])
@@ -166,6 +167,9 @@ func (g *grouping) add(r *results.Record) {
 	t, col, machine := g.place(r, env)
 	if !slices.Contains(t.studies, r.Study) {
 		t.studies = append(t.studies, r.Study)
+	}
+	if ren, ok := g.renamed[studyVariant{r.Study, r.Variant}]; ok && !slices.Contains(t.renamed, ren) {
+		t.renamed = append(t.renamed, ren)
 	}
 	t.addSession(env, machine)
 	c := t.cells[col]

@@ -38,6 +38,7 @@ func (f *Figures) Key() string { return f.Variant + "@" + f.Setting }
 // setting in recs, in the order they first appear. A phase recorded more
 // than once in a study (a rerun) counts once, with its last ok record.
 func CollectFigures(recs []results.Record) []*Figures {
+	recs, _ = renameOldVariants(recs)
 	var order []*Figures
 	by := map[string]*Figures{}
 	var runs latest[figureRun]

@@ -249,7 +249,8 @@ type htmlChart struct {
 // table, with the spread of the open figures across runs, its charts and
 // the environment of the sessions that recorded it.
 func HTML(w io.Writer, recs []results.Record) error {
-	tables := group(recs)
+	recs, renamed := renameOldVariants(recs)
+	tables := group(recs, renamed)
 	if len(tables) == 0 {
 		return fmt.Errorf("no study records found")
 	}

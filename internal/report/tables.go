@@ -36,14 +36,15 @@ type table struct {
 	workload string
 	objects  int
 	held     int
-	runs     int      // warm open runs the studies asked for (the most)
-	turnRuns int      // turn runs the studies asked for (the most)
-	loud     []string // phases during which the load rose above --max-load
-	queries  []string // the open runs' queries beyond the default count
-	modes    []string // cache modes other than warm, in the order seen
-	turned   bool     // some cell has turn runs
-	served   bool     // a manydb serve study
-	failures []string // "column phase run N: error" of each failed phase not redone
+	runs     int              // warm open runs the studies asked for (the most)
+	turnRuns int              // turn runs the studies asked for (the most)
+	loud     []string         // phases during which the load rose above --max-load
+	queries  []string         // the open runs' queries beyond the default count
+	modes    []string         // cache modes other than warm, in the order seen
+	turned   bool             // some cell has turn runs
+	served   bool             // a manydb serve study
+	failures []string         // "column phase run N: error" of each failed phase not redone
+	renamed  []renamedVariant // variants recorded under an older id
 }
 
 // failedWhat names a record's phase in a column: "sqlite open run 2",
@@ -80,7 +81,8 @@ func failedWhy(r *results.Record) string {
 // the order they first appear. When a phase appears more than once (a
 // rerun), its last record counts.
 func Tables(w io.Writer, recs []results.Record) error {
-	tables := group(recs)
+	recs, renamed := renameOldVariants(recs)
+	tables := group(recs, renamed)
 	profiles := groupProfiles(recs)
 	if len(tables) == 0 && len(profiles) == 0 {
 		return fmt.Errorf("no study records found")
@@ -287,8 +289,16 @@ func (t *table) writeNotes(w io.Writer) {
 	if vars := t.mallocVars(); vars != "" {
 		fmt.Fprintf(w, "The workers ran with %s from manydb's environment.\n", vars)
 	}
+	t.writeRenamed(w)
 	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
 	t.writeSessions(w)
+}
+
+// writeRenamed says which columns were recorded under an older id.
+func (t *table) writeRenamed(w io.Writer) {
+	for _, rv := range t.renamed {
+		fmt.Fprintln(w, rv.note())
+	}
 }
 
 // writeEnv prints the environment line of one env record.

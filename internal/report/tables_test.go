@@ -67,6 +67,13 @@ func TestTablesScenarios(t *testing.T) {
 			"| Warm open runs pooled | 2 of 2 | 2 of 2 | 2 of 2 | 1 of 2; failed: run 2 |",
 			"Session 2 of study 20261203T083000Z-server, started 2026-12-03 08:30:00 UTC on server,",
 		}, []string{"manydb v0-aaa and", "## Study "}},
+		{"testdata/renamed.jsonl", []string{
+			"| | libsql_go |",
+			"libsql_go: recorded as libsql, its id before commit 628aaf7 (libsql now names libSQL's Rust SDK).",
+			"Failed and not redone: libsql_go open run 2:", // a failed record names no versions: its study's others do
+			"| | libsql |",
+			"Versions: libsql: libsql 0.10.0, libsql-ffi 0.10.0,",
+		}, []string{"libsql open run 2", "| | libsql_go | libsql |"}},
 		{"testdata/sweep.jsonl", []string{
 			"## Sweep sweep-20261203T083726Z-a0b23a, setting default: each figure against the number of stores",
 			"store directories nested 1 deep (--fanout 1)",
@@ -260,5 +267,27 @@ func TestAlone(t *testing.T) {
 		if got := alone(tt.label, tt.above); got != tt.want {
 			t.Errorf("alone(%q, %q) = %q, want %q", tt.label, tt.above, got, tt.want)
 		}
+	}
+}
+
+// TestRenamedVariantFigures checks that the exports and compare read a
+// go-libsql study recorded before 628aaf7 as libsql_go, and libSQL's Rust
+// SDK as libsql.
+func TestRenamedVariantFigures(t *testing.T) {
+	recs, err := results.ReadFile("testdata/renamed.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, f := range CollectFigures(recs) {
+		keys = append(keys, f.Key())
+	}
+	if want := []string{"libsql_go@default", "libsql@default"}; !slices.Equal(keys, want) {
+		t.Errorf("figures of %q, want %q", keys, want)
+	}
+	var b bytes.Buffer
+	err = Compare(&b, Side{Name: "a", Records: recs, Variant: "libsql_go", Setting: "default"}, Side{Name: "b", Records: recs, Variant: "libsql", Setting: "default"})
+	if err != nil || !strings.Contains(b.String(), "libsql_go@default vs libsql@default") {
+		t.Errorf("compare: %v\n%s", err, b.String())
 	}
 }
