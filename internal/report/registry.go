@@ -66,6 +66,7 @@ var figures = []figure{
 	warmIf("count", "Count query (median)", querySamples("count"), stats.Median, exported, (*table).madeQueries),
 	warm("open-query-close", "Open, query, close (median)", totalMs, stats.Median, exported|swept|runSpread),
 	warm("open-query-close-p99", "same, p99", totalMs, stats.P99, exported|swept),
+	warm("open-query-close-p90", "same, p90", totalMs, stats.P90, exported|swept),
 	warm("close", "Close (median)", closeMs, stats.Median, exported|swept|runSpread),
 	warmIf("recent", "Recent 20 notes (median)", querySamples("recent"), stats.Median, exported, made("recent")),
 	warmIf("recent-p99", "same, p99", querySamples("recent"), stats.P99, 0, made("recent")),
