@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -74,19 +75,9 @@ func Compare(w io.Writer, old, new Side) error {
 	if len(keys) == 0 {
 		return fmt.Errorf("%s and %s have no variant and setting in common", old.Name, new.Name)
 	}
-	thr := benchmath.DefaultThresholds
 	fmt.Fprintf(w, "old: %s\nnew: %s\n", old.Name, new.Name)
 	fmt.Fprintf(w, "unit of the test: a warm open run (its median over the stores); single-valued figures: one value per study\n")
-	var notes []string
-	note := func(s string) string {
-		for i, n := range notes {
-			if n == s {
-				return fmt.Sprintf("(%d)", i+1)
-			}
-		}
-		notes = append(notes, s)
-		return fmt.Sprintf("(%d)", len(notes))
-	}
+	var notes footnotes
 	for _, k := range keys {
 		of, nf := oldBy[k], newBy[k]
 		title := k
@@ -96,56 +87,73 @@ func Compare(w io.Writer, old, new Side) error {
 		fmt.Fprintf(w, "\n%s\n", title)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "figure\told\t±\tnew\t±\tvs base\t\tnotes\t\n")
-		for _, d := range figureDefs {
-			ov, nv := of.Values[d.name], nf.Values[d.name]
-			if len(ov) == 0 || len(nv) == 0 {
-				continue
+		for _, d := range exportedFigures() {
+			if len(of.Values[d.name]) > 0 && len(nf.Values[d.name]) > 0 {
+				compareFigure(tw, d, of, nf, &notes)
 			}
-			os, ns := benchmath.NewSample(append([]float64(nil), ov...), &thr), benchmath.NewSample(append([]float64(nil), nv...), &thr)
-			osum := benchmath.AssumeNothing.Summary(os, confidence)
-			nsum := benchmath.AssumeNothing.Summary(ns, confidence)
-			var warn []string
-			var delta, test string
-			if len(ov) == 1 && len(nv) == 1 {
-				delta = pct(osum.Center, nsum.Center)
-				warn = append(warn, note("one sample a side has no test: the change is shown, not tested"))
-			} else {
-				cmp := benchmath.AssumeNothing.Compare(os, ns)
-				delta = cmp.FormatDelta(osum.Center, nsum.Center)
-				test = "(" + cmp.String() + ")"
-				for _, e := range cmp.Warnings {
-					warn = append(warn, note(e.Error()))
-				}
-			}
-			if d.perRun {
-				for _, sf := range []struct {
-					side string
-					f    *Figures
-				}{{"old", of}, {"new", nf}} {
-					side, f := sf.side, sf.f
-					if xs := f.Values[d.name]; len(xs) > 1 && f.Spread[d.name] > 0 && stats.Max(xs)-stats.Min(xs) > f.Spread[d.name] {
-						warn = append(warn, note(side+": the runs' medians differ by more than the interquartile range of one run"))
-					}
-				}
-			}
-			fmt.Fprintf(tw, "%s (%s)\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", d.name, d.unit, num(osum.Center), osum.PctRangeString(), num(nsum.Center), nsum.PctRangeString(), delta, test, strings.Join(warn, " "))
 		}
 		tw.Flush()
-		for _, sf := range []struct {
-			side string
+		for _, side := range []struct {
+			name string
 			f    *Figures
 		}{{"old", of}, {"new", nf}} {
-			side, f := sf.side, sf.f
-			if len(f.Loud) > 0 {
-				fmt.Fprintf(w, "%s: the load rose to --max-load or above during %s\n", side, strings.Join(f.Loud, ", "))
+			if len(side.f.Loud) > 0 {
+				fmt.Fprintf(w, "%s: the load rose to --max-load or above during %s\n", side.name, strings.Join(side.f.Loud, ", "))
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n± is the %.0f %% confidence interval of the median (benchmath, no distribution assumed); ~ means no significant change at α = %.2f (Mann–Whitney U test).\n", confidence*100, thr.CompareAlpha)
+	fmt.Fprintf(w, "\n± is the %.0f %% confidence interval of the median (benchmath, no distribution assumed); ~ means no significant change at α = %.2f (Mann–Whitney U test).\n", confidence*100, benchmath.DefaultThresholds.CompareAlpha)
 	for i, n := range notes {
 		fmt.Fprintf(w, "(%d) %s\n", i+1, n)
 	}
 	return nil
+}
+
+// compareFigure writes the line of one figure both sides have: each
+// side's center and interval, the change, the test and the notes' marks.
+func compareFigure(tw io.Writer, d figure, of, nf *Figures, notes *footnotes) {
+	thr := benchmath.DefaultThresholds
+	ov, nv := of.Values[d.name], nf.Values[d.name]
+	os, ns := benchmath.NewSample(append([]float64(nil), ov...), &thr), benchmath.NewSample(append([]float64(nil), nv...), &thr)
+	osum := benchmath.AssumeNothing.Summary(os, confidence)
+	nsum := benchmath.AssumeNothing.Summary(ns, confidence)
+	var warn []string
+	var delta, test string
+	if len(ov) == 1 && len(nv) == 1 {
+		delta = pct(osum.Center, nsum.Center)
+		warn = append(warn, notes.mark("one sample a side has no test: the change is shown, not tested"))
+	} else {
+		cmp := benchmath.AssumeNothing.Compare(os, ns)
+		delta = cmp.FormatDelta(osum.Center, nsum.Center)
+		test = "(" + cmp.String() + ")"
+		for _, e := range cmp.Warnings {
+			warn = append(warn, notes.mark(e.Error()))
+		}
+	}
+	if d.perRun {
+		for _, side := range []struct {
+			name string
+			f    *Figures
+		}{{"old", of}, {"new", nf}} {
+			f := side.f
+			if xs := f.Values[d.name]; len(xs) > 1 && f.Spread[d.name] > 0 && stats.Max(xs)-stats.Min(xs) > f.Spread[d.name] {
+				warn = append(warn, notes.mark(side.name+": the runs' medians differ by more than the interquartile range of one run"))
+			}
+		}
+	}
+	fmt.Fprintf(tw, "%s (%s)\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", d.name, d.unit, num(osum.Center), osum.PctRangeString(), num(nsum.Center), nsum.PctRangeString(), delta, test, strings.Join(warn, " "))
+}
+
+// footnotes are the notes below a comparison, numbered from 1.
+type footnotes []string
+
+// mark returns the mark of note s, "(2)", adding it when new.
+func (n *footnotes) mark(s string) string {
+	if i := slices.Index(*n, s); i >= 0 {
+		return fmt.Sprintf("(%d)", i+1)
+	}
+	*n = append(*n, s)
+	return fmt.Sprintf("(%d)", len(*n))
 }
 
 func pct(old, new float64) string {

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
 )
@@ -35,10 +36,10 @@ var charts = []chart{
 	{"Close per store (CDF)", cdf(func(c *cell) []float64 { return pooledOpen(c, func(r *results.Record) []float64 { return r.CloseMs }) }, "close (ms)")},
 	{"Open, query, close per store (CDF)", cdf(func(c *cell) []float64 { return pooledOpen(c, func(r *results.Record) []float64 { return r.TotalMs }) }, "open, query, close (ms)")},
 	{"Create time per store (CDF)", cdf(func(c *cell) []float64 {
-		if c.create == nil {
-			return nil
+		if r := c.last(job.PhaseCreate); r != nil {
+			return r.CreateMs
 		}
-		return c.create.CreateMs
+		return nil
 	}, "create (ms)")},
 	{"Recent query per store (CDF)", cdf(func(c *cell) []float64 {
 		return pooledOpen(c, func(r *results.Record) []float64 { return r.QueriesMs["recent"] })
@@ -50,10 +51,10 @@ var charts = []chart{
 		return pooledOpen(c, func(r *results.Record) []float64 { return r.QueriesMs["scan"] })
 	}, "scan (ms)")},
 	{"Open per store, cold cache (CDF)", cdf(func(c *cell) []float64 {
-		return pooled(c.cached["cold"], func(r *results.Record) []float64 { return r.OpenMs })
+		return pooled(c.records(job.PhaseOpen, "cold"), func(r *results.Record) []float64 { return r.OpenMs })
 	}, "cold open (ms)")},
 	{"Turn per store: open, recent, append, close (CDF)", cdf(func(c *cell) []float64 {
-		return pooled(c.turns, func(r *results.Record) []float64 { return r.TotalMs })
+		return pooled(c.turns(), func(r *results.Record) []float64 { return r.TotalMs })
 	}, "turn (ms)")},
 	{"Memory per open store: anonymous and file-backed (KB)", memoryBars},
 	{"Space per store (KB, median)", spaceBars},
@@ -69,7 +70,7 @@ func servePlot(ylabel string, y func(s *results.Serve) float64) func(t *table) (
 		var lines []any
 		for _, v := range t.variants {
 			var pts plotter.XYs
-			for _, r := range t.cells[v].serves {
+			for _, r := range t.cells[v].serves() {
 				if r.Status == results.StatusOK {
 					pts = append(pts, plotter.XY{X: float64(r.Serve.Pool), Y: y(r.Serve)})
 				}
@@ -106,7 +107,7 @@ func linesPlot(xlabel, ylabel string, lines []any) (*plot.Plot, error) {
 }
 
 func pooledOpen(c *cell, pick func(r *results.Record) []float64) []float64 {
-	return pooled(c.opens, pick)
+	return pooled(c.opens(), pick)
 }
 
 // pooled joins the samples pick takes from each record.
@@ -161,7 +162,7 @@ func memoryBars(t *table) (*plot.Plot, error) {
 	var names []string
 	var anon, file plotter.Values
 	for _, v := range t.variants {
-		if h := t.cells[v].hold; h != nil {
+		if h := t.cells[v].last(job.PhaseHold); h != nil {
 			names = append(names, v)
 			anon = append(anon, h.Hold.AnonKB)
 			file = append(file, math.Max(0, h.Hold.RssKB-h.Hold.AnonKB))
@@ -193,7 +194,7 @@ func spaceBars(t *table) (*plot.Plot, error) {
 	var names []string
 	var vals plotter.Values
 	for _, v := range t.variants {
-		if s := t.cells[v].space; s != nil {
+		if s := t.cells[v].last(job.PhaseSpace); s != nil {
 			names = append(names, v)
 			vals = append(vals, stats.Median(stats.Ints(s.Bytes))/1024)
 		}
@@ -249,7 +250,8 @@ type htmlChart struct {
 // table, with the spread of the open figures across runs, its charts and
 // the environment of the sessions that recorded it.
 func HTML(w io.Writer, recs []results.Record) error {
-	tables := group(recs)
+	recs, renamed := renameOldVariants(recs)
+	tables := group(recs, renamed)
 	if len(tables) == 0 {
 		return fmt.Errorf("no study records found")
 	}
@@ -266,7 +268,7 @@ func HTML(w io.Writer, recs []results.Record) error {
 			}
 			row := []string{r.label}
 			for _, v := range t.variants {
-				row = append(row, r.value(t.cells[v]))
+				row = append(row, t.text(r.fig, t.cells[v]))
 			}
 			ht.Rows = append(ht.Rows, row)
 		}

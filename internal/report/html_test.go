@@ -11,10 +11,10 @@ import (
 )
 
 // TestHTMLEveryChartAndCell parses the report of the test studies and
-// checks that every chart has drawn data and every table cell a value or
+// checks that every chart has drawn data and every <td> a value or
 // a reason (n/a, failed, –): several studies of one machine, a study
 // resumed in two sessions, failed runs, and studies on two machines.
-func TestHTMLEveryChartAndCell(t *testing.T) {
+func TestHTMLEveryChartAndValue(t *testing.T) {
 	read := func(files ...string) []results.Record {
 		var recs []results.Record
 		for _, f := range files {
@@ -35,11 +35,12 @@ func TestHTMLEveryChartAndCell(t *testing.T) {
 		// figure, and a manydb serve study (two variants, three pool sizes)
 		{"one machine", append(append(studyWithSettings(), synthStudy("b", 5, 1, 3)...), read("testdata/queries.jsonl", "testdata/serve.jsonl")...), nil},
 		{"resumed", read("testdata/resumed.jsonl"), []string{"mixed: manydb v0-aaa and v0-bbb", "Session 1, started", "Session 2, started"}},
+		{"renamed", read("testdata/renamed.jsonl"), []string{"<th>libsql_go</th>", "libsql_go: recorded as libsql, its id before commit 628aaf7"}},
 		{"failed", read("testdata/failed.jsonl"), []string{"Failed and not redone: sqlite open run 2"}},
 		{"two machines", read("testdata/machines.jsonl"), []string{"sqlite @ laptop", "sqlite @ server", "fake @ server", "on laptop", "on server"}},
 		// a sweep over 10 and 30 stores with hold counts 2, 5 and 20
 		{"sweep", read("testdata/sweep.jsonl"), []string{"each figure against the number of stores", "<th>10 stores</th><th>30 stores</th>",
-			"fake: Memory per open store, 20 open (RSS)", "Open (median) against the number of stores (log axis)"}},
+			"fake: Memory per open store (20 open), resident", "Open, query, close, p99 against the number of stores", "Open (median) against the number of stores (log axis)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,11 +67,11 @@ func TestHTMLEveryChartAndCell(t *testing.T) {
 }
 
 // checkPage checks that every chart of a parsed report has data, every
-// table cell a value or a reason, every row as many cells as its table
+// <td> a value or a reason, every row as many <td> as its table
 // has columns, and that the page loads nothing.
 func checkPage(t *testing.T, doc *html.Node) {
 	t.Helper()
-	var figures, cells, scripts, links int
+	var figures, tds, scripts, links int
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		if n.Type == html.ElementNode {
@@ -88,14 +89,14 @@ func checkPage(t *testing.T, doc *html.Node) {
 					}
 					k := count(tr, "td") + count(tr, "th")
 					if cols >= 0 && k != cols {
-						t.Errorf("a row of %d cells in a table of %d columns: %s", k, cols, text(tr))
+						t.Errorf("a row of %d <td> in a table of %d columns: %s", k, cols, text(tr))
 					}
 					cols = k
 				}
 			case "td":
-				cells++
+				tds++
 				if strings.TrimSpace(text(n)) == "" {
-					t.Error("an empty table cell")
+					t.Error("an empty <td>")
 				}
 			case "script":
 				scripts++
@@ -108,8 +109,8 @@ func checkPage(t *testing.T, doc *html.Node) {
 		}
 	}
 	walk(doc)
-	if figures < 4 || cells == 0 {
-		t.Errorf("%d charts and %d cells: want several", figures, cells)
+	if figures < 4 || tds == 0 {
+		t.Errorf("%d charts and %d <td>: want several", figures, tds)
 	}
 	if scripts+links > 0 {
 		t.Errorf("the page loads %d scripts and %d links or images: it must be self-contained", scripts, links)

@@ -32,7 +32,7 @@ type profileTable struct {
 // and variant, in the order they first appear.
 func groupProfiles(recs []results.Record) []*profileTable {
 	var order []*profileTable
-	byKey := map[string]*profileTable{}
+	byKey := map[studyVariant]*profileTable{}
 	envs := map[string]*results.Record{}
 	for i := range recs {
 		r := &recs[i]
@@ -42,7 +42,7 @@ func groupProfiles(recs []results.Record) []*profileTable {
 		if r.Phase != job.PhaseProfile {
 			continue
 		}
-		key := r.Study + "\x00" + r.Variant
+		key := studyVariant{r.Study, r.Variant}
 		t := byKey[key]
 		if t == nil {
 			t = &profileTable{study: r.Study, variant: r.Variant, recs: map[string]*results.Record{}, failed: map[string]bool{}, errors: map[string]string{}}

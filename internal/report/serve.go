@@ -19,7 +19,7 @@ func (t *table) writeServe(w io.Writer) {
 	pools := t.servePools()
 	cfg := ""
 	for _, v := range t.variants {
-		for _, r := range t.cells[v].serves {
+		for _, r := range t.cells[v].serves() {
 			if r.Status == results.StatusOK && cfg == "" {
 				s := r.Serve
 				cfg = fmt.Sprintf("%s requests per pool size (after a warm-up of %s), %d goroutines, Zipf s = %g, %s", thousands(float64(s.Requests)),
@@ -41,7 +41,7 @@ func (t *table) writeServe(w io.Writer) {
 		for _, r := range serveRows() {
 			vals := make([]string, len(t.variants))
 			for i, v := range t.variants {
-				vals[i] = t.serveCell(v, pool, r.value, false)
+				vals[i] = t.serveText(v, pool, r.value, false)
 			}
 			fmt.Fprintf(w, "| %s | %s |\n", r.label, strings.Join(vals, " | "))
 		}
@@ -56,7 +56,7 @@ func (t *table) writeServe(w io.Writer) {
 	for _, pool := range pools {
 		vals := make([]string, len(t.variants))
 		for i, v := range t.variants {
-			vals[i] = t.serveCell(v, pool, func(s *results.Serve) string {
+			vals[i] = t.serveText(v, pool, func(s *results.Serve) string {
 				return millis(s.P99Ms, 2) + " / " + mb(peak(s.RssKB))
 			}, true)
 		}
@@ -64,7 +64,7 @@ func (t *table) writeServe(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	for _, v := range t.variants {
-		if h := t.cells[v].hold; h != nil {
+		if h := t.cells[v].last(job.PhaseHold); h != nil {
 			fmt.Fprintf(w, "%s: %s KB resident per open store (hold phase, %d open). ", v, thousands(h.Hold.RssKB), h.Hold.Held)
 		}
 	}
@@ -77,6 +77,7 @@ func (t *table) writeServe(w io.Writer) {
 	if len(t.loud) > 0 {
 		fmt.Fprintf(w, "The load rose to --max-load or above during: %s.\n", strings.Join(t.loud, ", "))
 	}
+	t.writeRenamed(w)
 	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
 	t.writeSessions(w)
 }
@@ -143,7 +144,7 @@ func (t *table) serveRowsHTML() [][]string {
 		for _, sr := range serveRows() {
 			row := []string{fmt.Sprintf("pool %s: %s", thousands(float64(pool)), sr.label)}
 			for _, v := range t.variants {
-				row = append(row, t.serveCell(v, pool, sr.value, true))
+				row = append(row, t.serveText(v, pool, sr.value, true))
 			}
 			rows = append(rows, row)
 		}
@@ -155,7 +156,7 @@ func (t *table) serveRowsHTML() [][]string {
 func (t *table) servePools() []int {
 	var pools []int
 	for _, v := range t.variants {
-		for _, r := range t.cells[v].serves {
+		for _, r := range t.cells[v].serves() {
 			if !slices.Contains(pools, r.Serve.Pool) {
 				pools = append(pools, r.Serve.Pool)
 			}
@@ -165,13 +166,13 @@ func (t *table) servePools() []int {
 	return pools
 }
 
-// serveCell is variant v's cell for a pool size: value of its serve
+// serveText is what variant v shows for a pool size: value of its serve
 // record, "skipped" (with the reason when why is set) for a pool skipped
 // for memory, "failed" when a serve phase of v failed and this pool has no
 // record, else "–".
-func (t *table) serveCell(v string, pool int, value func(s *results.Serve) string, why bool) string {
+func (t *table) serveText(v string, pool int, value func(s *results.Serve) string, why bool) string {
 	c := t.cells[v]
-	for _, rec := range c.serves {
+	for _, rec := range c.serves() {
 		switch {
 		case rec.Serve.Pool != pool:
 		case rec.Status != results.StatusOK && why:

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
 )
@@ -39,7 +40,7 @@ func hasInterval(n int) bool {
 	return !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0)
 }
 
-// spread is what a table cell shows after a figure that has one value per
+// spread is what a table shows after a figure that has one value per
 // run: " [lo–hi]", the 95 % interval of the median of the per-run values
 // (golang.org/x/perf/benchmath, as compare), when there are enough runs
 // for one; else " (lo–hi)", the range of the per-run values; "" for fewer
@@ -56,13 +57,13 @@ func spread(vals []float64, decimals int) string {
 	return fmt.Sprintf(" (%.*f–%.*f)", decimals, stats.Min(vals), decimals, stats.Max(vals))
 }
 
-// spreadKinds tells which spreads the table's cells carry: ranges of
+// spreadKinds tells which spreads the table's columns carry: ranges of
 // per-run values (2 to 5 runs) and 95 % intervals (6 runs or more).
 func (t *table) spreadKinds() (ranges, intervals bool) {
 	for _, c := range t.cells {
-		groups := [][]*results.Record{c.opens, c.turns}
+		groups := [][]*results.Record{c.opens(), c.turns()}
 		for _, m := range t.modes {
-			groups = append(groups, c.cached[m])
+			groups = append(groups, c.records(job.PhaseOpen, m))
 		}
 		for _, g := range groups {
 			switch {
@@ -78,7 +79,7 @@ func (t *table) spreadKinds() (ranges, intervals bool) {
 }
 
 // spreadNote is the footnote that says what the brackets and parentheses
-// after a timing figure hold; "" when no cell has either.
+// after a timing figure hold; "" when no column has either.
 func (t *table) spreadNote() string {
 	ranges, intervals := t.spreadKinds()
 	var s string

@@ -26,10 +26,17 @@ type sweepTable struct {
 	// figs holds, by variant and store count, the figures of that count's
 	// study; held, by variant, store count and hold count, its hold record.
 	figs      map[string]map[int]*Figures
-	held      map[string]map[int]map[int]*results.Hold
+	held      map[string]map[int]map[int]*results.Record
 	residency map[string]map[int]float64 // lowest warm-run residency before the run
 	fanout    int
+	objects   int // objects per store
 }
+
+// sweepSetting names a sweep table: a sweep and a setting.
+type sweepSetting struct{ sweep, setting string }
+
+// studySetting names the records of one study and setting.
+type studySetting struct{ study, setting string }
 
 // groupSweeps finds the sweeps in recs: studies whose env record names a
 // sweep, one table per sweep and setting, in the order they appear.
@@ -42,18 +49,19 @@ func groupSweeps(recs []results.Record) []*sweepTable {
 		}
 	}
 	var order []*sweepTable
-	byKey := map[string]*sweepTable{}
-	perStudy := map[string][]results.Record{} // study and setting → its records
-	for _, r := range recs {
+	byKey := map[sweepSetting]*sweepTable{}
+	perStudy := map[studySetting][]results.Record{} // study and setting → its records
+	for i := range recs {
+		r := &recs[i]
 		id := sweepOf[r.Study]
 		if id == "" || r.Setting == "" || r.Phase == job.PhaseEnv || r.Phase == job.PhaseEnd {
 			continue
 		}
-		key := id + "\x00" + r.Setting
+		key := sweepSetting{id, r.Setting}
 		t := byKey[key]
 		if t == nil {
 			t = &sweepTable{id: id, setting: r.Setting, figs: map[string]map[int]*Figures{},
-				held: map[string]map[int]map[int]*results.Hold{}, residency: map[string]map[int]float64{}}
+				held: map[string]map[int]map[int]*results.Record{}, residency: map[string]map[int]float64{}}
 			byKey[key] = t
 			order = append(order, t)
 		}
@@ -63,19 +71,20 @@ func groupSweeps(recs []results.Record) []*sweepTable {
 		}
 		if !slices.Contains(t.variants, r.Variant) {
 			t.variants = append(t.variants, r.Variant)
-			t.held[r.Variant] = map[int]map[int]*results.Hold{}
+			t.held[r.Variant] = map[int]map[int]*results.Record{}
 			t.residency[r.Variant] = map[int]float64{}
 		}
-		t.fanout = r.Fanout
-		perStudy[r.Study+"\x00"+r.Setting] = append(perStudy[r.Study+"\x00"+r.Setting], r)
+		t.fanout, t.objects = r.Fanout, r.Workload.Objects
+		ss := studySetting{r.Study, r.Setting}
+		perStudy[ss] = append(perStudy[ss], *r)
 		if r.Status != results.StatusOK {
 			continue
 		}
 		if r.Hold != nil {
 			if t.held[r.Variant][n] == nil {
-				t.held[r.Variant][n] = map[int]*results.Hold{}
+				t.held[r.Variant][n] = map[int]*results.Record{}
 			}
-			t.held[r.Variant][n][r.Hold.Held] = r.Hold
+			t.held[r.Variant][n][r.Hold.Held] = r
 			if !slices.Contains(t.holds, r.Hold.Held) {
 				t.holds = append(t.holds, r.Hold.Held)
 			}
@@ -94,7 +103,7 @@ func groupSweeps(recs []results.Record) []*sweepTable {
 			if sweepOf[study] != t.id {
 				continue
 			}
-			for _, f := range CollectFigures(perStudy[study+"\x00"+t.setting]) {
+			for _, f := range CollectFigures(perStudy[studySetting{study, t.setting}]) {
 				if t.figs[f.Variant] == nil {
 					t.figs[f.Variant] = map[int]*Figures{}
 				}
@@ -108,10 +117,9 @@ func groupSweeps(recs []results.Record) []*sweepTable {
 // sweepRow is one row of a sweep table: a label and the value for a
 // variant and store count, NaN when there is none.
 type sweepRow struct {
-	label  string
-	unit   string // ms, KB or %
-	value  func(t *sweepTable, v string, n int) float64
-	figure string // the chart's file-safe name
+	label string
+	unit  string // ms, KB or %
+	value func(t *sweepTable, v string, n int) float64
 }
 
 // center is the median of a figure's values in one study (its per-run
@@ -128,41 +136,34 @@ func (t *sweepTable) center(v string, n int, figure string) float64 {
 	return stats.Median(xs)
 }
 
+// rows are the sweep's rows: the swept figures in the registry's order,
+// those of the hold phase once per number of stores held, then the
+// residency of the warm runs.
 func (t *sweepTable) rows() []sweepRow {
-	fig := func(label, unit, figure string) sweepRow {
-		return sweepRow{label, unit, func(t *sweepTable, v string, n int) float64 { return t.center(v, n, figure) }, figure}
-	}
-	rows := []sweepRow{
-		fig("Create, write, close (median)", "ms", "create"),
-		fig("Open (median)", "ms", "open"),
-		fig("Query (median)", "ms", "query"),
-		fig("Close (median)", "ms", "close"),
-		fig("Open, query, close (median)", "ms", "open-query-close"),
-		fig("same, p99", "ms", "open-query-close-p99"),
-		fig("Space per store (median)", "KB", "space-per-store"),
+	var rows []sweepRow
+	for _, f := range figures {
+		if f.uses&swept != 0 && f.phase != job.PhaseHold {
+			rows = append(rows, sweepRow{f.labelFor(t.objects, 0), f.unit, func(t *sweepTable, v string, n int) float64 { return t.center(v, n, f.name) }})
+		}
 	}
 	for _, h := range t.holds {
-		rows = append(rows,
-			sweepRow{fmt.Sprintf("Memory per open store, %s open (RSS)", thousands(float64(h))), "KB", func(t *sweepTable, v string, n int) float64 {
-				if hr := t.held[v][n][h]; hr != nil {
-					return hr.RssKB
-				}
-				return math.NaN()
-			}, fmt.Sprintf("rss-%d", h)},
-			sweepRow{fmt.Sprintf("Anonymous memory per open store, %s open", thousands(float64(h))), "KB", func(t *sweepTable, v string, n int) float64 {
-				if hr := t.held[v][n][h]; hr != nil {
-					return hr.AnonKB
-				}
-				return math.NaN()
-			}, fmt.Sprintf("anon-%d", h)})
+		for _, f := range figures {
+			if f.uses&swept != 0 && f.phase == job.PhaseHold {
+				rows = append(rows, sweepRow{f.labelFor(t.objects, h), f.unit, func(t *sweepTable, v string, n int) float64 {
+					if r := t.held[v][n][h]; r != nil {
+						return f.value(r)
+					}
+					return math.NaN()
+				}})
+			}
+		}
 	}
-	rows = append(rows, sweepRow{"Warm runs: stores' pages in the page cache before the run (lowest)", "%", func(t *sweepTable, v string, n int) float64 {
+	return append(rows, sweepRow{"Warm runs: stores' pages in the page cache before the run (lowest)", "%", func(t *sweepTable, v string, n int) float64 {
 		if r, ok := t.residency[v][n]; ok {
 			return 100 * r
 		}
 		return math.NaN()
-	}, "residency"})
-	return rows
+	}})
 }
 
 // partlyCold is the residency below which a warm run was partly cold.
@@ -191,8 +192,8 @@ func (t *sweepTable) header() []string {
 	return h
 }
 
-// cells are a variant's rows as text, a label first.
-func (t *sweepTable) cells(v string) [][]string {
+// texts are a variant's rows as text, a label first.
+func (t *sweepTable) texts(v string) [][]string {
 	var out [][]string
 	for _, r := range t.rows() {
 		row := []string{r.label}
@@ -226,18 +227,18 @@ func writeSweeps(w io.Writer, sweeps []*sweepTable) {
 			fmt.Fprintf(w, "\n### %s\n\n", v)
 			fmt.Fprintf(w, "| | %s |\n", strings.Join(t.header(), " | "))
 			fmt.Fprintf(w, "| --- |%s\n", strings.Repeat(" --- |", len(t.counts)))
-			for _, row := range t.cells(v) {
+			for _, row := range t.texts(v) {
 				fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 			}
 		}
 	}
 }
 
-// plot draws one sweep row against the number of stores (a log axis; the
+// plot draws one sweep row, named name, against the number of stores (a log axis; the
 // value's axis is logarithmic when it spans more than a decade, else
 // linear from zero), a line per variant; nil when no variant has two
 // points.
-func (t *sweepTable) plot(r sweepRow) (*plot.Plot, error) {
+func (t *sweepTable) plot(r sweepRow, name string) (*plot.Plot, error) {
 	var lines []any
 	lo, hi := math.Inf(1), 0.0
 	for _, v := range t.variants {
@@ -250,7 +251,7 @@ func (t *sweepTable) plot(r sweepRow) (*plot.Plot, error) {
 		}
 		lines = addLine(lines, v, pts, 2)
 	}
-	p, err := linesPlot("stores", fmt.Sprintf("%s (%s)", r.label, r.unit), lines)
+	p, err := linesPlot("stores", fmt.Sprintf("%s (%s)", name, r.unit), lines)
 	if p == nil || err != nil {
 		return nil, err
 	}
@@ -277,12 +278,15 @@ func sweepHTML(sweeps []*sweepTable) ([]htmlTable, error) {
 		ht := htmlTable{Title: fmt.Sprintf("Sweep %s, setting %s: each figure against the number of stores", t.id, t.setting),
 			Workload: t.layout(), Variants: t.header()}
 		for _, v := range t.variants {
-			for _, row := range t.cells(v) {
+			for _, row := range t.texts(v) {
 				ht.Rows = append(ht.Rows, append([]string{v + ": " + row[0]}, row[1:]...))
 			}
 		}
+		above := ""
 		for _, r := range t.rows() {
-			p, err := t.plot(r)
+			name := alone(r.label, above)
+			above = name
+			p, err := t.plot(r, name)
 			if err != nil {
 				return nil, err
 			}
@@ -293,7 +297,7 @@ func sweepHTML(sweeps []*sweepTable) ([]htmlTable, error) {
 			if err != nil {
 				return nil, err
 			}
-			ht.Charts = append(ht.Charts, htmlChart{Title: r.label + " against the number of stores (log axis)", SVG: s})
+			ht.Charts = append(ht.Charts, htmlChart{Title: name + " against the number of stores (log axis)", SVG: s})
 		}
 		out = append(out, ht)
 	}

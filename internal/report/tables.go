@@ -4,10 +4,11 @@
 //
 // Every figure is computed from the raw samples in the records (see
 // internal/stats), so a table can be printed again from an old results file.
+// Each figure is defined once, in the list figures (registry.go), which the
+// tables, the HTML report, the sweeps, compare and the exports read.
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -20,29 +21,6 @@ import (
 	"manydb/internal/settings"
 	"manydb/internal/stats"
 )
-
-// cell is the records of one variant in one study and setting.
-type cell struct {
-	create     *results.Record
-	opens      []*results.Record                   // warm open runs
-	cached     map[job.CacheMode][]*results.Record // cold and drop open runs, by cache mode
-	turns      []*results.Record
-	serves     []*results.Record // serve phases, ok or n/a (skipped), by run
-	hold       *results.Record
-	space      *results.Record
-	all        []*results.Record   // every ok record of the cell
-	failed     map[job.Phase]bool  // phase → a failed record was seen
-	failedRuns map[int]bool        // open runs whose last record failed
-	failedTurn map[int]bool        // turn runs whose last record failed
-	na         bool                // the setting does not apply to this variant
-	storesFrom string              // serve: the study whose kept stores were reused
-	version    map[string][]string // library → the versions its records name, in order
-	variant    string              // the variant of the cell's records
-	machine    string              // its machine's label when the table has several, else ""
-	study      string              // the study of the cell's records
-	runs       int                 // warm open runs its study asked for
-	turnRuns   int                 // turn runs its study asked for
-}
 
 // table is one study and setting. When the records come from several
 // machines, a table is one setting of the studies of the same shape
@@ -59,14 +37,15 @@ type table struct {
 	workload string
 	objects  int
 	held     int
-	runs     int             // warm open runs the studies asked for (the most)
-	turnRuns int             // turn runs the studies asked for (the most)
-	loud     []string        // phases during which the load rose above --max-load
-	queries  []job.Query     // the open runs' queries beyond the default count
-	modes    []job.CacheMode // cache modes other than warm, in the order seen
-	turned   bool            // some cell has turn runs
-	served   bool            // a manydb serve study
-	failures []string        // "column phase run N: error" of each failed phase not redone
+	runs     int              // warm open runs the studies asked for (the most)
+	turnRuns int              // turn runs the studies asked for (the most)
+	loud     []string         // phases during which the load rose above --max-load
+	queries  []job.Query      // the open runs' queries beyond the default count
+	modes    []job.CacheMode  // cache modes other than warm, in the order seen
+	turned   bool             // some cell has turn runs
+	served   bool             // a manydb serve study
+	failures []string         // "column phase run N: error" of each failed phase not redone
+	renamed  []renamedVariant // variants recorded under an older id
 }
 
 // failedWhat names a record's phase in a column: "sqlite open run 2",
@@ -103,7 +82,8 @@ func failedWhy(r *results.Record) string {
 // the order they first appear. When a phase appears more than once (a
 // rerun), its last record counts.
 func Tables(w io.Writer, recs []results.Record) error {
-	tables := group(recs)
+	recs, renamed := renameOldVariants(recs)
+	tables := group(recs, renamed)
 	profiles := groupProfiles(recs)
 	if len(tables) == 0 && len(profiles) == 0 {
 		return fmt.Errorf("no study records found")
@@ -119,313 +99,105 @@ func Tables(w io.Writer, recs []results.Record) error {
 	return nil
 }
 
-// group sorts recs into tables: one per study and setting, or, when the
-// records come from several machines, one per setting and study shape
-// with a column per variant and machine. Each record belongs to the
-// session of the last env record of its study before it (its study's
-// first env record when none is before it).
-func group(recs []results.Record) []*table {
-	var order []*table
-	byKey := map[string]*table{}
-	first := map[string]*results.Record{} // study → its first env record
-	last := map[string]*results.Record{}  // study → its last env record
-	for i := range recs {
-		if r := &recs[i]; r.Phase == job.PhaseEnv {
-			if first[r.Study] == nil {
-				first[r.Study] = r
-			}
-			last[r.Study] = r
-		}
-	}
-	ms := findMachines(recs)
-	current := map[string]*results.Record{} // study → the env record of its session
-	studiesOf := map[string][]string{}      // machine and shape → studies, in order
-	for i := range recs {
-		r := &recs[i]
-		switch r.Phase {
-		case job.PhaseEnv:
-			current[r.Study] = r
-			continue
-		case job.PhaseEnd, job.PhaseProfile: // profiles: profile.go
-			continue
-		}
-		env := current[r.Study]
-		if env == nil {
-			env = first[r.Study]
-		}
-		key, col, machine := r.Study+"\x00"+r.Setting, r.Variant, ""
-		if ms.several() {
-			machine = ms.label[machineKey(env)]
-			shape := shapeOf(r, last[r.Study])
-			sk := machine + "\x00" + shape
-			if !slices.Contains(studiesOf[sk], r.Study) {
-				studiesOf[sk] = append(studiesOf[sk], r.Study)
-			}
-			// the n-th study of this shape on each machine share a table
-			key = fmt.Sprintf("%s\x00%d\x00%s", shape, slices.Index(studiesOf[sk], r.Study), r.Setting)
-			col = r.Variant + " @ " + machine
-		}
-		t := byKey[key]
-		if t == nil {
-			t = &table{study: r.Study, setting: r.Setting, cells: map[string]*cell{}, machines: ms.several()}
-			byKey[key] = t
-			order = append(order, t)
-		}
-		if !slices.Contains(t.studies, r.Study) {
-			t.studies = append(t.studies, r.Study)
-		}
-		t.addSession(env, machine)
-		c := t.cells[col]
-		if c == nil {
-			c = &cell{failed: map[job.Phase]bool{}, failedRuns: map[int]bool{}, version: map[string][]string{}, cached: map[job.CacheMode][]*results.Record{}, failedTurn: map[int]bool{}, variant: r.Variant, machine: machine, study: r.Study}
-			t.cells[col] = c
-			t.variants = append(t.variants, col)
-		}
-		// a failure stays listed until a later record of the same phase and run
-		what := failedWhat(col, r)
-		t.failures = slices.DeleteFunc(t.failures, func(f string) bool { return strings.HasPrefix(f, what+": ") })
-		if r.Status == results.StatusFailed {
-			t.failures = append(t.failures, what+": "+failedWhy(r))
-		}
-		t.workload = fmt.Sprintf("%s: %s notes of %d characters per store", r.Workload.Name, thousands(float64(r.Workload.Objects)), r.Workload.TextLen)
-		t.objects = r.Workload.Objects
-		if r.Phase == job.PhaseServe && r.Status != results.StatusFailed {
-			t.served = true
-			c.serves = slices.DeleteFunc(c.serves, func(o *results.Record) bool { return o.Run == r.Run })
-			c.serves = append(c.serves, r)
-			continue
-		}
-		if r.StoresFrom != "" && r.Status == results.StatusNotApplicable {
-			c.storesFrom = r.StoresFrom
-			continue
-		}
-		if r.Status == results.StatusNotApplicable {
-			c.na = true
-			continue
-		}
-		if r.Status != results.StatusOK {
-			c.failed[r.Phase] = true
-			if r.Phase == job.PhaseTurn {
-				c.failedTurn[r.Run] = true
-				t.turned = true
-			}
-			if r.Phase == job.PhaseOpen && r.Cache == "" {
-				c.failedRuns[r.Run] = true
-			}
-			continue
-		}
-		if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
-			what := col + " " + string(r.Phase)
-			if r.Run > 0 {
-				what += fmt.Sprintf(" run %d", r.Run)
-			}
-			t.loud = append(t.loud, fmt.Sprintf("%s (max %.2f)", what, stats.Max(r.LoadDuring)))
-		}
-		delete(c.failed, r.Phase)
-		c.all = append(c.all, r)
-		for k, v := range r.Versions {
-			if !slices.Contains(c.version[k], v) {
-				c.version[k] = append(c.version[k], v)
-			}
-		}
-		switch r.Phase {
-		case job.PhaseCreate:
-			c.create = r
-		case job.PhaseOpen:
-			if len(r.Queries) > 0 && t.queries == nil {
-				t.queries = r.Queries
-			}
-			if r.Cache != "" {
-				if !slices.Contains(t.modes, r.Cache) {
-					t.modes = append(t.modes, r.Cache)
-				}
-				c.cached[r.Cache] = slices.DeleteFunc(c.cached[r.Cache], func(o *results.Record) bool { return o.Run == r.Run })
-				c.cached[r.Cache] = append(c.cached[r.Cache], r)
-				break
-			}
-			delete(c.failedRuns, r.Run)
-			// a later record of the same run replaces an earlier one
-			c.opens = slices.DeleteFunc(c.opens, func(o *results.Record) bool { return o.Run == r.Run })
-			c.opens = append(c.opens, r)
-		case job.PhaseHold:
-			c.hold = r
-			t.held = r.Hold.Held
-		case job.PhaseSpace:
-			c.space = r
-		case job.PhaseTurn:
-			t.turned = true
-			delete(c.failedTurn, r.Run)
-			c.turns = slices.DeleteFunc(c.turns, func(o *results.Record) bool { return o.Run == r.Run })
-			c.turns = append(c.turns, r)
-		}
-	}
-	for _, t := range order {
-		if t.machines {
-			// each variant's columns side by side, machines in the order seen
-			var vs []string
-			for _, col := range t.variants {
-				if v := t.cells[col].variant; !slices.Contains(vs, v) {
-					vs = append(vs, v)
-				}
-			}
-			slices.SortStableFunc(t.variants, func(a, b string) int {
-				return cmp.Compare(slices.Index(vs, t.cells[a].variant), slices.Index(vs, t.cells[b].variant))
-			})
-		}
-		// the runs each study asked for (its last session's configuration,
-		// which may have added turns), or without an env record the most seen
-		runs, turnRuns := map[string]int{}, map[string]int{}
-		for _, c := range t.cells {
-			if env := last[c.study]; env != nil && env.Config != nil {
-				runs[c.study], turnRuns[c.study] = env.Config.Runs, env.Config.Turns
-				if t.held == 0 {
-					t.held = env.Config.Hold // no hold record: the hold asked for
-				}
-			}
-		}
-		for _, c := range t.cells {
-			for _, r := range c.opens {
-				runs[c.study] = max(runs[c.study], r.Run)
-			}
-			for r := range c.failedRuns {
-				runs[c.study] = max(runs[c.study], r)
-			}
-			for _, r := range c.turns {
-				turnRuns[c.study] = max(turnRuns[c.study], r.Run)
-			}
-			for r := range c.failedTurn {
-				turnRuns[c.study] = max(turnRuns[c.study], r)
-			}
-		}
-		for _, c := range t.cells {
-			c.runs, c.turnRuns = runs[c.study], turnRuns[c.study]
-			t.runs, t.turnRuns = max(t.runs, c.runs), max(t.turnRuns, c.turnRuns)
-		}
-	}
-	return order
-}
-
-// row is one line of a table: a label and how to get its figure from a cell.
+// row is one line of a table: a figure (or a row that is no figure) and
+// its label for the table's workload and stores held.
 type row struct {
 	label string
-	value func(c *cell) string
+	fig   figure
 }
 
+// rows are the table's rows: each entry of figures the table shows, in
+// that order.
 func (t *table) rows() []row {
-	pooled := func(c *cell, pick func(r *results.Record) []float64) []float64 {
-		var xs []float64
-		for _, r := range c.opens {
-			xs = append(xs, pick(r)...)
-		}
-		return xs
-	}
-	openStat := func(pick func(r *results.Record) []float64, stat func([]float64) float64) func(c *cell) string {
-		return func(c *cell) string {
-			if len(c.opens) == 0 {
-				return missing(c, job.PhaseOpen)
-			}
-			xs := pooled(c, pick)
-			if len(xs) == 0 {
-				return "–" // e.g. a count row when --queries left count out
-			}
-			v := millis(stat(xs), 3) + spread(perRun(c.opens, pick, stat), 3)
-			if len(c.opens) < c.runs {
-				v += " †"
-			}
-			return v
+	var rows []row
+	for _, f := range figures {
+		if f.when == nil || f.when(t) {
+			rows = append(rows, row{f.labelFor(t.objects, t.held), f})
 		}
 	}
-	open := func(r *results.Record) []float64 { return r.OpenMs }
-	query := func(r *results.Record) []float64 {
-		if r.QueriesMs != nil {
-			return r.QueriesMs["count"] // nil when the run did not count
-		}
-		return r.QueryMs
-	}
-	closeMs := func(r *results.Record) []float64 { return r.CloseMs }
-	total := func(r *results.Record) []float64 { return r.TotalMs }
-	rows := []row{
-		{fmt.Sprintf("Create, write %s objects, close (median)", thousands(float64(t.objects))), func(c *cell) string {
-			if c.create == nil {
-				return missing(c, job.PhaseCreate)
-			}
-			return millis(stats.Median(c.create.CreateMs), 2)
-		}},
-		{"Stores per second", func(c *cell) string {
-			switch {
-			case c.create != nil && c.create.StoresFrom != "":
-				return "n/a (made with more stores)"
-			case c.create == nil || c.create.WallS <= 0:
-				return missing(c, job.PhaseCreate)
-			}
-			return thousands(float64(len(c.create.CreateMs)) / c.create.WallS)
-		}},
-		{"Warm open runs pooled", t.runsPooled},
-		{"Open (median)", openStat(open, stats.Median)},
-		{"Count query (median)", openStat(query, stats.Median)},
-		{"Open, query, close (median)", openStat(total, stats.Median)},
-		{"same, p99", openStat(total, stats.P99)},
-		{"Close (median)", openStat(closeMs, stats.Median)},
-		{fmt.Sprintf("Memory per open store (%s open), resident", thousands(float64(t.held))), func(c *cell) string {
-			if c.hold == nil {
-				return missing(c, job.PhaseHold)
-			}
-			return thousands(c.hold.Hold.RssKB) + " KB"
-		}},
-		{"same, anonymous (process' own memory)", func(c *cell) string {
-			if c.hold == nil {
-				return missing(c, job.PhaseHold)
-			}
-			return thousands(c.hold.Hold.AnonKB) + " KB"
-		}},
-		{"Memory charged to a container per open store", t.container(func(c *results.Container) float64 { return float64(c.BytesAfter - c.BytesBefore) })},
-		{"same, page cache", t.container(func(c *results.Container) float64 { return float64(c.FileAfter - c.FileBefore) })},
-		{"same, anonymous", t.container(func(c *results.Container) float64 { return float64(c.AnonAfter - c.AnonBefore) })},
-		{"Load at start of the warm open runs (max)", func(c *cell) string {
-			if len(c.opens) == 0 {
-				return missing(c, job.PhaseOpen)
-			}
-			var loads []float64
-			for _, r := range c.opens {
-				loads = append(loads, r.Load1)
-			}
-			return fmt.Sprintf("%.2f", stats.Max(loads))
-		}},
-		{"Space per store, files", func(c *cell) string {
-			if c.space == nil {
-				return missing(c, job.PhaseSpace)
-			}
-			return thousands(stats.Median(stats.Ints(c.space.Bytes))/1024) + " KB"
-		}},
-		{"Threads, open files, goroutines per open store", func(c *cell) string {
-			if c.hold == nil {
-				return missing(c, job.PhaseHold)
-			}
-			h := c.hold.Hold
-			per := func(before, after int) string { return fmt.Sprintf("%.1f", float64(after-before)/float64(h.Held)) }
-			return per(h.ThreadsBefore, h.Threads) + ", " + per(h.FDsBefore, h.FDs) + ", " + per(h.GoroutinesBefore, h.Goroutines)
-		}},
-	}
-	return slices.Insert(rows, 8, t.extraRows()...)
+	return rows
 }
 
-// container returns the figure of a memory cgroup's charge per held store
-// that delta picks, in KB.
-func (t *table) container(delta func(c *results.Container) float64) func(c *cell) string {
-	return func(c *cell) string {
-		switch {
-		case c.hold == nil:
-			return missing(c, job.PhaseHold)
-		case c.hold.Hold.Container == nil:
-			return "n/a (needs a memory cgroup)"
-		}
-		return thousands(delta(c.hold.Hold.Container)/1024/float64(c.hold.Hold.Held)) + " KB"
+// text is what a row shows in column c.
+func (t *table) text(f figure, c *cell) string {
+	if f.text != nil {
+		return f.text(t, c)
 	}
+	recs := c.records(f.phase, f.cache)
+	if len(recs) == 0 {
+		return missing(c, f.phase)
+	}
+	if f.na != nil {
+		if why := f.na(recs); why != "" {
+			return why
+		}
+	}
+	if f.perRun {
+		return t.pooledText(f, c, recs)
+	}
+	v := f.value(recs[len(recs)-1])
+	switch {
+	case math.IsNaN(v):
+		return missing(c, f.phase)
+	case f.unit == "ms":
+		return millis(v, 2)
+	case f.unit == "KB":
+		return thousands(v) + " KB"
+	}
+	return thousands(v)
+}
+
+// pooledText is a figure of one value per run as a table shows it: stat
+// over the stores of every run pooled, then its spread across runs, and
+// † when a warm figure pools fewer runs than the study asked for.
+func (t *table) pooledText(f figure, c *cell, recs []*results.Record) string {
+	xs := pooled(recs, f.samples)
+	switch {
+	case len(xs) == 0:
+		return "–" // e.g. a count row when --queries left count out
+	case f.unit == "%":
+		return fmt.Sprintf("%.0f %%", f.stat(xs))
+	}
+	v := millis(f.stat(xs), 3) + spread(perRun(recs, f.samples, f.stat), 3)
+	if f.phase == job.PhaseOpen && f.cache == "" && len(recs) < c.runs {
+		v += " †"
+	}
+	return v
 }
 
 // runsPooled says how many warm runs a cell's open figures pool, of the
 // runs the study asked for, and which are missing or failed.
-func (t *table) runsPooled(c *cell) string { return pooledRuns(c, c.opens, c.failedRuns, c.runs) }
+func (t *table) runsPooled(c *cell) string { return pooledRuns(c, c.opens(), c.failedRuns, c.runs) }
+
+// turnRunsPooled says the same of the turn runs.
+func (t *table) turnRunsPooled(c *cell) string {
+	return pooledRuns(c, c.turns(), c.failedTurn, c.turnRuns)
+}
+
+// loadAtStart is the highest load at the start of a cell's warm runs.
+func (t *table) loadAtStart(c *cell) string {
+	opens := c.opens()
+	if len(opens) == 0 {
+		return missing(c, job.PhaseOpen)
+	}
+	var loads []float64
+	for _, r := range opens {
+		loads = append(loads, r.Load1)
+	}
+	return fmt.Sprintf("%.2f", stats.Max(loads))
+}
+
+// perOpenStore is the threads, open files and goroutines a cell's hold
+// phase added per open store.
+func (t *table) perOpenStore(c *cell) string {
+	hold := c.last(job.PhaseHold)
+	if hold == nil {
+		return missing(c, job.PhaseHold)
+	}
+	h := hold.Hold
+	per := func(before, after int) string { return fmt.Sprintf("%.1f", float64(after-before)/float64(h.Held)) }
+	return per(h.ThreadsBefore, h.Threads) + ", " + per(h.FDsBefore, h.FDs) + ", " + per(h.GoroutinesBefore, h.Goroutines)
+}
 
 // pooledRuns says how many of want runs recs hold, and which failed or are
 // missing.
@@ -483,7 +255,7 @@ func (t *table) write(w io.Writer) {
 	for _, r := range t.rows() {
 		vals := make([]string, len(t.variants))
 		for i, v := range t.variants {
-			vals[i] = r.value(t.cells[v])
+			vals[i] = t.text(r.fig, t.cells[v])
 		}
 		fmt.Fprintf(w, "| %s | %s |\n", r.label, strings.Join(vals, " | "))
 	}
@@ -518,8 +290,16 @@ func (t *table) writeNotes(w io.Writer) {
 	if vars := t.mallocVars(); vars != "" {
 		fmt.Fprintf(w, "The workers ran with %s from manydb's environment.\n", vars)
 	}
+	t.writeRenamed(w)
 	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
 	t.writeSessions(w)
+}
+
+// writeRenamed says which columns were recorded under an older id.
+func (t *table) writeRenamed(w io.Writer) {
+	for _, rv := range t.renamed {
+		fmt.Fprintln(w, rv.note())
+	}
 }
 
 // writeEnv prints the environment line of one env record.
@@ -583,7 +363,7 @@ func (t *table) mallocVars() string {
 // the study asked for.
 func (t *table) poolsFewer() bool {
 	for _, c := range t.cells {
-		if len(c.opens) > 0 && len(c.opens) < c.runs {
+		if n := len(c.opens()); n > 0 && n < c.runs {
 			return true
 		}
 	}
@@ -594,7 +374,7 @@ func (t *table) poolsFewer() bool {
 // study's 5", or "its study asked for" when they differ.
 func (t *table) runsAsked() string {
 	for _, c := range t.cells {
-		if len(c.opens) > 0 && c.runs != t.runs {
+		if len(c.opens()) > 0 && c.runs != t.runs {
 			return "its study asked for"
 		}
 	}

@@ -68,11 +68,18 @@ func TestTablesScenarios(t *testing.T) {
 			"| Warm open runs pooled | 2 of 2 | 2 of 2 | 2 of 2 | 1 of 2; failed: run 2 |",
 			"Session 2 of study 20261203T083000Z-server, started 2026-12-03 08:30:00 UTC on server,",
 		}, []string{"manydb v0-aaa and", "## Study "}},
+		{"testdata/renamed.jsonl", []string{
+			"| | libsql_go |",
+			"libsql_go: recorded as libsql, its id before commit 628aaf7 (libsql now names libSQL's Rust SDK).",
+			"Failed and not redone: libsql_go open run 2:", // a failed record names no versions: its study's others do
+			"| | libsql |",
+			"Versions: libsql: libsql 0.10.0, libsql-ffi 0.10.0,",
+		}, []string{"libsql open run 2", "| | libsql_go | libsql |"}},
 		{"testdata/sweep.jsonl", []string{
 			"## Sweep sweep-20261203T083726Z-a0b23a, setting default: each figure against the number of stores",
 			"store directories nested 1 deep (--fanout 1)",
 			"| | 10 stores | 30 stores |",
-			"| Memory per open store, 20 open (RSS) | – | 2 KB |", // 20 > 10 stores: left out of that study
+			"| Memory per open store (20 open), resident | – | 2 KB |", // 20 > 10 stores: left out of that study
 			"| Stores per second | n/a (made with more stores) |",
 			"| Stores per second | 2,243 |",
 		}, nil},
@@ -145,7 +152,7 @@ func TestNoRecords(t *testing.T) {
 	}
 }
 
-// TestSpread checks which spread a cell carries for a figure with one
+// TestSpread checks which spread a column shows for a figure with one
 // value per run: none for one run, the range for a few, benchmath's 95 %
 // interval of the median from 6 runs on.
 func TestSpread(t *testing.T) {
@@ -246,5 +253,42 @@ func TestResumedConfig(t *testing.T) {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("the tables lack %q:\n%s", w, b.String())
 		}
+	}
+}
+
+// TestAlone checks the chart titles of rows labelled "same, …".
+func TestAlone(t *testing.T) {
+	tests := []struct{ label, above, want string }{
+		{"Open (median)", "", "Open (median)"},
+		{"same, p99", "Open, query, close (median)", "Open, query, close, p99"},
+		{"same, anonymous (process' own memory)", "Memory per open store (2 open), resident", "Memory per open store (2 open), anonymous (process' own memory)"},
+		{"same, page cache", "Memory charged to a container per open store", "Memory charged to a container per open store, page cache"},
+	}
+	for _, tt := range tests {
+		if got := alone(tt.label, tt.above); got != tt.want {
+			t.Errorf("alone(%q, %q) = %q, want %q", tt.label, tt.above, got, tt.want)
+		}
+	}
+}
+
+// TestRenamedVariantFigures checks that the exports and compare read a
+// go-libsql study recorded before 628aaf7 as libsql_go, and libSQL's Rust
+// SDK as libsql.
+func TestRenamedVariantFigures(t *testing.T) {
+	recs, err := results.ReadFile("testdata/renamed.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, f := range CollectFigures(recs) {
+		keys = append(keys, f.Key())
+	}
+	if want := []string{"libsql_go@default", "libsql@default"}; !slices.Equal(keys, want) {
+		t.Errorf("figures of %q, want %q", keys, want)
+	}
+	var b bytes.Buffer
+	err = Compare(&b, Side{Name: "a", Records: recs, Variant: "libsql_go", Setting: "default"}, Side{Name: "b", Records: recs, Variant: "libsql", Setting: "default"})
+	if err != nil || !strings.Contains(b.String(), "libsql_go@default vs libsql@default") {
+		t.Errorf("compare: %v\n%s", err, b.String())
 	}
 }

@@ -38,6 +38,9 @@ func Quantile(xs []float64, q float64) float64 {
 // Median returns the median of xs, NaN for no samples.
 func Median(xs []float64) float64 { return Quantile(xs, 0.5) }
 
+// P90 returns the 90th percentile of xs.
+func P90(xs []float64) float64 { return Quantile(xs, 0.9) }
+
 // P99 returns the 99th percentile of xs.
 func P99(xs []float64) float64 { return Quantile(xs, 0.99) }
 

@@ -50,3 +50,17 @@ func TestEmpty(t *testing.T) {
 		t.Error("statistics of no samples must be NaN")
 	}
 }
+
+// TestP90 checks P90 against numpy.percentile(x, 90) (type 7).
+func TestP90(t *testing.T) {
+	hundred := make([]float64, 100)
+	for i := range hundred {
+		hundred[i] = float64(100 - i)
+	}
+	if got := P90(hundred); math.Abs(got-90.1) > 1e-9 {
+		t.Errorf("P90(1..100) = %v, want 90.1", got)
+	}
+	if got := P90([]float64{4, 1, 3, 2}); math.Abs(got-3.7) > 1e-12 {
+		t.Errorf("P90(1..4) = %v, want 3.7", got)
+	}
+}

@@ -1,0 +1,338 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"manydb/internal/job"
+	"manydb/internal/results"
+	"manydb/internal/stats"
+)
+
+// latest keeps the last record of each key, in the order the keys first
+// appear: a later record of a key (a phase or run redone) replaces the
+// earlier one.
+type latest[K comparable] struct {
+	keys  []K
+	byKey map[K]*results.Record
+}
+
+// put makes r the record of key k.
+func (l *latest[K]) put(k K, r *results.Record) {
+	if l.byKey == nil {
+		l.byKey = map[K]*results.Record{}
+	}
+	if _, seen := l.byKey[k]; !seen {
+		l.keys = append(l.keys, k)
+	}
+	l.byKey[k] = r
+}
+
+// records returns the records of the keys keep keeps, in key order.
+func (l *latest[K]) records(keep func(k K) bool) []*results.Record {
+	var recs []*results.Record
+	for _, k := range l.keys {
+		if keep(k) {
+			recs = append(recs, l.byKey[k])
+		}
+	}
+	return recs
+}
+
+// runKey names a run of a phase in a cell: a phase redone replaces the
+// record of the same phase, cache mode and run.
+type runKey struct {
+	phase job.Phase
+	cache job.CacheMode
+	run   int
+}
+
+// cell is the records of one column of a table: one variant (on one
+// machine) in one study and setting.
+type cell struct {
+	recs       latest[runKey]      // the last ok record of each run (serve: ok or skipped)
+	all        []*results.Record   // every ok record of the cell
+	failed     map[job.Phase]bool  // phase → a failed record was seen
+	failedRuns map[int]bool        // open runs whose last record failed
+	failedTurn map[int]bool        // turn runs whose last record failed
+	na         bool                // the setting does not apply to this variant
+	storesFrom string              // serve: the study whose kept stores were reused
+	version    map[string][]string // library → the versions its records name, in order
+	variant    string              // the variant of the cell's records
+	machine    string              // its machine's label when the table has several, else ""
+	study      string              // the study of the cell's records
+	runs       int                 // warm open runs its study asked for
+	turnRuns   int                 // turn runs its study asked for
+}
+
+func newCell(r *results.Record, machine string) *cell {
+	return &cell{failed: map[job.Phase]bool{}, failedRuns: map[int]bool{}, failedTurn: map[int]bool{}, version: map[string][]string{},
+		variant: r.Variant, machine: machine, study: r.Study}
+}
+
+// records returns the cell's last record of each run of a phase and cache
+// mode, in the order the runs first appear.
+func (c *cell) records(phase job.Phase, cache job.CacheMode) []*results.Record {
+	return c.recs.records(func(k runKey) bool { return k.phase == phase && k.cache == cache })
+}
+
+// last returns the cell's last record of a phase of one record per study
+// (create, hold, space), nil when it has none.
+func (c *cell) last(phase job.Phase) *results.Record {
+	recs := c.records(phase, "")
+	if len(recs) == 0 {
+		return nil
+	}
+	return recs[len(recs)-1]
+}
+
+func (c *cell) opens() []*results.Record  { return c.records(job.PhaseOpen, "") }
+func (c *cell) turns() []*results.Record  { return c.records(job.PhaseTurn, "") }
+func (c *cell) serves() []*results.Record { return c.records(job.PhaseServe, "") }
+
+// studyEnvs are the first and last env record of each study.
+type studyEnvs struct{ first, last map[string]*results.Record }
+
+func findStudyEnvs(recs []results.Record) studyEnvs {
+	e := studyEnvs{first: map[string]*results.Record{}, last: map[string]*results.Record{}}
+	for i := range recs {
+		if r := &recs[i]; r.Phase == job.PhaseEnv {
+			if e.first[r.Study] == nil {
+				e.first[r.Study] = r
+			}
+			e.last[r.Study] = r
+		}
+	}
+	return e
+}
+
+// tableKey names a table: a study and setting, or, with several machines,
+// the n-th study of a shape on each machine and a setting.
+type tableKey struct {
+	study, shape string
+	nth          int
+	setting      string
+}
+
+// studyVariant names the records of one variant in one study.
+type studyVariant struct{ study, variant string }
+
+// shapeOnMachine names the studies of one shape on one machine.
+type shapeOnMachine struct{ machine, shape string }
+
+// grouping is the state of group as it reads the records in order.
+type grouping struct {
+	envs      studyEnvs
+	machines  machines
+	renamed   map[studyVariant]renamedVariant
+	current   map[string]*results.Record // study → the env record of its session
+	studiesOf map[shapeOnMachine][]string
+	byKey     map[tableKey]*table
+	order     []*table
+}
+
+// group sorts recs into tables: one per study and setting, or, when the
+// records come from several machines, one per setting and study shape
+// with a column per variant and machine. Each record belongs to the
+// session of the last env record of its study before it (its study's
+// first env record when none is before it).
+func group(recs []results.Record, renamed map[studyVariant]renamedVariant) []*table {
+	g := grouping{envs: findStudyEnvs(recs), machines: findMachines(recs), renamed: renamed, current: map[string]*results.Record{},
+		studiesOf: map[shapeOnMachine][]string{}, byKey: map[tableKey]*table{}}
+	for i := range recs {
+		g.add(&recs[i])
+	}
+	for _, t := range g.order {
+		if t.machines {
+			t.sortColumnsByVariant()
+		}
+		t.askRuns(g.envs.last)
+	}
+	return g.order
+}
+
+// add puts one record in its table and column.
+func (g *grouping) add(r *results.Record) {
+	switch r.Phase {
+	case job.PhaseEnv:
+		g.current[r.Study] = r
+		return
+	case job.PhaseEnd, job.PhaseProfile: // profiles: profile.go
+		return
+	}
+	env := g.current[r.Study]
+	if env == nil {
+		env = g.envs.first[r.Study]
+	}
+	t, col, machine := g.place(r, env)
+	if !slices.Contains(t.studies, r.Study) {
+		t.studies = append(t.studies, r.Study)
+	}
+	if ren, ok := g.renamed[studyVariant{r.Study, r.Variant}]; ok && !slices.Contains(t.renamed, ren) {
+		t.renamed = append(t.renamed, ren)
+	}
+	t.addSession(env, machine)
+	c := t.cells[col]
+	if c == nil {
+		c = newCell(r, machine)
+		t.cells[col] = c
+		t.variants = append(t.variants, col)
+	}
+	t.add(col, c, r)
+}
+
+// place finds r's table (making it when new), its column and its
+// machine's label ("" with one machine).
+func (g *grouping) place(r, env *results.Record) (t *table, col, machine string) {
+	key, col := tableKey{study: r.Study, setting: r.Setting}, r.Variant
+	if g.machines.several() {
+		machine = g.machines.label[machineKey(env)]
+		shape := shapeOf(r, g.envs.last[r.Study])
+		sm := shapeOnMachine{machine, shape}
+		if !slices.Contains(g.studiesOf[sm], r.Study) {
+			g.studiesOf[sm] = append(g.studiesOf[sm], r.Study)
+		}
+		// the n-th study of this shape on each machine share a table
+		key = tableKey{shape: shape, nth: slices.Index(g.studiesOf[sm], r.Study), setting: r.Setting}
+		col = r.Variant + " @ " + machine
+	}
+	t = g.byKey[key]
+	if t == nil {
+		t = &table{study: r.Study, setting: r.Setting, cells: map[string]*cell{}, machines: g.machines.several()}
+		g.byKey[key] = t
+		g.order = append(g.order, t)
+	}
+	return t, col, machine
+}
+
+// add collects one record of column col into its cell c and what the
+// table says of it.
+func (t *table) add(col string, c *cell, r *results.Record) {
+	t.noteFailure(col, r)
+	t.workload = fmt.Sprintf("%s: %s notes of %d characters per store", r.Workload.Name, thousands(float64(r.Workload.Objects)), r.Workload.TextLen)
+	t.objects = r.Workload.Objects
+	switch {
+	case r.Phase == job.PhaseServe && r.Status != results.StatusFailed:
+		t.served = true
+		c.recs.put(runKey{r.Phase, r.Cache, r.Run}, r)
+	case r.StoresFrom != "" && r.Status == results.StatusNotApplicable:
+		c.storesFrom = r.StoresFrom
+	case r.Status == results.StatusNotApplicable:
+		c.na = true
+	case r.Status != results.StatusOK:
+		t.addFailed(c, r)
+	default:
+		t.addOK(col, c, r)
+	}
+}
+
+// noteFailure lists a failed record; a failure stays listed until a later
+// record of the same phase and run.
+func (t *table) noteFailure(col string, r *results.Record) {
+	what := failedWhat(col, r)
+	t.failures = slices.DeleteFunc(t.failures, func(f string) bool { return strings.HasPrefix(f, what+": ") })
+	if r.Status == results.StatusFailed {
+		t.failures = append(t.failures, what+": "+failedWhy(r))
+	}
+}
+
+// addFailed marks a failed record's phase and run as failed in its cell.
+func (t *table) addFailed(c *cell, r *results.Record) {
+	c.failed[r.Phase] = true
+	if r.Phase == job.PhaseTurn {
+		c.failedTurn[r.Run] = true
+		t.turned = true
+	}
+	if r.Phase == job.PhaseOpen && r.Cache == "" {
+		c.failedRuns[r.Run] = true
+	}
+}
+
+// addOK collects an ok record: the cell's record of its run, its
+// versions, and what the table learns from it (load, queries, cache
+// modes, stores held, turns).
+func (t *table) addOK(col string, c *cell, r *results.Record) {
+	if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
+		what := col + " " + string(r.Phase)
+		if r.Run > 0 {
+			what += fmt.Sprintf(" run %d", r.Run)
+		}
+		t.loud = append(t.loud, fmt.Sprintf("%s (max %.2f)", what, stats.Max(r.LoadDuring)))
+	}
+	delete(c.failed, r.Phase)
+	c.all = append(c.all, r)
+	for k, v := range r.Versions {
+		if !slices.Contains(c.version[k], v) {
+			c.version[k] = append(c.version[k], v)
+		}
+	}
+	c.recs.put(runKey{r.Phase, r.Cache, r.Run}, r)
+	switch r.Phase {
+	case job.PhaseOpen:
+		if len(r.Queries) > 0 && t.queries == nil {
+			t.queries = r.Queries
+		}
+		if r.Cache != "" && !slices.Contains(t.modes, r.Cache) {
+			t.modes = append(t.modes, r.Cache)
+		}
+		if r.Cache == "" {
+			delete(c.failedRuns, r.Run)
+		}
+	case job.PhaseHold:
+		t.held = r.Hold.Held
+	case job.PhaseTurn:
+		t.turned = true
+		delete(c.failedTurn, r.Run)
+	}
+}
+
+// sortColumnsByVariant puts each variant's columns side by side, its
+// machines in the order seen.
+func (t *table) sortColumnsByVariant() {
+	var vs []string
+	for _, col := range t.variants {
+		if v := t.cells[col].variant; !slices.Contains(vs, v) {
+			vs = append(vs, v)
+		}
+	}
+	slices.SortStableFunc(t.variants, func(a, b string) int {
+		return cmp.Compare(slices.Index(vs, t.cells[a].variant), slices.Index(vs, t.cells[b].variant))
+	})
+}
+
+// askRuns sets the runs each study asked for (its last session's
+// configuration, which may have added turns), or without an env record
+// the most seen, and the stores held when no hold record says.
+func (t *table) askRuns(lastEnv map[string]*results.Record) {
+	runs, turnRuns := map[string]int{}, map[string]int{}
+	for _, c := range t.cells {
+		if env := lastEnv[c.study]; env != nil && env.Config != nil {
+			runs[c.study], turnRuns[c.study] = env.Config.Runs, env.Config.Turns
+			if t.held == 0 {
+				t.held = env.Config.Hold // no hold record: the hold asked for
+			}
+		}
+	}
+	for _, c := range t.cells {
+		runs[c.study] = max(runs[c.study], highestRun(c.opens(), c.failedRuns))
+		turnRuns[c.study] = max(turnRuns[c.study], highestRun(c.turns(), c.failedTurn))
+	}
+	for _, c := range t.cells {
+		c.runs, c.turnRuns = runs[c.study], turnRuns[c.study]
+		t.runs, t.turnRuns = max(t.runs, c.runs), max(t.turnRuns, c.turnRuns)
+	}
+}
+
+// highestRun is the highest run of recs and failed runs, 0 for none.
+func highestRun(recs []*results.Record, failed map[int]bool) int {
+	n := 0
+	for _, r := range recs {
+		n = max(n, r.Run)
+	}
+	for r := range failed {
+		n = max(n, r)
+	}
+	return n
+}

@@ -1,0 +1,279 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"manydb/internal/job"
+	"manydb/internal/results"
+	"manydb/internal/stats"
+)
+
+// A figure is one thing measured of a variant: its name, its label, its
+// unit, the records it comes from and how to compute it from them. The
+// list figures is the one place a figure is defined; the tables, the HTML
+// report, the sweeps, compare and the exports all read it.
+type figure struct {
+	// name is the machine name compare, the exports and the sweep charts
+	// use: "open-query-close". "" for a table row that is no figure.
+	name string
+	// label is the row's label in the tables, the report and the sweeps;
+	// {objects} stands for the objects per store, {held} for the stores
+	// held. "same, p99" names the figure of the row above at its p99.
+	label string
+	unit  string        // ms, KB, stores/s or %
+	phase job.Phase     // the phase whose records give the figure
+	cache job.CacheMode // their cache mode (open runs: warm, cold, drop)
+	// perRun: one value per run, stat over the samples of one store each
+	// in the run's record; else one value per study, value of its record.
+	perRun  bool
+	samples func(r *results.Record) []float64
+	stat    func(xs []float64) float64
+	value   func(r *results.Record) float64
+	// na, when set, says why a column's records of the figure have no
+	// value to show ("" when they have one): "n/a (needs a memory cgroup)".
+	na func(recs []*results.Record) string
+	// when, when set, says whether a table shows the row: rows of a
+	// measurement a study made or not (--queries, --cache, --turns).
+	when func(t *table) bool
+	// text, for a table row that is no figure, is its text in a column.
+	text func(t *table, c *cell) string
+	uses use
+}
+
+// use says where else than in the tables a figure appears.
+type use uint8
+
+const (
+	exported  use = 1 << iota // compare and the csv, json and gobench exports
+	swept                     // the sweep tables and charts
+	runSpread                 // Figures.Spread: the interquartile range of a run
+)
+
+// figures is every figure and table row, in the tables' order (the
+// exports, compare and the sweeps keep it too).
+var figures = []figure{
+	{name: "create", label: "Create, write {objects} objects, close (median)", unit: "ms", phase: job.PhaseCreate,
+		value: func(r *results.Record) float64 { return stats.Median(r.CreateMs) }, uses: exported | swept},
+	{name: "stores-per-second", label: "Stores per second", unit: "stores/s", phase: job.PhaseCreate,
+		value: storesPerSecond, na: madeWithMoreStores, uses: exported},
+	{label: "Warm open runs pooled", text: (*table).runsPooled},
+	warm("open", "Open (median)", openMs, stats.Median, exported|swept|runSpread),
+	// With the default queries (count alone) the queries between open and
+	// close are the count; with --queries the table shows count's own.
+	warmIf("query", "Count query (median)", queryMs, stats.Median, exported|swept|runSpread, (*table).madeNoQueries),
+	warmIf("count", "Count query (median)", querySamples("count"), stats.Median, exported, (*table).madeQueries),
+	warm("open-query-close", "Open, query, close (median)", totalMs, stats.Median, exported|swept|runSpread),
+	warm("open-query-close-p99", "same, p99", totalMs, stats.P99, exported|swept),
+	warm("open-query-close-p90", "same, p90", totalMs, stats.P90, exported|swept),
+	warm("close", "Close (median)", closeMs, stats.Median, exported|swept|runSpread),
+	warmIf("recent", "Recent 20 notes (median)", querySamples("recent"), stats.Median, exported, made("recent")),
+	warmIf("recent-p99", "same, p99", querySamples("recent"), stats.P99, 0, made("recent")),
+	warmIf("get", "Get 10 notes by id (median)", querySamples("get"), stats.Median, exported, made("get")),
+	warmIf("get-p99", "same, p99", querySamples("get"), stats.P99, 0, made("get")),
+	warmIf("scan", "Scan all notes (median)", querySamples("scan"), stats.Median, exported, made("scan")),
+	warmIf("scan-p99", "same, p99", querySamples("scan"), stats.P99, 0, made("scan")),
+	cached("cold", "cold-open", "Open, cold cache (median)", openMs, stats.Median, exported),
+	cached("cold", "cold-open-query-close", "Open, query, close, cold cache (median)", totalMs, stats.Median, exported),
+	cached("cold", "cold-open-query-close-p99", "same, p99", totalMs, stats.P99, 0),
+	{name: "cold-resident", label: "Store pages resident before a cold open (median)", unit: "%", phase: job.PhaseOpen, cache: "cold",
+		perRun: true, samples: residentPercent, stat: stats.Median, when: madeCache("cold")},
+	cached("drop", "drop-open", "Open, drop cache (median)", openMs, stats.Median, 0),
+	cached("drop", "drop-open-query-close", "Open, query, close, drop cache (median)", totalMs, stats.Median, 0),
+	cached("drop", "drop-open-query-close-p99", "same, p99", totalMs, stats.P99, 0),
+	{label: "Turn runs pooled", text: (*table).turnRunsPooled, when: (*table).madeTurns},
+	turn("turn", "Turn: open, recent, append, close (median)", totalMs, stats.Median, exported),
+	turn("turn-p99", "same, p99", totalMs, stats.P99, 0),
+	turn("turn-recent", "Turn: recent (median)", querySamples("recent"), stats.Median, 0),
+	turn("turn-append", "Turn: append, own transaction (median)", querySamples("append"), stats.Median, exported),
+	turn("turn-append-p99", "same, p99", querySamples("append"), stats.P99, 0),
+	{name: "rss-per-open-store", label: "Memory per open store ({held} open), resident", unit: "KB", phase: job.PhaseHold,
+		value: held(func(h *results.Hold) float64 { return h.RssKB }), uses: exported | swept},
+	{name: "anon-per-open-store", label: "same, anonymous (process' own memory)", unit: "KB", phase: job.PhaseHold,
+		value: held(func(h *results.Hold) float64 { return h.AnonKB }), uses: exported | swept},
+	{name: "container-per-open-store", label: "Memory charged to a container per open store", unit: "KB", phase: job.PhaseHold,
+		value: perHeldStore(func(c *results.Container) int64 { return c.BytesAfter - c.BytesBefore }), na: needsCgroup, uses: exported},
+	{name: "container-file-per-open-store", label: "same, page cache", unit: "KB", phase: job.PhaseHold,
+		value: perHeldStore(func(c *results.Container) int64 { return c.FileAfter - c.FileBefore }), na: needsCgroup},
+	{name: "container-anon-per-open-store", label: "same, anonymous", unit: "KB", phase: job.PhaseHold,
+		value: perHeldStore(func(c *results.Container) int64 { return c.AnonAfter - c.AnonBefore }), na: needsCgroup},
+	{label: "Load at start of the warm open runs (max)", text: (*table).loadAtStart},
+	{name: "space-per-store", label: "Space per store, files", unit: "KB", phase: job.PhaseSpace,
+		value: func(r *results.Record) float64 { return stats.Median(stats.Ints(r.Bytes)) / 1024 }, uses: exported | swept},
+	{label: "Threads, open files, goroutines per open store", text: (*table).perOpenStore},
+}
+
+// exportedFigures are the figures of compare and the exports, in order.
+func exportedFigures() []figure {
+	var out []figure
+	for _, f := range figures {
+		if f.uses&exported != 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// warm is a timing figure of the warm open runs.
+func warm(name, label string, samples func(r *results.Record) []float64, stat func([]float64) float64, uses use) figure {
+	return figure{name: name, label: label, unit: "ms", phase: job.PhaseOpen, perRun: true, samples: samples, stat: stat, uses: uses}
+}
+
+// warmIf is a timing figure of the warm open runs that a table shows only
+// when it made what when says.
+func warmIf(name, label string, samples func(r *results.Record) []float64, stat func([]float64) float64, uses use, when func(t *table) bool) figure {
+	f := warm(name, label, samples, stat, uses)
+	f.when = when
+	return f
+}
+
+// cached is a timing figure of the open runs of a cache mode, shown when
+// the table has such runs and not when the stores were not cold.
+func cached(mode job.CacheMode, name, label string, samples func(r *results.Record) []float64, stat func([]float64) float64, uses use) figure {
+	f := warm(name, label, samples, stat, uses)
+	f.cache, f.na, f.when = mode, notCold, madeCache(mode)
+	return f
+}
+
+// turn is a timing figure of the turn runs.
+func turn(name, label string, samples func(r *results.Record) []float64, stat func([]float64) float64, uses use) figure {
+	return figure{name: name, label: label, unit: "ms", phase: job.PhaseTurn, perRun: true, samples: samples, stat: stat,
+		when: (*table).madeTurns, uses: uses}
+}
+
+func openMs(r *results.Record) []float64  { return r.OpenMs }
+func queryMs(r *results.Record) []float64 { return r.QueryMs }
+func closeMs(r *results.Record) []float64 { return r.CloseMs }
+func totalMs(r *results.Record) []float64 { return r.TotalMs }
+
+// querySamples picks one query's own samples (--queries, and turns).
+func querySamples(name job.Query) func(r *results.Record) []float64 {
+	return func(r *results.Record) []float64 { return r.QueriesMs[name] }
+}
+
+// residentPercent picks the percentage of each store's pages resident
+// before its cold open.
+func residentPercent(r *results.Record) []float64 {
+	xs := make([]float64, len(r.Resident))
+	for i, x := range r.Resident {
+		xs[i] = 100 * x
+	}
+	return xs
+}
+
+// storesPerSecond is the create phase's stores per second of wall time;
+// NaN without a wall time (a sweep's smaller count: made with more stores).
+func storesPerSecond(r *results.Record) float64 {
+	if r.WallS <= 0 {
+		return math.NaN()
+	}
+	return float64(len(r.CreateMs)) / r.WallS
+}
+
+// held picks a figure of a hold record; NaN for a record without one.
+func held(pick func(h *results.Hold) float64) func(r *results.Record) float64 {
+	return func(r *results.Record) float64 {
+		if r.Hold == nil {
+			return math.NaN()
+		}
+		return pick(r.Hold)
+	}
+}
+
+// perHeldStore is a memory cgroup's charge per held store that delta
+// picks, in KB; NaN without a memory cgroup.
+func perHeldStore(delta func(c *results.Container) int64) func(r *results.Record) float64 {
+	return func(r *results.Record) float64 {
+		if r.Hold == nil || r.Hold.Container == nil {
+			return math.NaN()
+		}
+		return float64(delta(r.Hold.Container)) / 1024 / float64(r.Hold.Held)
+	}
+}
+
+func madeWithMoreStores(recs []*results.Record) string {
+	if recs[len(recs)-1].StoresFrom != "" {
+		return "n/a (made with more stores)"
+	}
+	return ""
+}
+
+func needsCgroup(recs []*results.Record) string {
+	if h := recs[len(recs)-1].Hold; h != nil && h.Container == nil {
+		return "n/a (needs a memory cgroup)"
+	}
+	return ""
+}
+
+// notColdAbove is the median residency above which a cold run is not
+// shown as cold: eviction did not work on that filesystem.
+const notColdAbove = 0.05
+
+// notCold says that the stores of cold runs were not cold.
+func notCold(recs []*results.Record) string {
+	if r := residency(recs); r > notColdAbove {
+		return fmt.Sprintf("not cold (%.0f %% resident)", 100*r)
+	}
+	return ""
+}
+
+// residency is the median fraction of store pages resident before the
+// opens of recs (0 when they recorded none: drop runs).
+func residency(recs []*results.Record) float64 {
+	xs := pooled(recs, func(r *results.Record) []float64 { return r.Resident })
+	if len(xs) == 0 {
+		return 0
+	}
+	return stats.Median(xs)
+}
+
+// made says whether a table's open runs made a query of --queries.
+func made(query job.Query) func(t *table) bool {
+	return func(t *table) bool { return slices.Contains(t.queries, query) }
+}
+
+// madeCache says whether a table has open runs of a cache mode.
+func madeCache(mode job.CacheMode) func(t *table) bool {
+	return func(t *table) bool { return slices.Contains(t.modes, mode) }
+}
+
+func (t *table) madeQueries() bool   { return len(t.queries) > 0 }
+func (t *table) madeNoQueries() bool { return len(t.queries) == 0 }
+func (t *table) madeTurns() bool     { return t.turned }
+
+// labelFor is the figure's label for a workload of objects per store and
+// held stores.
+func (f figure) labelFor(objects, held int) string {
+	return strings.NewReplacer("{objects}", thousands(float64(objects)), "{held}", thousands(float64(held))).Replace(f.label)
+}
+
+// alone is a row's label that stands alone (a chart's title): a label
+// "same, X" names the figure of the row above at X, "Open, query, close,
+// p99".
+func alone(label, above string) string {
+	rest, ok := strings.CutPrefix(label, "same, ")
+	if !ok {
+		return label
+	}
+	base, median := strings.CutSuffix(above, " (median)")
+	if i := strings.LastIndex(base, ", "); !median && i >= 0 {
+		base = base[:i]
+	}
+	return base + ", " + rest
+}
+
+// of computes the figure from one record: its value for a run (stat over
+// its samples) or for a study; NaN when the record has none.
+func (f figure) of(r *results.Record) float64 {
+	if f.perRun {
+		return f.stat(f.samples(r))
+	}
+	return f.value(r)
+}
+
+// is tells whether the figure comes from records of r's phase and cache mode.
+func (f figure) is(r *results.Record) bool {
+	return f.name != "" && f.phase == r.Phase && f.cache == r.Cache
+}
