@@ -377,12 +377,10 @@ func (s *study) holdPhases() []phase {
 func (s *study) variant(ctx context.Context, set settings.Setting, v string) (failed bool, err error) {
 	fam, _ := s.family(v)
 	if !set.Applies(fam.Cgo) {
-		key := cellKey{v, set.Name, job.PhaseCreate, 0, ""}
-		if s.done[key] {
+		if s.done[cellKey{v, set.Name, job.PhaseCreate, 0, ""}] {
 			return false, nil
 		}
-		s.done[key] = true
-		return false, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: job.PhaseCreate,
+		return false, s.record(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: job.PhaseCreate,
 			Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
 			Error: fmt.Sprintf("%s changes the C library's malloc only; %s does not allocate with it", set.Name, v)})
 	}
@@ -397,45 +395,9 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) (fa
 	}
 	bin := filepath.Join(s.BinDir, fam.Binary)
 	dir := filepath.Join(s.Root, set.Name, v)
-	// The stores of a recorded create phase are reused only if they are
-	// the complete set made for this study, variant, setting, workload and
-	// engine version (their manifest says so). Otherwise they are made
-	// anew; when the create is recorded already, its figure stands and the
-	// new stores only serve the remaining phases. Whatever is in dir lies
-	// inside the marked root: manydb made it.
-	rebuild := false
-	if todo[0].name != job.PhaseCreate {
-		if ok, why := s.storesReady(dir, set, v); !ok {
-			fmt.Fprintf(s.Log, "%s (%s): the stores in %s cannot be reused (%s); creating them again for the remaining phases (the create figure recorded earlier stands)\n", v, set.Name, dir, why)
-			todo = append([]phase{{name: job.PhaseCreate}}, todo...)
-			rebuild = true
-		}
-	}
-	if !rebuild && todo[0].name == job.PhaseCreate && s.Serve != nil {
-		reused, err := s.reuseKept(set, v, dir)
-		if err != nil {
-			return false, err
-		}
-		if reused {
-			todo = todo[1:]
-		}
-	}
-	if !rebuild && len(todo) > 0 && todo[0].name == job.PhaseCreate && s.from != nil {
-		taken, err := s.takeFromSweep(set, v, dir)
-		if err != nil {
-			return false, err
-		}
-		if taken {
-			todo = todo[1:]
-		}
-	}
-	if len(todo) > 0 && todo[0].name == job.PhaseCreate {
-		if err := s.remove(dir); err != nil {
-			return false, err
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return false, fmt.Errorf("create store directory: %w", err)
-		}
+	todo, rebuild, err := s.readyStores(set, v, dir, todo)
+	if err != nil {
+		return false, err
 	}
 	for i, p := range todo {
 		ok, err := s.phase(ctx, set, v, bin, dir, p, rebuild && i == 0)
@@ -466,6 +428,54 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) (fa
 		return true, nil
 	}
 	return false, s.remove(dir)
+}
+
+// readyStores readies dir's stores for the phases todo and returns the
+// phases then left: a create first unless the stores are reused, kept by
+// another study or taken from a larger count of the sweep; rebuild when
+// that create only makes the stores again (its cell is recorded).
+//
+// The stores of a recorded create phase are reused only if they are the
+// complete set made for this study, variant, setting, workload and engine
+// version (their manifest says so). Otherwise they are made anew; when the
+// create is recorded already, its figure stands and the new stores only
+// serve the remaining phases. Whatever is in dir lies inside the marked
+// root: manydb made it.
+func (s *study) readyStores(set settings.Setting, v, dir string, todo []phase) (left []phase, rebuild bool, err error) {
+	if todo[0].name != job.PhaseCreate {
+		if ok, why := s.storesReady(dir, set, v); !ok {
+			fmt.Fprintf(s.Log, "%s (%s): the stores in %s cannot be reused (%s); creating them again for the remaining phases (the create figure recorded earlier stands)\n", v, set.Name, dir, why)
+			todo = append([]phase{{name: job.PhaseCreate}}, todo...)
+			rebuild = true
+		}
+	}
+	if !rebuild && todo[0].name == job.PhaseCreate && s.Serve != nil {
+		reused, err := s.reuseKept(set, v, dir)
+		if err != nil {
+			return nil, false, err
+		}
+		if reused {
+			todo = todo[1:]
+		}
+	}
+	if !rebuild && len(todo) > 0 && todo[0].name == job.PhaseCreate && s.from != nil {
+		taken, err := s.takeFromSweep(set, v, dir)
+		if err != nil {
+			return nil, false, err
+		}
+		if taken {
+			todo = todo[1:]
+		}
+	}
+	if len(todo) > 0 && todo[0].name == job.PhaseCreate {
+		if err := s.remove(dir); err != nil {
+			return nil, false, err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, false, fmt.Errorf("create store directory: %w", err)
+		}
+	}
+	return todo, rebuild, nil
 }
 
 // storesReady tells whether dir holds the stores this study's remaining
@@ -502,9 +512,7 @@ func (s *study) takeFromSweep(set settings.Setting, v, dir string) (bool, error)
 	rec.Study, rec.Stores, rec.StoresFrom, rec.Sweep = s.id, s.Stores, s.from.id, s.sweepID
 	rec.CreateMs, rec.WallS, rec.WorkerS, rec.LoadDuring = slices.Clone(src.CreateMs[:s.Stores]), 0, 0, nil
 	fmt.Fprintf(s.Log, "%s (%s): the first %d of the %d stores made by study %s\n", v, set.Name, s.Stores, s.from.Stores, s.from.id)
-	s.done[cellKey{v, set.Name, job.PhaseCreate, 0, ""}] = true
-	s.creates[key] = &rec
-	return true, s.w.Append(rec)
+	return true, s.record(rec)
 }
 
 // reuseKept takes over for a serve study the stores that another study
@@ -530,8 +538,7 @@ func (s *study) reuseKept(set settings.Setting, v, dir string) (bool, error) {
 	if err := writeManifest(dir, m); err != nil {
 		return false, err
 	}
-	s.done[cellKey{v, set.Name, job.PhaseCreate, 0, ""}] = true
-	return true, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: job.PhaseCreate,
+	return true, s.record(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: job.PhaseCreate,
 		Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(), StoresFrom: got.Study,
 		Error: fmt.Sprintf("stores kept by study %s reused: not created by this study", got.Study)})
 }
