@@ -4,6 +4,10 @@
 // memory controller (/sys/fs/cgroup/memory) and the v2 unified hierarchy
 // (/sys/fs/cgroup with the memory controller); it needs root to create a
 // cgroup. manydb removes only the cgroups it created.
+//
+// memory.stat lags: the kernel folds its per-CPU counts in about every
+// 2 s, and on a read only when much has changed. ReadSettled waits until
+// the figures change (a fold after the call) and hold still, or StatDelay.
 package memcg
 
 import (
@@ -117,12 +121,45 @@ func (g Group) Join(pid int) error {
 	return nil
 }
 
-// StatDelay is how long to wait before a reading that must include recent
-// changes: the kernel folds per-CPU counts into memory.stat about every
-// 2 s, so small changes show late.
+// StatDelay is the longest a change takes to show in memory.stat: the
+// kernel folds its per-CPU counts in about every 2 s.
 const StatDelay = 2100 * time.Millisecond
 
-// Read returns what g is charged now (see StatDelay).
+// statPoll is how often ReadSettled reads the group.
+const statPoll = 50 * time.Millisecond
+
+// ReadSettled returns what g is charged, including every change made
+// before the call. memory.stat's figures change only when the kernel folds
+// its per-CPU counts in, so once a reading differs from the call's first
+// one, a fold happened after the call; it is returned when the next
+// reading, a poll later, agrees (a fold is not caught half done). Where
+// nothing changes (the first reading was folded already, or nothing was
+// pending), the reading after StatDelay.
+func (g Group) ReadSettled() (Charge, error) {
+	start := time.Now()
+	first, err := g.Read()
+	if err != nil {
+		return first, err
+	}
+	prev, changed := first, false
+	for {
+		time.Sleep(statPoll)
+		bounded := time.Since(start) >= StatDelay
+		c, err := g.Read()
+		if err != nil || bounded || (changed && sameStat(c, prev)) {
+			return c, err
+		}
+		changed = changed || !sameStat(c, first)
+		prev = c
+	}
+}
+
+// sameStat tells whether two readings have the same memory.stat figures
+// (memory.current changes on its own, as pages are charged).
+func sameStat(a, b Charge) bool { return a.File == b.File && a.Anon == b.Anon }
+
+// Read returns what g is charged now; its memory.stat figures may lag
+// (see ReadSettled).
 func (g Group) Read() (Charge, error) {
 	usage, fileKey, anonKey := "memory.usage_in_bytes", "total_cache", "total_rss"
 	if g.V2 {

@@ -72,7 +72,7 @@ type Config struct {
 	LibDirs []string
 	// Cgroups is where the hold workers' memory cgroups are made; nil
 	// means memcg.Default(). Tests point it where none can be made.
-	Cgroups *memcg.Hierarchy `json:"-"`
+	Cgroups *memcg.Hierarchy
 	// ReadLoad reads the 1-minute load average; nil means measure.Load1.
 	ReadLoad func() (float64, error) `json:"-"`
 }

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"manydb/internal/job"
-	"manydb/internal/memcg"
 	"manydb/internal/report"
 	"manydb/internal/results"
 )
@@ -135,8 +134,7 @@ func TestHoldInAMemoryCgroup(t *testing.T) {
 		t.Fatal("no hold record")
 		return nil
 	}
-	c := fakeConfig(t, "fake")
-	c.Cgroups = &memcg.Hierarchy{V1: t.TempDir(), V2: t.TempDir(), Self: "/proc/self/cgroup"}
+	c := fakeConfig(t, "fake") // noCgroups
 	if h := hold(c); h.Container != nil || !strings.Contains(h.ContainerNA, "no memory cgroup") {
 		t.Errorf("without a hierarchy: container %+v, reason %q", h.Container, h.ContainerNA)
 	}
@@ -144,6 +142,7 @@ func TestHoldInAMemoryCgroup(t *testing.T) {
 		return // the rest needs root
 	}
 	c = fakeConfig(t, "fake")
+	c.Cgroups = nil // memcg.Default()
 	h := hold(c)
 	if h.Container == nil {
 		t.Fatalf("as root: no container figure (%s)", h.ContainerNA)
@@ -211,7 +210,7 @@ func TestServeStudy(t *testing.T) {
 		}
 	}
 
-	s := &study{Config: c, held: map[string]results.Hold{"fake\x00default": {Held: 1, RssKB: 1 << 40}}}
+	s := &study{Config: c, held: map[storesKey]results.Hold{{"fake", "default"}: {Held: 1, RssKB: 1 << 40}}}
 	if why := s.tooManyOpen("fake", mustSetting(t, "default"), 10, c.Serve.Concurrency); !strings.Contains(why, "more than 70 % of the") {
 		t.Errorf("a pool of 10 stores of 1 PiB each: %q", why)
 	}
@@ -224,7 +223,7 @@ func TestServeStudy(t *testing.T) {
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		t.Fatal(err)
 	}
-	s.held["fake\x00default"] = results.Hold{Held: 10, RssKB: 1, FDsBefore: 8, FDs: 108}
+	s.held[storesKey{"fake", "default"}] = results.Hold{Held: 10, RssKB: 1, FDsBefore: 8, FDs: 108}
 	fits := int(lim.Max/10) - c.Serve.Concurrency - 1
 	if why := s.tooManyOpen("fake", mustSetting(t, "default"), fits, c.Serve.Concurrency); why != "" {
 		t.Errorf("a pool of %d stores of 10 files each under a limit of %d skipped: %q", fits, lim.Max, why)
@@ -234,7 +233,7 @@ func TestServeStudy(t *testing.T) {
 	}
 	// A serve phase that peaked at 100 files per open store (a store that
 	// is written to) makes the check stricter than the hold's 10.
-	s.servedFDs = map[string]float64{}
+	s.servedFDs = map[storesKey]float64{}
 	s.noteServed(&results.Record{Variant: "fake", Setting: "default", Status: results.StatusOK,
 		Serve: &results.Serve{MaxOpen: 20, FDs: []int{10, 2000, 40}}})
 	if why := s.tooManyOpen("fake", mustSetting(t, "default"), fits/10, c.Serve.Concurrency); !strings.Contains(why, "a smaller pool's serve phase") {

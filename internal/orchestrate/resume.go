@@ -18,6 +18,10 @@ type cellKey struct {
 	cache            job.CacheMode // open runs: warm, cold or drop
 }
 
+// storesKey names a variant's stores under one setting (the folder
+// Root/setting/variant).
+type storesKey struct{ variant, setting string }
+
 // readPrior reads the records already in the results file, if any.
 func readPrior(out string) ([]results.Record, error) {
 	recs, err := results.ReadFile(out)
@@ -73,15 +77,8 @@ func (s *study) resume(prior []results.Record) string {
 		if r.Phase == job.PhaseEnv || r.Phase == job.PhaseEnd {
 			continue // not cells
 		}
-		if r.Study == id && (r.Status == results.StatusOK || r.Status == results.StatusNotApplicable) {
-			s.done[cellKey{r.Variant, r.Setting, r.Phase, r.Run, r.Cache}] = true
-			if r.Hold != nil && r.Status == results.StatusOK {
-				s.held[r.Variant+"\x00"+r.Setting] = *r.Hold
-			}
-			s.noteServed(&r)
-			if r.Phase == job.PhaseCreate && r.Status == results.StatusOK {
-				s.creates[r.Variant+"\x00"+r.Setting] = &r
-			}
+		if r.Study == id {
+			s.noteRecorded(r)
 		}
 	}
 	return id

@@ -30,53 +30,105 @@ import (
 // Run runs the study, or resumes it, and returns its id. Records already in
 // the results file stay there; the study's records are appended.
 func Run(ctx context.Context, c Config) (studyID string, err error) {
-	// Every input is checked before anything is created or changed.
-	if err := c.resolveSettings(); err != nil {
+	versions, byVariant, err := c.checkInputs(ctx)
+	if err != nil {
 		return "", err
+	}
+	ss, err := openSession(c)
+	defer ss.close()
+	if err != nil {
+		return "", err
+	}
+	c.setDefaults()
+	studies := newStudies(c, ss, byVariant)
+	for _, s := range studies {
+		if err := s.writeEnv(versions); err != nil {
+			return s.id, err
+		}
+	}
+	if id, err := runVariants(ctx, c, studies); err != nil {
+		return id, err
+	}
+	return endStudies(studies)
+}
+
+// checkInputs checks every input before anything is created or changed,
+// and returns the engines' versions: all of them, and by variant.
+func (c *Config) checkInputs(ctx context.Context) (versions map[string]string, byVariant map[string]map[string]string, err error) {
+	if err := c.resolveSettings(); err != nil {
+		return nil, nil, err
 	}
 	c.normalize()
 	if err := c.Validate(); err != nil {
-		return "", err
+		return nil, nil, err
 	}
 	if _, err := readPrior(c.Out); err != nil {
-		return "", err
+		return nil, nil, err
 	}
 	if !c.SkipSpaceCheck {
 		if err := c.checkSpace(); err != nil {
-			return "", err
+			return nil, nil, err
 		}
 	}
-	versions, byVariant, err := c.engineVersions(ctx)
-	if err != nil {
-		return "", err
-	}
-	// Now the root, and a lock on it and on the results file for the
-	// whole run: a second run on either exits with a message.
+	return c.engineVersions(ctx)
+}
+
+// session is what a run holds while it runs: locks on the data root and
+// on the results file (a second run on either exits with a message), the
+// records in the results file before it, and the writer appending to it.
+type session struct {
+	locks []*Lock
+	prior []results.Record
+	w     *results.Writer
+}
+
+// openSession makes the data root ready, locks it and the results file,
+// reads the records there (again, under the lock), empties the root's
+// trash and opens the results file for appending. close releases what it
+// took, also when it returns an error.
+func openSession(c Config) (*session, error) {
+	ss := &session{}
 	if err := PrepareRoot(c.Root, "--root"); err != nil {
-		return "", err
+		return ss, err
 	}
 	rootLock, err := LockFile(filepath.Join(c.Root, MarkerFile), "data root "+c.Root)
 	if err != nil {
-		return "", err
+		return ss, err
 	}
-	defer rootLock.Release()
+	ss.locks = append(ss.locks, rootLock)
 	outLock, err := LockFile(c.Out, "results file "+c.Out)
 	if err != nil {
-		return "", err
+		return ss, err
 	}
-	defer outLock.Release()
-	prior, err := readPrior(c.Out) // again, under the lock
-	if err != nil {
-		return "", err
+	ss.locks = append(ss.locks, outLock)
+	if ss.prior, err = readPrior(c.Out); err != nil {
+		return ss, err
 	}
 	if err := EmptyTrash(c.Root); err != nil {
-		return "", err
+		return ss, err
 	}
 	w, err := results.OpenWriter(c.Out)
 	if err != nil {
-		return "", &InputError{fmt.Sprintf("results file %s cannot be written (%v): choose another --out", c.Out, errors.Unwrap(err))}
+		return ss, &InputError{fmt.Sprintf("results file %s cannot be written (%v): choose another --out", c.Out, errors.Unwrap(err))}
 	}
-	defer w.Close()
+	ss.w = w
+	return ss, nil
+}
+
+// close closes the results file and releases the locks, the last taken
+// first.
+func (ss *session) close() {
+	if ss.w != nil {
+		ss.w.Close()
+	}
+	for _, l := range slices.Backward(ss.locks) {
+		l.Release()
+	}
+}
+
+// setDefaults fills in the progress bar, load sampling interval and load
+// reader left unset.
+func (c *Config) setDefaults() {
 	if c.Bar == nil {
 		c.Bar = NewProgress(c.Log)
 	}
@@ -86,14 +138,14 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	if c.ReadLoad == nil {
 		c.ReadLoad = measure.Load1
 	}
-	// One study per store count: the store count itself, or each count of
-	// a sweep, largest first.
-	counts := c.Sweep
-	if len(counts) < 2 {
-		counts = []int{c.Stores}
-	}
+}
+
+// newStudies returns one study per store count (the store count itself,
+// or each count of a sweep, largest first), each resuming its study in the
+// results file when it can, and links the studies of a sweep.
+func newStudies(c Config, ss *session, byVariant map[string]map[string]string) []*study {
 	var studies []*study
-	for _, n := range counts {
+	for _, n := range c.storeCounts() {
 		sc := c
 		sc.Stores = n
 		sc.Holds = slices.DeleteFunc(slices.Clone(c.Holds), func(h int) bool { return h > n })
@@ -101,9 +153,9 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 			sc.Holds = []int{n}
 		}
 		sc.Hold = sc.Holds[len(sc.Holds)-1]
-		s := &study{Config: sc, w: w, start: time.Now(), done: map[cellKey]bool{}, held: map[string]results.Hold{},
-			creates: map[string]*results.Record{}, servedFDs: map[string]float64{}, versions: byVariant}
-		s.id = s.resume(prior)
+		s := &study{Config: sc, w: ss.w, start: time.Now(), done: map[cellKey]bool{}, held: map[storesKey]results.Hold{},
+			creates: map[storesKey]*results.Record{}, servedFDs: map[storesKey]float64{}, versions: byVariant}
+		s.id = s.resume(ss.prior)
 		if s.id == "" {
 			s.id = newStudyID(s.start)
 		} else {
@@ -112,33 +164,49 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 		studies = append(studies, s)
 	}
 	if len(studies) > 1 {
-		// The sweep's id: the one of a resumed study, else a new one.
-		id := ""
-		for _, s := range studies {
-			if s.sweepID != "" {
-				id = s.sweepID
-			}
-		}
-		if id == "" {
-			id = "sweep-" + newStudyID(time.Now())
-		}
-		for i, s := range studies {
-			s.sweepID = id
-			if i > 0 {
-				s.from = studies[0]
-			}
-			if dropped := len(c.Holds) - len(s.Holds); dropped > 0 && s.Holds[len(s.Holds)-1] != s.Stores {
-				fmt.Fprintf(c.Log, "study %s (%d stores): the hold counts above %d are left out\n", s.id, s.Stores, s.Stores)
-			}
-		}
-		fmt.Fprintf(c.Log, "sweep %s: studies of %s stores\n", id, joinInts(counts))
+		linkSweep(c, studies)
 	}
+	return studies
+}
+
+// storeCounts are the store counts of the run's studies: the store count,
+// or each count of a sweep, largest first.
+func (c *Config) storeCounts() []int {
+	if len(c.Sweep) < 2 {
+		return []int{c.Stores}
+	}
+	return c.Sweep
+}
+
+// linkSweep gives the studies of a sweep one sweep id (the one of a
+// resumed study, else a new one) and the largest count's study as the
+// source of their stores.
+func linkSweep(c Config, studies []*study) {
+	id := ""
 	for _, s := range studies {
-		if err := s.writeEnv(versions); err != nil {
-			return s.id, err
+		if s.sweepID != "" {
+			id = s.sweepID
 		}
 	}
-	var failed []string
+	if id == "" {
+		id = "sweep-" + newStudyID(time.Now())
+	}
+	for i, s := range studies {
+		s.sweepID = id
+		if i > 0 {
+			s.from = studies[0]
+		}
+		if dropped := len(c.Holds) - len(s.Holds); dropped > 0 && s.Holds[len(s.Holds)-1] != s.Stores {
+			fmt.Fprintf(c.Log, "study %s (%d stores): the hold counts above %d are left out\n", s.id, s.Stores, s.Stores)
+		}
+	}
+	fmt.Fprintf(c.Log, "sweep %s: studies of %s stores\n", id, joinInts(c.storeCounts()))
+}
+
+// runVariants runs each setting's variants in every study, and in a sweep
+// removes a variant's stores once the smallest count is done with them.
+// The id is of the study that met err.
+func runVariants(ctx context.Context, c Config, studies []*study) (id string, err error) {
 	for _, set := range c.Settings {
 		for _, v := range c.Variants {
 			anyFailed := false
@@ -160,13 +228,20 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 			}
 		}
 	}
+	return "", nil
+}
+
+// endStudies writes each study's end record and returns the run's id (the
+// study's, or the sweep's), with a Failed error naming the failed phases.
+func endStudies(studies []*study) (id string, err error) {
+	var failed []string
 	for _, s := range studies {
 		if err := s.writeEnd(); err != nil {
 			return s.id, err
 		}
 		failed = append(failed, s.failed...)
 	}
-	id := studies[0].id
+	id = studies[0].id
 	if len(studies) > 1 {
 		id = studies[0].sweepID
 	}
@@ -183,7 +258,7 @@ func (s *study) noteServed(r *results.Record) {
 	if sv == nil || r.Status != results.StatusOK || sv.MaxOpen < 10 || len(sv.FDs) == 0 {
 		return
 	}
-	key := r.Variant + "\x00" + r.Setting
+	key := storesKey{r.Variant, r.Setting}
 	s.servedFDs[key] = max(s.servedFDs[key], float64(slices.Max(sv.FDs))/float64(sv.MaxOpen))
 }
 
@@ -200,11 +275,12 @@ type study struct {
 	id    string
 	w     *results.Writer
 	start time.Time
-	done  map[cellKey]bool        // cells recorded (ok or n/a) by this study
-	held  map[string]results.Hold // the last hold phase by variant and setting (the memory and open-file checks)
-	// creates are the ok create records by variant and setting (a sweep's
-	// smaller counts take their stores' samples from the largest's).
-	creates map[string]*results.Record
+	done  map[cellKey]bool           // cells recorded (ok or n/a) by this study
+	held  map[storesKey]results.Hold // the last hold phase of each variant's stores (the memory and open-file checks)
+	// creates are the ok create records of each variant's stores (a
+	// sweep's smaller counts take their stores' samples from the
+	// largest's).
+	creates map[storesKey]*results.Record
 	// from is, in a sweep, the study of the largest store count, whose
 	// stores this study uses (nil otherwise).
 	from *study
@@ -212,10 +288,10 @@ type study struct {
 	// study of the sweep.
 	leaveStores bool
 	spent       time.Duration // in a sweep: the time of this study's phases
-	// servedFDs is, by variant and setting, the most open files per open
-	// store a serve phase saw (from its peak), for the open-file check of
-	// the next pool.
-	servedFDs map[string]float64
+	// servedFDs is, for each variant's stores, the most open files per
+	// open store a serve phase saw (from its peak), for the open-file
+	// check of the next pool.
+	servedFDs map[storesKey]float64
 	failed    []string
 	budget    results.Budget // where this session's time went
 	// versions are each variant's versions, as its worker reports them
@@ -301,12 +377,10 @@ func (s *study) holdPhases() []phase {
 func (s *study) variant(ctx context.Context, set settings.Setting, v string) (failed bool, err error) {
 	fam, _ := s.family(v)
 	if !set.Applies(fam.Cgo) {
-		key := cellKey{v, set.Name, job.PhaseCreate, 0, ""}
-		if s.done[key] {
+		if s.done[cellKey{v, set.Name, job.PhaseCreate, 0, ""}] {
 			return false, nil
 		}
-		s.done[key] = true
-		return false, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: job.PhaseCreate,
+		return false, s.record(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: job.PhaseCreate,
 			Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
 			Error: fmt.Sprintf("%s changes the C library's malloc only; %s does not allocate with it", set.Name, v)})
 	}
@@ -321,45 +395,9 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) (fa
 	}
 	bin := filepath.Join(s.BinDir, fam.Binary)
 	dir := filepath.Join(s.Root, set.Name, v)
-	// The stores of a recorded create phase are reused only if they are
-	// the complete set made for this study, variant, setting, workload and
-	// engine version (their manifest says so). Otherwise they are made
-	// anew; when the create is recorded already, its figure stands and the
-	// new stores only serve the remaining phases. Whatever is in dir lies
-	// inside the marked root: manydb made it.
-	rebuild := false
-	if todo[0].name != job.PhaseCreate {
-		if ok, why := s.storesReady(dir, set, v); !ok {
-			fmt.Fprintf(s.Log, "%s (%s): the stores in %s cannot be reused (%s); creating them again for the remaining phases (the create figure recorded earlier stands)\n", v, set.Name, dir, why)
-			todo = append([]phase{{name: job.PhaseCreate}}, todo...)
-			rebuild = true
-		}
-	}
-	if !rebuild && todo[0].name == job.PhaseCreate && s.Serve != nil {
-		reused, err := s.reuseKept(set, v, dir)
-		if err != nil {
-			return false, err
-		}
-		if reused {
-			todo = todo[1:]
-		}
-	}
-	if !rebuild && len(todo) > 0 && todo[0].name == job.PhaseCreate && s.from != nil {
-		taken, err := s.takeFromSweep(set, v, dir)
-		if err != nil {
-			return false, err
-		}
-		if taken {
-			todo = todo[1:]
-		}
-	}
-	if len(todo) > 0 && todo[0].name == job.PhaseCreate {
-		if err := s.remove(dir); err != nil {
-			return false, err
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return false, fmt.Errorf("create store directory: %w", err)
-		}
+	todo, rebuild, err := s.readyStores(set, v, dir, todo)
+	if err != nil {
+		return false, err
 	}
 	for i, p := range todo {
 		ok, err := s.phase(ctx, set, v, bin, dir, p, rebuild && i == 0)
@@ -392,6 +430,54 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) (fa
 	return false, s.remove(dir)
 }
 
+// readyStores readies dir's stores for the phases todo and returns the
+// phases then left: a create first unless the stores are reused, kept by
+// another study or taken from a larger count of the sweep; rebuild when
+// that create only makes the stores again (its cell is recorded).
+//
+// The stores of a recorded create phase are reused only if they are the
+// complete set made for this study, variant, setting, workload and engine
+// version (their manifest says so). Otherwise they are made anew; when the
+// create is recorded already, its figure stands and the new stores only
+// serve the remaining phases. Whatever is in dir lies inside the marked
+// root: manydb made it.
+func (s *study) readyStores(set settings.Setting, v, dir string, todo []phase) (left []phase, rebuild bool, err error) {
+	if todo[0].name != job.PhaseCreate {
+		if ok, why := s.storesReady(dir, set, v); !ok {
+			fmt.Fprintf(s.Log, "%s (%s): the stores in %s cannot be reused (%s); creating them again for the remaining phases (the create figure recorded earlier stands)\n", v, set.Name, dir, why)
+			todo = append([]phase{{name: job.PhaseCreate}}, todo...)
+			rebuild = true
+		}
+	}
+	if !rebuild && todo[0].name == job.PhaseCreate && s.Serve != nil {
+		reused, err := s.reuseKept(set, v, dir)
+		if err != nil {
+			return nil, false, err
+		}
+		if reused {
+			todo = todo[1:]
+		}
+	}
+	if !rebuild && len(todo) > 0 && todo[0].name == job.PhaseCreate && s.from != nil {
+		taken, err := s.takeFromSweep(set, v, dir)
+		if err != nil {
+			return nil, false, err
+		}
+		if taken {
+			todo = todo[1:]
+		}
+	}
+	if len(todo) > 0 && todo[0].name == job.PhaseCreate {
+		if err := s.remove(dir); err != nil {
+			return nil, false, err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, false, fmt.Errorf("create store directory: %w", err)
+		}
+	}
+	return todo, rebuild, nil
+}
+
 // storesReady tells whether dir holds the stores this study's remaining
 // phases need, and if not, why: its own complete set, or in a sweep the
 // largest count's set, whose first Stores stores are this study's.
@@ -414,7 +500,7 @@ func (s *study) storesReady(dir string, set settings.Setting, v string) (bool, s
 // the study that made them; its wall time is left out (that create made
 // more stores), so it has no stores-per-second figure.
 func (s *study) takeFromSweep(set settings.Setting, v, dir string) (bool, error) {
-	key := v + "\x00" + set.Name
+	key := storesKey{v, set.Name}
 	src := s.from.creates[key]
 	if src == nil || len(src.CreateMs) < s.Stores {
 		return false, nil
@@ -426,9 +512,7 @@ func (s *study) takeFromSweep(set settings.Setting, v, dir string) (bool, error)
 	rec.Study, rec.Stores, rec.StoresFrom, rec.Sweep = s.id, s.Stores, s.from.id, s.sweepID
 	rec.CreateMs, rec.WallS, rec.WorkerS, rec.LoadDuring = slices.Clone(src.CreateMs[:s.Stores]), 0, 0, nil
 	fmt.Fprintf(s.Log, "%s (%s): the first %d of the %d stores made by study %s\n", v, set.Name, s.Stores, s.from.Stores, s.from.id)
-	s.done[cellKey{v, set.Name, job.PhaseCreate, 0, ""}] = true
-	s.creates[key] = &rec
-	return true, s.w.Append(rec)
+	return true, s.record(rec)
 }
 
 // reuseKept takes over for a serve study the stores that another study
@@ -454,8 +538,7 @@ func (s *study) reuseKept(set settings.Setting, v, dir string) (bool, error) {
 	if err := writeManifest(dir, m); err != nil {
 		return false, err
 	}
-	s.done[cellKey{v, set.Name, job.PhaseCreate, 0, ""}] = true
-	return true, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: job.PhaseCreate,
+	return true, s.record(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: job.PhaseCreate,
 		Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(), StoresFrom: got.Study,
 		Error: fmt.Sprintf("stores kept by study %s reused: not created by this study", got.Study)})
 }
@@ -467,6 +550,62 @@ func (s *study) reuseKept(set settings.Setting, v, dir string) (bool, error) {
 // A rebuild is a create that only makes the stores again for the phases
 // left (the create cell is recorded already): its record is not appended.
 func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir string, p phase, rebuild bool) (ok bool, err error) {
+	label := s.phaseLabel(set, v, p, rebuild)
+	load, wait, err := s.awaitLoad(ctx, label)
+	if err != nil {
+		return false, err
+	}
+	if why := s.skipReason(set, v, p); why != "" {
+		fmt.Fprintf(s.Log, "%s: skipped: %s\n", label, why)
+		return true, s.record(s.skippedRecord(set, v, p, why))
+	}
+	wj := s.workerJob(set, v, dir, p)
+	// The hold worker reports what a container holding only it is charged,
+	// in a memory cgroup of its own when one can be made here.
+	var cgroupNA string
+	if p.name == job.PhaseHold {
+		var removeCgroup func()
+		wj.Cgroup, cgroupNA, removeCgroup = s.makeCgroup(label)
+		defer removeCgroup()
+	}
+	m, err := prepareStores(dir, p, label)
+	if err != nil {
+		return false, err
+	}
+	wj.Appended = m.Appended
+	args := wj.Args()
+	started := time.Now().UTC()
+	res, during := s.runPhaseWorker(ctx, label, bin, args, set, p)
+	if ctx.Err() != nil {
+		return false, fmt.Errorf("interrupted during %s; the records of finished phases are in %s, and the same command resumes the study", label, s.Out)
+	}
+	rec := res.rec
+	if res.err != nil {
+		rec = s.phaseFailed(res, label, bin, args, v, p)
+	}
+	if rec.Hold != nil && rec.Hold.Container == nil {
+		rec.Hold.ContainerNA = cgroupNA
+	}
+	rec.Study, rec.Setting, rec.Load1, rec.Started, rec.Sweep = s.id, set.Name, load, started, s.sweepID
+	if p.name == job.PhaseHold {
+		rec.Run = p.run
+	}
+	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = s.MaxLoad, wait, res.seconds, during
+	if res.err == nil {
+		if err := s.markStores(dir, set, v, p, m); err != nil {
+			return false, err
+		}
+	}
+	s.countWorkerTime(res, rec, rebuild)
+	if rebuild {
+		return res.err == nil, nil
+	}
+	return res.err == nil, s.record(rec)
+}
+
+// phaseLabel names a phase on the console and in failures: the variant,
+// its setting when there are several or it is not the default, the phase.
+func (s *study) phaseLabel(set settings.Setting, v string, p phase, rebuild bool) string {
 	label := fmt.Sprintf("%s %s", v, p)
 	if len(s.Settings) > 1 || set.Name != "default" {
 		label = fmt.Sprintf("%s [%s] %s", v, set.Name, p)
@@ -474,16 +613,54 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	if rebuild {
 		label += " (stores made again, not recorded)"
 	}
+	return label
+}
+
+// awaitLoad waits until the load allows the phase (waitForLoad) and
+// returns the load then and the seconds waited, which the time budget
+// counts (0 when the study does not wait for the load).
+func (s *study) awaitLoad(ctx context.Context, label string) (load, wait float64, err error) {
 	waitStart := time.Now()
-	load, err := s.waitForLoad(ctx, label)
+	load, err = s.waitForLoad(ctx, label)
 	if err != nil {
-		return false, err
+		return 0, 0, err
 	}
-	wait := time.Since(waitStart).Seconds()
+	wait = time.Since(waitStart).Seconds()
 	if s.MaxLoad <= 0 {
 		wait = 0
 	}
 	s.budget.Wait += wait
+	return load, wait, nil
+}
+
+// skipReason says why a phase that holds many stores open, a serve pool or
+// one of several hold counts, would not fit here (tooManyOpen); "" to run
+// it. The reference's one hold phase always runs.
+func (s *study) skipReason(set settings.Setting, v string, p phase) string {
+	switch {
+	case p.name == job.PhaseServe:
+		return s.tooManyOpen(v, set, p.pool, s.Serve.Concurrency)
+	case p.name == job.PhaseHold && p.run > 0:
+		return s.tooManyOpen(v, set, p.hold, 0)
+	}
+	return ""
+}
+
+// skippedRecord is the n/a record of a phase skipped for why.
+func (s *study) skippedRecord(set settings.Setting, v string, p phase, why string) results.Record {
+	rec := results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: p.name, Run: p.run,
+		Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
+		Error: why, Sweep: s.sweepID}
+	if p.name == job.PhaseServe {
+		rec.Serve = &results.Serve{Pool: p.pool}
+	} else {
+		rec.Hold = &results.Hold{Held: p.hold}
+	}
+	return rec
+}
+
+// workerJob is the job of phase p's worker on the stores in dir.
+func (s *study) workerJob(set settings.Setting, v, dir string, p phase) job.Job {
 	wj := job.Job{Variant: v, Phase: p.name, Dir: dir, Stores: s.Stores, Workload: s.Workload,
 		Fanout: s.Fanout, Progress: true, THPOff: set.THPOff}
 	if fam, _ := s.family(v); fam.Cgo {
@@ -503,61 +680,58 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		// The same agents' sequence for every pool size.
 		wj.Run, wj.Seed = p.run, 1
 		wj.Serve = job.Serve{Pool: p.pool, Requests: s.Serve.Requests, Concurrency: s.Serve.Concurrency, Zipf: s.Serve.Zipf, Rate: s.Serve.Rate}
-		if why := s.tooManyOpen(v, set, p.pool, s.Serve.Concurrency); why != "" {
-			fmt.Fprintf(s.Log, "%s: skipped: %s\n", label, why)
-			s.done[cellKey{v, set.Name, p.name, p.run, ""}] = true
-			return true, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: p.name, Run: p.run,
-				Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
-				Serve: &results.Serve{Pool: p.pool}, Error: why, Sweep: s.sweepID})
-		}
 	case job.PhaseHold:
 		wj.Hold, wj.Run = p.hold, p.run
-		if why := s.tooManyOpen(v, set, p.hold, 0); why != "" && p.run > 0 {
-			fmt.Fprintf(s.Log, "%s: skipped: %s\n", label, why)
-			s.done[cellKey{v, set.Name, p.name, p.run, ""}] = true
-			return true, s.w.Append(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: p.name, Run: p.run,
-				Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
-				Hold: &results.Hold{Held: p.hold}, Error: why, Sweep: s.sweepID})
+	}
+	return wj
+}
+
+// makeCgroup makes a memory cgroup for a hold worker and returns its path
+// and how to remove it, or why none can be made here.
+func (s *study) makeCgroup(label string) (path, na string, remove func()) {
+	g, err := s.cgroups().New("manydb")
+	if err != nil {
+		return "", err.Error(), func() {}
+	}
+	return g.Path, "", func() {
+		if rerr := g.Remove(); rerr != nil {
+			fmt.Fprintf(s.Log, "%s: %v\n", label, rerr)
 		}
 	}
-	// The hold worker reports what a container holding only it is charged,
-	// in a memory cgroup of its own when one can be made here.
-	var cgroupNA string
-	if p.name == job.PhaseHold {
-		if g, err := s.cgroups().New("manydb"); err != nil {
-			cgroupNA = err.Error()
-		} else {
-			wj.Cgroup = g.Path
-			defer func() {
-				if rerr := g.Remove(); rerr != nil {
-					fmt.Fprintf(s.Log, "%s: %v\n", label, rerr)
-				}
-			}()
-		}
-	}
+}
+
+// prepareStores readies the stores in dir for phase p and returns their
+// manifest (none before a create): a turn or serve phase marks them
+// uneven before it changes them, a drop run drops the page cache.
+func prepareStores(dir string, p phase, label string) (Manifest, error) {
 	var m Manifest
 	if p.name != job.PhaseCreate {
 		// Notes appended by earlier turn runs are part of every answer.
+		var err error
 		if m, err = readManifest(dir); err != nil {
-			return false, fmt.Errorf("%s: %w", label, err)
+			return m, fmt.Errorf("%s: %w", label, err)
 		}
-		wj.Appended = m.Appended
 	}
 	if p.name == job.PhaseTurn || p.name == job.PhaseServe {
 		// Serve appends to each store as often as its agent is drawn:
 		// unevenly, so the stores are not reused by a rerun either.
 		m.Uneven = true
 		if err := writeManifest(dir, m); err != nil {
-			return false, err
+			return m, err
 		}
 	}
 	if p.cache == job.CacheDrop {
 		if err := dropCaches(); err != nil {
-			return false, fmt.Errorf("%s: %w", label, err)
+			return m, fmt.Errorf("%s: %w", label, err)
 		}
 	}
-	args := wj.Args()
-	started := time.Now().UTC()
+	return m, nil
+}
+
+// runPhaseWorker runs phase p's worker with the setting's environment,
+// showing its progress, and returns its result and the load samples taken
+// while it ran.
+func (s *study) runPhaseWorker(ctx context.Context, label, bin string, args []string, set settings.Setting, p phase) (workerResult, []float64) {
 	total := s.Stores
 	switch p.name {
 	case job.PhaseHold:
@@ -569,67 +743,80 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	s.Bar.Start(label, total)
 	res := runWorker(ctx, bin, args, append(slices.Clone(s.Env), set.Env...), s.Bar.Set)
 	s.Bar.Done()
-	during := sampler.stop()
-	if ctx.Err() != nil {
-		return false, fmt.Errorf("interrupted during %s; the records of finished phases are in %s, and the same command resumes the study", label, s.Out)
+	return res, sampler.stop()
+}
+
+// phaseFailed is the failed record of phase p, whose worker failed; the
+// phase is counted as failed and said on the console.
+func (s *study) phaseFailed(res workerResult, label, bin string, args []string, v string, p phase) results.Record {
+	rec := failedRecord(res, bin, args, v, p.name, p.run, s.Workload, s.Stores)
+	if p.name == job.PhaseOpen || p.name == job.PhaseTurn {
+		rec.Seed = uint64(p.run)
 	}
-	rec := res.rec
-	if res.err != nil {
-		rec = failedRecord(res, bin, args, v, p.name, p.run, s.Workload, s.Stores)
-		if p.name == job.PhaseOpen || p.name == job.PhaseTurn {
-			rec.Seed = uint64(p.run)
-		}
-		rec.Cache = p.cache
-		s.failed = append(s.failed, label)
-		fmt.Fprintf(s.Log, "%s failed: %v\n  command: %s\n", label, res.err, strings.Join(rec.Command, " "))
-	}
-	if rec.Hold != nil && rec.Hold.Container == nil {
-		rec.Hold.ContainerNA = cgroupNA
-	}
-	rec.Study, rec.Setting, rec.Load1, rec.Started, rec.Sweep = s.id, set.Name, load, started, s.sweepID
-	if p.name == job.PhaseHold {
-		rec.Run = p.run
-	}
-	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = s.MaxLoad, wait, res.seconds, during
-	if p.name == job.PhaseCreate && res.err == nil {
-		// The manifest before the record: a kill between the two makes the
-		// rerun create (and record) the stores again.
-		if err := writeManifest(dir, s.manifest(set, v)); err != nil {
-			return false, err
-		}
-	}
-	if p.name == job.PhaseTurn && res.err == nil {
-		// Likewise: a kill between the two makes the rerun rebuild the
-		// stores (the turn is recorded once, by the rerun).
+	rec.Cache = p.cache
+	s.failed = append(s.failed, label)
+	fmt.Fprintf(s.Log, "%s failed: %v\n  command: %s\n", label, res.err, strings.Join(rec.Command, " "))
+	return rec
+}
+
+// markStores updates the manifest of the stores in dir after phase p
+// succeeded, before its record is appended: a kill between the two makes
+// the rerun create (and record) the stores again, or rebuild them after a
+// turn (which the rerun records once).
+func (s *study) markStores(dir string, set settings.Setting, v string, p phase, m Manifest) error {
+	switch p.name {
+	case job.PhaseCreate:
+		return writeManifest(dir, s.manifest(set, v))
+	case job.PhaseTurn:
 		m.Uneven, m.Appended = false, m.Appended+1
-		if err := writeManifest(dir, m); err != nil {
-			return false, err
-		}
+		return writeManifest(dir, m)
 	}
+	return nil
+}
+
+// countWorkerTime adds a worker's time to the time budget: a rebuild's
+// as cleanup, a failed worker's as failed, else the engine's and the
+// workers'.
+func (s *study) countWorkerTime(res workerResult, rec results.Record, rebuild bool) {
 	switch {
 	case rebuild:
 		s.budget.Cleanup += res.seconds
-		return res.err == nil, nil
 	case res.err == nil:
 		s.budget.Engine += engineSeconds(rec)
 		s.budget.Workers += res.seconds
 	default:
 		s.budget.Failed += res.seconds
 	}
-	if err := s.w.Append(rec); err != nil {
-		return false, err
+}
+
+// record appends r to the results file and notes its cell (noteRecorded).
+func (s *study) record(r results.Record) error {
+	if err := s.w.Append(r); err != nil {
+		return err
 	}
-	if res.err == nil {
-		s.done[cellKey{v, set.Name, p.name, p.run, p.cache}] = true
-		if rec.Hold != nil {
-			s.held[v+"\x00"+set.Name] = *rec.Hold
-		}
-		s.noteServed(&rec)
-		if p.name == job.PhaseCreate {
-			s.creates[v+"\x00"+set.Name] = &rec
-		}
+	s.noteRecorded(r)
+	return nil
+}
+
+// noteRecorded notes a recorded cell that is done (ok or n/a), and keeps
+// from an ok record what later phases check against or reuse: the hold's
+// figures, the serve's open files, the create's samples.
+func (s *study) noteRecorded(r results.Record) {
+	if r.Status != results.StatusOK && r.Status != results.StatusNotApplicable {
+		return
 	}
-	return res.err == nil, nil
+	s.done[cellKey{r.Variant, r.Setting, r.Phase, r.Run, r.Cache}] = true
+	if r.Status != results.StatusOK {
+		return
+	}
+	key := storesKey{r.Variant, r.Setting}
+	if r.Hold != nil {
+		s.held[key] = *r.Hold
+	}
+	s.noteServed(&r)
+	if r.Phase == job.PhaseCreate {
+		s.creates[key] = &r
+	}
 }
 
 // dropCaches writes back dirty pages and drops the kernel's page cache
@@ -670,7 +857,7 @@ func (s *study) cgroups() memcg.Hierarchy {
 // for up to n + extra open stores) in the process' limit. "" when they fit
 // or there is no estimate.
 func (s *study) tooManyOpen(v string, set settings.Setting, n, extra int) string {
-	h, ok := s.held[v+"\x00"+set.Name]
+	h, ok := s.held[storesKey{v, set.Name}]
 	if !ok || n == 0 || h.Held == 0 {
 		return ""
 	}
@@ -689,7 +876,7 @@ func (s *study) tooManyOpen(v string, set settings.Setting, n, extra int) string
 		// Stores that are written to can keep more files open than the
 		// hold phase's, which only read (pebble, badger): a smaller pool's
 		// serve phase tells.
-		if f := s.servedFDs[v+"\x00"+set.Name]; f > perStore {
+		if f := s.servedFDs[storesKey{v, set.Name}]; f > perStore {
 			perStore, from = f, "a smaller pool's serve phase"
 		}
 		open := n + extra

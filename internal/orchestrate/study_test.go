@@ -17,6 +17,7 @@ import (
 	"manydb/internal/engine"
 	"manydb/internal/engines/fakeengine"
 	"manydb/internal/job"
+	"manydb/internal/memcg"
 	"manydb/internal/results"
 	"manydb/internal/settings"
 	"manydb/internal/worker"
@@ -56,7 +57,9 @@ func TestMain(m *testing.M) {
 }
 
 // fakeConfig returns a study of the fake engines whose worker is this
-// test binary, linked into a bin directory as worker-fake.
+// test binary, linked into a bin directory as worker-fake. Its hold
+// phases make no memory cgroup (noCgroups): a container's figure takes
+// seconds to settle.
 func fakeConfig(t *testing.T, variants ...string) Config {
 	t.Helper()
 	dir := t.TempDir()
@@ -83,7 +86,14 @@ func fakeConfig(t *testing.T, variants ...string) Config {
 		Env:      append(os.Environ(), fakeWorkerEnv+"=1"),
 		Log:      io.Discard,
 		Catalog:  []engine.Family{{Binary: "worker-fake", Variants: fakeVariants, Cgo: true}},
+		Cgroups:  noCgroups(t),
 	}
+}
+
+// noCgroups is a hierarchy where no memory cgroup can be made: a hold
+// record then has no container figure and says why.
+func noCgroups(t *testing.T) *memcg.Hierarchy {
+	return &memcg.Hierarchy{V1: t.TempDir(), V2: t.TempDir(), Self: "/proc/self/cgroup"}
 }
 
 func mustSetting(t *testing.T, name string) settings.Setting {

@@ -120,8 +120,7 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 	}
 	var cBefore memcg.Charge
 	if cg != nil {
-		time.Sleep(memcg.StatDelay) // the eviction's effect, folded into memory.stat
-		if cBefore, err = cg.Read(); err != nil {
+		if cBefore, err = cg.ReadSettled(); err != nil { // the eviction's effect in memory.stat
 			return err
 		}
 	}
@@ -150,8 +149,7 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 	}
 	var container *results.Container
 	if cg != nil {
-		time.Sleep(memcg.StatDelay)
-		cAfter, err := cg.Read()
+		cAfter, err := cg.ReadSettled()
 		if err != nil {
 			return err
 		}
