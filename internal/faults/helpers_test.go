@@ -355,7 +355,7 @@ type cell struct {
 	run                     int
 }
 
-func cellOf(r results.Record) cell { return cell{r.Study, r.Variant, r.Setting, r.Phase, r.Run} }
+func cellOf(r results.Record) cell { return cell{r.Study, r.Variant, r.Setting, r.Phase, r.Repeat()} }
 
 // doubled counts the ok records beyond the first of each cell.
 func doubled(recs []results.Record) int {
@@ -396,7 +396,7 @@ func wrongFigures(recs []results.Record) (int, []string) {
 		}
 		if w := wrongFigure(r, cfgs[r.Study]); w != "" {
 			n++
-			why = append(why, fmt.Sprintf("%s %s run %d: %s", r.Variant, r.Phase, r.Run, w))
+			why = append(why, fmt.Sprintf("%s %s run %d: %s", r.Variant, r.Phase, r.Repeat(), w))
 		}
 	}
 	return n, why

@@ -22,7 +22,7 @@ type Job struct {
 	Dir      string        // the directory holding this variant's stores
 	Stores   int           // number of stores (000000 … Stores-1)
 	Workload workload.Spec // what each store holds
-	Run      int           // open and turn: run number 1..R
+	Run      int           // the repetition: open or turn run 1..R, hold count or pool size 1..n (results.Record.Repeat)
 	Seed     uint64        // open, turn and serve: seed of the store order
 	Hold     int           // hold: stores to keep open
 	// Fanout is the store directories' layout (StoreDir): 0 is flat

@@ -145,10 +145,9 @@ func lastError(tail []string) string {
 // failedRecord is the record of a worker that failed: its error, exact
 // command line and the tail of its stderr.
 func failedRecord(res workerResult, bin string, args []string, variant string, phase job.Phase, run int, wl workload.Spec, stores int) results.Record {
-	return results.Record{
+	rec := results.Record{
 		Variant:    variant,
 		Phase:      phase,
-		Run:        run,
 		Status:     results.StatusFailed,
 		Workload:   wl,
 		Stores:     stores,
@@ -156,4 +155,6 @@ func failedRecord(res workerResult, bin string, args []string, variant string, p
 		Command:    append([]string{bin}, args...),
 		StderrTail: strings.Join(res.stderr, "\n"),
 	}
+	rec.SetRepeat(run)
+	return rec
 }

@@ -26,7 +26,7 @@ func countCells(t *testing.T, out, id string) map[string]int {
 	n := map[string]int{}
 	for _, r := range recs {
 		if r.Study == id && r.Status == results.StatusOK && r.Phase != job.PhaseEnv && r.Phase != job.PhaseEnd {
-			n[fmt.Sprintf("%s %s %d", r.Variant, r.Phase, r.Run)]++
+			n[fmt.Sprintf("%s %s %d", r.Variant, r.Phase, r.Repeat())]++
 		}
 	}
 	return n

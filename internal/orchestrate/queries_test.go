@@ -35,12 +35,12 @@ func TestStudyWithQueriesColdAndTurns(t *testing.T) {
 		if r.Phase == job.PhaseEnv || r.Phase == job.PhaseEnd {
 			continue
 		}
-		got = append(got, phase{name: r.Phase, run: r.Run, cache: r.Cache}.String())
+		got = append(got, phase{name: r.Phase, run: r.Repeat(), cache: r.Cache}.String())
 		if r.Phase == job.PhaseOpen && !slices.Equal(r.Queries, c.Queries) {
 			t.Errorf("%s run %d: queries %v, want %v", r.Phase, r.Run, r.Queries, c.Queries)
 		}
-		if r.Phase == job.PhaseTurn && r.Appended != r.Run-1 {
-			t.Errorf("turn run %d: %d notes appended before it, want %d", r.Run, r.Appended, r.Run-1)
+		if r.Phase == job.PhaseTurn && r.Appended != r.Turn-1 {
+			t.Errorf("turn run %d: %d notes appended before it, want %d", r.Turn, r.Appended, r.Turn-1)
 		}
 	}
 	want := []string{"create", "open run 1", "open run 2", "open run 1 (cold)", "open run 2 (cold)", "hold", "space", "turn run 1", "turn run 2"}
@@ -179,8 +179,8 @@ func TestServeStudy(t *testing.T) {
 				t.Errorf("pool 0 had %d hits", r.Serve.Hits)
 			}
 			got = append(got, fmt.Sprint(r.Serve.Pool))
-			if r.Run != len(got)-2 {
-				t.Errorf("serve of pool %d recorded as run %d", r.Serve.Pool, r.Run)
+			if r.PoolStep != len(got)-2 {
+				t.Errorf("serve of pool %d recorded as pool step %d", r.Serve.Pool, r.PoolStep)
 			}
 		} else if r.Phase != job.PhaseEnv && r.Phase != job.PhaseEnd {
 			got = append(got, string(r.Phase))

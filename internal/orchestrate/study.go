@@ -588,7 +588,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	}
 	rec.Study, rec.Setting, rec.Load1, rec.Started, rec.Sweep = s.id, set.Name, load, started, s.sweepID
 	if p.name == job.PhaseHold {
-		rec.Run = p.run
+		rec.HoldStep = p.run
 	}
 	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = s.MaxLoad, wait, res.seconds, during
 	if res.err == nil {
@@ -648,9 +648,10 @@ func (s *study) skipReason(set settings.Setting, v string, p phase) string {
 
 // skippedRecord is the n/a record of a phase skipped for why.
 func (s *study) skippedRecord(set settings.Setting, v string, p phase, why string) results.Record {
-	rec := results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: p.name, Run: p.run,
+	rec := results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: p.name,
 		Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
 		Error: why, Sweep: s.sweepID}
+	rec.SetRepeat(p.run)
 	if p.name == job.PhaseServe {
 		rec.Serve = &results.Serve{Pool: p.pool}
 	} else {
@@ -805,7 +806,7 @@ func (s *study) noteRecorded(r results.Record) {
 	if r.Status != results.StatusOK && r.Status != results.StatusNotApplicable {
 		return
 	}
-	s.done[cellKey{r.Variant, r.Setting, r.Phase, r.Run, r.Cache}] = true
+	s.done[cellKey{r.Variant, r.Setting, r.Phase, r.Repeat(), r.Cache}] = true
 	if r.Status != results.StatusOK {
 		return
 	}

@@ -174,8 +174,8 @@ func TestFailedPhasesAreRecordedAndTheStudyGoesOn(t *testing.T) {
 	byKey := map[string]results.Record{}
 	for _, r := range recs {
 		key := r.Variant + " " + string(r.Phase)
-		if r.Run > 0 {
-			key += " " + string(rune('0'+r.Run))
+		if r.Repeat() > 0 {
+			key += " " + string(rune('0'+r.Repeat()))
 		}
 		byKey[key] = r
 	}
@@ -306,7 +306,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		if r.Phase == job.PhaseEnv || r.Phase == job.PhaseEnd {
 			continue
 		}
-		count[fmt.Sprintf("%s %s %d", r.Variant, r.Phase, r.Run)]++
+		count[fmt.Sprintf("%s %s %d", r.Variant, r.Phase, r.Repeat())]++
 	}
 	for _, v := range []string{"fake_slow", "fake"} {
 		for _, cell := range []string{"create 0", "open 1", "open 2", "open 3", "hold 0", "space 0"} {

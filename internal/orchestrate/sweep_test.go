@@ -49,8 +49,8 @@ func TestSweep(t *testing.T) {
 			creates[r.Stores] = r
 		case job.PhaseHold:
 			holds[r.Stores] = append(holds[r.Stores], r.Hold.Held)
-			if r.Run != len(holds[r.Stores]) {
-				t.Errorf("hold of %d stores recorded as run %d", r.Hold.Held, r.Run)
+			if r.HoldStep != len(holds[r.Stores]) {
+				t.Errorf("hold of %d stores recorded as hold step %d", r.Hold.Held, r.HoldStep)
 			}
 		case job.PhaseOpen, job.PhaseSpace:
 			if r.Phase == job.PhaseOpen && r.Prewarmed != (r.Stores == 10) {

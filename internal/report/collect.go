@@ -41,12 +41,13 @@ func (l *latest[K]) records(keep func(k K) bool) []*results.Record {
 	return recs
 }
 
-// runKey names a run of a phase in a cell: a phase redone replaces the
-// record of the same phase, cache mode and run.
+// runKey names a repetition of a phase in a cell (results.Record.Repeat):
+// a phase redone replaces the record of the same phase, cache mode and
+// repetition.
 type runKey struct {
-	phase job.Phase
-	cache job.CacheMode
-	run   int
+	phase  job.Phase
+	cache  job.CacheMode
+	repeat int
 }
 
 // cell is the records of one column of a table: one variant (on one
@@ -216,7 +217,7 @@ func (t *table) add(col string, c *cell, r *results.Record) {
 	switch {
 	case r.Phase == job.PhaseServe && r.Status != results.StatusFailed:
 		t.served = true
-		c.recs.put(runKey{r.Phase, r.Cache, r.Run}, r)
+		c.recs.put(runKey{r.Phase, r.Cache, r.Repeat()}, r)
 	case r.StoresFrom != "" && r.Status == results.StatusNotApplicable:
 		c.storesFrom = r.StoresFrom
 	case r.Status == results.StatusNotApplicable:
@@ -242,7 +243,7 @@ func (t *table) noteFailure(col string, r *results.Record) {
 func (t *table) addFailed(c *cell, r *results.Record) {
 	c.failed[r.Phase] = true
 	if r.Phase == job.PhaseTurn {
-		c.failedTurn[r.Run] = true
+		c.failedTurn[r.Turn] = true
 		t.turned = true
 	}
 	if r.Phase == job.PhaseOpen && r.Cache == "" {
@@ -256,8 +257,8 @@ func (t *table) addFailed(c *cell, r *results.Record) {
 func (t *table) addOK(col string, c *cell, r *results.Record) {
 	if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
 		what := col + " " + string(r.Phase)
-		if r.Run > 0 {
-			what += fmt.Sprintf(" run %d", r.Run)
+		if n := r.Repeat(); n > 0 {
+			what += fmt.Sprintf(" run %d", n)
 		}
 		t.loud = append(t.loud, fmt.Sprintf("%s (max %.2f)", what, stats.Max(r.LoadDuring)))
 	}
@@ -268,7 +269,7 @@ func (t *table) addOK(col string, c *cell, r *results.Record) {
 			c.version[k] = append(c.version[k], v)
 		}
 	}
-	c.recs.put(runKey{r.Phase, r.Cache, r.Run}, r)
+	c.recs.put(runKey{r.Phase, r.Cache, r.Repeat()}, r)
 	switch r.Phase {
 	case job.PhaseOpen:
 		if len(r.Queries) > 0 && t.queries == nil {
@@ -284,7 +285,7 @@ func (t *table) addOK(col string, c *cell, r *results.Record) {
 		t.held = r.Hold.Held
 	case job.PhaseTurn:
 		t.turned = true
-		delete(c.failedTurn, r.Run)
+		delete(c.failedTurn, r.Turn)
 	}
 }
 
@@ -329,7 +330,7 @@ func (t *table) askRuns(lastEnv map[string]*results.Record) {
 func highestRun(recs []*results.Record, failed map[int]bool) int {
 	n := 0
 	for _, r := range recs {
-		n = max(n, r.Run)
+		n = max(n, r.Repeat())
 	}
 	for r := range failed {
 		n = max(n, r)

@@ -59,7 +59,7 @@ func CollectFigures(recs []results.Record) []*Figures {
 			by[f.Key()] = f
 			order = append(order, f)
 		}
-		runs.put(figureRun{r.Study, r.Variant, r.Setting, r.Phase, r.Cache, r.Run}, r)
+		runs.put(figureRun{r.Study, r.Variant, r.Setting, r.Phase, r.Cache, r.Repeat()}, r)
 	}
 	iqrs := map[*Figures]map[string][]float64{}
 	for _, r := range runs.records(func(figureRun) bool { return true }) {
@@ -85,15 +85,15 @@ type figureRun struct {
 	study, variant, setting string
 	phase                   job.Phase
 	cache                   job.CacheMode
-	run                     int
+	repeat                  int // results.Record.Repeat
 }
 
 // addLoud notes a record whose phase ran with the load at --max-load or above.
 func (f *Figures) addLoud(r *results.Record) {
 	if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
 		what := fmt.Sprintf("%s %s", r.Study, r.Phase)
-		if r.Run > 0 {
-			what += fmt.Sprintf(" run %d", r.Run)
+		if n := r.Repeat(); n > 0 {
+			what += fmt.Sprintf(" run %d", n)
 		}
 		f.Loud = append(f.Loud, fmt.Sprintf("%s (load %.2f ≥ %.2f)", what, stats.Max(r.LoadDuring), r.MaxLoad))
 	}

@@ -58,8 +58,8 @@ func failedWhat(col string, r *results.Record) string {
 	if r.Phase == job.PhaseServe && r.Serve != nil {
 		what += fmt.Sprintf(" pool %d", r.Serve.Pool)
 	}
-	if r.Run > 0 {
-		what += fmt.Sprintf(" run %d", r.Run)
+	if n := r.Repeat(); n > 0 {
+		what += fmt.Sprintf(" run %d", n)
 	}
 	return what
 }
@@ -207,7 +207,7 @@ func pooledRuns(c *cell, recs []*results.Record, failedRuns map[int]bool, want i
 	}
 	have := map[int]bool{}
 	for _, r := range recs {
-		have[r.Run] = true
+		have[r.Repeat()] = true
 	}
 	var failed, missing []string
 	for r := 1; r <= want; r++ {

@@ -83,6 +83,7 @@ func (r *Reader) Next() bool {
 			r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("schema %d, this manydb reads schema %d", r.rec.Schema, Schema)}
 			return false
 		}
+		r.rec.moveOldRun()
 		return true
 	}
 	if err := r.sc.Err(); err != nil {

@@ -137,3 +137,36 @@ func fileSize(t *testing.T, name string) int64 {
 	}
 	return st.Size()
 }
+
+// TestReadOldRun: a file written when "run" numbered turns, hold counts
+// and pools too reads them into Turn, HoldStep and PoolStep; an open run
+// keeps its Run, and a record of today reads back as written.
+func TestReadOldRun(t *testing.T) {
+	old := `{"schema":1,"study":"s","variant":"v","phase":"open","run":2,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
+{"schema":1,"study":"s","variant":"v","phase":"turn","run":3,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
+{"schema":1,"study":"s","variant":"v","phase":"hold","run":4,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
+{"schema":1,"study":"s","variant":"v","phase":"serve","run":5,"status":"failed","workload":{"name":"small","objects":10,"text_len":40}}
+{"schema":1,"study":"s","variant":"v","phase":"turn","turn":6,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
+`
+	path := filepath.Join(t.TempDir(), "old.jsonl")
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type steps struct{ run, turn, hold, pool int }
+	want := []steps{{run: 2}, {turn: 3}, {hold: 4}, {pool: 5}, {turn: 6}}
+	if len(recs) != len(want) {
+		t.Fatalf("%d records, want %d", len(recs), len(want))
+	}
+	for i, r := range recs {
+		if got := (steps{r.Run, r.Turn, r.HoldStep, r.PoolStep}); got != want[i] {
+			t.Errorf("record %d (%s): %+v, want %+v", i, r.Phase, got, want[i])
+		}
+		if r.Repeat() != i+2 {
+			t.Errorf("record %d (%s): Repeat() = %d, want %d", i, r.Phase, r.Repeat(), i+2)
+		}
+	}
+}

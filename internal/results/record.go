@@ -39,13 +39,18 @@ const (
 // Record is one line of a results file. Fields that a phase does not use
 // are left out of its line.
 type Record struct {
-	Schema   int           `json:"schema"`
-	Study    string        `json:"study"`
-	Variant  string        `json:"variant,omitempty"`
-	Setting  string        `json:"setting,omitempty"`
-	Phase    job.Phase     `json:"phase"`
-	Run      int           `json:"run,omitempty"`  // open: 1..R
-	Seed     uint64        `json:"seed,omitempty"` // open: the seed of the run's store order
+	Schema  int       `json:"schema"`
+	Study   string    `json:"study"`
+	Variant string    `json:"variant,omitempty"`
+	Setting string    `json:"setting,omitempty"`
+	Phase   job.Phase `json:"phase"`
+	// Which repetition of its phase a record is: at most one of Run, Turn,
+	// HoldStep and PoolStep is set, the one of its phase (Repeat).
+	Run      int           `json:"run,omitempty"`       // open: the run (warm, cold or drop), 1..R
+	Turn     int           `json:"turn,omitempty"`      // turn: the turn run, 1..T
+	HoldStep int           `json:"hold_step,omitempty"` // hold: which of several hold counts, 1..n (0: one count)
+	PoolStep int           `json:"pool_step,omitempty"` // serve: which of the pool sizes, 1..n
+	Seed     uint64        `json:"seed,omitempty"`      // open, turn, serve: the seed of the store order
 	Status   string        `json:"status"`
 	Workload workload.Spec `json:"workload"`
 	Stores   int           `json:"stores,omitempty"` // stores in the study
@@ -324,4 +329,42 @@ type Budget struct {
 	Workers float64 `json:"workers_s"` // wall time of the workers of finished phases
 	Failed  float64 `json:"failed_s"`  // wall time of workers that failed
 	Cleanup float64 `json:"cleanup_s"` // removing stores
+}
+
+// Repeat is the number that tells r from the other records of its phase in
+// a study: its Run, Turn, HoldStep or PoolStep (0 for a phase that runs
+// once).
+func (r *Record) Repeat() int {
+	switch r.Phase {
+	case job.PhaseTurn:
+		return r.Turn
+	case job.PhaseHold:
+		return r.HoldStep
+	case job.PhaseServe:
+		return r.PoolStep
+	}
+	return r.Run
+}
+
+// SetRepeat sets the field of r's phase that Repeat reads to n.
+func (r *Record) SetRepeat(n int) {
+	switch r.Phase {
+	case job.PhaseTurn:
+		r.Turn = n
+	case job.PhaseHold:
+		r.HoldStep = n
+	case job.PhaseServe:
+		r.PoolStep = n
+	default:
+		r.Run = n
+	}
+}
+
+// moveOldRun reads a record written before turns, hold counts and pools had
+// fields of their own, when "run" numbered them all.
+func (r *Record) moveOldRun() {
+	if n := r.Run; n != 0 && r.Phase != job.PhaseOpen {
+		r.Run = 0
+		r.SetRepeat(n)
+	}
 }

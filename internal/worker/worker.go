@@ -222,13 +222,13 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 		rec.Run, rec.Seed = j.Run, j.Seed
 		err = openRun(j, v, &rec, p)
 	case job.PhaseTurn:
-		rec.Run, rec.Seed = j.Run, j.Seed
+		rec.Turn, rec.Seed = j.Run, j.Seed
 		err = turn(j, v, &rec, p)
 	case job.PhaseServe:
-		rec.Run, rec.Seed = j.Run, j.Seed
+		rec.PoolStep, rec.Seed = j.Run, j.Seed
 		err = serveRun(j, v, &rec, p)
 	case job.PhaseHold:
-		rec.Run = j.Run // one of several hold counts: 1, 2, …
+		rec.HoldStep = j.Run // one of several hold counts: 1, 2, …
 		err = hold(j, v, &rec, p)
 	case job.PhaseSpace:
 		err = space(j, v, &rec, p)
