@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"time"
 
 	"manydb/internal/engine"
@@ -94,27 +93,4 @@ func profile(j job.Job, v engine.Variant, rec *results.Record, p *progress) erro
 	}
 	rec.Profile = prof
 	return nil
-}
-
-// startCPUProfile starts a pprof CPU profile into file, if one is named,
-// and returns the function that stops it and closes the file.
-func startCPUProfile(file string) (stop func() error, err error) {
-	if file == "" {
-		return func() error { return nil }, nil
-	}
-	f, err := os.Create(file)
-	if err != nil {
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	return func() error {
-		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("--cpuprofile: write %s: %w", file, err)
-		}
-		return nil
-	}, nil
 }
