@@ -16,15 +16,15 @@ import (
 // create makes every store: one span per store from before mkdir to after
 // close (open the new store with its schema, write all notes in one
 // transaction, close). The notes are generated before the span.
-func create(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
+func create(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	dirs := storeDirs(j)
 	notes := make([]workload.Note, j.Workload.Objects)
 	samples := make([]float64, j.Stores)
 	start := time.Now()
-	for i, dir := range dirs {
-		p.at(i)
+	err := loop.eachStore(j.Stores, nil, func(_, i int) error {
+		dir := dirs[i]
 		j.Workload.Fill(i, notes)
 		if j.Fanout > 0 {
 			// The layout's parent directories are made outside the span:
@@ -50,7 +50,10 @@ func create(j job.Job, v engine.Variant, rec *results.Record, p *progress) error
 			return storeError(j, i, "close", err)
 		}
 		samples[i] = ms(time.Since(t0))
-		p.step(i + 1)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	rec.WallS = time.Since(start).Seconds()
 	rec.CreateMs = samples

@@ -22,7 +22,7 @@ import (
 // snapshots follow a garbage collection that returns freed Go memory to
 // the OS, so only live memory counts for pure-Go engines too. The loop is
 // locked to one OS thread, as the timed phases are.
-func hold(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
+func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	// Only the paths used: a slice of every store's path (10 MB for a
@@ -48,7 +48,7 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 		cg = &g
 	}
 	warm := min(j.Hold, j.Stores-1)
-	p.at(warm)
+	loop.at(warm)
 	if err := openCountClose(v, job.StoreDir(j.Dir, warm, j.Fanout), want); err != nil {
 		return storeError(j, warm, "warm-up", err)
 	}
@@ -72,11 +72,10 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 			return err
 		}
 	}
-	var engineTime time.Duration // the opens and counts, without step's yields
-	for i, dir := range dirs {
-		p.at(i)
+	var engineTime time.Duration // the opens and counts, without the loop's yields
+	err = loop.eachStore(j.Hold, nil, func(_, i int) error {
 		t0 := time.Now()
-		s, err := v.Open(dir)
+		s, err := v.Open(dirs[i])
 		if err != nil {
 			return storeError(j, i, "open", err)
 		}
@@ -89,7 +88,10 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 			return storeError(j, i, "count", fmt.Errorf("count returned %d notes, want %d", got, want))
 		}
 		engineTime += time.Since(t0)
-		p.step(i + 1)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	after, err := snapshot()
 	if err != nil {

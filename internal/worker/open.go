@@ -117,7 +117,7 @@ func checkNotes(spec workload.Spec, i int, got []workload.Note, n int, id func(k
 // checked after the store is closed. In a cold run each store's files are
 // evicted from the page cache just before its open, outside the span, and
 // how much stayed resident is recorded.
-func openRun(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
+func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	dirs := storeDirs(j)
@@ -154,13 +154,12 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, p *progress) erro
 	// One untimed pass over the run's last store first, so the engine's
 	// one-time set-up in this fresh process is not in a sample.
 	last := order[n-1]
-	p.at(last)
+	loop.at(last)
 	a.drawIDs(j.Seed, last, total)
 	if err := visit(v, dirs[last], queries, a); err != nil {
 		return storeError(j, last, "warm-up", err)
 	}
-	for k, i := range order {
-		p.at(i)
+	err := loop.eachStore(n, order, func(k, i int) error {
 		a.drawIDs(j.Seed, i, total)
 		if resident != nil {
 			r, err := evict(dirs[i])
@@ -199,7 +198,10 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, p *progress) erro
 			perQuery[q][k] = ms(stamps[q].Sub(from))
 		}
 		openMs[k], queryMs[k], closeMs[k], totalMs[k] = ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(t3.Sub(t2)), ms(t3.Sub(t0))
-		p.step(k + 1)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs = openMs, queryMs, closeMs, totalMs
 	rec.Cache, rec.Resident, rec.Appended = j.Cache, resident, j.Appended

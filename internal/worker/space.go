@@ -10,19 +10,22 @@ import (
 )
 
 // space measures each store's files on disk.
-func space(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
+func space(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	rec.Bytes = make([]int64, j.Stores)
 	rec.ApparentBytes = make([]int64, j.Stores)
 	var files []string
-	for i, dir := range storeDirs(j) {
-		p.at(i)
-		s, err := measure.DirSpace(dir)
+	dirs := storeDirs(j)
+	err := loop.eachStore(j.Stores, nil, func(_, i int) error {
+		s, err := measure.DirSpace(dirs[i])
 		if err != nil {
 			return storeError(j, i, "measure space", err)
 		}
 		rec.Bytes[i], rec.ApparentBytes[i] = s.Bytes, s.ApparentBytes
 		files = append(files, s.Files...)
-		p.step(i + 1)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	rec.Files = uniqueSorted(files)
 	return nil

@@ -10,21 +10,78 @@ import (
 	"manydb/internal/job"
 )
 
-// progress prints "progress DONE TOTAL" lines at most every half second,
-// knows the store being worked on, to name it if the engine panics, and
-// lets the phase's goroutine yield between stores (see yieldEvery).
-type progress struct {
-	w       io.Writer
-	total   int
-	last    time.Time
-	yielded time.Time
-	yield   func() // runtime.Gosched; a counter in tests
-	store   int    // index of the store being worked on; -1 before the first
+// storeLoop is the loop every phase but serve runs over its stores
+// (eachStore). It knows the store being worked on, which RunJob names if
+// the engine panics, reports progress and yields between stores.
+type storeLoop struct {
+	store    int // index of the store being worked on; -1 before the first
+	progress progress
+	yielder  yielder
 }
 
-// yieldEvery is how long a phase's goroutine runs before step lets Go's
-// scheduler take it off its thread and put it back (runtime.Gosched),
-// between timed spans. A goroutine that is never rescheduled looks to Go's
+func newStoreLoop(j job.Job, stderr io.Writer) *storeLoop {
+	now := time.Now()
+	l := &storeLoop{store: -1, progress: progress{last: now}, yielder: yielder{last: now, yield: runtime.Gosched}}
+	if j.Progress {
+		l.progress.w, l.progress.total = stderr, j.Stores
+	}
+	return l
+}
+
+// eachStore calls work for n stores, one after another: the k-th is
+// store i = order[k], or i = k when order is nil. Before each call it
+// marks the store as the one being worked on; after it, it reports
+// progress and yields between stores. It stops at work's first error.
+// The timed spans are work's own: the loop adds nothing inside them.
+func (l *storeLoop) eachStore(n int, order []int, work func(k, i int) error) error {
+	for k := range n {
+		i := k
+		if order != nil {
+			i = order[k]
+		}
+		l.at(i)
+		if err := work(k, i); err != nil {
+			return err
+		}
+		l.progress.report(k + 1)
+		l.yielder.betweenStores()
+	}
+	return nil
+}
+
+// at records that store i is being worked on, for a visit outside
+// eachStore (a warm-up); it is called outside timed spans.
+func (l *storeLoop) at(i int) { l.store = i }
+
+// progress prints "progress DONE TOTAL" lines, at most every half second.
+type progress struct {
+	w     io.Writer // nil: no progress lines
+	total int
+	last  time.Time
+}
+
+// report says that done stores are finished.
+func (p *progress) report(done int) {
+	if p.w == nil || done%64 != 0 {
+		return
+	}
+	if now := time.Now(); now.Sub(p.last) >= 500*time.Millisecond {
+		p.last = now
+		fmt.Fprintf(p.w, "%s%d %d\n", job.ProgressPrefix, done, p.total)
+	}
+}
+
+// yielder lets a phase's goroutine be rescheduled between stores, so that
+// Go's sysmon does not take its processor while the engine is in a C call
+// (docs/benchmarks.md, "Go's scheduler: the phase yields between stores").
+type yielder struct {
+	last  time.Time // the last yield, or the loop's start
+	yield func()    // runtime.Gosched; a counter in tests
+}
+
+// yieldEvery is how long a phase's goroutine runs before betweenStores
+// lets Go's scheduler take it off its thread and put it back
+// (runtime.Gosched), between timed spans. A goroutine that is never rescheduled looks to Go's
 // sysmon like one hogging its time slice: after 10 ms sysmon sends its
 // thread a preemption signal and takes its P while the engine is inside a
 // C call; sysmon then sleeps until the engine's thread wakes it (a futex
@@ -35,33 +92,13 @@ type progress struct {
 // (docs/benchmarks.md, "Go's scheduler").
 const yieldEvery = 5 * time.Millisecond
 
-// at records that store i is being worked on; it is called outside timed
-// spans.
-func (p *progress) at(i int) { p.store = i }
-
-func newProgress(j job.Job, stderr io.Writer) *progress {
+// betweenStores yields when yieldEvery has passed since the last yield;
+// it is called between timed spans and costs a clock read.
+func (y *yielder) betweenStores() {
 	now := time.Now()
-	p := &progress{last: now, yielded: now, yield: runtime.Gosched, store: -1}
-	if j.Progress {
-		p.w, p.total = stderr, j.Stores
-	}
-	return p
-}
-
-// step reports that done stores are finished and yields when yieldEvery
-// has passed; it is called between timed spans and costs a clock read.
-func (p *progress) step(done int) {
-	now := time.Now()
-	if now.Sub(p.yielded) >= yieldEvery {
-		p.yield()
-		p.yielded = time.Now()
-	}
-	if p.w == nil || done%64 != 0 {
-		return
-	}
-	if now.Sub(p.last) >= 500*time.Millisecond {
-		p.last = now
-		fmt.Fprintf(p.w, "%s%d %d\n", job.ProgressPrefix, done, p.total)
+	if now.Sub(y.last) >= yieldEvery {
+		y.yield()
+		y.last = time.Now()
 	}
 }
 

@@ -20,7 +20,7 @@ const readBack = 10
 // note before the first turn), so every append is read back by the next
 // turn. The warm-up opens and reads the run's last store without
 // appending to it.
-func turn(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
+func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	dirs := storeDirs(j)
@@ -30,12 +30,11 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 	openMs, recentMs, appendMs, closeMs, totalMs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	a := newAnswers(total)
 	last := order[n-1]
-	p.at(last)
+	loop.at(last)
 	if err := visit(v, dirs[last], []job.Query{job.QueryRecent}, a); err != nil {
 		return storeError(j, last, "warm-up", err)
 	}
-	for k, i := range order {
-		p.at(i)
+	err := loop.eachStore(n, order, func(k, i int) error {
 		note := j.Workload.TurnNote(i, j.Appended+1)
 		t0 := time.Now()
 		s, err := v.Open(dirs[i])
@@ -70,7 +69,10 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 		}
 		openMs[k], recentMs[k], appendMs[k] = ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(t3.Sub(t2))
 		closeMs[k], totalMs[k] = ms(t4.Sub(t3)), ms(t4.Sub(t0))
-		p.step(k + 1)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	// The next turn run reads every append back first; the appends of this
 	// run's first readBack stores are read back now as well (untimed), so

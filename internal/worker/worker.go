@@ -197,13 +197,13 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 	}
 	alloc.record(rec.Versions)
-	p := newProgress(j, stderr)
+	loop := newStoreLoop(j, stderr)
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "panic: %v\n%s", r, debug.Stack())
 			err = fmt.Errorf("panic: %v", r)
-			if p.store >= 0 {
-				err = &StoreError{Index: p.store, Dir: job.StoreDir(j.Dir, p.store, j.Fanout), Step: "the engine panicked", Err: err}
+			if loop.store >= 0 {
+				err = &StoreError{Index: loop.store, Dir: job.StoreDir(j.Dir, loop.store, j.Fanout), Step: "the engine panicked", Err: err}
 			}
 			err = fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 			rec = results.Record{}
@@ -216,23 +216,23 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	gc := startGCCount()
 	switch j.Phase {
 	case job.PhaseCreate:
-		err = create(j, v, &rec, p)
+		err = create(j, v, &rec, loop)
 	case job.PhaseOpen:
 		rec.Run, rec.Seed = j.Run, j.Seed
-		err = openRun(j, v, &rec, p)
+		err = openRun(j, v, &rec, loop)
 	case job.PhaseTurn:
 		rec.Run, rec.Seed = j.Run, j.Seed
-		err = turn(j, v, &rec, p)
+		err = turn(j, v, &rec, loop)
 	case job.PhaseServe:
 		rec.Run, rec.Seed = j.Run, j.Seed
-		err = serveRun(j, v, &rec, p)
+		err = serveRun(j, v, &rec, loop)
 	case job.PhaseHold:
 		rec.Run = j.Run // one of several hold counts: 1, 2, …
-		err = hold(j, v, &rec, p)
+		err = hold(j, v, &rec, loop)
 	case job.PhaseSpace:
-		err = space(j, v, &rec, p)
+		err = space(j, v, &rec, loop)
 	case job.PhaseProfile:
-		err = profile(j, v, &rec, p)
+		err = profile(j, v, &rec, loop)
 	}
 	if cerr := stopCPU(); err == nil {
 		err = cerr
