@@ -79,17 +79,9 @@ type yielder struct {
 	yield func()    // runtime.Gosched; a counter in tests
 }
 
-// yieldEvery is how long a phase's goroutine runs before betweenStores
-// lets Go's scheduler take it off its thread and put it back
-// (runtime.Gosched), between timed spans. A goroutine that is never rescheduled looks to Go's
-// sysmon like one hogging its time slice: after 10 ms sysmon sends its
-// thread a preemption signal and takes its P while the engine is inside a
-// C call; sysmon then sleeps until the engine's thread wakes it (a futex
-// call) on a later C call, and polls every 20 µs for a while after. None
-// of that happens in a C program making the same calls. Yielding more
-// often than every 10 ms keeps it from starting; a locked goroutine's
-// yield hands its thread over twice, so it is not done after every store
-// (docs/benchmarks.md, "Go's scheduler").
+// yieldEvery is how long a phase's goroutine runs between yields: less
+// than the 10 ms after which sysmon acts, yet not after every store, as a
+// yield costs about as much as a fast engine's open (docs/benchmarks.md).
 const yieldEvery = 5 * time.Millisecond
 
 // betweenStores yields when yieldEvery has passed since the last yield;

@@ -9,13 +9,13 @@
 // thread other than the process' first, so that cgo engines see one glibc
 // malloc arena, a thread arena as in a Go application, never glibc's main
 // one (the record's process.engine_thread says which; docs/benchmarks.md).
-// Between stores, outside the spans, the phase's goroutine lets Go's
-// scheduler reschedule it every few milliseconds (yieldEvery), so that the
-// runtime does not signal its thread or take its processor while the
-// engine works (unless one store alone takes more than 10 ms).
+// Every phase but serve works through its stores in one loop (eachStore),
+// which yields to Go's scheduler between stores, outside the spans, so
+// that Go's sysmon leaves the engine's thread alone (docs/benchmarks.md,
+// "Go's scheduler: the phase yields between stores").
 //
 // A worker is started by the orchestrator (internal/orchestrate) with
-// flags that name the phase; see Job for their meaning.
+// flags that name the phase; see job.Job for their meaning.
 package worker
 
 import (
