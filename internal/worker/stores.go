@@ -50,7 +50,7 @@ func (l *storeLoop) eachStore(n int, order []int, work func(k, i int) error) err
 }
 
 // at records that store i is being worked on, for a visit outside
-// eachStore (a warm-up); it is called outside timed spans.
+// eachStore (a warm-up, a read-back); it is called outside timed spans.
 func (l *storeLoop) at(i int) { l.store = i }
 
 // progress prints "progress DONE TOTAL" lines, at most every half second.

@@ -78,6 +78,7 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	// run's first readBack stores are read back now as well (untimed), so
 	// the last run's appends are checked too.
 	for _, i := range order[:min(readBack, n)] {
+		loop.at(i)
 		s, err := v.Open(dirs[i])
 		if err != nil {
 			return storeError(j, i, "open to read the append back", err)
