@@ -36,10 +36,10 @@ func BenchmarkHarnessSpan(b *testing.B) {
 	b.ReportMetric(stats.Median(rec.OpenMs)*1e6, "ns/open-median")
 }
 
-// BenchmarkYield measures what step's yield costs a phase: runtime.Gosched
-// from a goroutine locked to its thread, as a phase's is. It reports the
-// share of a phase's wall time the yields take at one per yieldEvery
-// (manydb's own work, between timed spans).
+// BenchmarkYield measures what a yield between stores costs a phase:
+// runtime.Gosched from a goroutine locked to its thread, as a phase's is.
+// It reports the share of a phase's wall time the yields take at one per
+// yieldEvery (manydb's own work, between timed spans).
 // Run with: go test -run '^$' -bench Yield -benchtime 20000x ./internal/worker/
 func BenchmarkYield(b *testing.B) {
 	err := onOtherThread(func() error {

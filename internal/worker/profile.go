@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"time"
 
 	"manydb/internal/engine"
@@ -28,7 +27,7 @@ import (
 // Marshaler), so for every store they add up to the total. Unlike the
 // create phase, the total includes building the notes, as the reference
 // study's profile did.
-func profile(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
+func profile(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	dirs := storeDirs(j)
@@ -44,8 +43,8 @@ func profile(j job.Job, v engine.Variant, rec *results.Record, p *progress) erro
 	marshalMs := make([]float64, n) // kept only if the engine marshals
 	marshals := false
 	start := time.Now()
-	for i, dir := range dirs {
-		p.at(i)
+	err := loop.eachStore(n, nil, func(_, i int) error {
+		dir := dirs[i]
 		t0 := time.Now()
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return storeError(j, i, "mkdir", err)
@@ -86,7 +85,10 @@ func profile(j job.Job, v engine.Variant, rec *results.Record, p *progress) erro
 		prof.InsertMs[i] = ms(t4.Sub(t3))
 		prof.CloseMs[i] = ms(t5.Sub(t4))
 		prof.TotalMs[i] = ms(t5.Sub(t0))
-		p.step(i + 1)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	rec.WallS = time.Since(start).Seconds()
 	if marshals {
@@ -94,27 +96,4 @@ func profile(j job.Job, v engine.Variant, rec *results.Record, p *progress) erro
 	}
 	rec.Profile = prof
 	return nil
-}
-
-// startCPUProfile starts a pprof CPU profile into file, if one is named,
-// and returns the function that stops it and closes the file.
-func startCPUProfile(file string) (stop func() error, err error) {
-	if file == "" {
-		return func() error { return nil }, nil
-	}
-	f, err := os.Create(file)
-	if err != nil {
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	return func() error {
-		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("--cpuprofile: write %s: %w", file, err)
-		}
-		return nil
-	}, nil
 }

@@ -24,7 +24,7 @@ const sampleEvery = 250 * time.Millisecond
 // a store in this process checks the notes it finds against the workload;
 // every later one must find the note the request before it appended
 // first. A warm-up of 5 % of the requests is not recorded.
-func serveRun(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
+func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	sj := j.Serve
 	base, err := measure.ReadMemory()
 	if err != nil {
@@ -82,7 +82,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, p *progress) err
 		WallS: res.Wall.Seconds(), Hits: res.Hits, Opens: res.Opens, Closes: res.Closes, MaxOpen: res.MaxOpen,
 		SampleMs: int(sampleEvery / time.Millisecond), RssKB: smp.rss, AnonKB: smp.anon, Threads: smp.threads, FDs: smp.fds,
 		BaseRssKB: base.RssKB}
-	p.step(j.Stores)
+	loop.progress.report(j.Stores)
 	return nil
 }
 

@@ -9,13 +9,13 @@
 // thread other than the process' first, so that cgo engines see one glibc
 // malloc arena, a thread arena as in a Go application, never glibc's main
 // one (the record's process.engine_thread says which; docs/benchmarks.md).
-// Between stores, outside the spans, the phase's goroutine lets Go's
-// scheduler reschedule it every few milliseconds (yieldEvery), so that the
-// runtime does not signal its thread or take its processor while the
-// engine works (unless one store alone takes more than 10 ms).
+// Every phase but serve works through its stores in one loop (eachStore),
+// which yields to Go's scheduler between stores, outside the spans, so
+// that Go's sysmon leaves the engine's thread alone (docs/benchmarks.md,
+// "Go's scheduler: the phase yields between stores").
 //
 // A worker is started by the orchestrator (internal/orchestrate) with
-// flags that name the phase; see Job for their meaning.
+// flags that name the phase; see job.Job for their meaning.
 package worker
 
 import (
@@ -27,8 +27,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"sort"
-	"time"
+	"runtime/pprof"
 
 	"golang.org/x/sys/unix"
 
@@ -198,13 +197,13 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 	}
 	alloc.record(rec.Versions)
-	p := newProgress(j, stderr)
+	loop := newStoreLoop(j, stderr)
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "panic: %v\n%s", r, debug.Stack())
 			err = fmt.Errorf("panic: %v", r)
-			if p.store >= 0 {
-				err = &StoreError{Index: p.store, Dir: job.StoreDir(j.Dir, p.store, j.Fanout), Step: "the engine panicked", Err: err}
+			if loop.store >= 0 {
+				err = &StoreError{Index: loop.store, Dir: job.StoreDir(j.Dir, loop.store, j.Fanout), Step: "the engine panicked", Err: err}
 			}
 			err = fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 			rec = results.Record{}
@@ -217,23 +216,23 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	gc := startGCCount()
 	switch j.Phase {
 	case job.PhaseCreate:
-		err = create(j, v, &rec, p)
+		err = create(j, v, &rec, loop)
 	case job.PhaseOpen:
 		rec.Run, rec.Seed = j.Run, j.Seed
-		err = openRun(j, v, &rec, p)
+		err = openRun(j, v, &rec, loop)
 	case job.PhaseTurn:
 		rec.Turn, rec.Seed = j.Run, j.Seed
-		err = turn(j, v, &rec, p)
+		err = turn(j, v, &rec, loop)
 	case job.PhaseServe:
 		rec.PoolStep, rec.Seed = j.Run, j.Seed
-		err = serveRun(j, v, &rec, p)
+		err = serveRun(j, v, &rec, loop)
 	case job.PhaseHold:
 		rec.HoldStep = j.Run // one of several hold counts: 1, 2, …
-		err = hold(j, v, &rec, p)
+		err = hold(j, v, &rec, loop)
 	case job.PhaseSpace:
-		err = space(j, v, &rec, p)
+		err = space(j, v, &rec, loop)
 	case job.PhaseProfile:
-		err = profile(j, v, &rec, p)
+		err = profile(j, v, &rec, loop)
 	}
 	if cerr := stopCPU(); err == nil {
 		err = cerr
@@ -309,74 +308,27 @@ func (g gcCount) stop() *results.GoStats {
 	return &results.GoStats{GCs: uint64(ms.NumGC - g.num), PauseMs: float64(ms.PauseTotalNs-g.pause) / 1e6}
 }
 
-// progress prints "progress DONE TOTAL" lines at most every half second,
-// knows the store being worked on, to name it if the engine panics, and
-// lets the phase's goroutine yield between stores (see yieldEvery).
-type progress struct {
-	w       io.Writer
-	total   int
-	last    time.Time
-	yielded time.Time
-	yield   func() // runtime.Gosched; a counter in tests
-	store   int    // index of the store being worked on; -1 before the first
-}
-
-// yieldEvery is how long a phase's goroutine runs before step lets Go's
-// scheduler take it off its thread and put it back (runtime.Gosched),
-// between timed spans. A goroutine that is never rescheduled looks to Go's
-// sysmon like one hogging its time slice: after 10 ms sysmon sends its
-// thread a preemption signal and takes its P while the engine is inside a
-// C call; sysmon then sleeps until the engine's thread wakes it (a futex
-// call) on a later C call, and polls every 20 µs for a while after. None
-// of that happens in a C program making the same calls. Yielding more
-// often than every 10 ms keeps it from starting; a locked goroutine's
-// yield hands its thread over twice, so it is not done after every store
-// (docs/benchmarks.md, "Go's scheduler").
-const yieldEvery = 5 * time.Millisecond
-
-// at records that store i is being worked on; it is called outside timed
-// spans.
-func (p *progress) at(i int) { p.store = i }
-
-func newProgress(j job.Job, stderr io.Writer) *progress {
-	now := time.Now()
-	p := &progress{last: now, yielded: now, yield: runtime.Gosched, store: -1}
-	if j.Progress {
-		p.w, p.total = stderr, j.Stores
+// startCPUProfile starts a pprof CPU profile into file, if one is named,
+// and returns the function that stops it and closes the file.
+func startCPUProfile(file string) (stop func() error, err error) {
+	if file == "" {
+		return func() error { return nil }, nil
 	}
-	return p
-}
-
-// step reports that done stores are finished and yields when yieldEvery
-// has passed; it is called between timed spans and costs a clock read.
-func (p *progress) step(done int) {
-	now := time.Now()
-	if now.Sub(p.yielded) >= yieldEvery {
-		p.yield()
-		p.yielded = time.Now()
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
-	if p.w == nil || done%64 != 0 {
-		return
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
-	if now.Sub(p.last) >= 500*time.Millisecond {
-		p.last = now
-		fmt.Fprintf(p.w, "%s%d %d\n", job.ProgressPrefix, done, p.total)
-	}
-}
-
-// ms converts a duration to milliseconds.
-func ms(d time.Duration) float64 { return float64(d) / 1e6 }
-
-// uniqueSorted returns the distinct strings of xs in order.
-func uniqueSorted(xs []string) []string {
-	sort.Strings(xs)
-	out := xs[:0]
-	for i, x := range xs {
-		if i == 0 || x != xs[i-1] {
-			out = append(out, x)
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("--cpuprofile: write %s: %w", file, err)
 		}
-	}
-	return out
+		return nil
+	}, nil
 }
 
 // Exit prints err, if any, on stderr as the worker's last line ("error: …",

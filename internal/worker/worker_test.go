@@ -33,6 +33,16 @@ func newFake(t *testing.T, id string) *fakeengine.Variant {
 	return v.(*fakeengine.Variant)
 }
 
+// created returns a fake job whose stores exist.
+func created(t *testing.T) job.Job {
+	t.Helper()
+	j := fakeJob(t, job.PhaseCreate)
+	if _, err := RunJob(j, newFake(t, "fake"), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
 // TestPhases runs every phase with the fake engine and checks the shape of
 // each record: one sample per store, the run's order, held counts, files.
 func TestPhases(t *testing.T) {

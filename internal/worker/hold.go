@@ -2,9 +2,7 @@ package worker
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"time"
@@ -14,58 +12,7 @@ import (
 	"manydb/internal/measure"
 	"manydb/internal/memcg"
 	"manydb/internal/results"
-	"manydb/internal/workload"
 )
-
-// create makes every store: one span per store from before mkdir to after
-// close (open the new store with its schema, write all notes in one
-// transaction, close). The notes are generated before the span.
-func create(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	dirs := storeDirs(j)
-	notes := make([]workload.Note, j.Workload.Objects)
-	samples := make([]float64, j.Stores)
-	start := time.Now()
-	for i, dir := range dirs {
-		p.at(i)
-		j.Workload.Fill(i, notes)
-		if j.Fanout > 0 {
-			// The layout's parent directories are made outside the span:
-			// the span times the store's own directory, as in the flat
-			// layout.
-			if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-				return storeError(j, i, "mkdir the layout's directories", err)
-			}
-		}
-		t0 := time.Now()
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			return storeError(j, i, "mkdir", err)
-		}
-		s, err := v.Create(dir)
-		if err != nil {
-			return storeError(j, i, "create", err)
-		}
-		if err := s.Insert(notes); err != nil {
-			s.Close()
-			return storeError(j, i, fmt.Sprintf("insert %d notes", len(notes)), err)
-		}
-		if err := s.Close(); err != nil {
-			return storeError(j, i, "close", err)
-		}
-		samples[i] = ms(time.Since(t0))
-		p.step(i + 1)
-	}
-	rec.WallS = time.Since(start).Seconds()
-	rec.CreateMs = samples
-	return nil
-}
-
-// Order returns the order in which a run visits n stores: a permutation
-// from math/rand/v2's PCG seeded with (seed, 0).
-func Order(n int, seed uint64) []int {
-	return rand.New(rand.NewPCG(seed, 0)).Perm(n)
-}
 
 // hold opens the first job.Hold stores, counts each and keeps them all
 // open, then reports (after − before) / held of the process' memory. Before
@@ -75,7 +22,7 @@ func Order(n int, seed uint64) []int {
 // snapshots follow a garbage collection that returns freed Go memory to
 // the OS, so only live memory counts for pure-Go engines too. The loop is
 // locked to one OS thread, as the timed phases are.
-func hold(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
+func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	// Only the paths used: a slice of every store's path (10 MB for a
@@ -101,7 +48,7 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 		cg = &g
 	}
 	warm := min(j.Hold, j.Stores-1)
-	p.at(warm)
+	loop.at(warm)
 	if err := openCountClose(v, job.StoreDir(j.Dir, warm, j.Fanout), want); err != nil {
 		return storeError(j, warm, "warm-up", err)
 	}
@@ -124,11 +71,10 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 			return err
 		}
 	}
-	var engineTime time.Duration // the opens and counts, without step's yields
-	for i, dir := range dirs {
-		p.at(i)
+	var engineTime time.Duration // the opens and counts, without the loop's yields
+	err = loop.eachStore(j.Hold, nil, func(_, i int) error {
 		t0 := time.Now()
-		s, err := v.Open(dir)
+		s, err := v.Open(dirs[i])
 		if err != nil {
 			return storeError(j, i, "open", err)
 		}
@@ -141,7 +87,10 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
 			return storeError(j, i, "count", fmt.Errorf("count returned %d notes, want %d", got, want))
 		}
 		engineTime += time.Since(t0)
-		p.step(i + 1)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	after, err := snapshot()
 	if err != nil {
@@ -223,50 +172,4 @@ func snapshot() (procSnapshot, error) {
 	}
 	s.fds, err = measure.OpenFiles()
 	return s, err
-}
-
-// space measures each store's files on disk.
-func space(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
-	rec.Bytes = make([]int64, j.Stores)
-	rec.ApparentBytes = make([]int64, j.Stores)
-	var files []string
-	for i, dir := range storeDirs(j) {
-		p.at(i)
-		s, err := measure.DirSpace(dir)
-		if err != nil {
-			return storeError(j, i, "measure space", err)
-		}
-		rec.Bytes[i], rec.ApparentBytes[i] = s.Bytes, s.ApparentBytes
-		files = append(files, s.Files...)
-		p.step(i + 1)
-	}
-	rec.Files = uniqueSorted(files)
-	return nil
-}
-
-// StoreError is the failure of one store: its index, its directory, the
-// step that failed and the engine's error (or the panic it raised).
-type StoreError struct {
-	Index int
-	Dir   string
-	Step  string
-	Err   error
-}
-
-func (e *StoreError) Error() string {
-	return fmt.Sprintf("store %d (%s): %s: %v", e.Index, e.Dir, e.Step, e.Err)
-}
-
-func (e *StoreError) Unwrap() error { return e.Err }
-
-func storeError(j job.Job, i int, step string, err error) error {
-	return &StoreError{Index: i, Dir: job.StoreDir(j.Dir, i, j.Fanout), Step: step, Err: err}
-}
-
-func storeDirs(j job.Job) []string {
-	dirs := make([]string, j.Stores)
-	for i := range dirs {
-		dirs[i] = job.StoreDir(j.Dir, i, j.Fanout)
-	}
-	return dirs
 }

@@ -14,9 +14,6 @@ import (
 	"manydb/internal/workload"
 )
 
-// readBack is how many stores a turn run reads back its append itself.
-const readBack = 10
-
 // answers holds what the queries of one store returned; its buffers are
 // reused from store to store, so no query allocates them in a timed span.
 type answers struct {
@@ -39,7 +36,7 @@ func newAnswers(total int) *answers {
 	return a
 }
 
-// drawIDs picks the ids of store i's get query for a run's seed: job.GetN ids
+// drawIDs picks the ids of store i's get query for a run's seed: GetN ids
 // from 1 to total, from a PCG seeded with (seed, i+1).
 func (a *answers) drawIDs(seed uint64, i, total int) {
 	r := rand.New(rand.NewPCG(seed, uint64(i)+1))
@@ -113,7 +110,7 @@ func checkNotes(spec workload.Spec, i int, got []workload.Note, n int, id func(k
 // checked after the store is closed. In a cold run each store's files are
 // evicted from the page cache just before its open, outside the span, and
 // how much stayed resident is recorded.
-func openRun(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
+func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	dirs := storeDirs(j)
@@ -150,13 +147,12 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, p *progress) erro
 	// One untimed pass over the run's last store first, so the engine's
 	// one-time set-up in this fresh process is not in a sample.
 	last := order[n-1]
-	p.at(last)
+	loop.at(last)
 	a.drawIDs(j.Seed, last, total)
 	if err := visit(v, dirs[last], queries, a); err != nil {
 		return storeError(j, last, "warm-up", err)
 	}
-	for k, i := range order {
-		p.at(i)
+	err := loop.eachStore(n, order, func(k, i int) error {
 		a.drawIDs(j.Seed, i, total)
 		if resident != nil {
 			r, err := evict(dirs[i])
@@ -195,7 +191,10 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, p *progress) erro
 			perQuery[q][k] = ms(stamps[q].Sub(from))
 		}
 		openMs[k], queryMs[k], closeMs[k], totalMs[k] = ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(t3.Sub(t2)), ms(t3.Sub(t0))
-		p.step(k + 1)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs = openMs, queryMs, closeMs, totalMs
 	rec.Cache, rec.Resident, rec.Appended = j.Cache, resident, j.Appended
@@ -252,86 +251,4 @@ func evict(dir string) (float64, error) {
 	}
 	r, err := measure.Resident(dir)
 	return r.Fraction(), err
-}
-
-// turn runs one agent turn on every store, in the random order of the
-// job's seed: open, the job.RecentN newest notes, append one note in its own
-// transaction, close; each step and the whole span timed. The newest note
-// read must be the one the previous turn appended (or the workload's last
-// note before the first turn), so every append is read back by the next
-// turn. The warm-up opens and reads the run's last store without
-// appending to it.
-func turn(j job.Job, v engine.Variant, rec *results.Record, p *progress) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	dirs := storeDirs(j)
-	order := Order(j.Stores, j.Seed)
-	total := j.Workload.Objects + j.Appended
-	n := j.Stores
-	openMs, recentMs, appendMs, closeMs, totalMs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	a := newAnswers(total)
-	last := order[n-1]
-	p.at(last)
-	if err := visit(v, dirs[last], []job.Query{job.QueryRecent}, a); err != nil {
-		return storeError(j, last, "warm-up", err)
-	}
-	for k, i := range order {
-		p.at(i)
-		note := j.Workload.TurnNote(i, j.Appended+1)
-		t0 := time.Now()
-		s, err := v.Open(dirs[i])
-		t1 := time.Now()
-		if err != nil {
-			return storeError(j, i, "open", err)
-		}
-		a.recent, err = s.Recent(job.RecentN, a.recent[:0])
-		t2 := time.Now()
-		if err != nil {
-			s.Close()
-			return storeError(j, i, string(job.QueryRecent), err)
-		}
-		err = s.Append(note)
-		t3 := time.Now()
-		if err != nil {
-			s.Close()
-			return storeError(j, i, string(job.QueryAppend), err)
-		}
-		err = s.Close()
-		t4 := time.Now()
-		if err != nil {
-			return storeError(j, i, "close", err)
-		}
-		if err := a.check(j.Workload, job.QueryRecent, i, total); err != nil {
-			return storeError(j, i, string(job.QueryRecent), fmt.Errorf("the notes before turn %d: %w", j.Appended+1, err))
-		}
-		openMs[k], recentMs[k], appendMs[k] = ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(t3.Sub(t2))
-		closeMs[k], totalMs[k] = ms(t4.Sub(t3)), ms(t4.Sub(t0))
-		p.step(k + 1)
-	}
-	// The next turn run reads every append back first; the appends of this
-	// run's first readBack stores are read back now as well (untimed), so
-	// the last run's appends are checked too.
-	for _, i := range order[:min(readBack, n)] {
-		s, err := v.Open(dirs[i])
-		if err != nil {
-			return storeError(j, i, "open to read the append back", err)
-		}
-		a.recent, err = s.Recent(1, a.recent[:0])
-		if cerr := s.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil && len(a.recent) == 1 {
-			err = j.Workload.Check(i, int64(total+1), a.recent[0])
-		} else if err == nil {
-			err = fmt.Errorf("recent returned %d notes, want 1", len(a.recent))
-		}
-		if err != nil {
-			return storeError(j, i, "read the appended note back", err)
-		}
-	}
-	rec.OpenMs, rec.CloseMs, rec.TotalMs = openMs, closeMs, totalMs
-	rec.Queries = []job.Query{job.QueryRecent, job.QueryAppend}
-	rec.QueriesMs = map[job.Query][]float64{job.QueryRecent: recentMs, job.QueryAppend: appendMs}
-	rec.Appended = j.Appended
-	return nil
 }

@@ -1,0 +1,131 @@
+package worker
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"manydb/internal/job"
+)
+
+// storeLoop is the loop every phase but serve runs over its stores
+// (eachStore). It knows the store being worked on, which RunJob names if
+// the engine panics, reports progress and yields between stores.
+type storeLoop struct {
+	store    int // index of the store being worked on; -1 before the first
+	progress progress
+	yielder  yielder
+}
+
+func newStoreLoop(j job.Job, stderr io.Writer) *storeLoop {
+	now := time.Now()
+	l := &storeLoop{store: -1, progress: progress{last: now}, yielder: yielder{last: now, yield: runtime.Gosched}}
+	if j.Progress {
+		l.progress.w, l.progress.total = stderr, j.Stores
+	}
+	return l
+}
+
+// eachStore calls work for n stores, one after another: the k-th is
+// store i = order[k], or i = k when order is nil. Before each call it
+// marks the store as the one being worked on; after it, it reports
+// progress and yields between stores. It stops at work's first error.
+// The timed spans are work's own: the loop adds nothing inside them.
+func (l *storeLoop) eachStore(n int, order []int, work func(k, i int) error) error {
+	for k := range n {
+		i := k
+		if order != nil {
+			i = order[k]
+		}
+		l.at(i)
+		if err := work(k, i); err != nil {
+			return err
+		}
+		l.progress.report(k + 1)
+		l.yielder.betweenStores()
+	}
+	return nil
+}
+
+// at records that store i is being worked on, for a visit outside
+// eachStore (a warm-up, a read-back); it is called outside timed spans.
+func (l *storeLoop) at(i int) { l.store = i }
+
+// progress prints "progress DONE TOTAL" lines, at most every half second.
+type progress struct {
+	w     io.Writer // nil: no progress lines
+	total int
+	last  time.Time
+}
+
+// report says that done stores are finished.
+func (p *progress) report(done int) {
+	if p.w == nil || done%64 != 0 {
+		return
+	}
+	if now := time.Now(); now.Sub(p.last) >= 500*time.Millisecond {
+		p.last = now
+		fmt.Fprintf(p.w, "%s%d %d\n", job.ProgressPrefix, done, p.total)
+	}
+}
+
+// yielder lets a phase's goroutine be rescheduled between stores, so that
+// Go's sysmon does not take its processor while the engine is in a C call
+// (docs/benchmarks.md, "Go's scheduler: the phase yields between stores").
+type yielder struct {
+	last  time.Time // the last yield, or the loop's start
+	yield func()    // runtime.Gosched; a counter in tests
+}
+
+// yieldEvery is how long a phase's goroutine runs between yields: less
+// than the 10 ms after which sysmon acts, yet not after every store, as a
+// yield costs about as much as a fast engine's open (docs/benchmarks.md).
+const yieldEvery = 5 * time.Millisecond
+
+// betweenStores yields when yieldEvery has passed since the last yield;
+// it is called between timed spans and costs a clock read.
+func (y *yielder) betweenStores() {
+	now := time.Now()
+	if now.Sub(y.last) >= yieldEvery {
+		y.yield()
+		y.last = time.Now()
+	}
+}
+
+// ms converts a duration to milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// Order returns the order in which a run visits n stores: a permutation
+// from math/rand/v2's PCG seeded with (seed, 0).
+func Order(n int, seed uint64) []int {
+	return rand.New(rand.NewPCG(seed, 0)).Perm(n)
+}
+
+// StoreError is the failure of one store: its index, its directory, the
+// step that failed and the engine's error (or the panic it raised).
+type StoreError struct {
+	Index int
+	Dir   string
+	Step  string
+	Err   error
+}
+
+func (e *StoreError) Error() string {
+	return fmt.Sprintf("store %d (%s): %s: %v", e.Index, e.Dir, e.Step, e.Err)
+}
+
+func (e *StoreError) Unwrap() error { return e.Err }
+
+func storeError(j job.Job, i int, step string, err error) error {
+	return &StoreError{Index: i, Dir: job.StoreDir(j.Dir, i, j.Fanout), Step: step, Err: err}
+}
+
+func storeDirs(j job.Job) []string {
+	dirs := make([]string, j.Stores)
+	for i := range dirs {
+		dirs[i] = job.StoreDir(j.Dir, i, j.Fanout)
+	}
+	return dirs
+}
