@@ -41,7 +41,7 @@ func (l *latest[K]) records(keep func(k K) bool) []*results.Record {
 	return recs
 }
 
-// runKey names a repetition of a phase in a cell (results.Record.Repeat):
+// runKey names a repetition of a phase in a column (results.Record.Repeat):
 // a phase redone replaces the record of the same phase, cache mode and
 // repetition.
 type runKey struct {
@@ -50,38 +50,38 @@ type runKey struct {
 	repeat int
 }
 
-// cell is the records of one column of a table: one variant (on one
+// column is the records of one column of a table: one variant (on one
 // machine) in one study and setting.
-type cell struct {
+type column struct {
 	recs       latest[runKey]      // the last ok record of each run (serve: ok or skipped)
-	all        []*results.Record   // every ok record of the cell
+	all        []*results.Record   // every ok record of the column
 	failed     map[job.Phase]bool  // phase → a failed record was seen
 	failedRuns map[int]bool        // open runs whose last record failed
 	failedTurn map[int]bool        // turn runs whose last record failed
 	na         bool                // the setting does not apply to this variant
 	storesFrom string              // serve: the study whose kept stores were reused
 	version    map[string][]string // library → the versions its records name, in order
-	variant    string              // the variant of the cell's records
+	variant    string              // the variant of the column's records
 	machine    string              // its machine's label when the table has several, else ""
-	study      string              // the study of the cell's records
+	study      string              // the study of the column's records
 	runs       int                 // warm open runs its study asked for
 	turnRuns   int                 // turn runs its study asked for
 }
 
-func newCell(r *results.Record, machine string) *cell {
-	return &cell{failed: map[job.Phase]bool{}, failedRuns: map[int]bool{}, failedTurn: map[int]bool{}, version: map[string][]string{},
+func newCell(r *results.Record, machine string) *column {
+	return &column{failed: map[job.Phase]bool{}, failedRuns: map[int]bool{}, failedTurn: map[int]bool{}, version: map[string][]string{},
 		variant: r.Variant, machine: machine, study: r.Study}
 }
 
-// records returns the cell's last record of each run of a phase and cache
+// records returns the column's last record of each run of a phase and cache
 // mode, in the order the runs first appear.
-func (c *cell) records(phase job.Phase, cache job.CacheMode) []*results.Record {
+func (c *column) records(phase job.Phase, cache job.CacheMode) []*results.Record {
 	return c.recs.records(func(k runKey) bool { return k.phase == phase && k.cache == cache })
 }
 
-// last returns the cell's last record of a phase of one record per study
+// last returns the column's last record of a phase of one record per study
 // (create, hold, space), nil when it has none.
-func (c *cell) last(phase job.Phase) *results.Record {
+func (c *column) last(phase job.Phase) *results.Record {
 	recs := c.records(phase, "")
 	if len(recs) == 0 {
 		return nil
@@ -89,9 +89,9 @@ func (c *cell) last(phase job.Phase) *results.Record {
 	return recs[len(recs)-1]
 }
 
-func (c *cell) opens() []*results.Record  { return c.records(job.PhaseOpen, "") }
-func (c *cell) turns() []*results.Record  { return c.records(job.PhaseTurn, "") }
-func (c *cell) serves() []*results.Record { return c.records(job.PhaseServe, "") }
+func (c *column) opens() []*results.Record  { return c.records(job.PhaseOpen, "") }
+func (c *column) turns() []*results.Record  { return c.records(job.PhaseTurn, "") }
+func (c *column) serves() []*results.Record { return c.records(job.PhaseServe, "") }
 
 // studyEnvs are the first and last env record of each study.
 type studyEnvs struct{ first, last map[string]*results.Record }
@@ -175,10 +175,10 @@ func (g *grouping) add(r *results.Record) {
 		t.renamed = append(t.renamed, ren)
 	}
 	t.addSession(env, machine)
-	c := t.cells[col]
+	c := t.columns[col]
 	if c == nil {
 		c = newCell(r, machine)
-		t.cells[col] = c
+		t.columns[col] = c
 		t.variants = append(t.variants, col)
 	}
 	t.add(col, c, r)
@@ -201,16 +201,16 @@ func (g *grouping) place(r, env *results.Record) (t *table, col, machine string)
 	}
 	t = g.byKey[key]
 	if t == nil {
-		t = &table{study: r.Study, setting: r.Setting, cells: map[string]*cell{}, machines: g.machines.several()}
+		t = &table{study: r.Study, setting: r.Setting, columns: map[string]*column{}, machines: g.machines.several()}
 		g.byKey[key] = t
 		g.order = append(g.order, t)
 	}
 	return t, col, machine
 }
 
-// add collects one record of column col into its cell c and what the
+// add collects one record of column col into c and what the
 // table says of it.
-func (t *table) add(col string, c *cell, r *results.Record) {
+func (t *table) add(col string, c *column, r *results.Record) {
 	t.noteFailure(col, r)
 	t.workload = fmt.Sprintf("%s: %s notes of %d characters per store", r.Workload.Name, thousands(float64(r.Workload.Objects)), r.Workload.TextLen)
 	t.objects = r.Workload.Objects
@@ -239,8 +239,8 @@ func (t *table) noteFailure(col string, r *results.Record) {
 	}
 }
 
-// addFailed marks a failed record's phase and run as failed in its cell.
-func (t *table) addFailed(c *cell, r *results.Record) {
+// addFailed marks a failed record's phase and run as failed in its column.
+func (t *table) addFailed(c *column, r *results.Record) {
 	c.failed[r.Phase] = true
 	if r.Phase == job.PhaseTurn {
 		c.failedTurn[r.Turn] = true
@@ -251,10 +251,10 @@ func (t *table) addFailed(c *cell, r *results.Record) {
 	}
 }
 
-// addOK collects an ok record: the cell's record of its run, its
+// addOK collects an ok record: the column's record of its run, its
 // versions, and what the table learns from it (load, queries, cache
 // modes, stores held, turns).
-func (t *table) addOK(col string, c *cell, r *results.Record) {
+func (t *table) addOK(col string, c *column, r *results.Record) {
 	if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
 		what := col + " " + string(r.Phase)
 		if n := r.Repeat(); n > 0 {
@@ -294,12 +294,12 @@ func (t *table) addOK(col string, c *cell, r *results.Record) {
 func (t *table) sortColumnsByVariant() {
 	var vs []string
 	for _, col := range t.variants {
-		if v := t.cells[col].variant; !slices.Contains(vs, v) {
+		if v := t.columns[col].variant; !slices.Contains(vs, v) {
 			vs = append(vs, v)
 		}
 	}
 	slices.SortStableFunc(t.variants, func(a, b string) int {
-		return cmp.Compare(slices.Index(vs, t.cells[a].variant), slices.Index(vs, t.cells[b].variant))
+		return cmp.Compare(slices.Index(vs, t.columns[a].variant), slices.Index(vs, t.columns[b].variant))
 	})
 }
 
@@ -308,7 +308,7 @@ func (t *table) sortColumnsByVariant() {
 // the most seen, and the stores held when no hold record says.
 func (t *table) askRuns(lastEnv map[string]*results.Record) {
 	runs, turnRuns := map[string]int{}, map[string]int{}
-	for _, c := range t.cells {
+	for _, c := range t.columns {
 		if env := lastEnv[c.study]; env != nil && env.Config != nil {
 			runs[c.study], turnRuns[c.study] = env.Config.Runs, env.Config.Turns
 			if t.held == 0 {
@@ -316,11 +316,11 @@ func (t *table) askRuns(lastEnv map[string]*results.Record) {
 			}
 		}
 	}
-	for _, c := range t.cells {
+	for _, c := range t.columns {
 		runs[c.study] = max(runs[c.study], highestRun(c.opens(), c.failedRuns))
 		turnRuns[c.study] = max(turnRuns[c.study], highestRun(c.turns(), c.failedTurn))
 	}
-	for _, c := range t.cells {
+	for _, c := range t.columns {
 		c.runs, c.turnRuns = runs[c.study], turnRuns[c.study]
 		t.runs, t.turnRuns = max(t.runs, c.runs), max(t.turnRuns, c.turnRuns)
 	}

@@ -31,29 +31,35 @@ type chart struct {
 }
 
 var charts = []chart{
-	{"Open time per store, all warm runs (CDF, log time axis)", cdf(func(c *cell) []float64 { return pooledOpen(c, func(r *results.Record) []float64 { return r.OpenMs }) }, "open (ms)")},
-	{"Count query per store (CDF)", cdf(func(c *cell) []float64 { return pooledOpen(c, func(r *results.Record) []float64 { return r.QueryMs }) }, "query (ms)")},
-	{"Close per store (CDF)", cdf(func(c *cell) []float64 { return pooledOpen(c, func(r *results.Record) []float64 { return r.CloseMs }) }, "close (ms)")},
-	{"Open, query, close per store (CDF)", cdf(func(c *cell) []float64 { return pooledOpen(c, func(r *results.Record) []float64 { return r.TotalMs }) }, "open, query, close (ms)")},
-	{"Create time per store (CDF)", cdf(func(c *cell) []float64 {
+	{"Open time per store, all warm runs (CDF, log time axis)", cdf(func(c *column) []float64 { return pooledOpen(c, func(r *results.Record) []float64 { return r.OpenMs }) }, "open (ms)")},
+	{"Count query per store (CDF)", cdf(func(c *column) []float64 {
+		return pooledOpen(c, func(r *results.Record) []float64 { return r.QueryMs })
+	}, "query (ms)")},
+	{"Close per store (CDF)", cdf(func(c *column) []float64 {
+		return pooledOpen(c, func(r *results.Record) []float64 { return r.CloseMs })
+	}, "close (ms)")},
+	{"Open, query, close per store (CDF)", cdf(func(c *column) []float64 {
+		return pooledOpen(c, func(r *results.Record) []float64 { return r.TotalMs })
+	}, "open, query, close (ms)")},
+	{"Create time per store (CDF)", cdf(func(c *column) []float64 {
 		if r := c.last(job.PhaseCreate); r != nil {
 			return r.CreateMs
 		}
 		return nil
 	}, "create (ms)")},
-	{"Recent query per store (CDF)", cdf(func(c *cell) []float64 {
+	{"Recent query per store (CDF)", cdf(func(c *column) []float64 {
 		return pooledOpen(c, func(r *results.Record) []float64 { return r.QueriesMs["recent"] })
 	}, "recent (ms)")},
-	{"Get query per store (CDF)", cdf(func(c *cell) []float64 {
+	{"Get query per store (CDF)", cdf(func(c *column) []float64 {
 		return pooledOpen(c, func(r *results.Record) []float64 { return r.QueriesMs["get"] })
 	}, "get (ms)")},
-	{"Scan query per store (CDF)", cdf(func(c *cell) []float64 {
+	{"Scan query per store (CDF)", cdf(func(c *column) []float64 {
 		return pooledOpen(c, func(r *results.Record) []float64 { return r.QueriesMs["scan"] })
 	}, "scan (ms)")},
-	{"Open per store, cold cache (CDF)", cdf(func(c *cell) []float64 {
+	{"Open per store, cold cache (CDF)", cdf(func(c *column) []float64 {
 		return pooled(c.records(job.PhaseOpen, "cold"), func(r *results.Record) []float64 { return r.OpenMs })
 	}, "cold open (ms)")},
-	{"Turn per store: open, recent, append, close (CDF)", cdf(func(c *cell) []float64 {
+	{"Turn per store: open, recent, append, close (CDF)", cdf(func(c *column) []float64 {
 		return pooled(c.turns(), func(r *results.Record) []float64 { return r.TotalMs })
 	}, "turn (ms)")},
 	{"Memory per open store: anonymous and file-backed (KB)", memoryBars},
@@ -70,7 +76,7 @@ func servePlot(ylabel string, y func(s *results.Serve) float64) func(t *table) (
 		var lines []any
 		for _, v := range t.variants {
 			var pts plotter.XYs
-			for _, r := range t.cells[v].serves() {
+			for _, r := range t.columns[v].serves() {
 				if r.Status == results.StatusOK {
 					pts = append(pts, plotter.XY{X: float64(r.Serve.Pool), Y: y(r.Serve)})
 				}
@@ -106,7 +112,7 @@ func linesPlot(xlabel, ylabel string, lines []any) (*plot.Plot, error) {
 	return p, nil
 }
 
-func pooledOpen(c *cell, pick func(r *results.Record) []float64) []float64 {
+func pooledOpen(c *column, pick func(r *results.Record) []float64) []float64 {
 	return pooled(c.opens(), pick)
 }
 
@@ -123,7 +129,7 @@ func pooled(recs []*results.Record, pick func(r *results.Record) []float64) []fl
 const cdfPoints = 300
 
 // cdf builds the empirical distribution of one sample per variant.
-func cdf(pick func(c *cell) []float64, xlabel string) func(t *table) (*plot.Plot, error) {
+func cdf(pick func(c *column) []float64, xlabel string) func(t *table) (*plot.Plot, error) {
 	return func(t *table) (*plot.Plot, error) {
 		p := plot.New()
 		p.X.Label.Text, p.Y.Label.Text = xlabel, "fraction of stores"
@@ -131,7 +137,7 @@ func cdf(pick func(c *cell) []float64, xlabel string) func(t *table) (*plot.Plot
 		var lines []any
 		lo, hi := math.Inf(1), 0.0
 		for _, v := range t.variants {
-			xs := slices.Clone(pick(t.cells[v]))
+			xs := slices.Clone(pick(t.columns[v]))
 			xs = slices.DeleteFunc(xs, func(x float64) bool { return x <= 0 })
 			if len(xs) == 0 {
 				continue
@@ -162,7 +168,7 @@ func memoryBars(t *table) (*plot.Plot, error) {
 	var names []string
 	var anon, file plotter.Values
 	for _, v := range t.variants {
-		if h := t.cells[v].last(job.PhaseHold); h != nil {
+		if h := t.columns[v].last(job.PhaseHold); h != nil {
 			names = append(names, v)
 			anon = append(anon, h.Hold.AnonKB)
 			file = append(file, math.Max(0, h.Hold.RssKB-h.Hold.AnonKB))
@@ -194,7 +200,7 @@ func spaceBars(t *table) (*plot.Plot, error) {
 	var names []string
 	var vals plotter.Values
 	for _, v := range t.variants {
-		if s := t.cells[v].last(job.PhaseSpace); s != nil {
+		if s := t.columns[v].last(job.PhaseSpace); s != nil {
 			names = append(names, v)
 			vals = append(vals, stats.Median(stats.Ints(s.Bytes))/1024)
 		}
@@ -268,7 +274,7 @@ func HTML(w io.Writer, recs []results.Record) error {
 			}
 			row := []string{r.label}
 			for _, v := range t.variants {
-				row = append(row, t.text(r.fig, t.cells[v]))
+				row = append(row, t.text(r.fig, t.columns[v]))
 			}
 			ht.Rows = append(ht.Rows, row)
 		}
@@ -356,7 +362,7 @@ func loadPlot(t *table) (*plot.Plot, error) {
 	var machines []string
 	byMachine := map[string][]*results.Record{}
 	for _, v := range t.variants {
-		c := t.cells[v]
+		c := t.columns[v]
 		for _, r := range c.all {
 			if len(r.LoadDuring) == 0 || r.Started.IsZero() {
 				continue

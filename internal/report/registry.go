@@ -39,7 +39,7 @@ type figure struct {
 	// measurement a study made or not (--queries, --cache, --turns).
 	when func(t *table) bool
 	// text, for a table row that is no figure, is its text in a column.
-	text func(t *table, c *cell) string
+	text func(t *table, c *column) string
 	uses use
 }
 

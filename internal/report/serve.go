@@ -19,7 +19,7 @@ func (t *table) writeServe(w io.Writer) {
 	pools := t.servePools()
 	cfg := ""
 	for _, v := range t.variants {
-		for _, r := range t.cells[v].serves() {
+		for _, r := range t.columns[v].serves() {
 			if r.Status == results.StatusOK && cfg == "" {
 				s := r.Serve
 				cfg = fmt.Sprintf("%s requests per pool size (after a warm-up of %s), %d goroutines, Zipf s = %g, %s", thousands(float64(s.Requests)),
@@ -64,13 +64,13 @@ func (t *table) writeServe(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	for _, v := range t.variants {
-		if h := t.cells[v].last(job.PhaseHold); h != nil {
+		if h := t.columns[v].last(job.PhaseHold); h != nil {
 			fmt.Fprintf(w, "%s: %s KB resident per open store (hold phase, %d open). ", v, thousands(h.Hold.RssKB), h.Hold.Held)
 		}
 	}
 	fmt.Fprintln(w)
 	for _, v := range t.variants {
-		if from := t.cells[v].storesFrom; from != "" {
+		if from := t.columns[v].storesFrom; from != "" {
 			fmt.Fprintf(w, "%s served the stores kept by study %s (no create phase of its own).\n", v, from)
 		}
 	}
@@ -156,7 +156,7 @@ func (t *table) serveRowsHTML() [][]string {
 func (t *table) servePools() []int {
 	var pools []int
 	for _, v := range t.variants {
-		for _, r := range t.cells[v].serves() {
+		for _, r := range t.columns[v].serves() {
 			if !slices.Contains(pools, r.Serve.Pool) {
 				pools = append(pools, r.Serve.Pool)
 			}
@@ -171,7 +171,7 @@ func (t *table) servePools() []int {
 // for memory, "failed" when a serve phase of v failed and this pool has no
 // record, else "–".
 func (t *table) serveText(v string, pool int, value func(s *results.Serve) string, why bool) string {
-	c := t.cells[v]
+	c := t.columns[v]
 	for _, rec := range c.serves() {
 		switch {
 		case rec.Serve.Pool != pool:

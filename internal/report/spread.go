@@ -60,7 +60,7 @@ func spread(vals []float64, decimals int) string {
 // spreadKinds tells which spreads the table's columns carry: ranges of
 // per-run values (2 to 5 runs) and 95 % intervals (6 runs or more).
 func (t *table) spreadKinds() (ranges, intervals bool) {
-	for _, c := range t.cells {
+	for _, c := range t.columns {
 		groups := [][]*results.Record{c.opens(), c.turns()}
 		for _, m := range t.modes {
 			groups = append(groups, c.records(job.PhaseOpen, m))

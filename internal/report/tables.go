@@ -33,7 +33,7 @@ type table struct {
 	sessions []*session // the sessions that wrote the table's records
 	machines bool       // one column group per machine
 	variants []string   // the columns: variants, or "variant @ machine"
-	cells    map[string]*cell
+	columns  map[string]*column
 	workload string
 	objects  int
 	held     int
@@ -42,7 +42,7 @@ type table struct {
 	loud     []string         // phases during which the load rose above --max-load
 	queries  []job.Query      // the open runs' queries beyond the default count
 	modes    []job.CacheMode  // cache modes other than warm, in the order seen
-	turned   bool             // some cell has turn runs
+	turned   bool             // some column has turn runs
 	served   bool             // a manydb serve study
 	failures []string         // "column phase run N: error" of each failed phase not redone
 	renamed  []renamedVariant // variants recorded under an older id
@@ -119,7 +119,7 @@ func (t *table) rows() []row {
 }
 
 // text is what a row shows in column c.
-func (t *table) text(f figure, c *cell) string {
+func (t *table) text(f figure, c *column) string {
 	if f.text != nil {
 		return f.text(t, c)
 	}
@@ -150,7 +150,7 @@ func (t *table) text(f figure, c *cell) string {
 // pooledText is a figure of one value per run as a table shows it: stat
 // over the stores of every run pooled, then its spread across runs, and
 // † when a warm figure pools fewer runs than the study asked for.
-func (t *table) pooledText(f figure, c *cell, recs []*results.Record) string {
+func (t *table) pooledText(f figure, c *column, recs []*results.Record) string {
 	xs := pooled(recs, f.samples)
 	switch {
 	case len(xs) == 0:
@@ -165,17 +165,17 @@ func (t *table) pooledText(f figure, c *cell, recs []*results.Record) string {
 	return v
 }
 
-// runsPooled says how many warm runs a cell's open figures pool, of the
+// runsPooled says how many warm runs a column's open figures pool, of the
 // runs the study asked for, and which are missing or failed.
-func (t *table) runsPooled(c *cell) string { return pooledRuns(c, c.opens(), c.failedRuns, c.runs) }
+func (t *table) runsPooled(c *column) string { return pooledRuns(c, c.opens(), c.failedRuns, c.runs) }
 
 // turnRunsPooled says the same of the turn runs.
-func (t *table) turnRunsPooled(c *cell) string {
+func (t *table) turnRunsPooled(c *column) string {
 	return pooledRuns(c, c.turns(), c.failedTurn, c.turnRuns)
 }
 
-// loadAtStart is the highest load at the start of a cell's warm runs.
-func (t *table) loadAtStart(c *cell) string {
+// loadAtStart is the highest load at the start of a column's warm runs.
+func (t *table) loadAtStart(c *column) string {
 	opens := c.opens()
 	if len(opens) == 0 {
 		return missing(c, job.PhaseOpen)
@@ -187,9 +187,9 @@ func (t *table) loadAtStart(c *cell) string {
 	return fmt.Sprintf("%.2f", stats.Max(loads))
 }
 
-// perOpenStore is the threads, open files and goroutines a cell's hold
+// perOpenStore is the threads, open files and goroutines a column's hold
 // phase added per open store.
-func (t *table) perOpenStore(c *cell) string {
+func (t *table) perOpenStore(c *column) string {
 	hold := c.last(job.PhaseHold)
 	if hold == nil {
 		return missing(c, job.PhaseHold)
@@ -201,7 +201,7 @@ func (t *table) perOpenStore(c *cell) string {
 
 // pooledRuns says how many of want runs recs hold, and which failed or are
 // missing.
-func pooledRuns(c *cell, recs []*results.Record, failedRuns map[int]bool, want int) string {
+func pooledRuns(c *column, recs []*results.Record, failedRuns map[int]bool, want int) string {
 	if c.na {
 		return "n/a"
 	}
@@ -230,7 +230,7 @@ func pooledRuns(c *cell, recs []*results.Record, failedRuns map[int]bool, want i
 }
 
 // missing is what a table shows for a figure without a record.
-func missing(c *cell, phase job.Phase) string {
+func missing(c *column, phase job.Phase) string {
 	if c.na {
 		return "n/a"
 	}
@@ -255,7 +255,7 @@ func (t *table) write(w io.Writer) {
 	for _, r := range t.rows() {
 		vals := make([]string, len(t.variants))
 		for i, v := range t.variants {
-			vals[i] = t.text(r.fig, t.cells[v])
+			vals[i] = t.text(r.fig, t.columns[v])
 		}
 		fmt.Fprintf(w, "| %s | %s |\n", r.label, strings.Join(vals, " | "))
 	}
@@ -345,7 +345,7 @@ func (t *table) mallocVars() string {
 	seen := map[string]bool{}
 	var vars []string
 	for _, v := range t.variants {
-		for _, r := range t.cells[v].all {
+		for _, r := range t.columns[v].all {
 			for name, val := range r.Process {
 				if !slices.Contains(results.MallocVars(), name) || own[name] || seen[name+"="+val] {
 					continue
@@ -359,10 +359,10 @@ func (t *table) mallocVars() string {
 	return strings.Join(vars, ", ")
 }
 
-// poolsFewer tells whether a cell with open figures pools fewer runs than
+// poolsFewer tells whether a column with open figures pools fewer runs than
 // the study asked for.
 func (t *table) poolsFewer() bool {
-	for _, c := range t.cells {
+	for _, c := range t.columns {
 		if n := len(c.opens()); n > 0 && n < c.runs {
 			return true
 		}
@@ -373,7 +373,7 @@ func (t *table) poolsFewer() bool {
 // runsAsked says how many warm runs the table's studies asked for: "the
 // study's 5", or "its study asked for" when they differ.
 func (t *table) runsAsked() string {
-	for _, c := range t.cells {
+	for _, c := range t.columns {
 		if len(c.opens()) > 0 && c.runs != t.runs {
 			return "its study asked for"
 		}
@@ -384,7 +384,7 @@ func (t *table) runsAsked() string {
 func (t *table) notApplicable() string {
 	var na []string
 	for _, v := range t.variants {
-		if t.cells[v].na {
+		if t.columns[v].na {
 			na = append(na, v)
 		}
 	}
@@ -397,7 +397,7 @@ func (t *table) notApplicable() string {
 func (t *table) versions() string {
 	var parts []string
 	for _, v := range t.variants {
-		c := t.cells[v]
+		c := t.columns[v]
 		if c.na {
 			continue
 		}

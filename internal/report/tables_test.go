@@ -222,7 +222,7 @@ func TestFindMachines(t *testing.T) {
 
 // TestResumedConfig checks that a resumed study's runs are those its last
 // session asked for (a session may ask for more: turns added), and that a
-// study without an env record wants the most runs any of its cells saw.
+// study without an env record wants the most runs any of its columns saw.
 func TestResumedConfig(t *testing.T) {
 	recs, err := results.ReadFile("testdata/resumed.jsonl")
 	if err != nil {
