@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -24,49 +25,50 @@ import (
 
 // A chart builder draws one kind of figure for a study and setting, or
 // returns nil when the records have nothing to draw. The report draws every
-// builder in charts for every table: a new kind of result adds one entry.
+// chart of charts for every table: the distribution of each figure the
+// registry marks drawn, then the charts below.
 type chart struct {
-	title string
+	title func(t *table) string
 	build func(t *table) (*plot.Plot, error)
 }
 
-var charts = []chart{
-	{"Open time per store, all warm runs (CDF, log time axis)", cdf(func(c *column) []float64 { return pooledOpen(c, func(r *results.Record) []float64 { return r.OpenMs }) }, "open (ms)")},
-	{"Count query per store (CDF)", cdf(func(c *column) []float64 {
-		return pooledOpen(c, func(r *results.Record) []float64 { return r.QueryMs })
-	}, "query (ms)")},
-	{"Close per store (CDF)", cdf(func(c *column) []float64 {
-		return pooledOpen(c, func(r *results.Record) []float64 { return r.CloseMs })
-	}, "close (ms)")},
-	{"Open, query, close per store (CDF)", cdf(func(c *column) []float64 {
-		return pooledOpen(c, func(r *results.Record) []float64 { return r.TotalMs })
-	}, "open, query, close (ms)")},
-	{"Create time per store (CDF)", cdf(func(c *column) []float64 {
-		if r := c.last(job.PhaseCreate); r != nil {
-			return r.CreateMs
+// charts are the report's charts, in the order it draws them.
+func charts() []chart {
+	var out []chart
+	for _, f := range figures {
+		if f.uses&drawn != 0 {
+			out = append(out, distributionChart(f))
 		}
-		return nil
-	}, "create (ms)")},
-	{"Recent query per store (CDF)", cdf(func(c *column) []float64 {
-		return pooledOpen(c, func(r *results.Record) []float64 { return r.QueriesMs["recent"] })
-	}, "recent (ms)")},
-	{"Get query per store (CDF)", cdf(func(c *column) []float64 {
-		return pooledOpen(c, func(r *results.Record) []float64 { return r.QueriesMs["get"] })
-	}, "get (ms)")},
-	{"Scan query per store (CDF)", cdf(func(c *column) []float64 {
-		return pooledOpen(c, func(r *results.Record) []float64 { return r.QueriesMs["scan"] })
-	}, "scan (ms)")},
-	{"Open per store, cold cache (CDF)", cdf(func(c *column) []float64 {
-		return pooled(c.records(job.PhaseOpen, "cold"), func(r *results.Record) []float64 { return r.OpenMs })
-	}, "cold open (ms)")},
-	{"Turn per store: open, recent, append, close (CDF)", cdf(func(c *column) []float64 {
-		return pooled(c.turns(), func(r *results.Record) []float64 { return r.TotalMs })
-	}, "turn (ms)")},
-	{"Memory per open store: anonymous and file-backed (KB)", memoryBars},
-	{"Space per store (KB, median)", spaceBars},
-	{"Load average over the study (1-minute, sampled every 10 s while each phase ran; each phase's span shaded)", loadPlot},
-	{"manydb serve: p99 latency per pool size (ms)", servePlot("p99 latency (ms)", func(s *results.Serve) float64 { return s.P99Ms })},
-	{"manydb serve: peak resident memory per pool size (MB)", servePlot("peak resident memory (MB)", func(s *results.Serve) float64 { return peak(s.RssKB) / 1024 })},
+	}
+	return append(out,
+		titled("Memory per open store: anonymous and file-backed (KB)", memoryBars),
+		titled("Space per store (KB, median)", spaceBars),
+		titled("Load average over the study (1-minute, sampled every 10 s while each phase ran; each phase's span shaded)", loadPlot),
+		titled("manydb serve: p99 latency per pool size (ms)", servePlot("p99 latency (ms)", func(s *results.Serve) float64 { return s.P99Ms })),
+		titled("manydb serve: peak resident memory per pool size (MB)", servePlot("peak resident memory (MB)", func(s *results.Serve) float64 { return peak(s.RssKB) / 1024 })),
+	)
+}
+
+// titled is a chart with a title of its own.
+func titled(title string, build func(t *table) (*plot.Plot, error)) chart {
+	return chart{title: func(*table) string { return title }, build: build}
+}
+
+// distributionChart draws the samples of figure f per store, pooled over
+// its runs, as a CDF on a log time axis; its title is the figure's label.
+func distributionChart(f figure) chart {
+	title := func(t *table) string {
+		label, _ := strings.CutSuffix(f.labelFor(t.objects, t.held), " (median)")
+		return label + " per store (CDF, log time axis)"
+	}
+	pick := func(c *column) []float64 { return pooled(c.records(f.phase, f.cache), f.samples) }
+	build := func(t *table) (*plot.Plot, error) {
+		if f.when != nil && !f.when(t) {
+			return nil, nil // as the table: a row of a measurement not made
+		}
+		return cdf(pick, f.name+" ("+f.unit+")")(t)
+	}
+	return chart{title: title, build: build}
 }
 
 // servePlot draws one serve figure against the pool size, a line per
@@ -288,7 +290,7 @@ func HTML(w io.Writer, recs []results.Record) error {
 			}
 			ht.Envs = append(ht.Envs, htmlEnv{Title: title, Env: s.env.Env})
 		}
-		for _, ch := range charts {
+		for _, ch := range charts() {
 			p, err := ch.build(t)
 			if err != nil {
 				return err
@@ -300,7 +302,7 @@ func HTML(w io.Writer, recs []results.Record) error {
 			if err != nil {
 				return err
 			}
-			ht.Charts = append(ht.Charts, htmlChart{Title: ch.title, SVG: s})
+			ht.Charts = append(ht.Charts, htmlChart{Title: ch.title(t), SVG: s})
 		}
 		page = append(page, ht)
 	}

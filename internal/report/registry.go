@@ -28,6 +28,7 @@ type figure struct {
 	cache job.CacheMode // their cache mode (open runs: warm, cold, drop)
 	// perRun: one value per run, stat over the samples of one store each
 	// in the run's record; else one value per study, value of its record.
+	// samples are also what the report draws of a drawn figure.
 	perRun  bool
 	samples func(r *results.Record) []float64
 	stat    func(xs []float64) float64
@@ -50,32 +51,33 @@ const (
 	exported  use = 1 << iota // compare and the csv, json and gobench exports
 	swept                     // the sweep tables and charts
 	runSpread                 // Figures.Spread: the interquartile range of a run
+	drawn                     // the report's charts: its samples per store as a CDF
 )
 
 // figures is every figure and table row, in the tables' order (the
 // exports, compare and the sweeps keep it too).
 var figures = []figure{
 	{name: "create", label: "Create, write {objects} objects, close (median)", unit: "ms", phase: job.PhaseCreate,
-		value: func(r *results.Record) float64 { return stats.Median(r.CreateMs) }, uses: exported | swept},
+		samples: createMs, value: func(r *results.Record) float64 { return stats.Median(r.CreateMs) }, uses: exported | swept | drawn},
 	{name: "stores-per-second", label: "Stores per second", unit: "stores/s", phase: job.PhaseCreate,
 		value: storesPerSecond, na: madeWithMoreStores, uses: exported},
 	{label: "Warm open runs pooled", text: (*table).runsPooled},
-	warm("open", "Open (median)", openMs, stats.Median, exported|swept|runSpread),
+	warm("open", "Open (median)", openMs, stats.Median, exported|swept|runSpread|drawn),
 	// With the default queries (count alone) the queries between open and
 	// close are the count; with --queries the table shows count's own.
-	warmIf("query", "Count query (median)", queryMs, stats.Median, exported|swept|runSpread, (*table).madeNoQueries),
-	warmIf("count", "Count query (median)", querySamples("count"), stats.Median, exported, (*table).madeQueries),
-	warm("open-query-close", "Open, query, close (median)", totalMs, stats.Median, exported|swept|runSpread),
+	warmIf("query", "Count query (median)", queryMs, stats.Median, exported|swept|runSpread|drawn, (*table).madeNoQueries),
+	warmIf("count", "Count query (median)", querySamples("count"), stats.Median, exported|drawn, (*table).madeQueries),
+	warm("open-query-close", "Open, query, close (median)", totalMs, stats.Median, exported|swept|runSpread|drawn),
 	warm("open-query-close-p99", "same, p99", totalMs, stats.P99, exported|swept),
 	warm("open-query-close-p90", "same, p90", totalMs, stats.P90, exported|swept),
-	warm("close", "Close (median)", closeMs, stats.Median, exported|swept|runSpread),
-	warmIf("recent", "Recent 20 notes (median)", querySamples("recent"), stats.Median, exported, made("recent")),
+	warm("close", "Close (median)", closeMs, stats.Median, exported|swept|runSpread|drawn),
+	warmIf("recent", "Recent 20 notes (median)", querySamples("recent"), stats.Median, exported|drawn, made("recent")),
 	warmIf("recent-p99", "same, p99", querySamples("recent"), stats.P99, 0, made("recent")),
-	warmIf("get", "Get 10 notes by id (median)", querySamples("get"), stats.Median, exported, made("get")),
+	warmIf("get", "Get 10 notes by id (median)", querySamples("get"), stats.Median, exported|drawn, made("get")),
 	warmIf("get-p99", "same, p99", querySamples("get"), stats.P99, 0, made("get")),
-	warmIf("scan", "Scan all notes (median)", querySamples("scan"), stats.Median, exported, made("scan")),
+	warmIf("scan", "Scan all notes (median)", querySamples("scan"), stats.Median, exported|drawn, made("scan")),
 	warmIf("scan-p99", "same, p99", querySamples("scan"), stats.P99, 0, made("scan")),
-	cached("cold", "cold-open", "Open, cold cache (median)", openMs, stats.Median, exported),
+	cached("cold", "cold-open", "Open, cold cache (median)", openMs, stats.Median, exported|drawn),
 	cached("cold", "cold-open-query-close", "Open, query, close, cold cache (median)", totalMs, stats.Median, exported),
 	cached("cold", "cold-open-query-close-p99", "same, p99", totalMs, stats.P99, 0),
 	{name: "cold-resident", label: "Store pages resident before a cold open (median)", unit: "%", phase: job.PhaseOpen, cache: "cold",
@@ -84,7 +86,7 @@ var figures = []figure{
 	cached("drop", "drop-open-query-close", "Open, query, close, drop cache (median)", totalMs, stats.Median, 0),
 	cached("drop", "drop-open-query-close-p99", "same, p99", totalMs, stats.P99, 0),
 	{label: "Turn runs pooled", text: (*table).turnRunsPooled, when: (*table).madeTurns},
-	turn("turn", "Turn: open, recent, append, close (median)", totalMs, stats.Median, exported),
+	turn("turn", "Turn: open, recent, append, close (median)", totalMs, stats.Median, exported|drawn),
 	turn("turn-p99", "same, p99", totalMs, stats.P99, 0),
 	turn("turn-recent", "Turn: recent (median)", querySamples("recent"), stats.Median, 0),
 	turn("turn-append", "Turn: append, own transaction (median)", querySamples("append"), stats.Median, exported),
@@ -143,10 +145,11 @@ func turn(name, label string, samples func(r *results.Record) []float64, stat fu
 		when: (*table).madeTurns, uses: uses}
 }
 
-func openMs(r *results.Record) []float64  { return r.OpenMs }
-func queryMs(r *results.Record) []float64 { return r.QueryMs }
-func closeMs(r *results.Record) []float64 { return r.CloseMs }
-func totalMs(r *results.Record) []float64 { return r.TotalMs }
+func openMs(r *results.Record) []float64   { return r.OpenMs }
+func createMs(r *results.Record) []float64 { return r.CreateMs }
+func queryMs(r *results.Record) []float64  { return r.QueryMs }
+func closeMs(r *results.Record) []float64  { return r.CloseMs }
+func totalMs(r *results.Record) []float64  { return r.TotalMs }
 
 // querySamples picks one query's own samples (--queries, and turns).
 func querySamples(name job.Query) func(r *results.Record) []float64 {
