@@ -79,8 +79,8 @@ func (r *Reader) Next() bool {
 			r.err = &SyntaxError{File: r.file, Line: r.line, Err: err}
 			return false
 		}
-		if r.rec.Schema != Schema {
-			r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("schema %d, this manydb reads schema %d", r.rec.Schema, Schema)}
+		if r.rec.Schema < 1 || r.rec.Schema > Schema {
+			r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("schema %d, this manydb reads schemas 1 to %d", r.rec.Schema, Schema)}
 			return false
 		}
 		r.rec.moveOldRun()

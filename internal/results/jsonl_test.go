@@ -36,7 +36,8 @@ func TestReaderReportsFileAndLine(t *testing.T) {
 
 func TestReaderRejectsOtherSchemasAndUnknownFields(t *testing.T) {
 	for _, line := range []string{
-		`{"schema":2,"study":"s","phase":"create","status":"ok","workload":{},"load1":0,"started":"2026-12-02T10:00:00Z"}`,
+		`{"schema":3,"study":"s","phase":"create","status":"ok","workload":{},"load1":0,"started":"2026-12-02T10:00:00Z"}`,
+		`{"schema":0,"study":"s","phase":"create","status":"ok","workload":{},"load1":0,"started":"2026-12-02T10:00:00Z"}`,
 		`{"schema":1,"study":"s","phase":"create","status":"ok","workload":{},"load1":0,"started":"2026-12-02T10:00:00Z","colour":"red"}`,
 	} {
 		r := NewReader(strings.NewReader(line+"\n"), "f")
@@ -146,7 +147,8 @@ func TestReadOldRun(t *testing.T) {
 {"schema":1,"study":"s","variant":"v","phase":"turn","run":3,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
 {"schema":1,"study":"s","variant":"v","phase":"hold","run":4,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
 {"schema":1,"study":"s","variant":"v","phase":"serve","run":5,"status":"failed","workload":{"name":"small","objects":10,"text_len":40}}
-{"schema":1,"study":"s","variant":"v","phase":"turn","turn":6,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
+{"schema":2,"study":"s","variant":"v","phase":"turn","turn":6,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
+{"schema":2,"study":"s","variant":"v","phase":"open","run":7,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
 `
 	path := filepath.Join(t.TempDir(), "old.jsonl")
 	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
@@ -157,7 +159,7 @@ func TestReadOldRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	type steps struct{ run, turn, hold, pool int }
-	want := []steps{{run: 2}, {turn: 3}, {hold: 4}, {pool: 5}, {turn: 6}}
+	want := []steps{{run: 2}, {turn: 3}, {hold: 4}, {pool: 5}, {turn: 6}, {run: 7}}
 	if len(recs) != len(want) {
 		t.Fatalf("%d records, want %d", len(recs), len(want))
 	}

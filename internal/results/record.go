@@ -13,8 +13,10 @@ import (
 	"manydb/internal/workload"
 )
 
-// Schema is the version of the record layout written by this manydb.
-const Schema = 1
+// Schema is the version of the record layout written by this manydb. It
+// reads schema 1 too, whose records numbered turns, hold counts and pools
+// in run (moveOldRun).
+const Schema = 2
 
 // MallocVars are the glibc malloc variables a worker copies from its
 // environment into a record's Process when they are set: the one list the
@@ -360,10 +362,10 @@ func (r *Record) SetRepeat(n int) {
 	}
 }
 
-// moveOldRun reads a record written before turns, hold counts and pools had
-// fields of their own, when "run" numbered them all.
+// moveOldRun reads a record of schema 1, whose "run" numbered turns, hold
+// counts and pools too.
 func (r *Record) moveOldRun() {
-	if n := r.Run; n != 0 && r.Phase != job.PhaseOpen {
+	if n := r.Run; r.Schema == 1 && n != 0 && r.Phase != job.PhaseOpen {
 		r.Run = 0
 		r.SetRepeat(n)
 	}
