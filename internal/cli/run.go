@@ -118,8 +118,8 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 	fs.IntVar(&opt.objects, "objects", 0, "notes per store (0: the workload's)")
 	fs.IntVar(&opt.textLen, "text-len", 0, "characters per note text (0: the workload's)")
 	fs.BoolVar(&opt.skipSpaceCheck, "skip-space-check", false, "start even if the data root's filesystem looks too small")
-	fs.StringVar(&opt.queries, "queries", "count", "queries of each open run, in order: count, recent, get, scan")
-	fs.StringVar(&opt.cache, "cache", "warm", "page cache of the open runs: warm, cold, drop (comma-separated; each gets --runs runs)")
+	fs.StringVar(&opt.queries, "queries", string(job.QueryCount), "queries of each open run, in order: "+job.JoinNames(job.Queries(), ", "))
+	fs.StringVar(&opt.cache, "cache", job.CacheWarm.Name(), "page cache of the open runs: "+job.CacheModeNames()+" (comma-separated; each gets --runs runs)")
 	fs.IntVar(&opt.turns, "turns", 0, "turn runs (open, recent, append, close) after the space phase")
 	if done, err := parse(fs, args, runSynopsis, o); done || err != nil {
 		return err
@@ -146,11 +146,11 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	if err != nil {
 		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: " + err.Error()}
 	}
-	if opt.queries == "count" {
+	if opt.queries == string(job.QueryCount) {
 		queries = nil // the reference's query, recorded as such
 	}
 	var cache []string
-	if opt.cache != "warm" {
+	if opt.cache != job.CacheWarm.Name() {
 		cache = strings.Split(opt.cache, ",")
 	}
 	counts, err := parseCounts("--stores", opt.stores)

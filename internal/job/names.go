@@ -118,6 +118,16 @@ func JoinNames[S ~string](names []S, sep string) string {
 	return strings.Join(s, sep)
 }
 
+// CacheModeNames lists the modes by name, as --cache takes them:
+// "warm, cold, drop".
+func CacheModeNames() string {
+	names := make([]string, 0, len(CacheModes()))
+	for _, m := range CacheModes() {
+		names = append(names, m.Name())
+	}
+	return strings.Join(names, ", ")
+}
+
 // CacheModeNamed returns the cache mode whose Name is name (warm, cold or
 // drop), and whether there is one.
 func CacheModeNamed(name string) (CacheMode, bool) {

@@ -292,7 +292,7 @@ func (c *Config) checkCache() error {
 	for i, m := range c.Cache {
 		switch {
 		case !isCacheMode(m):
-			return &InputError{fmt.Sprintf("--cache: unknown mode %q: use warm, cold or drop, comma-separated", m)}
+			return &InputError{fmt.Sprintf("--cache: unknown mode %q: use %s, comma-separated", m, job.CacheModeNames())}
 		case slices.Contains(c.Cache[:i], m):
 			return &InputError{fmt.Sprintf("--cache: %s is listed twice", m)}
 		case m == job.CacheDrop.Name() && os.Geteuid() != 0:
@@ -306,7 +306,7 @@ func (c *Config) checkCache() error {
 // none are given.
 func (c *Config) cacheModes() []string {
 	if len(c.Cache) == 0 {
-		return []string{"warm"}
+		return []string{job.CacheWarm.Name()}
 	}
 	return c.Cache
 }
