@@ -171,8 +171,9 @@ func TestCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(got.String()), "\n")
-	// header, 6 repeated figures × 3 runs, 4 single-valued figures
-	if len(lines) != 1+6*3+4 || lines[0] != "variant,setting,figure,unit,n,value" || !strings.Contains(got.String(), "\nsqlite,default,open,ms,1,") {
+	// header, 7 repeated figures × 3 runs (open, query, count, the total,
+	// its p99 and p90, close), 4 single-valued figures
+	if len(lines) != 1+7*3+4 || lines[0] != "variant,setting,figure,unit,n,value" || !strings.Contains(got.String(), "\nsqlite,default,open,ms,1,") {
 		t.Errorf("csv:\n%s", got.String())
 	}
 }

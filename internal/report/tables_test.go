@@ -292,3 +292,22 @@ func TestRenamedVariantFigures(t *testing.T) {
 		t.Errorf("compare: %v\n%s", err, b.String())
 	}
 }
+
+// TestCountSamplesPerRecord: the count row takes each record's own count,
+// so a table joining a study made with --queries and one without (two
+// machines) shows both columns' counts.
+func TestCountSamplesPerRecord(t *testing.T) {
+	plain := &results.Record{Phase: job.PhaseOpen, QueryMs: []float64{5}}
+	queried := &results.Record{Phase: job.PhaseOpen, QueryMs: []float64{9}, Queries: []job.Query{job.QueryCount, job.QueryRecent},
+		QueriesMs: map[job.Query][]float64{job.QueryCount: {2}, job.QueryRecent: {7}}}
+	noCount := &results.Record{Phase: job.PhaseOpen, QueryMs: []float64{7}, Queries: []job.Query{job.QueryRecent},
+		QueriesMs: map[job.Query][]float64{job.QueryRecent: {7}}}
+	for _, tt := range []struct {
+		r    *results.Record
+		want []float64
+	}{{plain, []float64{5}}, {queried, []float64{2}}, {noCount, nil}} {
+		if got := countSamples(tt.r); !slices.Equal(got, tt.want) {
+			t.Errorf("countSamples(%v) = %v, want %v", tt.r.Queries, got, tt.want)
+		}
+	}
+}
