@@ -196,3 +196,40 @@ func TestBytesText(t *testing.T) {
 		}
 	}
 }
+
+// A symbolic link in the trash, or a trash that is itself a link, is
+// removed as a link: emptying the trash never deletes what it points to.
+func TestTrashLinksAreNotFollowed(t *testing.T) {
+	for _, linkTheTrash := range []bool{false, true} {
+		c := fakeConfig(t, "fake")
+		c.Stores, c.Runs, c.Hold = 2, 1, 1
+		outside := t.TempDir()
+		keep := filepath.Join(outside, "important")
+		if err := os.WriteFile(keep, []byte("not manydb's"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(c.Root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(c.Root, MarkerFile), nil, 0o644)
+		trash := filepath.Join(c.Root, TrashDir)
+		link := filepath.Join(trash, "link")
+		if linkTheTrash {
+			link = trash
+		} else if err := os.MkdirAll(trash, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, link); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(keep); err != nil {
+			t.Errorf("trash as a link %v: %s, outside the root, was deleted: %v", linkTheTrash, keep, err)
+		}
+		if fi, err := os.Lstat(link); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			t.Errorf("trash as a link %v: the link %s is still there", linkTheTrash, link)
+		}
+	}
+}

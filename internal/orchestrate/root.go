@@ -165,9 +165,14 @@ const removeWorkers = 16
 // with dir's entries deleted by removeWorkers goroutines at once. It
 // returns the first error, after every goroutine has stopped.
 func removeAll(dir string) error {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		// Missing (RemoveAll returns nil), a file, or a symbolic link,
+		// which is removed as a link: what it points to is not manydb's.
+		return os.RemoveAll(dir)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return os.RemoveAll(dir) // nil when dir does not exist
+		return os.RemoveAll(dir)
 	}
 	paths := make(chan string)
 	errs := make(chan error, removeWorkers)
@@ -201,6 +206,14 @@ func removeAll(dir string) error {
 // EmptyTrash deletes what an interrupted removal left in root's trash.
 func EmptyTrash(root string) error {
 	trash := filepath.Join(root, TrashDir)
+	if fi, err := os.Lstat(trash); err == nil && !fi.IsDir() {
+		// Not the folder manydb made (a link, say): removed as it is,
+		// never followed.
+		if err := os.Remove(trash); err != nil {
+			return fmt.Errorf("empty %s: %w", trash, err)
+		}
+		return nil
+	}
 	entries, err := os.ReadDir(trash)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
