@@ -233,3 +233,24 @@ func TestTrashLinksAreNotFollowed(t *testing.T) {
 		}
 	}
 }
+
+// --out naming a file that is not a results file (one line of text, no
+// newline) is refused before anything is made, and the file is kept.
+func TestForeignOutIsRefused(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Stores, c.Runs, c.Hold = 2, 1, 1
+	if err := os.WriteFile(c.Out, []byte("important"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), c)
+	var input *InputError
+	if !errors.As(err, &input) || !strings.Contains(err.Error(), "not a results file") {
+		t.Errorf("err = %v, want an input error saying it is not a results file", err)
+	}
+	if b, _ := os.ReadFile(c.Out); string(b) != "important" {
+		t.Errorf("--out now holds %q", b)
+	}
+	if _, err := os.Stat(c.Root); !os.IsNotExist(err) {
+		t.Errorf("the data root %s was made: %v", c.Root, err)
+	}
+}

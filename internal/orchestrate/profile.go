@@ -119,6 +119,9 @@ func Profile(ctx context.Context, c ProfileConfig) (string, error) {
 	if err := c.Validate(); err != nil {
 		return "", err
 	}
+	if err := results.CheckAppendable(c.Out); err != nil {
+		return "", &InputError{fmt.Sprintf("%v: choose another --out", err)}
+	}
 	if c.Bar == nil {
 		c.Bar = NewProgress(c.Log)
 	}

@@ -65,6 +65,9 @@ func (c *Config) checkInputs(ctx context.Context) (versions map[string]string, b
 	if _, err := readPrior(c.Out); err != nil {
 		return nil, nil, err
 	}
+	if err := results.CheckAppendable(c.Out); err != nil {
+		return nil, nil, &InputError{fmt.Sprintf("%v: choose another --out", err)}
+	}
 	if !c.SkipSpaceCheck {
 		if err := c.checkSpace(); err != nil {
 			return nil, nil, err

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -139,27 +140,38 @@ func OpenWriter(name string) (*Writer, error) {
 
 // mendLastLine ends a last line that has no newline: a record gets its
 // newline, anything else is truncated.
-func mendLastLine(f *os.File) error {
+func mendLastLine(f *os.File) error { return mend(f, true) }
+
+// CheckAppendable tells, changing nothing, whether OpenWriter would append
+// to the file name: nil for a results file, or one that does not exist;
+// ErrNotResults (wrapped) for a file that is not manydb's.
+func CheckAppendable(name string) error {
+	f, err := os.Open(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := mend(f, false); err != nil {
+		return fmt.Errorf("results file %s: %w", name, err)
+	}
+	return nil
+}
+
+// mend finds a last line without a newline in f: a record gets its
+// newline, a torn record after a record is cut, anything else is
+// ErrNotResults. With write false it only says whether it could.
+func mend(f *os.File, write bool) error {
 	st, err := f.Stat()
 	if err != nil || st.Size() == 0 {
 		return err
 	}
 	size := st.Size()
-	buf := make([]byte, 64<<10)
-	end := size // end of the last complete line
-	for end > 0 {
-		n := int64(len(buf))
-		if n > end {
-			n = end
-		}
-		if _, err := f.ReadAt(buf[:n], end-n); err != nil {
-			return err
-		}
-		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
-			end = end - n + int64(i) + 1
-			break
-		}
-		end -= n
+	end, err := lineStart(f, size) // end of the last complete line
+	if err != nil {
+		return err
 	}
 	if end == size {
 		return nil
@@ -168,14 +180,22 @@ func mendLastLine(f *os.File) error {
 	if _, err := f.ReadAt(tail, end); err != nil {
 		return err
 	}
-	if rd := NewReader(bytes.NewReader(tail), f.Name()); rd.Next() {
+	complete := NewReader(bytes.NewReader(tail), f.Name()).Next()
+	// A torn write of manydb's follows a record; anything else is not
+	// manydb's to cut.
+	switch {
+	case !complete && !lineBeforeIsRecord(f, end):
+		return ErrNotResults
+	case !write:
+		return nil
+	case complete:
 		if _, err := f.Write([]byte{'\n'}); err != nil {
 			return err
 		}
-		return f.Sync()
-	}
-	if err := f.Truncate(end); err != nil {
-		return err
+	default:
+		if err := f.Truncate(end); err != nil {
+			return err
+		}
 	}
 	return f.Sync()
 }
@@ -203,4 +223,43 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	return w.f.Close()
+}
+
+// ErrNotResults is returned by OpenWriter for a file that ends in a line
+// without a newline that is no record, after no record: not a results
+// file, so manydb writes nothing to it.
+var ErrNotResults = errors.New("its last line is not a manydb record and no record comes before it: not a results file")
+
+// lineStart returns the offset where the line that ends before offset
+// end in f starts: just after the last newline before end, or 0.
+func lineStart(f *os.File, end int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end > 0 {
+		n := min(int64(len(buf)), end)
+		if _, err := f.ReadAt(buf[:n], end-n); err != nil {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return end - n + int64(i) + 1, nil
+		}
+		end -= n
+	}
+	return 0, nil
+}
+
+// lineBeforeIsRecord tells whether the complete line that ends at end (a
+// newline's offset plus one) in f is a manydb record.
+func lineBeforeIsRecord(f *os.File, end int64) bool {
+	if end == 0 {
+		return false
+	}
+	start, err := lineStart(f, end-1)
+	if err != nil || end-start > maxLine {
+		return false
+	}
+	line := make([]byte, end-start)
+	if _, err := f.ReadAt(line, start); err != nil {
+		return false
+	}
+	return NewReader(bytes.NewReader(line), f.Name()).Next()
 }

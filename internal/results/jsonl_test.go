@@ -172,3 +172,25 @@ func TestReadOldRun(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterRefusesAForeignFile: a file whose last line has no newline and
+// follows no record (one line of text, or text lines) is not a results
+// file: OpenWriter refuses it and leaves it as it was.
+func TestWriterRefusesAForeignFile(t *testing.T) {
+	for _, text := range []string{"important", "line one\nimportant", strings.Repeat("x", 3<<20)} {
+		name := filepath.Join(t.TempDir(), "key.txt")
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		w, err := OpenWriter(name)
+		if !errors.Is(err, ErrNotResults) {
+			t.Errorf("%.20q: OpenWriter err = %v, want ErrNotResults", text, err)
+		}
+		if err == nil {
+			w.Close()
+		}
+		if b, _ := os.ReadFile(name); string(b) != text {
+			t.Errorf("%.20q: the file changed to %.20q", text, b)
+		}
+	}
+}
