@@ -23,7 +23,8 @@ space per store; then the environment of every session that recorded the
 table, and what differed between sessions. Files from several machines
 (host, CPU, cores, memory) get a column per variant and machine. A serve
 study adds p99 latency and peak memory against the pool size; a sweep
-(run --stores 100,1000,…) each figure against the number of stores.`
+(run --stores 100,1000,…) each figure against the number of stores.
+The page never replaces one of the inputs or another results file.`
 
 func reportCmd(_ context.Context, args []string, o Options) error {
 	fs := newFlagSet("report")
@@ -33,6 +34,9 @@ func reportCmd(_ context.Context, args []string, o Options) error {
 	}
 	if *out == "" || fs.NArg() == 0 {
 		return &orchestrate.InputError{Msg: "report: name the output and at least one results file (e.g. manydb report -o report.html results.jsonl)"}
+	}
+	if err := checkReportOut(*out, fs.Args()); err != nil {
+		return err
 	}
 	var recs []results.Record
 	for _, file := range fs.Args() {
@@ -50,5 +54,28 @@ func reportCmd(_ context.Context, args []string, o Options) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	fmt.Fprintln(o.Stdout, *out)
+	return nil
+}
+
+// checkReportOut refuses an output that is one of the inputs or an
+// existing results file: the page would replace records.
+func checkReportOut(out string, inputs []string) error {
+	st, err := os.Stat(out)
+	if err != nil {
+		return nil // a new file (or one WriteFile will report on)
+	}
+	for _, in := range inputs {
+		if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
+			return &orchestrate.InputError{Msg: fmt.Sprintf("report: -o %s is the input %s: name another output", out, in)}
+		}
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if results.NewReader(f, out).Next() {
+		return &orchestrate.InputError{Msg: fmt.Sprintf("report: -o %s is a results file: name another output", out)}
+	}
 	return nil
 }
