@@ -84,6 +84,10 @@ func (r *Reader) Next() bool {
 			r.err = &SyntaxError{File: r.file, Line: r.line, Err: fmt.Errorf("schema %d, this manydb reads schemas 1 to %d", r.rec.Schema, Schema)}
 			return false
 		}
+		if err := r.rec.check(); err != nil {
+			r.err = &SyntaxError{File: r.file, Line: r.line, Err: err}
+			return false
+		}
 		r.rec.moveOldRun()
 		return true
 	}

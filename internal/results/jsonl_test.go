@@ -145,7 +145,7 @@ func fileSize(t *testing.T, name string) int64 {
 func TestReadOldRun(t *testing.T) {
 	old := `{"schema":1,"study":"s","variant":"v","phase":"open","run":2,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
 {"schema":1,"study":"s","variant":"v","phase":"turn","run":3,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
-{"schema":1,"study":"s","variant":"v","phase":"hold","run":4,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
+{"schema":1,"study":"s","variant":"v","phase":"hold","run":4,"status":"ok","hold":{},"workload":{"name":"small","objects":10,"text_len":40}}
 {"schema":1,"study":"s","variant":"v","phase":"serve","run":5,"status":"failed","workload":{"name":"small","objects":10,"text_len":40}}
 {"schema":2,"study":"s","variant":"v","phase":"turn","turn":6,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
 {"schema":2,"study":"s","variant":"v","phase":"open","run":7,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
@@ -192,5 +192,24 @@ func TestWriterRefusesAForeignFile(t *testing.T) {
 		if b, _ := os.ReadFile(name); string(b) != text {
 			t.Errorf("%.20q: the file changed to %.20q", text, b)
 		}
+	}
+}
+
+// TestReaderRefusesMissingObjects: an ok hold or serve record without its
+// object (null or left out) is refused with the file and line, not read.
+func TestReaderRefusesMissingObjects(t *testing.T) {
+	for _, line := range []string{
+		`{"schema":2,"study":"s","variant":"v","phase":"hold","status":"ok","workload":{},"hold":null}`,
+		`{"schema":2,"study":"s","variant":"v","phase":"hold","status":"ok","workload":{}}`,
+		`{"schema":2,"study":"s","variant":"v","phase":"serve","pool_step":1,"status":"ok","workload":{},"serve":null}`,
+	} {
+		r := NewReader(strings.NewReader(line+"\n"), "f.jsonl")
+		if r.Next() || r.Err() == nil || !strings.Contains(r.Err().Error(), "f.jsonl:1:") {
+			t.Errorf("%s: read, err = %v; want a refusal naming f.jsonl:1", line, r.Err())
+		}
+	}
+	failed := `{"schema":2,"study":"s","variant":"v","phase":"hold","status":"failed","workload":{}}`
+	if r := NewReader(strings.NewReader(failed+"\n"), "f.jsonl"); !r.Next() {
+		t.Errorf("a failed hold record without figures was refused: %v", r.Err())
 	}
 }

@@ -7,6 +7,7 @@
 package results
 
 import (
+	"fmt"
 	"time"
 
 	"manydb/internal/job"
@@ -369,4 +370,21 @@ func (r *Record) moveOldRun() {
 		r.Run = 0
 		r.SetRepeat(n)
 	}
+}
+
+// check refuses a record that lacks what its phase and status promise
+// (an edited or foreign line), so that nothing reading records meets a
+// missing object: an ok hold without its figures, an ok serve without its
+// traffic.
+func (r *Record) check() error {
+	if r.Status != StatusOK {
+		return nil
+	}
+	switch {
+	case r.Phase == job.PhaseHold && r.Hold == nil:
+		return fmt.Errorf("an ok hold record without \"hold\"")
+	case r.Phase == job.PhaseServe && r.Serve == nil:
+		return fmt.Errorf("an ok serve record without \"serve\"")
+	}
+	return nil
 }
