@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -79,6 +80,9 @@ func (f studyFlags) Validate() error {
 	}
 	if _, err := workload.Lookup(f.workload, 0, 0); err != nil {
 		return f.inputError(err.Error())
+	}
+	if !(f.maxLoad >= 0) || math.IsInf(f.maxLoad, 1) {
+		return f.inputError(fmt.Sprintf("--max-load %v: use a finite load average, or 0 not to wait", f.maxLoad))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -53,6 +54,28 @@ func TestHoldCapInHelp(t *testing.T) {
 		}
 		if want := fmt.Sprintf("min(%d, --stores)", c.study.holdCap); !strings.Contains(out.String(), want) {
 			t.Errorf("%s --help does not say %q", c.cmd, want)
+		}
+	}
+}
+
+// TestNonFiniteNumbersAreRefused: NaN and infinities in the number flags
+// are refused in one line with exit 2, before anything is made.
+func TestNonFiniteNumbersAreRefused(t *testing.T) {
+	for _, tt := range []struct{ flag, value, want string }{
+		{"--zipf", "NaN", "zipf NaN"}, {"--zipf", "Inf", "zipf +Inf"},
+		{"--rate", "NaN", "rate NaN"}, {"--rate", "+Inf", "rate +Inf"},
+		{"--max-load", "NaN", "--max-load NaN"},
+	} {
+		o, _, _ := options(t)
+		root := t.TempDir() + "/root"
+		err := Run(context.Background(), []string{"serve", "--engines", "sqlite", "--stores", "10", "--requests", "20",
+			"--pool", "0,5", "--root", root, "--out", t.TempDir() + "/s.jsonl", tt.flag, tt.value}, o)
+		var in *orchestrate.InputError
+		if !errors.As(err, &in) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s %s: err = %v, want an input error naming %q", tt.flag, tt.value, err, tt.want)
+		}
+		if _, err := os.Stat(root); !os.IsNotExist(err) {
+			t.Errorf("%s %s: the data root was made", tt.flag, tt.value)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"container/list"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -46,10 +47,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("warm-up and pool must not be negative")
 	case c.Concurrency < 1:
 		return fmt.Errorf("concurrency %d: need at least one goroutine", c.Concurrency)
-	case c.Zipf <= 1:
-		return fmt.Errorf("zipf %v: the exponent must be above 1", c.Zipf)
-	case c.Rate < 0:
-		return fmt.Errorf("rate %v must not be negative", c.Rate)
+	case !(c.Zipf > 1) || math.IsInf(c.Zipf, 1):
+		return fmt.Errorf("zipf %v: the exponent must be a finite number above 1", c.Zipf)
+	case !(c.Rate >= 0) || math.IsInf(c.Rate, 1):
+		return fmt.Errorf("rate %v: use a finite number of requests per second, or 0 for a closed loop", c.Rate)
 	}
 	return nil
 }
