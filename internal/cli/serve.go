@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -78,11 +79,12 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 // each at most stores, none twice.
 func parsePools(s string, stores int) ([]int, error) {
 	var out []int
+	var given []string // the entry of --pool each size came from
 	for _, f := range strings.Split(s, ",") {
 		var n int
 		if pct, ok := strings.CutSuffix(f, "%"); ok {
 			p, err := strconv.ParseFloat(pct, 64)
-			if err != nil || p < 0 || p > 100 {
+			if err != nil || !(p >= 0 && p <= 100) {
 				return nil, fmt.Errorf("--pool %q: a percentage between 0%% and 100%% of --stores", f)
 			}
 			n = int(float64(stores) * p / 100)
@@ -93,12 +95,10 @@ func parsePools(s string, stores int) ([]int, error) {
 			}
 			n = v
 		}
-		for _, m := range out {
-			if m == n {
-				return nil, fmt.Errorf("--pool: %d stores is listed twice", n)
-			}
+		if i := slices.Index(out, n); i >= 0 {
+			return nil, fmt.Errorf("--pool: %s and %s are both %d open stores of %d: list each pool size once", given[i], f, n, stores)
 		}
-		out = append(out, n)
+		out, given = append(out, n), append(given, f)
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,6 +77,23 @@ func TestNonFiniteNumbersAreRefused(t *testing.T) {
 		}
 		if _, err := os.Stat(root); !os.IsNotExist(err) {
 			t.Errorf("%s %s: the data root was made", tt.flag, tt.value)
+		}
+	}
+}
+
+// TestParsePools: sizes and percentages of --stores; a percentage that
+// comes to a size listed already names both entries; NaN is refused.
+func TestParsePools(t *testing.T) {
+	if got, err := parsePools("0,10%,100%", 20); err != nil || !slices.Equal(got, []int{0, 2, 20}) {
+		t.Errorf("parsePools(0,10%%,100%%, 20) = %v, %v", got, err)
+	}
+	for _, tt := range []struct{ pools, want string }{
+		{"0,1%", "--pool: 0 and 1% are both 0 open stores of 20"},
+		{"NaN%", `--pool "NaN%": a percentage`},
+		{"21", `--pool "21": a number of open stores between 0 and --stores (20)`},
+	} {
+		if _, err := parsePools(tt.pools, 20); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("parsePools(%s, 20): err = %v, want %q", tt.pools, err, tt.want)
 		}
 	}
 }
