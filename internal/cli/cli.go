@@ -172,7 +172,7 @@ func newFlagSet(name string) *flag.FlagSet {
 // parse parses args. --help prints synopsis and flags on stdout and
 // returns done; a bad flag becomes an InputError.
 func parse(fs *flag.FlagSet, args []string, synopsis string, o Options) (done bool, err error) {
-	err = fs.Parse(args)
+	err = parseAnywhere(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(o.Stdout, "usage: %s\n\nFlags:\n", strings.TrimSpace(synopsis))
 		fs.SetOutput(o.Stdout)
@@ -183,6 +183,29 @@ func parse(fs *flag.FlagSet, args []string, synopsis string, o Options) (done bo
 		return false, &orchestrate.InputError{Msg: fmt.Sprintf("%s: %v (see manydb %s --help)", fs.Name(), err, fs.Name())}
 	}
 	return false, nil
+}
+
+// parseAnywhere parses the flags in args wherever they stand among the
+// other arguments, so that "report r.jsonl -o page.html" reads as
+// "report -o page.html r.jsonl"; "--" ends the flags. fs.Args() are then
+// the other arguments, in their order.
+func parseAnywhere(fs *flag.FlagSet, args []string) error {
+	var others []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			others = append(others, rest...)
+			break
+		}
+		others, args = append(others, rest[0]), rest[1:]
+	}
+	return fs.Parse(append([]string{"--"}, others...))
 }
 
 // DefaultBinDir is the directory of the running manydb binary.
