@@ -60,7 +60,7 @@ func serveStudyFlags(o Options) studyFlags {
 // values f holds.
 func (f *studyFlags) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.engines, "engines", "all", "comma-separated variant ids in table order, or all (known: "+joinIDs()+")")
-	fs.StringVar(&f.settings, "settings", "default", "comma-separated settings, one table each: "+settingNames()+", or A+B")
+	fs.StringVar(&f.settings, "settings", "default", "comma-separated settings, one table each: "+strings.Join(settings.Names(), ", ")+", or A+B")
 	fs.StringVar(&f.root, "root", "manydb-data", "data root for the stores")
 	fs.StringVar(&f.out, "out", f.out, "results file, appended to")
 	fs.StringVar(&f.workload, "workload", "large", "large (1,000 notes of 300 characters) or small (10 notes of 40)")
@@ -180,13 +180,4 @@ func (f studyFlags) hold(stores int) int {
 // inputError is a bad-input error naming the command.
 func (f studyFlags) inputError(msg string) error {
 	return &orchestrate.InputError{Msg: f.cmd + ": " + msg}
-}
-
-// settingNames lists every setting's name, in table order.
-func settingNames() string {
-	var names []string
-	for _, s := range settings.All() {
-		names = append(names, s.Name)
-	}
-	return strings.Join(names, ", ")
 }

@@ -173,12 +173,18 @@ func Parse(name string) (Setting, error) {
 	return c, nil
 }
 
-// names lists the settings' names, sorted.
-func names() []string {
+// Names lists the settings' names in table order.
+func Names() []string {
 	var out []string
 	for _, s := range All() {
 		out = append(out, s.Name)
 	}
+	return out
+}
+
+// names lists the settings' names, sorted.
+func names() []string {
+	out := Names()
 	sort.Strings(out)
 	return out
 }
