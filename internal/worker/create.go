@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"manydb/internal/engine"
@@ -17,8 +16,6 @@ import (
 // close (open the new store with its schema, write all notes in one
 // transaction, close). The notes are generated before the span.
 func create(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	dirs := storeDirs(j)
 	notes := make([]workload.Note, j.Workload.Objects)
 	samples := make([]float64, j.Stores)

@@ -23,8 +23,6 @@ import (
 // the OS, so only live memory counts for pure-Go engines too. The loop is
 // locked to one OS thread, as the timed phases are.
 func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	// Only the paths used: a slice of every store's path (10 MB for a
 	// million stores) would be garbage collected between the snapshots
 	// and show as memory freed by the held stores.

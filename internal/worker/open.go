@@ -3,7 +3,6 @@ package worker
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"time"
 
@@ -111,8 +110,6 @@ func checkNotes(spec workload.Spec, i int, got []workload.Note, n int, id func(k
 // evicted from the page cache just before its open, outside the span, and
 // how much stayed resident is recorded.
 func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	dirs := storeDirs(j)
 	order := Order(j.Stores, j.Seed)
 	queries := j.QueriesOrCount()

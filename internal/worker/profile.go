@@ -3,7 +3,6 @@ package worker
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"time"
 
 	"manydb/internal/engine"
@@ -28,8 +27,6 @@ import (
 // create phase, the total includes building the notes, as the reference
 // study's profile did.
 func profile(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	dirs := storeDirs(j)
 	notes := make([]workload.Note, j.Workload.Objects)
 	n := j.Stores

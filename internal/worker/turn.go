@@ -2,7 +2,6 @@ package worker
 
 import (
 	"fmt"
-	"runtime"
 	"time"
 
 	"manydb/internal/engine"
@@ -21,8 +20,6 @@ const readBack = 10
 // turn. The warm-up opens and reads the run's last store without
 // appending to it.
 func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	dirs := storeDirs(j)
 	order := Order(j.Stores, j.Seed)
 	total := j.Workload.Objects + j.Appended

@@ -197,6 +197,10 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 	}
 	alloc.record(rec.Versions)
+	// Every phase stays on one OS thread (Run's, not the process' first):
+	// a cgo engine allocates from one glibc arena.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	loop := newStoreLoop(j, stderr)
 	defer func() {
 		if r := recover(); r != nil {
