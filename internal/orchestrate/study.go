@@ -590,9 +590,6 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		rec.Hold.ContainerNA = cgroupNA
 	}
 	rec.Study, rec.Setting, rec.Load1, rec.Started, rec.Sweep = s.id, set.Name, load, started, s.sweepID
-	if p.name == job.PhaseHold {
-		rec.HoldStep = p.run
-	}
 	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = s.MaxLoad, wait, res.seconds, during
 	if res.err == nil {
 		if err := s.markStores(dir, set, v, p, m); err != nil {
