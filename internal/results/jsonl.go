@@ -143,8 +143,24 @@ func OpenWriter(name string) (*Writer, error) {
 }
 
 // mendLastLine ends a last line that has no newline: a record gets its
-// newline, anything else is truncated.
-func mendLastLine(f *os.File) error { return mend(f, true) }
+// newline, a torn record after a record is cut, anything else is
+// ErrNotResults (nothing written).
+func mendLastLine(f *os.File) error {
+	fix, end, err := inspectLastLine(f)
+	switch {
+	case err != nil || fix == lineComplete:
+		return err
+	case fix == lineNeedsNewline:
+		if _, err := f.Write([]byte{'\n'}); err != nil {
+			return err
+		}
+	case fix == lineTorn:
+		if err := f.Truncate(end); err != nil {
+			return err
+		}
+	}
+	return f.Sync()
+}
 
 // CheckAppendable tells, changing nothing, whether OpenWriter would append
 // to the file name: nil for a results file, or one that does not exist;
@@ -158,50 +174,45 @@ func CheckAppendable(name string) error {
 		return err
 	}
 	defer f.Close()
-	if err := mend(f, false); err != nil {
+	if _, _, err := inspectLastLine(f); err != nil {
 		return fmt.Errorf("results file %s: %w", name, err)
 	}
 	return nil
 }
 
-// mend finds a last line without a newline in f: a record gets its
-// newline, a torn record after a record is cut, anything else is
-// ErrNotResults. With write false it only says whether it could.
-func mend(f *os.File, write bool) error {
+// lastLine is the state of a results file's last line.
+type lastLine int
+
+const (
+	lineComplete     lastLine = iota // empty file, or ends in a newline
+	lineNeedsNewline                 // a whole record without its newline
+	lineTorn                         // a record cut by a crash, after a record
+)
+
+// inspectLastLine says what f's last line is and, for a torn one, where
+// the line before it ends; ErrNotResults for a last line without a
+// newline that is no record and follows no record (not manydb's to cut).
+func inspectLastLine(f *os.File) (lastLine, int64, error) {
 	st, err := f.Stat()
 	if err != nil || st.Size() == 0 {
-		return err
+		return lineComplete, 0, err
 	}
 	size := st.Size()
 	end, err := lineStart(f, size) // end of the last complete line
-	if err != nil {
-		return err
-	}
-	if end == size {
-		return nil
+	if err != nil || end == size {
+		return lineComplete, 0, err
 	}
 	tail := make([]byte, size-end)
 	if _, err := f.ReadAt(tail, end); err != nil {
-		return err
+		return lineComplete, 0, err
 	}
-	complete := NewReader(bytes.NewReader(tail), f.Name()).Next()
-	// A torn write of manydb's follows a record; anything else is not
-	// manydb's to cut.
 	switch {
-	case !complete && !lineBeforeIsRecord(f, end):
-		return ErrNotResults
-	case !write:
-		return nil
-	case complete:
-		if _, err := f.Write([]byte{'\n'}); err != nil {
-			return err
-		}
-	default:
-		if err := f.Truncate(end); err != nil {
-			return err
-		}
+	case NewReader(bytes.NewReader(tail), f.Name()).Next():
+		return lineNeedsNewline, end, nil
+	case lineBeforeIsRecord(f, end):
+		return lineTorn, end, nil
 	}
-	return f.Sync()
+	return lineComplete, 0, ErrNotResults
 }
 
 // Append writes rec as one line and syncs the file.
