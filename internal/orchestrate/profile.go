@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/measure"
@@ -86,6 +88,9 @@ func (c *ProfileConfig) Validate() error {
 	if err := checkOut(c.Out, c.Root); err != nil {
 		return err
 	}
+	if err := c.checkCPUProfile(); err != nil {
+		return err
+	}
 	if c.Tmpfs != "" {
 		if err := CheckRoot(c.Tmpfs, "--tmpfs"); err != nil {
 			return err
@@ -105,6 +110,32 @@ func (c *ProfileConfig) Validate() error {
 		}
 	}
 	return checkWorker(c.Catalog, c.BinDir, c.Variant, c.Env)
+}
+
+// checkCPUProfile checks that the worker will be able to create the CPU
+// profile files: each names no folder, and its folder exists and is
+// writable.
+func (c *ProfileConfig) checkCPUProfile() error {
+	if c.CPUProfile == "" {
+		return nil
+	}
+	files := []string{c.CPUProfile}
+	if c.Tmpfs != "" {
+		files = append(files, TmpfsName(c.CPUProfile))
+	}
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.IsDir() {
+			return &InputError{fmt.Sprintf("--cpuprofile %s is a directory: name a file", f)}
+		}
+		dir := filepath.Dir(f)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return &InputError{fmt.Sprintf("--cpuprofile %s: the folder %s does not exist; create it or name another file", c.CPUProfile, dir)}
+		}
+		if err := unix.Access(dir, unix.W_OK); err != nil {
+			return &InputError{fmt.Sprintf("--cpuprofile %s: the folder %s is not writable (%v)", c.CPUProfile, dir, err)}
+		}
+	}
+	return nil
 }
 
 // medium is one data root of a profile.
@@ -135,17 +166,22 @@ func Profile(ctx context.Context, c ProfileConfig) (string, error) {
 	if err != nil {
 		return "", &InputError{fmt.Sprintf("worker for %s does not start: %v", c.Variant, err)}
 	}
-	// All input is checked: now the roots and the locks.
+	// All input is checked: now the locks, the results file's first, so
+	// that a refusal creates no root; a refused profile removes what it
+	// created.
+	var cl claim
+	defer cl.release()
+	if err := cl.lockOut(c.Out); err != nil {
+		return "", err
+	}
 	for i, flag := range []string{"--root", "--tmpfs"}[:len(media)] {
 		m := &media[i]
-		if err := PrepareRoot(m.root, flag); err != nil {
-			return "", err
+		if err := cl.lockRoot(m.root, flag); err != nil {
+			return "", undoAfter(err, &cl)
 		}
-		lock, err := LockFile(filepath.Join(m.root, MarkerFile), "data root "+m.root)
-		if err != nil {
-			return "", err
-		}
-		defer lock.Release()
+	}
+	for i := range media {
+		m := &media[i]
 		if err := EmptyTrash(m.root); err != nil {
 			return "", err
 		}
@@ -154,11 +190,6 @@ func Profile(ctx context.Context, c ProfileConfig) (string, error) {
 	if len(media) == 2 && media[0].fs == "tmpfs" {
 		fmt.Fprintf(c.Log, "warning: --root %s is on a tmpfs too: its column shows no disk syncs\n", c.Root)
 	}
-	outLock, err := LockFile(c.Out, "results file "+c.Out)
-	if err != nil {
-		return "", err
-	}
-	defer outLock.Release()
 	w, err := results.OpenWriter(c.Out)
 	if err != nil {
 		return "", &InputError{fmt.Sprintf("results file %s cannot be written (%v): choose another --out", c.Out, errors.Unwrap(err))}

@@ -80,30 +80,26 @@ func (c *Config) checkInputs(ctx context.Context) (versions map[string]string, b
 // on the results file (a second run on either exits with a message), the
 // records in the results file before it, and the writer appending to it.
 type session struct {
-	locks []*Lock
+	claim
 	prior []results.Record
 	w     *results.Writer
 }
 
-// openSession makes the data root ready, locks it and the results file,
-// reads the records there (again, under the lock), empties the root's
-// trash and opens the results file for appending. close releases what it
-// took, also when it returns an error.
+// openSession locks the results file, makes the data root ready and
+// locks it, reads the records in the results file (under the lock),
+// empties the root's trash and opens the results file for appending. The
+// results file is locked first, so a run refused because another holds it
+// creates no root; a refused run removes what it created. close releases
+// what it took, also when it returns an error.
 func openSession(c Config) (*session, error) {
 	ss := &session{}
-	if err := PrepareRoot(c.Root, "--root"); err != nil {
+	if err := ss.lockOut(c.Out); err != nil {
 		return ss, err
 	}
-	rootLock, err := LockFile(filepath.Join(c.Root, MarkerFile), "data root "+c.Root)
-	if err != nil {
-		return ss, err
+	if err := ss.lockRoot(c.Root, "--root"); err != nil {
+		return ss, undoAfter(err, &ss.claim)
 	}
-	ss.locks = append(ss.locks, rootLock)
-	outLock, err := LockFile(c.Out, "results file "+c.Out)
-	if err != nil {
-		return ss, err
-	}
-	ss.locks = append(ss.locks, outLock)
+	var err error
 	if ss.prior, err = readPrior(c.Out); err != nil {
 		return ss, err
 	}
@@ -124,9 +120,7 @@ func (ss *session) close() {
 	if ss.w != nil {
 		ss.w.Close()
 	}
-	for _, l := range slices.Backward(ss.locks) {
-		l.Release()
-	}
+	ss.release()
 }
 
 // setDefaults fills in the progress bar, load sampling interval and load

@@ -1,0 +1,109 @@
+package orchestrate
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A run refused because another process holds its results file creates
+// no data root (issue 31, case 10): the results file is locked first.
+func TestRefusedRunCreatesNoRoot(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Root = filepath.Join(c.Root, "new", "root")
+	held, err := LockFile(c.Out, "results file "+c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	_, err = Run(context.Background(), c)
+	var in *InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("err = %v, want an InputError saying the results file is in use", err)
+	}
+	if _, err := os.Stat(filepath.Dir(filepath.Dir(c.Root))); err == nil {
+		t.Errorf("the refused run created %s", filepath.Dir(filepath.Dir(c.Root)))
+	}
+}
+
+// A run refused because another process holds its data root leaves no
+// results file it created.
+func TestRefusedRunLeavesNoResultsFile(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	if err := PrepareRoot(c.Root, "--root"); err != nil {
+		t.Fatal(err)
+	}
+	held, err := LockFile(filepath.Join(c.Root, MarkerFile), "data root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	_, err = Run(context.Background(), c)
+	var in *InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("err = %v, want an InputError saying the data root is in use", err)
+	}
+	if _, err := os.Stat(c.Out); err == nil {
+		t.Errorf("the refused run left the results file %s", c.Out)
+	}
+}
+
+// undo removes what the claim made, but never a file written since or a
+// folder that is not empty.
+func TestClaimUndoRemovesOnlyWhatItMade(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "a", "b")
+	out := filepath.Join(dir, "r.jsonl")
+	var cl claim
+	if err := cl.lockOut(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.lockRoot(root, "--root"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.undo(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{out, filepath.Join(dir, "a")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("undo left %s", p)
+		}
+	}
+
+	// A results file with a record in it and a root with a store stay.
+	cl = claim{}
+	if err := cl.lockOut(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.lockRoot(root, "--root"); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(out, []byte("{}\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "store"), []byte("x"), 0o644)
+	cl.undo()
+	for _, p := range []string{out, filepath.Join(root, "store")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("undo removed %s, which was written after the claim", p)
+		}
+	}
+}
+
+// profile --cpuprofile in a folder that does not exist is refused before
+// anything is created.
+func TestProfileRefusesCPUProfileInMissingFolder(t *testing.T) {
+	c := fakeProfileConfig(t, "fake")
+	c.CPUProfile = filepath.Join(t.TempDir(), "nonexistent", "cpu.pprof")
+	_, err := Profile(context.Background(), c)
+	var in *InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("err = %v, want an InputError naming the missing folder", err)
+	}
+	for _, p := range []string{c.Root, c.Out} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("the refused profile created %s", p)
+		}
+	}
+}
