@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -52,7 +53,7 @@ func Default() Hierarchy {
 	return Hierarchy{V1: "/sys/fs/cgroup/memory", V2: "/sys/fs/cgroup", Self: "/proc/self/cgroup"}
 }
 
-// New creates a fresh cgroup named prefix-<pid>-<random>: under this
+// New creates a fresh cgroup named prefix-<pid>-<random> (see IsStale): under this
 // process' own v1 memory cgroup (so it nests as a container's would), or
 // under the v2 root with the memory controller enabled for its children.
 func (h Hierarchy) New(prefix string) (Group, error) {
@@ -81,6 +82,64 @@ func (h Hierarchy) New(prefix string) (Group, error) {
 		return Group{}, fmt.Errorf("%w: %v (needs root)", ErrUnavailable, err)
 	}
 	return g, nil
+}
+
+// RemoveStale removes the cgroups that New made for processes that are
+// gone: those named prefix-<pid>-<8 hex digits> in the folder where New
+// makes them, whose pid runs no process. A cgroup that still holds a
+// process (a worker that outlived a killed manydb) cannot be removed and
+// is left. It returns the paths removed and why others could not be.
+func (h Hierarchy) RemoveStale(prefix string) (removed []string, err error) {
+	parent, ok := h.v1Parent()
+	if !ok {
+		parent = h.V2
+	}
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return nil, nil // no hierarchy here: nothing of ours to remove
+	}
+	var errs []error
+	for _, e := range entries {
+		pid, ok := madeBy(e.Name(), prefix)
+		if !ok || !e.IsDir() || processExists(pid) {
+			continue
+		}
+		path := filepath.Join(parent, e.Name())
+		if err := os.Remove(path); err != nil {
+			errs = append(errs, fmt.Errorf("remove stale memory cgroup: %w", err))
+			continue
+		}
+		removed = append(removed, path)
+	}
+	return removed, errors.Join(errs...)
+}
+
+// madeBy returns the pid in a name New made with prefix:
+// prefix-<pid>-<8 hex digits>.
+func madeBy(name, prefix string) (pid int, ok bool) {
+	rest, ok := strings.CutPrefix(name, prefix+"-")
+	if !ok {
+		return 0, false
+	}
+	pidText, suffix, ok := strings.Cut(rest, "-")
+	if !ok || len(suffix) != 8 {
+		return 0, false
+	}
+	if _, err := hex.DecodeString(suffix); err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	return pid, true
+}
+
+// processExists says whether a process with this pid runs (kill with
+// signal 0: EPERM means it runs under another user).
+func processExists(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // v1Parent returns this process' v1 memory cgroup directory, if there is

@@ -2,6 +2,7 @@ package memcg
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,5 +118,44 @@ func TestPageCacheIsCharged(t *testing.T) {
 	c := charged(t, "file", "MANYDB_MEMCG_FILE="+path)
 	if c.File < 30<<20 { // (ReadFile's buffer is anonymous too)
 		t.Fatalf("a child that read a 32 MiB file: charged %+v", c)
+	}
+}
+
+// RemoveStale removes the cgroups of gone processes made with its prefix,
+// and nothing else (issue 31, case 11). The hierarchy is a folder made to
+// look like a v1 controller, so the test needs no root.
+func TestRemoveStaleRemovesOnlyGoneProcessesGroups(t *testing.T) {
+	v1 := t.TempDir()
+	os.WriteFile(filepath.Join(v1, "memory.usage_in_bytes"), []byte("0\n"), 0o644)
+	h := Hierarchy{V1: v1, V2: t.TempDir(), Self: filepath.Join(t.TempDir(), "none")}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gonePid := gone.Process.Pid
+	names := map[string]bool{ // name → removed
+		fmt.Sprintf("manydb-%d-0a1b2c3d", gonePid):     true,
+		fmt.Sprintf("manydb-%d-0a1b2c3d", os.Getpid()): false, // this process runs
+		fmt.Sprintf("other-%d-0a1b2c3d", gonePid):      false, // not ours
+		fmt.Sprintf("manydb-%d-notahex!", gonePid):     false,
+		fmt.Sprintf("manydb-%d", gonePid):              false,
+	}
+	for name := range names {
+		if err := os.Mkdir(filepath.Join(v1, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removed, err := h.RemoveStale("manydb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != 1 {
+		t.Errorf("removed %v, want one group", removed)
+	}
+	for name, want := range names {
+		_, err := os.Stat(filepath.Join(v1, name))
+		if gotRemoved := err != nil; gotRemoved != want {
+			t.Errorf("%s: removed = %v, want %v", name, gotRemoved, want)
+		}
 	}
 }

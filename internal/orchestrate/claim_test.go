@@ -3,10 +3,14 @@ package orchestrate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"manydb/internal/memcg"
 )
 
 // A run refused because another process holds its results file creates
@@ -105,5 +109,27 @@ func TestProfileRefusesCPUProfileInMissingFolder(t *testing.T) {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("the refused profile created %s", p)
 		}
+	}
+}
+
+// A run starts by removing the memory cgroups that killed manydb
+// processes left, and says so (issue 31, case 11).
+func TestRunRemovesStaleCgroups(t *testing.T) {
+	v1 := t.TempDir()
+	os.WriteFile(filepath.Join(v1, "memory.usage_in_bytes"), []byte("0\n"), 0o644)
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(v1, fmt.Sprintf("%s-%d-0a1b2c3d", cgroupPrefix, gone.Process.Pid))
+	os.Mkdir(stale, 0o755)
+	var log strings.Builder
+	c := Config{Cgroups: &memcg.Hierarchy{V1: v1, Self: filepath.Join(v1, "none")}, Log: &log}
+	c.removeStaleCgroups()
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("%s is still there", stale)
+	}
+	if !strings.Contains(log.String(), "removed 1 memory cgroups left by manydb processes that are gone") {
+		t.Errorf("log = %q, want a line saying what was removed", log.String())
 	}
 }

@@ -40,6 +40,7 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 		return "", err
 	}
 	c.setDefaults()
+	c.removeStaleCgroups()
 	studies := newStudies(c, ss, byVariant)
 	for _, s := range studies {
 		if err := s.writeEnv(versions); err != nil {
@@ -684,7 +685,7 @@ func (s *study) workerJob(set settings.Setting, v, dir string, p phase) job.Job 
 // makeCgroup makes a memory cgroup for a hold worker and returns its path
 // and how to remove it, or why none can be made here.
 func (s *study) makeCgroup(label string) (path, na string, remove func()) {
-	g, err := s.cgroups().New("manydb")
+	g, err := s.cgroups().New(cgroupPrefix)
 	if err != nil {
 		return "", err.Error(), func() {}
 	}
@@ -837,10 +838,25 @@ func (s *study) remove(dir string) error {
 	return err
 }
 
+// removeStaleCgroups removes the memory cgroups that manydb processes now
+// gone left behind (a SIGKILL during a hold), and says so.
+func (c *Config) removeStaleCgroups() {
+	removed, err := c.cgroups().RemoveStale(cgroupPrefix)
+	if len(removed) > 0 {
+		fmt.Fprintf(c.Log, "removed %d memory cgroups left by manydb processes that are gone: %s\n", len(removed), strings.Join(removed, ", "))
+	}
+	if err != nil {
+		fmt.Fprintf(c.Log, "warning: %v\n", err)
+	}
+}
+
+// cgroupPrefix starts the name of every memory cgroup manydb makes.
+const cgroupPrefix = "manydb"
+
 // cgroups returns where hold workers' memory cgroups are made.
-func (s *study) cgroups() memcg.Hierarchy {
-	if s.Cgroups != nil {
-		return *s.Cgroups
+func (c *Config) cgroups() memcg.Hierarchy {
+	if c.Cgroups != nil {
+		return *c.Cgroups
 	}
 	return memcg.Default()
 }
