@@ -52,6 +52,7 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	zipf := fs.Float64("zipf", 1.1, "Zipf exponent s of the agents (above 1; higher: fewer, hotter agents)")
 	pools := fs.String("pool", "0,1%,10%,100%", "pool sizes: numbers of open stores or percentages of --stores")
 	rate := fs.Float64("rate", 0, "requests per second (open loop); 0: closed loop")
+	skipTimeCheck := fs.Bool("skip-time-check", false, fmt.Sprintf("start even if the open-loop schedule (--requests at --rate, every pool size, variant and setting) takes more than %s", orchestrate.FormatSeconds(orchestrate.MaxScheduleTime.Seconds())))
 	if done, err := parse(fs, args, serveSynopsis, o); done || err != nil {
 		return err
 	}
@@ -72,11 +73,13 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	cfg.Stores = *stores
 	cfg.Hold = study.hold(*stores)
 	cfg.Serve = &results.ServeConfig{Pools: ps, Requests: *requests, Concurrency: *concurrency, Zipf: *zipf, Rate: *rate}
+	cfg.SkipTimeCheck = *skipTimeCheck
 	return study.run(ctx, o, cfg)
 }
 
-// parsePools reads --pool: numbers of stores or percentages of stores,
-// each at most stores, none twice.
+// parsePools reads --pool: numbers of stores or percentages of stores
+// (rounded down, but at least 1 for a percentage above 0), each at most
+// stores, none twice.
 func parsePools(s string, stores int) ([]int, error) {
 	var out []int
 	var given []string // the entry of --pool each size came from
@@ -88,6 +91,9 @@ func parsePools(s string, stores int) ([]int, error) {
 				return nil, fmt.Errorf("--pool %q: a percentage between 0%% and 100%% of --stores", f)
 			}
 			n = int(float64(stores) * p / 100)
+			if n == 0 && p > 0 {
+				n = 1 // a share above 0 % keeps at least one store open
+			}
 		} else {
 			v, err := strconv.Atoi(f)
 			if err != nil || v < 0 || v > stores {
@@ -96,7 +102,7 @@ func parsePools(s string, stores int) ([]int, error) {
 			n = v
 		}
 		if i := slices.Index(out, n); i >= 0 {
-			return nil, fmt.Errorf("--pool: %s and %s are both %d open stores of %d: list each pool size once", given[i], f, n, stores)
+			return nil, fmt.Errorf("--pool: %s and %s both mean a pool of %d of the %d stores: list each pool size once", given[i], f, n, stores)
 		}
 		out, given = append(out, n), append(given, f)
 	}

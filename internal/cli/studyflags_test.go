@@ -66,6 +66,8 @@ func TestNonFiniteNumbersAreRefused(t *testing.T) {
 		{"--zipf", "NaN", "zipf NaN"}, {"--zipf", "Inf", "zipf +Inf"},
 		{"--rate", "NaN", "rate NaN"}, {"--rate", "+Inf", "rate +Inf"},
 		{"--max-load", "NaN", "--max-load NaN"},
+		// Finite, but a schedule of about 10¹¹ s (issue 31, case 9).
+		{"--rate", "1e-9", "--rate 1e-09: the open-loop schedule of --requests 20 (and its warm-up) for 2 pool sizes × 1 variants × 1 settings takes about 4.86e+05 days, more than 24h0m0s"},
 	} {
 		o, _, _ := options(t)
 		root := t.TempDir() + "/root"
@@ -74,6 +76,9 @@ func TestNonFiniteNumbersAreRefused(t *testing.T) {
 		var in *orchestrate.InputError
 		if !errors.As(err, &in) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s %s: err = %v, want an input error naming %q", tt.flag, tt.value, err, tt.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "serve: serve:") {
+			t.Errorf("%s %s: the command is named twice: %v", tt.flag, tt.value, err)
 		}
 		if _, err := os.Stat(root); !os.IsNotExist(err) {
 			t.Errorf("%s %s: the data root was made", tt.flag, tt.value)
@@ -87,8 +92,12 @@ func TestParsePools(t *testing.T) {
 	if got, err := parsePools("0,10%,100%", 20); err != nil || !slices.Equal(got, []int{0, 2, 20}) {
 		t.Errorf("parsePools(0,10%%,100%%, 20) = %v, %v", got, err)
 	}
+	// serve's default pools at 20 stores: 1 % keeps one store open.
+	if got, err := parsePools("0,1%,10%,100%", 20); err != nil || !slices.Equal(got, []int{0, 1, 2, 20}) {
+		t.Errorf("parsePools(0,1%%,10%%,100%%, 20) = %v, %v", got, err)
+	}
 	for _, tt := range []struct{ pools, want string }{
-		{"0,1%", "--pool: 0 and 1% are both 0 open stores of 20"},
+		{"1,1%", "--pool: 1 and 1% both mean a pool of 1 of the 20 stores"},
 		{"NaN%", `--pool "NaN%": a percentage`},
 		{"21", `--pool "21": a number of open stores between 0 and --stores (20)`},
 	} {

@@ -56,9 +56,12 @@ type Config struct {
 	// SkipSpaceCheck starts even if the data root's filesystem looks too
 	// small for the study.
 	SkipSpaceCheck bool
-	Version        string    // manydb's own version, recorded in the environment
-	Env            []string  // environment passed to workers (os.Environ())
-	Log            io.Writer // progress and messages (stderr)
+	// SkipTimeCheck starts a serve study whose open-loop schedule alone
+	// takes longer than MaxScheduleTime.
+	SkipTimeCheck bool
+	Version       string    // manydb's own version, recorded in the environment
+	Env           []string  // environment passed to workers (os.Environ())
+	Log           io.Writer // progress and messages (stderr)
 	// Bar reports progress; nil means NewProgress(Log).
 	Bar Progress
 	// Catalog maps variants to worker binaries; nil means engine.Catalog().
@@ -191,11 +194,14 @@ func (c *Config) Validate() error {
 		for _, p := range c.Serve.Pools {
 			sc := serve.Config{Stores: c.Stores, Requests: c.Serve.Requests, Concurrency: c.Serve.Concurrency, Pool: p, Zipf: c.Serve.Zipf, Rate: c.Serve.Rate}
 			if err := sc.Validate(); err != nil {
-				return &InputError{fmt.Sprintf("serve: %v", err)}
+				return &InputError{err.Error()}
 			}
 		}
 		if len(c.Serve.Pools) == 0 {
-			return &InputError{"serve: --pool lists no pool size"}
+			return &InputError{"--pool lists no pool size"}
+		}
+		if err := c.checkScheduleTime(); err != nil {
+			return err
 		}
 	}
 	if err := CheckRoot(c.Root, "--root"); err != nil {
@@ -210,6 +216,46 @@ func (c *Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// MaxScheduleTime is the longest an open-loop serve study's schedule may
+// take unless Config.SkipTimeCheck.
+const MaxScheduleTime = 24 * time.Hour
+
+// ScheduleSeconds returns how long the open-loop schedule of a serve study
+// takes at the least, in seconds: every pool size of every variant and
+// setting serves its warm-up and its requests at --rate. 0 for a closed
+// loop, which has no schedule. In seconds, as a tiny rate gives more than
+// a time.Duration holds.
+func (c *Config) ScheduleSeconds() float64 {
+	if c.Serve == nil || c.Serve.Rate <= 0 {
+		return 0
+	}
+	perPool := float64(serve.Warmup(c.Serve.Requests)+c.Serve.Requests) / c.Serve.Rate
+	return perPool * float64(len(c.Serve.Pools)*len(c.Variants)*len(c.Settings))
+}
+
+// checkScheduleTime refuses an open-loop serve study that cannot end
+// within MaxScheduleTime, unless SkipTimeCheck.
+func (c *Config) checkScheduleTime() error {
+	secs := c.ScheduleSeconds()
+	if c.SkipTimeCheck || secs <= MaxScheduleTime.Seconds() {
+		return nil
+	}
+	return &InputError{fmt.Sprintf("--rate %g: the open-loop schedule of --requests %d (and its warm-up) for %d pool sizes × %d variants × %d settings takes about %s, more than %s: raise --rate, lower --requests, or add --skip-time-check",
+		c.Serve.Rate, c.Serve.Requests, len(c.Serve.Pools), len(c.Variants), len(c.Settings), FormatSeconds(secs), FormatSeconds(MaxScheduleTime.Seconds()))}
+}
+
+// FormatSeconds formats a length of time for people: "1h23m45s" up to a
+// few years, then in days.
+func FormatSeconds(secs float64) string {
+	switch {
+	case secs < 10:
+		return time.Duration(secs * float64(time.Second)).Round(time.Millisecond).String()
+	case secs < 1e8:
+		return time.Duration(secs * float64(time.Second)).Round(time.Second).String()
+	}
+	return fmt.Sprintf("%.3g days", secs/86400)
 }
 
 // checkNotesFit refuses a workload whose notes for one store (generated

@@ -41,6 +41,9 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	}
 	c.setDefaults()
 	c.removeStaleCgroups()
+	if secs := c.ScheduleSeconds(); secs > 0 {
+		fmt.Fprintf(c.Log, "open loop at %g requests/s: the schedule alone takes about %s\n", c.Serve.Rate, FormatSeconds(secs))
+	}
 	studies := newStudies(c, ss, byVariant)
 	for _, s := range studies {
 		if err := s.writeEnv(versions); err != nil {

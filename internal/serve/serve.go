@@ -40,20 +40,26 @@ type Config struct {
 func (c Config) Validate() error {
 	switch {
 	case c.Stores < 1:
-		return fmt.Errorf("need at least one store")
+		return fmt.Errorf("--stores %d: serve at least one store", c.Stores)
 	case c.Requests < 1:
-		return fmt.Errorf("need at least one request")
-	case c.Warmup < 0 || c.Pool < 0:
-		return fmt.Errorf("warm-up and pool must not be negative")
+		return fmt.Errorf("--requests %d: serve at least one request", c.Requests)
+	case c.Warmup < 0:
+		return fmt.Errorf("warm-up %d must not be negative", c.Warmup)
+	case c.Pool < 0:
+		return fmt.Errorf("--pool %d must not be negative", c.Pool)
 	case c.Concurrency < 1:
-		return fmt.Errorf("concurrency %d: need at least one goroutine", c.Concurrency)
+		return fmt.Errorf("--concurrency %d: need at least one goroutine", c.Concurrency)
 	case !(c.Zipf > 1) || math.IsInf(c.Zipf, 1):
-		return fmt.Errorf("zipf %v: the exponent must be a finite number above 1", c.Zipf)
+		return fmt.Errorf("--zipf %v: the exponent must be a finite number above 1", c.Zipf)
 	case !(c.Rate >= 0) || math.IsInf(c.Rate, 1):
-		return fmt.Errorf("rate %v: use a finite number of requests per second, or 0 for a closed loop", c.Rate)
+		return fmt.Errorf("--rate %v: use a finite number of requests per second, or 0 for a closed loop", c.Rate)
 	}
 	return nil
 }
+
+// Warmup returns the unrecorded requests served before requests recorded
+// ones: 5 % of them.
+func Warmup(requests int) int { return requests / 20 }
 
 // Sequence returns the agents of n requests: Zipf ranks (rank 0 the
 // hottest) mapped to stores through a seeded permutation, so the hot

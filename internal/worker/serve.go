@@ -30,7 +30,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 	if err != nil {
 		return err
 	}
-	c := serve.Config{Stores: j.Stores, Requests: sj.Requests, Warmup: sj.Requests / 20, Concurrency: sj.Concurrency,
+	c := serve.Config{Stores: j.Stores, Requests: sj.Requests, Warmup: serve.Warmup(sj.Requests), Concurrency: sj.Concurrency,
 		Pool: sj.Pool, Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate}
 	dirs := storeDirs(j)
 	newest := make([]int64, j.Stores) // guarded by the pool's lock of each store

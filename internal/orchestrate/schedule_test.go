@@ -1,0 +1,31 @@
+package orchestrate
+
+import (
+	"testing"
+
+	"manydb/internal/results"
+	"manydb/internal/settings"
+)
+
+// ScheduleSeconds counts the warm-up and every pool size, variant and
+// setting; a closed loop has no schedule.
+func TestScheduleSeconds(t *testing.T) {
+	c := Config{Variants: []string{"a", "b"}, Settings: []settings.Setting{{}},
+		Serve: &results.ServeConfig{Pools: []int{0, 10, 100}, Requests: 200, Rate: 10}}
+	// (10 warm-up + 200 requests) / 10 per s × 3 pools × 2 variants × 1 setting.
+	if got, want := c.ScheduleSeconds(), 21.0*6; got != want {
+		t.Errorf("ScheduleSeconds() = %v, want %v", got, want)
+	}
+	c.Serve.Rate = 0
+	if got := c.ScheduleSeconds(); got != 0 {
+		t.Errorf("closed loop: ScheduleSeconds() = %v, want 0", got)
+	}
+}
+
+func TestFormatSeconds(t *testing.T) {
+	for secs, want := range map[float64]string{1.5: "1.5s", 5025: "1h23m45s", 1e11: "1.16e+06 days"} {
+		if got := FormatSeconds(secs); got != want {
+			t.Errorf("FormatSeconds(%v) = %q, want %q", secs, got, want)
+		}
+	}
+}
