@@ -16,7 +16,9 @@ import (
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Ctrl-C, kill and a closed terminal (SIGHUP) all stop a study the same
+	// way: the phase in progress ends, and manydb says how to resume.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	err := cli.Run(ctx, os.Args[1:], cli.Options{
 		Stdout:  os.Stdout,
 		Stderr:  os.Stderr,

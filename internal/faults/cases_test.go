@@ -226,12 +226,17 @@ func killWorker(phase string) func(*fcase) {
 	}
 }
 
-// SIGINT of manydb during an open run: it stops, saying that the same
-// command resumes, and that command completes the study.
-func interrupt(c *fcase) {
+// SIGINT (Ctrl-C) or SIGHUP (the terminal closed) of manydb during an
+// open run: it stops, saying that the same command resumes, and that
+// command completes the study.
+func interrupt(c *fcase) { stopWith(c, syscall.SIGINT) }
+
+func hangUp(c *fcase) { stopWith(c, syscall.SIGHUP) }
+
+func stopWith(c *fcase, sig syscall.Signal) {
 	p := c.start(small.args(c.root, c.out)...)
 	c.caught(p.waitWorker("open") != 0, "the open phase ended before it was seen")
-	p.kill(syscall.SIGINT)
+	p.kill(sig)
 	res := p.wait()
 	c.message(res, anyCode, false, "same command")
 	c.snapshot()

@@ -103,6 +103,7 @@ var cases = []faultCase{
 	{"SIGKILL worker in hold", false, killWorker("hold")},
 	{"SIGKILL worker in space", false, killWorker("space")},
 	{"SIGINT manydb in open", false, interrupt},
+	{"SIGHUP manydb in open", false, hangUp},
 	{"read-only root", true, readOnlyRoot},
 	{"ulimit -n 40 below --hold", false, fewFiles},
 	{"missing engine library (obx)", true, missingLibrary},
