@@ -279,6 +279,8 @@ func checkNotesFit(w workload.Spec) error {
 func checkOut(out, root string) error {
 	if st, err := os.Stat(out); err == nil && st.IsDir() {
 		return &InputError{fmt.Sprintf("--out %s is a directory: name a results file", out)}
+	} else if err == nil && !st.Mode().IsRegular() {
+		return &InputError{fmt.Sprintf("--out %s is not a regular file (a device, pipe or socket): name a results file", out)}
 	}
 	if inside(root, out) {
 		return &InputError{fmt.Sprintf("--out %s is inside the data root %s, where removing stores could delete it: put the results file outside --root", out, root)}

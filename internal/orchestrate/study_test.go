@@ -220,6 +220,7 @@ func TestBadInput(t *testing.T) {
 			c.Out = filepath.Join(c.Root, "default", "fake", "r.jsonl")
 		}, "inside the data root"},
 		{"out is a directory", func(c *Config) { c.Out = t.TempDir() }, "is a directory"},
+		{"out is a device", func(c *Config) { c.Out = "/dev/full" }, "is not a regular file"},
 		{"notes larger than memory", func(c *Config) { c.Workload.Objects = 1 << 62 }, "more than half of this machine's"},
 		{"root under a file", func(c *Config) {
 			os.WriteFile(filepath.Join(filepath.Dir(c.Root), "f"), nil, 0o644)
@@ -241,7 +242,7 @@ func TestBadInput(t *testing.T) {
 			if b, _ := os.ReadFile(earlier); string(b) != "earlier line\n" {
 				t.Errorf("results file changed to %q", b)
 			}
-			if _, err := os.Stat(c.Out); c.Out != earlier && tt.name != "out is a directory" && err == nil {
+			if _, err := os.Stat(c.Out); c.Out != earlier && !strings.HasPrefix(tt.name, "out is a") && err == nil {
 				t.Errorf("bad input created the results file %s", c.Out)
 			}
 			// Nothing was created: no root, no marker (case 9 of issue 12).
