@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"manydb/internal/orchestrate"
 	"manydb/internal/report"
@@ -47,8 +49,10 @@ func reportCmd(_ context.Context, args []string, o Options) error {
 		recs = append(recs, r...)
 	}
 	var b bytes.Buffer
-	if err := report.HTML(&b, recs); err != nil {
-		return &orchestrate.InputError{Msg: "report: " + err.Error()}
+	if err := report.HTML(&b, recs); errors.Is(err, report.ErrNoStudies) {
+		return &orchestrate.InputError{Msg: fmt.Sprintf("report: %s: %v", strings.Join(fs.Args(), ", "), err)}
+	} else if err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("report: %w", err)

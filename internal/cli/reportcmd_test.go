@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,5 +45,26 @@ func TestReportKeepsResultsFiles(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(page); !strings.Contains(string(b), "manydb report") {
 		t.Errorf("the older page was not replaced")
+	}
+}
+
+// A file with no study in it is bad input for tables and report alike:
+// exit 2, the same line naming the file (issue 31, case 12).
+func TestNoStudyIsBadInputForTablesAndReport(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "env-only.jsonl")
+	env := `{"schema":2,"study":"s1","phase":"env","status":"ok","workload":{"name":"small","objects":10,"text_len":40},"stores":1,"started":"2026-12-04T00:00:00Z"}` + "\n"
+	if err := os.WriteFile(file, []byte(env), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"tables", file}, {"report", "-o", filepath.Join(dir, "r.html"), file}} {
+		o, _, _ := options(t)
+		err := Run(context.Background(), args, o)
+		if code := ExitCode(err); code != 2 || !strings.Contains(fmt.Sprint(err), file+": no study records found") {
+			t.Errorf("%s: exit %d, err %v; want exit 2 naming %s", args[0], code, err, file)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.html")); err == nil {
+		t.Errorf("report wrote a page without a study")
 	}
 }

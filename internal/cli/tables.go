@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"manydb/internal/orchestrate"
 	"manydb/internal/report"
@@ -44,13 +47,23 @@ func tablesCmd(_ context.Context, args []string, o Options) error {
 		}
 		recs = append(recs, r...)
 	}
-	switch *format {
-	case "csv":
-		return report.WriteCSV(o.Stdout, recs)
-	case "json":
-		return report.WriteJSON(o.Stdout, recs)
-	case "gobench":
-		return report.WriteGobench(o.Stdout, recs)
+	if err := writeTables(o.Stdout, *format, recs); errors.Is(err, report.ErrNoStudies) {
+		return &orchestrate.InputError{Msg: fmt.Sprintf("tables: %s: %v", strings.Join(fs.Args(), ", "), err)}
+	} else if err != nil {
+		return err
 	}
-	return report.Tables(o.Stdout, recs)
+	return nil
+}
+
+// writeTables writes recs to w in format (md, csv, json or gobench).
+func writeTables(w io.Writer, format string, recs []results.Record) error {
+	switch format {
+	case "csv":
+		return report.WriteCSV(w, recs)
+	case "json":
+		return report.WriteJSON(w, recs)
+	case "gobench":
+		return report.WriteGobench(w, recs)
+	}
+	return report.Tables(w, recs)
 }

@@ -143,7 +143,7 @@ func (f *Figures) names() []string {
 func WriteGobench(w io.Writer, recs []results.Record) error {
 	figs := CollectFigures(recs)
 	if len(figs) == 0 {
-		return fmt.Errorf("no study records found")
+		return ErrNoStudies
 	}
 	fmt.Fprintln(w, "pkg: manydb")
 	for _, f := range figs {
@@ -177,7 +177,7 @@ func WriteGobench(w io.Writer, recs []results.Record) error {
 func WriteJSON(w io.Writer, recs []results.Record) error {
 	figs := CollectFigures(recs)
 	if len(figs) == 0 {
-		return fmt.Errorf("no study records found")
+		return ErrNoStudies
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -190,7 +190,7 @@ func WriteJSON(w io.Writer, recs []results.Record) error {
 func WriteCSV(w io.Writer, recs []results.Record) error {
 	figs := CollectFigures(recs)
 	if len(figs) == 0 {
-		return fmt.Errorf("no study records found")
+		return ErrNoStudies
 	}
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"variant", "setting", "figure", "unit", "n", "value"})

@@ -261,7 +261,7 @@ func HTML(w io.Writer, recs []results.Record) error {
 	recs, renamed := renameOldVariants(recs)
 	tables := group(recs, renamed)
 	if len(tables) == 0 {
-		return fmt.Errorf("no study records found")
+		return ErrNoStudies
 	}
 	var page []htmlTable
 	for _, t := range tables {

@@ -9,6 +9,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -78,6 +79,10 @@ func failedWhy(r *results.Record) string {
 	return why
 }
 
+// ErrNoStudies is returned when the records hold no study to show: no
+// study phase and no profile.
+var ErrNoStudies = errors.New("no study records found (only env or end records, or none)")
+
 // Tables writes one Markdown table per study and setting found in recs, in
 // the order they first appear. When a phase appears more than once (a
 // rerun), its last record counts.
@@ -86,7 +91,7 @@ func Tables(w io.Writer, recs []results.Record) error {
 	tables := group(recs, renamed)
 	profiles := groupProfiles(recs)
 	if len(tables) == 0 && len(profiles) == 0 {
-		return fmt.Errorf("no study records found")
+		return ErrNoStudies
 	}
 	for i, t := range tables {
 		if i > 0 {
