@@ -204,6 +204,29 @@ func (t *table) perOpenStore(c *column) string {
 	return per(h.ThreadsBefore, h.Threads) + ", " + per(h.FDsBefore, h.FDs) + ", " + per(h.GoroutinesBefore, h.Goroutines)
 }
 
+// runRanges lists ascending run numbers with each stretch of consecutive
+// runs as a range: 1, 3–7, 9. An edited record's run 1000000 gives a short
+// line, not a million numbers.
+func runRanges(runs []int) string {
+	var parts []string
+	for i := 0; i < len(runs); {
+		j := i
+		for j+1 < len(runs) && runs[j+1] == runs[j]+1 {
+			j++
+		}
+		switch {
+		case j == i:
+			parts = append(parts, fmt.Sprint(runs[i]))
+		case j == i+1:
+			parts = append(parts, fmt.Sprint(runs[i]), fmt.Sprint(runs[j]))
+		default:
+			parts = append(parts, fmt.Sprintf("%d–%d", runs[i], runs[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
 // pooledRuns says how many of want runs recs hold, and which failed or are
 // missing.
 func pooledRuns(c *column, recs []*results.Record, failedRuns map[int]bool, want int) string {
@@ -214,22 +237,22 @@ func pooledRuns(c *column, recs []*results.Record, failedRuns map[int]bool, want
 	for _, r := range recs {
 		have[r.Repeat()] = true
 	}
-	var failed, missing []string
+	var failed, missing []int
 	for r := 1; r <= want; r++ {
 		switch {
 		case have[r]:
 		case failedRuns[r]:
-			failed = append(failed, fmt.Sprint(r))
+			failed = append(failed, r)
 		default:
-			missing = append(missing, fmt.Sprint(r))
+			missing = append(missing, r)
 		}
 	}
 	s := fmt.Sprintf("%d of %d", len(recs), want)
 	if len(failed) > 0 {
-		s += "; failed: run " + strings.Join(failed, ", ")
+		s += "; failed: run " + runRanges(failed)
 	}
 	if len(missing) > 0 {
-		s += "; missing: run " + strings.Join(missing, ", ")
+		s += "; missing: run " + runRanges(missing)
 	}
 	return s
 }

@@ -55,7 +55,7 @@ func TestTablesScenarios(t *testing.T) {
 			"| Warm open runs pooled | 3 of 3 | 3 of 3 |",
 		}, []string{"Environment:", "@"}},
 		{"testdata/failed.jsonl", []string{
-			"| Warm open runs pooled | 2 of 3; failed: run 2 | 0 of 3; missing: run 1, 2, 3 |",
+			"| Warm open runs pooled | 2 of 3; failed: run 2 | 0 of 3; missing: run 1–3 |",
 			"| Create, write 10 objects, close (median) | 2.75 ms | failed |",
 			"Failed and not redone: sqlite open run 2: worker failed: signal: killed; fake create: worker failed: exit status 1 (create store 3: disk full).",
 			"| Memory per open store (2 open), resident | 300 KB | – |", // the failed hold was redone
@@ -249,7 +249,7 @@ func TestResumedConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"| Warm open runs pooled | 3 of 4; missing: run 4 | 3 of 4; missing: run 4 |",
-		"| Warm open runs pooled | 3 of 3 | 0 of 3; missing: run 1, 2, 3 |"} {
+		"| Warm open runs pooled | 3 of 3 | 0 of 3; missing: run 1–3 |"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("the tables lack %q:\n%s", w, b.String())
 		}
@@ -308,6 +308,24 @@ func TestCountSamplesPerRecord(t *testing.T) {
 	}{{plain, []float64{5}}, {queried, []float64{2}}, {noCount, nil}} {
 		if got := countSamples(tt.r); !slices.Equal(got, tt.want) {
 			t.Errorf("countSamples(%v) = %v, want %v", tt.r.Queries, got, tt.want)
+		}
+	}
+}
+
+// Missing and failed runs are listed as ranges, so an edited record with
+// run 1000000 gives a short line (issue 31, case 12).
+func TestRunRanges(t *testing.T) {
+	for _, tt := range []struct {
+		runs []int
+		want string
+	}{
+		{[]int{2}, "2"},
+		{[]int{1, 2}, "1, 2"},
+		{[]int{1, 3, 4, 5, 9}, "1, 3–5, 9"},
+		{[]int{4, 5, 6, 7}, "4–7"},
+	} {
+		if got := runRanges(tt.runs); got != tt.want {
+			t.Errorf("runRanges(%v) = %q, want %q", tt.runs, got, tt.want)
 		}
 	}
 }
