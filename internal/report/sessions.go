@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -191,22 +192,26 @@ func (t *table) mixed() []string {
 		}
 	}
 	distinct("manydb", func(s *session) string { return s.env.Env["manydb"] })
-	var libs []string
-	for _, s := range t.sessions {
-		for k := range s.env.Versions {
-			if isLibrary(k) && !slices.Contains(libs, k) {
-				libs = append(libs, k)
+	if libs, known := t.mixedLibraries(); known {
+		out = append(out, libs...)
+	} else { // records without versions of their own (older files): the sessions' env records
+		var libs []string
+		for _, s := range t.sessions {
+			for k := range s.env.Versions {
+				if isLibrary(k) && !slices.Contains(libs, k) {
+					libs = append(libs, k)
+				}
 			}
 		}
-	}
-	sort.Strings(libs)
-	for _, lib := range libs {
-		distinct(lib, func(s *session) string {
-			if v, ok := s.env.Versions[lib]; ok {
-				return v
-			}
-			return "(none)"
-		})
+		sort.Strings(libs)
+		for _, lib := range libs {
+			distinct(lib, func(s *session) string {
+				if v, ok := s.env.Versions[lib]; ok {
+					return v
+				}
+				return "(none)"
+			})
+		}
 	}
 	if !t.machines {
 		distinct("machines", func(s *session) string {
@@ -218,6 +223,28 @@ func (t *table) mixed() []string {
 		distinct(k, func(s *session) string { return orQuestion(s.env.Env[k]) })
 	}
 	return out
+}
+
+// mixedLibraries lists each library of which one column's records name
+// more than one version ("sqlite 3.54.1 and 3.55.0 in sqlite"): the
+// Versions line's own source, so the two lines agree. Variants that use
+// different versions of one library (libSQL's SQLite and SQLite's) are not
+// mixed. known is false when no record names its versions.
+func (t *table) mixedLibraries() (out []string, known bool) {
+	for _, v := range t.variants {
+		c := t.columns[v]
+		if c == nil {
+			continue
+		}
+		known = known || len(c.version) > 0
+		libs := slices.Sorted(maps.Keys(c.version))
+		for _, lib := range libs {
+			if vals := c.version[lib]; isLibrary(lib) && len(vals) > 1 {
+				out = append(out, fmt.Sprintf("%s %s in %s", lib, strings.Join(vals, " and "), v))
+			}
+		}
+	}
+	return out, known
 }
 
 func orQuestion(s string) string {
@@ -249,10 +276,10 @@ func (t *table) sessionsLine() string {
 		if m := t.mixed(); len(m) > 0 {
 			return s + "; they differ in: " + strings.Join(m, "; ") + "."
 		}
-		return s + "; the same manydb and engine versions and software."
+		return s + "; between sessions nothing differs: the same manydb, software and engine version per variant."
 	}
 	if m := t.mixed(); len(m) > 0 {
 		return s + "; mixed: " + strings.Join(m, "; ") + "."
 	}
-	return s + "; nothing mixed: the same manydb, engine versions and machine."
+	return s + "; between sessions nothing differs: the same manydb, machine and engine version per variant (variants may use different versions of a library, as the Versions line shows)."
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,7 +48,7 @@ func TestTablesScenarios(t *testing.T) {
 		not  []string
 	}{
 		{"testdata/resumed.jsonl", []string{
-			"Recorded in 2 sessions (listed below the table); mixed: manydb v0-aaa and v0-bbb; sqlite 3.54.1 and 3.55.0.",
+			"Recorded in 2 sessions (listed below the table); mixed: manydb v0-aaa and v0-bbb; sqlite 3.54.1 and 3.55.0 in sqlite.",
 			"| | sqlite | fake |",
 			"Versions: sqlite: sqlite 3.54.1 / 3.55.0; fake: fake 1.0.",
 			"Session 1, started 2026-12-03 08:00:00 UTC, 4 records (fake 1.0, sqlite 3.54.1): host laptop,",
@@ -327,5 +328,42 @@ func TestRunRanges(t *testing.T) {
 		if got := runRanges(tt.runs); got != tt.want {
 			t.Errorf("runRanges(%v) = %q, want %q", tt.runs, got, tt.want)
 		}
+	}
+}
+
+// Two variants built on different versions of one library (libSQL's
+// SQLite and SQLite's) are not "mixed": the sessions line says what
+// differs within a column, as the Versions line shows it (issue 31,
+// case 12).
+func TestSessionsLineAgreesWithVersionsLine(t *testing.T) {
+	b, err := os.ReadFile("testdata/resumed.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if !strings.Contains(l, `"phase": "env"`) {
+			l = strings.ReplaceAll(l, `"sqlite": "3.55.0"`, `"sqlite": "3.54.1"`)
+			l = strings.ReplaceAll(l, `"v1.14.54"`, `"v1.14.53"`)
+			l = strings.ReplaceAll(l, `"fake": "1.0"`, `"fake": "1.0", "sqlite": "3.47.0"`)
+		}
+		lines = append(lines, l)
+	}
+	file := filepath.Join(t.TempDir(), "edited.jsonl")
+	os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	recs, err := results.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := Tables(&out, recs); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if !strings.Contains(got, "sqlite: sqlite 3.54.1") || !strings.Contains(got, "fake: fake 1.0, sqlite 3.47.0") {
+		t.Fatalf("the Versions line does not list each variant's SQLite:\n%s", got)
+	}
+	if want := "mixed: manydb v0-aaa and v0-bbb."; !strings.Contains(got, want) {
+		t.Errorf("the sessions line lacks %q (no library differs within a column):\n%s", want, got)
 	}
 }
