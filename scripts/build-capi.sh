@@ -40,7 +40,33 @@ command -v cargo >/dev/null 2>&1 || {
 }
 LOG=$(mktemp)
 trap 'rm -f "$LOG"' EXIT
-if ! CARGO_TARGET_DIR="$TARGET" cargo build --release --locked --manifest-path "$CRATE/Cargo.toml" >"$LOG" 2>&1; then
+case "$NAME" in
+turso) TAKES="about 5-6 minutes on 2 cores" ;;
+libsql) TAKES="about 2-3 minutes on 2 cores, more when crates are downloaded" ;;
+esac
+# Say what is built when it is not up to date (a clean build, or sources
+# newer than the library), and show progress while cargo works.
+if [ ! -f "$LIB" ] || [ -n "$(find "$CRATE" -newer "$LIB" -type f -not -path '*/target/*' -print -quit)" ]; then
+	echo "$NAME: building rust/$NAME-capi with cargo (a clean build takes $TAKES); progress every 30 s"
+	SHOW_PROGRESS=1
+else
+	SHOW_PROGRESS=0
+fi
+CARGO_TARGET_DIR="$TARGET" cargo build --release --locked --manifest-path "$CRATE/Cargo.toml" >"$LOG" 2>&1 &
+CARGO=$!
+START=$SECONDS
+while kill -0 "$CARGO" 2>/dev/null; do
+	for _ in $(seq 30); do
+		sleep 1
+		kill -0 "$CARGO" 2>/dev/null || break
+	done
+	if [ "$SHOW_PROGRESS" = 1 ] && kill -0 "$CARGO" 2>/dev/null; then
+		n=$(grep -c '^ *Compiling ' "$LOG")
+		last=$(grep '^ *\(Compiling\|Downloaded\) ' "$LOG" | tail -n1 | sed 's/^ *//')
+		echo "$NAME: $((SECONDS - START)) s, $n crates compiled${last:+ (last: $last)}"
+	fi
+done
+if ! wait "$CARGO"; then
 	rm -f "$LIB"
 	echo "$NAME: cargo build failed ($(grep -m1 -i 'error' "$LOG" || tail -n1 "$LOG")); worker-$NAME is built without it"
 	exit 0

@@ -36,6 +36,9 @@ type Manifest struct {
 	// CreatedBy is the study whose create made the stores, when a serve
 	// study took them over from it (Study is then the serve study).
 	CreatedBy string `json:"created_by,omitempty"`
+	// Kept is set when the study that made the stores was told to keep
+	// them (--keep): only such stores are taken over by a serve study.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // writeManifest writes m into dir, synced, after its stores were created.
@@ -65,6 +68,9 @@ func writeManifest(dir string, m Manifest) error {
 func storesMatch(dir string, want Manifest) (bool, string) {
 	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	if errors.Is(err, os.ErrNotExist) {
+		if _, derr := os.Lstat(dir); errors.Is(derr, os.ErrNotExist) {
+			return false, "no stores there (never made, or removed since)"
+		}
 		return false, "no complete store set (its create did not finish)"
 	}
 	if err != nil {

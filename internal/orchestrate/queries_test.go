@@ -241,6 +241,61 @@ func TestServeStudy(t *testing.T) {
 	}
 }
 
+// Serve does not take over stores that their study did not keep (it may
+// resume on them), nor a kept set with a store missing: it makes its own
+// and says why (issue 31, case 12).
+func TestServeTakesOnlyKeptCompleteStores(t *testing.T) {
+	for _, tt := range []struct {
+		name, want string
+		spoil      func(dir string)
+	}{
+		{"not kept", "made them without --keep", func(dir string) {
+			m, err := readManifest(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Kept = false
+			writeManifest(dir, m)
+		}},
+		{"store missing", "store 3 (", func(dir string) {
+			os.RemoveAll(job.StoreDir(dir, 3, 0))
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := fakeConfig(t, "fake")
+			c.Keep, c.Runs = true, 1
+			if _, err := Run(context.Background(), c); err != nil {
+				t.Fatal(err)
+			}
+			tt.spoil(filepath.Join(c.Root, "default", "fake"))
+			var log strings.Builder
+			sc := c
+			sc.Keep, sc.Hold, sc.Log = false, 5, &log
+			sc.Out = filepath.Join(t.TempDir(), "serve.jsonl")
+			sc.Serve = &results.ServeConfig{Pools: []int{0}, Requests: 20, Concurrency: 1, Zipf: 1.1}
+			id, err := Run(context.Background(), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(log.String(), "not reusing the stores") || !strings.Contains(log.String(), tt.want) {
+				t.Errorf("log lacks why the stores were not reused (%q):\n%s", tt.want, log.String())
+			}
+			recs, err := results.ReadFile(sc.Out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range recs {
+				if r.Phase == job.PhaseCreate && (r.Status != results.StatusOK || r.StoresFrom != "") {
+					t.Errorf("create: %s from %q, want this study's own ok create", r.Status, r.StoresFrom)
+				}
+				if r.Phase == job.PhaseServe && r.StoresFrom != id {
+					t.Errorf("serve: stores_from %q, want its own study %s", r.StoresFrom, id)
+				}
+			}
+		})
+	}
+}
+
 // TestServeReusesKeptStores: manydb serve on the root of a study that kept
 // its stores takes them over when they match (no create phase, an n/a
 // create record naming that study) and makes its own when they do not.
@@ -286,6 +341,25 @@ func TestServeReusesKeptStores(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(c.Root, "default", "fake")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the served stores were not removed at the end: %v", err)
+	}
+	// Every serve record names the study whose stores it served; when a
+	// resumed session made them again, the tables say which pools did.
+	for i := range recs {
+		if r := &recs[i]; r.Phase == job.PhaseServe {
+			if r.StoresFrom != runID {
+				t.Errorf("serve record of pool %d: stores_from %q, want %s", r.Serve.Pool, r.StoresFrom, runID)
+			}
+			if r.Serve.Pool == 3 {
+				r.StoresFrom = r.Study
+			}
+		}
+	}
+	out.Reset()
+	if err := report.Tables(&out, recs); err != nil {
+		t.Fatal(err)
+	}
+	if want := "fake served the stores kept by study " + runID + " with pools 0, and stores it made again (after a resume; that create is not recorded) with pools 3."; !strings.Contains(out.String(), want) {
+		t.Errorf("serve tables lack %q:\n%s", want, out.String())
 	}
 
 	// Stores of another workload are not taken: serve makes its own.

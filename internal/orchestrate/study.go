@@ -7,6 +7,7 @@
 package orchestrate
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -532,6 +533,16 @@ func (s *study) reuseKept(set settings.Setting, v, dir string) (bool, error) {
 	if ok, _ := storesMatch(dir, want); !ok {
 		return false, nil
 	}
+	if !got.Kept {
+		fmt.Fprintf(s.Log, "%s (%s): not reusing the stores in %s: study %s made them without --keep (it may resume on them); this study makes its own\n",
+			v, set.Name, dir, got.Study)
+		return false, nil
+	}
+	if missing := missingStore(dir, s.Stores, s.Fanout); missing != "" {
+		fmt.Fprintf(s.Log, "%s (%s): not reusing the stores kept in %s by study %s: %s is missing; this study makes its own\n",
+			v, set.Name, dir, got.Study, missing)
+		return false, nil
+	}
 	fmt.Fprintf(s.Log, "%s (%s): reusing the %d stores kept in %s by study %s (no create figure); serve appends to them, so they are removed at the end unless --keep\n",
 		v, set.Name, s.Stores, dir, got.Study)
 	m := got
@@ -542,6 +553,18 @@ func (s *study) reuseKept(set settings.Setting, v, dir string) (bool, error) {
 	return true, s.record(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: job.PhaseCreate,
 		Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(), StoresFrom: got.Study,
 		Error: fmt.Sprintf("stores kept by study %s reused: not created by this study", got.Study)})
+}
+
+// missingStore returns the first of the stores 0…n-1 in dir (laid out
+// with fanout) that is not there, or "".
+func missingStore(dir string, n, fanout int) string {
+	for i := range n {
+		path := job.StoreDir(dir, i, fanout)
+		if _, err := os.Lstat(path); err != nil {
+			return fmt.Sprintf("store %d (%s)", i, path)
+		}
+	}
+	return ""
 }
 
 // phase runs one worker and appends its record; ok is false when the phase
@@ -589,6 +612,9 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	}
 	rec.Study, rec.Setting, rec.Load1, rec.Started, rec.Sweep = s.id, set.Name, load, started, s.sweepID
 	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = s.MaxLoad, wait, res.seconds, during
+	if p.name == job.PhaseServe { // the study that made the stores it serves
+		rec.StoresFrom = cmp.Or(m.CreatedBy, m.Study)
+	}
 	if res.err == nil {
 		if err := s.markStores(dir, set, v, p, m); err != nil {
 			return false, err
@@ -830,7 +856,7 @@ func dropCaches() error {
 
 // manifest is what the stores of variant v under set are made for.
 func (s *study) manifest(set settings.Setting, v string) Manifest {
-	return Manifest{Study: s.id, Variant: v, Setting: set.Name, Workload: s.Workload, Stores: s.Stores, Fanout: s.Fanout, Versions: s.versions[v]}
+	return Manifest{Study: s.id, Variant: v, Setting: set.Name, Workload: s.Workload, Stores: s.Stores, Fanout: s.Fanout, Versions: s.versions[v], Kept: s.Keep}
 }
 
 // remove removes a variant's stores and counts the time as cleanup.

@@ -70,8 +70,8 @@ func (t *table) writeServe(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	for _, v := range t.variants {
-		if from := t.columns[v].storesFrom; from != "" {
-			fmt.Fprintf(w, "%s served the stores kept by study %s (no create phase of its own).\n", v, from)
+		if line := t.storesFromLine(v); line != "" {
+			fmt.Fprintln(w, line)
 		}
 	}
 	if len(t.loud) > 0 {
@@ -150,6 +150,39 @@ func (t *table) serveRowsHTML() [][]string {
 		}
 	}
 	return rows
+}
+
+// storesFromLine says whose stores variant v served, when not only its
+// own: the stores another study kept, for every pool or (when a resumed
+// session made the stores again) for some. "" when v made its stores.
+// Serve records name the study whose stores they served (stores_from);
+// in older files only the create record does, for every pool.
+func (t *table) storesFromLine(v string) string {
+	c := t.columns[v]
+	var kept, own []string
+	from := c.storesFrom
+	for _, r := range c.serves() {
+		pool := thousands(float64(r.Serve.Pool))
+		switch {
+		case r.Status != results.StatusOK:
+		case r.StoresFrom == "": // an older record: the create record tells
+			if c.storesFrom != "" {
+				kept = append(kept, pool)
+			}
+		case r.StoresFrom == r.Study:
+			own = append(own, pool)
+		default:
+			kept, from = append(kept, pool), r.StoresFrom
+		}
+	}
+	switch {
+	case len(kept) == 0:
+		return ""
+	case len(own) == 0:
+		return fmt.Sprintf("%s served the stores kept by study %s (no create phase of its own).", v, from)
+	}
+	return fmt.Sprintf("%s served the stores kept by study %s with pools %s, and stores it made again (after a resume; that create is not recorded) with pools %s.",
+		v, from, strings.Join(kept, ", "), strings.Join(own, ", "))
 }
 
 // servePools returns the pool sizes of the table's serve records, sorted.

@@ -147,6 +147,8 @@ type Record struct {
 
 	// create in a serve study that reused the stores another study kept
 	// (--keep): that study's id; the record is n/a, with no create figure.
+	// serve: the study that made the stores it served (this study's id
+	// for its own stores; absent in records before 2026-12-04).
 	StoresFrom string `json:"stores_from,omitempty"`
 
 	// failed
