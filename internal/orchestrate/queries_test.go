@@ -93,6 +93,65 @@ func TestCutTurnRunRebuildsTheStores(t *testing.T) {
 	}
 }
 
+// A rerun after turn run 2 was cut short makes the stores again and
+// replays turn run 1 on them (not recorded), so turn run 2 is measured on
+// stores with the note of run 1, as in one session (issue 31, case 7).
+func TestRerunAfterCutTurnReplaysEarlierTurns(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Turns, c.Runs = 2, 1
+	c.Keep = true
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	// Cut turn run 2: its record goes, its stores are left uneven.
+	b, err := os.ReadFile(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if strings.Contains(l, `"phase":"turn"`) && strings.Contains(l, `"turn":2`) ||
+			strings.Contains(l, `"phase":"end"`) {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	os.WriteFile(c.Out, []byte(strings.Join(kept, "")), 0o644)
+	dir := filepath.Join(c.Root, "default", "fake")
+	m, err := readManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Uneven = true
+	writeManifest(dir, m)
+
+	var log strings.Builder
+	c.Log = &log
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "turn run 1 (redone on the stores made again, not recorded)") {
+		t.Errorf("the log does not say turn run 1 was redone:\n%s", log.String())
+	}
+	recs, err := results.ReadFile(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := map[int]int{} // turn run → records
+	for _, r := range recs {
+		if r.Phase != job.PhaseTurn {
+			continue
+		}
+		turns[r.Turn]++
+		if r.Turn == 2 && r.Appended != 1 {
+			t.Errorf("turn run 2 measured with %d notes appended before it, want 1", r.Appended)
+		}
+	}
+	if turns[1] != 1 || turns[2] != 1 {
+		t.Errorf("turn records per run %v, want one each", turns)
+	}
+}
+
 func TestCacheDropNeedsRoot(t *testing.T) {
 	c := fakeConfig(t, "fake")
 	c.Cache = []string{"drop"}

@@ -314,6 +314,10 @@ type phase struct {
 	cache job.CacheMode // open: warm, cold or drop
 	pool  int           // serve: the pool size
 	hold  int           // hold: the stores held open
+	// replay is set on a phase that only brings stores made again to the
+	// state the phases after it expect: the create of a rebuild, and the
+	// turn runs recorded before (their cells stand; nothing is recorded).
+	replay bool
 }
 
 func (p phase) String() string {
@@ -397,12 +401,12 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) (fa
 	}
 	bin := filepath.Join(s.BinDir, fam.Binary)
 	dir := filepath.Join(s.Root, set.Name, v)
-	todo, rebuild, err := s.readyStores(set, v, dir, todo)
+	todo, err = s.readyStores(set, v, dir, todo)
 	if err != nil {
 		return false, err
 	}
-	for i, p := range todo {
-		ok, err := s.phase(ctx, set, v, bin, dir, p, rebuild && i == 0)
+	for _, p := range todo {
+		ok, err := s.phase(ctx, set, v, bin, dir, p, p.replay)
 		if err != nil {
 			return false, err
 		}
@@ -434,8 +438,10 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) (fa
 
 // readyStores readies dir's stores for the phases todo and returns the
 // phases then left: a create first unless the stores are reused, kept by
-// another study or taken from a larger count of the sweep; rebuild when
-// that create only makes the stores again (its cell is recorded).
+// another study or taken from a larger count of the sweep. When that
+// create only makes the stores again (its cell is recorded), it and the
+// turn runs recorded before the first turn run left are replays
+// (replayTurns), so that turn run finds the notes it expects.
 //
 // The stores of a recorded create phase are reused only if they are the
 // complete set made for this study, variant, setting, workload and engine
@@ -443,18 +449,19 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) (fa
 // create is recorded already, its figure stands and the new stores only
 // serve the remaining phases. Whatever is in dir lies inside the marked
 // root: manydb made it.
-func (s *study) readyStores(set settings.Setting, v, dir string, todo []phase) (left []phase, rebuild bool, err error) {
+func (s *study) readyStores(set settings.Setting, v, dir string, todo []phase) (left []phase, err error) {
+	rebuild := false
 	if todo[0].name != job.PhaseCreate {
 		if ok, why := s.storesReady(dir, set, v); !ok {
 			fmt.Fprintf(s.Log, "%s (%s): the stores in %s cannot be reused (%s); creating them again for the remaining phases (the create figure recorded earlier stands)\n", v, set.Name, dir, why)
-			todo = append([]phase{{name: job.PhaseCreate}}, todo...)
+			todo = append([]phase{{name: job.PhaseCreate, replay: true}}, replayTurns(todo)...)
 			rebuild = true
 		}
 	}
 	if !rebuild && todo[0].name == job.PhaseCreate && s.Serve != nil {
 		reused, err := s.reuseKept(set, v, dir)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if reused {
 			todo = todo[1:]
@@ -463,7 +470,7 @@ func (s *study) readyStores(set settings.Setting, v, dir string, todo []phase) (
 	if !rebuild && len(todo) > 0 && todo[0].name == job.PhaseCreate && s.from != nil {
 		taken, err := s.takeFromSweep(set, v, dir)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if taken {
 			todo = todo[1:]
@@ -471,13 +478,30 @@ func (s *study) readyStores(set settings.Setting, v, dir string, todo []phase) (
 	}
 	if len(todo) > 0 && todo[0].name == job.PhaseCreate {
 		if err := s.remove(dir); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, false, fmt.Errorf("create store directory: %w", err)
+			return nil, fmt.Errorf("create store directory: %w", err)
 		}
 	}
-	return todo, rebuild, nil
+	return todo, nil
+}
+
+// replayTurns returns todo with the turn runs before its first turn run
+// (recorded already) inserted before it as replays: stores made again
+// hold no appended note, and turn run k expects the k−1 notes of the runs
+// before it.
+func replayTurns(todo []phase) []phase {
+	i := slices.IndexFunc(todo, func(p phase) bool { return p.name == job.PhaseTurn })
+	if i < 0 || todo[i].run <= 1 {
+		return todo
+	}
+	var out []phase
+	out = append(out, todo[:i]...)
+	for run := 1; run < todo[i].run; run++ {
+		out = append(out, phase{name: job.PhaseTurn, run: run, replay: true})
+	}
+	return append(out, todo[i:]...)
 }
 
 // storesReady tells whether dir holds the stores this study's remaining
@@ -634,8 +658,11 @@ func (s *study) phaseLabel(set settings.Setting, v string, p phase, rebuild bool
 	if len(s.Settings) > 1 || set.Name != "default" {
 		label = fmt.Sprintf("%s [%s] %s", v, set.Name, p)
 	}
-	if rebuild {
+	switch {
+	case rebuild && p.name == job.PhaseCreate:
 		label += " (stores made again, not recorded)"
+	case rebuild:
+		label += " (redone on the stores made again, not recorded)"
 	}
 	return label
 }
