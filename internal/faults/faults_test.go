@@ -107,6 +107,14 @@ var cases = []faultCase{
 	{"read-only root", true, readOnlyRoot},
 	{"ulimit -n 40 below --hold", false, fewFiles},
 	{"missing engine library (obx)", true, missingLibrary},
+	{"31.1 symbolic link in the trash", true, trashLink},
+	{"31.2 --out a foreign file", true, outForeignFile},
+	{"31.3 report -o its own input", true, reportOverInput},
+	{"31.5 hold record edited to null", true, nullObject},
+	{"31.7 SIGKILL manydb in turn run 2", false, cutTurn},
+	{"31.9 bad input: serve --zipf NaN", true, serveNaN("--zipf")},
+	{"31.9 bad input: serve --rate NaN", true, serveNaN("--rate")},
+	{"31.11 SIGKILL manydb in hold: its cgroup", false, cgroupLeak},
 }
 
 // row is what one case measured.
