@@ -254,64 +254,151 @@ type htmlChart struct {
 	SVG   template.HTML
 }
 
-// HTML writes one self-contained HTML page: per study and setting its
-// table, with the spread of the open figures across runs, its charts and
-// the environment of the sessions that recorded it.
+// htmlPage is the whole report: the overviews, then a section per study
+// and setting, then the sweeps.
+type htmlPage struct {
+	Overviews []htmlOverview
+	Sections  []htmlTable
+}
+
+// htmlOverview is an overview as the page shows it.
+type htmlOverview struct {
+	Workload string
+	Families []htmlFamily
+	Headers  []string
+	SortedBy string // the header of the column the rows are sorted by
+	Rows     []htmlOverviewRow
+	Charts   []htmlChart
+}
+
+// htmlFamily is an engine family and its colour ("#4e79a7").
+type htmlFamily struct{ Name, Color string }
+
+type htmlOverviewRow struct {
+	Label, Family, Color string
+	Cells                []htmlCell
+}
+
+// htmlCell is a cell of the overview: its value, its spread below it,
+// and the number the sort script compares ("" for none).
+type htmlCell struct{ Text, Spread, Sort string }
+
+// HTML writes one self-contained HTML page: an overview of each workload
+// (a row per variant, the figures that decide, a chart per figure), then
+// per study and setting its table, with the spread of the open figures
+// across runs, its charts and the environment of the sessions that
+// recorded it, then the sweeps.
 func HTML(w io.Writer, recs []results.Record) error {
 	recs, renamed := renameOldVariants(recs)
 	tables := group(recs, renamed)
 	if len(tables) == 0 {
 		return fmt.Errorf("no study records found")
 	}
-	var page []htmlTable
+	var page htmlPage
+	for _, o := range overviews(tables) {
+		ho, err := overviewHTML(o)
+		if err != nil {
+			return err
+		}
+		page.Overviews = append(page.Overviews, ho)
+	}
 	for _, t := range tables {
-		ht := htmlTable{Title: t.title(), Workload: t.workload, Variants: t.variants, Sessions: t.sessionsLine()}
-		if t.served {
-			ht.Title = "Serve s" + ht.Title[1:]
-			ht.Rows = t.serveRowsHTML()
+		ht, err := tableHTML(t)
+		if err != nil {
+			return err
 		}
-		for _, r := range t.rows() {
-			if t.served {
-				break
-			}
-			row := []string{r.label}
-			for _, v := range t.variants {
-				row = append(row, t.text(r.fig, t.columns[v]))
-			}
-			ht.Rows = append(ht.Rows, row)
-		}
-		var notes bytes.Buffer
-		t.writeNotes(&notes)
-		ht.Notes = splitLines(notes.String())
-		for i, s := range t.sessions {
-			title := "Environment"
-			if len(t.sessions) > 1 {
-				title = t.sessionTitle(i)
-			}
-			ht.Envs = append(ht.Envs, htmlEnv{Title: title, Env: s.env.Env})
-		}
-		for _, ch := range charts() {
-			p, err := ch.build(t)
-			if err != nil {
-				return err
-			}
-			if p == nil {
-				continue
-			}
-			s, err := svg(p)
-			if err != nil {
-				return err
-			}
-			ht.Charts = append(ht.Charts, htmlChart{Title: ch.title(t), SVG: s})
-		}
-		page = append(page, ht)
+		page.Sections = append(page.Sections, ht)
 	}
 	sweeps, err := sweepHTML(groupSweeps(recs))
 	if err != nil {
 		return err
 	}
-	page = append(page, sweeps...)
+	page.Sections = append(page.Sections, sweeps...)
 	return pageTemplate.Execute(w, page)
+}
+
+// overviewHTML is an overview as the page shows it, with its charts.
+func overviewHTML(o *overview) (htmlOverview, error) {
+	ho := htmlOverview{Workload: o.workload}
+	seen := map[string]bool{}
+	for _, r := range o.rows {
+		if !seen[r.family.name] {
+			seen[r.family.name] = true
+			ho.Families = append(ho.Families, htmlFamily{r.family.name, hex(r.family.color)})
+		}
+	}
+	slices.SortStableFunc(ho.Families, func(a, b htmlFamily) int { return familyRank(o, a.Name) - familyRank(o, b.Name) })
+	for i, l := range o.labels {
+		ho.Headers = append(ho.Headers, header(l))
+		if o.figs[i].perRun && ho.SortedBy == "" {
+			ho.SortedBy = header(l)
+		}
+	}
+	for _, r := range o.rows {
+		hr := htmlOverviewRow{Label: r.label, Family: r.family.name, Color: hex(r.family.color)}
+		for i, c := range r.cells {
+			hr.Cells = append(hr.Cells, htmlCell{Text: c.text, Spread: c.spreadText(o.figs[i].unit), Sort: sortValue(c.value)})
+		}
+		ho.Rows = append(ho.Rows, hr)
+	}
+	charts, err := decisionCharts(o)
+	ho.Charts = charts
+	return ho, err
+}
+
+// familyRank is the catalog rank of a family of the overview's rows.
+func familyRank(o *overview, name string) int {
+	for _, r := range o.rows {
+		if r.family.name == name {
+			return rank(r.family)
+		}
+	}
+	return 0
+}
+
+// tableHTML is one study and setting as the page shows it: its table,
+// notes, charts and environments.
+func tableHTML(t *table) (htmlTable, error) {
+	ht := htmlTable{Title: t.title(), Workload: t.workload, Variants: t.variants, Sessions: t.sessionsLine()}
+	if t.served {
+		ht.Title = "Serve s" + ht.Title[1:]
+		ht.Rows = t.serveRowsHTML()
+	}
+	for _, r := range t.rows() {
+		if t.served {
+			break
+		}
+		row := []string{r.label}
+		for _, v := range t.variants {
+			row = append(row, t.text(r.fig, t.columns[v]))
+		}
+		ht.Rows = append(ht.Rows, row)
+	}
+	var notes bytes.Buffer
+	t.writeNotes(&notes)
+	ht.Notes = splitLines(notes.String())
+	for i, s := range t.sessions {
+		title := "Environment"
+		if len(t.sessions) > 1 {
+			title = t.sessionTitle(i)
+		}
+		ht.Envs = append(ht.Envs, htmlEnv{Title: title, Env: s.env.Env})
+	}
+	for _, ch := range charts() {
+		p, err := ch.build(t)
+		if err != nil {
+			return ht, err
+		}
+		if p == nil {
+			continue
+		}
+		s, err := svg(p)
+		if err != nil {
+			return ht, err
+		}
+		ht.Charts = append(ht.Charts, htmlChart{Title: ch.title(t), SVG: s})
+	}
+	return ht, nil
 }
 
 func splitLines(s string) []string {
@@ -324,34 +411,62 @@ func splitLines(s string) []string {
 	return out
 }
 
+// pageTemplate is the page. Its one script sorts the overview by the
+// column whose header is clicked (the numbers are in data-v); without
+// scripts the rows stay sorted as the server sorted them.
 var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>manydb report</title>
 <style>
-body{font-family:sans-serif;margin:1.5em;max-width:75em}
+body{font-family:sans-serif;margin:1.5em;max-width:84em}
 table{border-collapse:collapse;margin:1em 0}
 td,th{border:1px solid #bbb;padding:.2em .5em;text-align:right}
 td:first-child,th:first-child{text-align:left}
-figure{display:inline-block;margin:.5em;page-break-inside:avoid}
-figcaption{font-size:.9em}
+.scroll{overflow-x:auto;max-width:100%}
+.scroll td:first-child,.scroll th:first-child{position:sticky;left:0;background:#fff;min-width:14em}
+table.overview th{font-weight:normal;font-size:.85em;max-width:9em;vertical-align:bottom;cursor:pointer}
+table.overview td{white-space:nowrap}
+table.overview small{color:#666}
+.sw{display:inline-block;width:.8em;height:.8em;margin-right:.4em;vertical-align:baseline}
+.legend span{margin-right:1.2em;white-space:nowrap}
+.charts{display:flex;flex-wrap:wrap;gap:.5em 1.5em;align-items:flex-start}
+figure{display:inline-block;margin:.5em 0;page-break-inside:avoid}
+figcaption{font-size:.9em;max-width:36em}
 dl{font-size:.85em}
 @media print{section{page-break-before:always}}
 </style></head><body>
 <h1>manydb report</h1>
-{{range .}}<section>
+{{range .Overviews}}<section>
+<h2>Overview: {{.Workload}}</h2>
+<p>One row per variant; each figure as in the tables below, with its spread across runs under it ([a–b]: the 95 % interval of the median of the per-run values, (a–b): their range). Sorted by {{.SortedBy}}; click a column's header to sort by it.</p>
+<p class="legend">Engine families, one colour on every chart: {{range .Families}}<span><span class="sw" style="background:{{.Color}}"></span>{{.Name}}</span>{{end}}</p>
+<table class="overview"><thead><tr><th>variant</th>{{range .Headers}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr><td data-v="{{.Label}}"><span class="sw" style="background:{{.Color}}" title="{{.Family}}"></span>{{.Label}}</td>{{range .Cells}}<td data-v="{{.Sort}}">{{.Text}}{{with .Spread}}<br><small>{{.}}</small>{{end}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+<div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
+{{end}}</div>
+</section>
+{{end}}
+{{range .Sections}}<section>
 <h2>{{.Title}}</h2>
 <p>Workload {{.Workload}}. The open figures pool every warm run; after each timing figure, its spread across runs (the notes below the table say which).</p>
 {{with .Sessions}}<p>{{.}}</p>{{end}}
-<table><tr><th></th>{{range .Variants}}<th>{{.}}</th>{{end}}</tr>
+<div class="scroll"><table><tr><th></th>{{range .Variants}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>
+{{end}}</table></div>
 {{range .Notes}}<p>{{.}}</p>
 {{end}}
-{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
-{{end}}
+<div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
+{{end}}</div>
 {{range .Envs}}<details open><summary>{{.Title}}</summary><dl>{{range $k, $v := .Env}}<dt>{{$k}}</dt><dd>{{$v}}</dd>{{end}}</dl></details>
 {{end}}
 </section>
-{{end}}</body></html>
+{{end}}<script>
+for (const th of document.querySelectorAll("table.overview th")) th.onclick = () => {
+  const body = th.closest("table").tBodies[0], i = th.cellIndex, rows = [...body.rows];
+  const key = r => r.cells[i].dataset.v === "" ? Infinity : (i === 0 ? r.cells[i].dataset.v : +r.cells[i].dataset.v);
+  rows.sort((a, b) => key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0).forEach(r => body.appendChild(r));
+};
+</script></body></html>
 `))
 
 // loadPlot draws the 1-minute load average the orchestrator sampled while
