@@ -144,6 +144,9 @@ func valueAxis(a *plot.Axis, values []float64, unit string) {
 	a.Label.Text = unitLabel(unit)
 	if lo > 0 && hi/lo >= 20 {
 		a.Scale, a.Tick.Marker = plot.LogScale{}, naturalTicks{plot.LogTicks{Prec: -1}, unit}
+		if unit == "KB" {
+			a.Tick.Marker = memoryLogTicks{}
+		}
 		a.Min, a.Max = lo/1.3, hi*1.3
 		a.Label.Text = strings.TrimSpace(a.Label.Text + " (log axis)")
 		return
@@ -179,6 +182,23 @@ func (n naturalTicks) Ticks(min, max float64) []plot.Tick {
 			ticks[i].Label = memory(ticks[i].Value)
 		} else {
 			ticks[i].Label = significant(ticks[i].Value)
+		}
+	}
+	return ticks
+}
+
+// memoryLogTicks marks a logarithmic axis of KB at 1, 10 and 100 KB,
+// MB and GB (1 MB = 1,024 KB), so that every label is a round number.
+type memoryLogTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (memoryLogTicks) Ticks(min, max float64) []plot.Tick {
+	var ticks []plot.Tick
+	for _, scale := range []float64{1, 1 << 10, 1 << 20} {
+		for _, step := range []float64{1, 10, 100} {
+			if v := scale * step; v >= min && v <= max {
+				ticks = append(ticks, plot.Tick{Value: v, Label: memory(v)})
+			}
 		}
 	}
 	return ticks

@@ -5,11 +5,9 @@ import (
 	"cmp"
 	"fmt"
 	"html/template"
-	"image/color"
 	"io"
 	"math"
 	"slices"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -18,57 +16,32 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
 )
 
-// A chart builder draws one kind of figure for a study and setting, or
-// returns nil when the records have nothing to draw. The report draws every
-// chart of charts for every table: the distribution of each figure the
-// registry marks drawn, then the charts below.
+// A chart builder draws one kind of chart for a study and setting, or
+// returns nil when the records have nothing to draw. The report draws,
+// for every table, the distributions of the figures the registry marks
+// drawn (cdf.go), then every chart of charts.
 type chart struct {
 	title func(t *table) string
 	build func(t *table) (*plot.Plot, error)
 }
 
-// charts are the report's charts, in the order it draws them.
+// charts are the report's charts below the distributions, in the order
+// it draws them.
 func charts() []chart {
-	var out []chart
-	for _, f := range figures {
-		if f.uses&drawn != 0 {
-			out = append(out, distributionChart(f))
-		}
-	}
-	return append(out,
-		titled("Memory per open store: anonymous and file-backed (KB)", memoryBars),
-		titled("Space per store (KB, median)", spaceBars),
-		titled("Load average over the study (1-minute, sampled every 10 s while each phase ran; each phase's span shaded)", loadPlot),
+	return []chart{
+		titled("Load average over the study (1-minute, sampled every 10 s while each phase ran); the strip along the bottom: which family's variant ran when", loadPlot),
 		titled("manydb serve: p99 latency per pool size (ms)", servePlot("p99 latency (ms)", func(s *results.Serve) float64 { return s.P99Ms })),
 		titled("manydb serve: peak resident memory per pool size (MB)", servePlot("peak resident memory (MB)", func(s *results.Serve) float64 { return peak(s.RssKB) / 1024 })),
-	)
+	}
 }
 
 // titled is a chart with a title of its own.
 func titled(title string, build func(t *table) (*plot.Plot, error)) chart {
 	return chart{title: func(*table) string { return title }, build: build}
-}
-
-// distributionChart draws the samples of figure f per store, pooled over
-// its runs, as a CDF on a log time axis; its title is the figure's label.
-func distributionChart(f figure) chart {
-	title := func(t *table) string {
-		label, _ := strings.CutSuffix(f.labelFor(t.objects, t.held), " (median)")
-		return label + " per store (CDF, log time axis)"
-	}
-	pick := func(c *column) []float64 { return pooled(c.records(f.phase, f.cache), f.samples) }
-	build := func(t *table) (*plot.Plot, error) {
-		if f.when != nil && !f.when(t) {
-			return nil, nil // as the table: a row of a measurement not made
-		}
-		return cdf(pick, f.name+" ("+f.unit+")")(t)
-	}
-	return chart{title: title, build: build}
 }
 
 // servePlot draws one serve figure against the pool size, a line per
@@ -114,10 +87,6 @@ func linesPlot(xlabel, ylabel string, lines []any) (*plot.Plot, error) {
 	return p, nil
 }
 
-func pooledOpen(c *column, pick func(r *results.Record) []float64) []float64 {
-	return pooled(c.opens(), pick)
-}
-
 // pooled joins the samples pick takes from each record.
 func pooled(recs []*results.Record, pick func(r *results.Record) []float64) []float64 {
 	var xs []float64
@@ -125,101 +94,6 @@ func pooled(recs []*results.Record, pick func(r *results.Record) []float64) []fl
 		xs = append(xs, pick(r)...)
 	}
 	return xs
-}
-
-// cdfPoints bounds the points of one CDF line.
-const cdfPoints = 300
-
-// cdf builds the empirical distribution of one sample per variant.
-func cdf(pick func(c *column) []float64, xlabel string) func(t *table) (*plot.Plot, error) {
-	return func(t *table) (*plot.Plot, error) {
-		p := plot.New()
-		p.X.Label.Text, p.Y.Label.Text = xlabel, "fraction of stores"
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-		var lines []any
-		lo, hi := math.Inf(1), 0.0
-		for _, v := range t.variants {
-			xs := slices.Clone(pick(t.columns[v]))
-			xs = slices.DeleteFunc(xs, func(x float64) bool { return x <= 0 })
-			if len(xs) == 0 {
-				continue
-			}
-			slices.Sort(xs)
-			lo, hi = math.Min(lo, xs[0]), math.Max(hi, xs[len(xs)-1])
-			// at most cdfPoints points: the chart looks the same, the page stays small
-			step := max(1, len(xs)/cdfPoints)
-			var pts plotter.XYs
-			for i := step - 1; i < len(xs); i += step {
-				pts = append(pts, plotter.XY{X: xs[i], Y: float64(i+1) / float64(len(xs))})
-			}
-			lines = append(lines, v, pts)
-		}
-		if len(lines) == 0 {
-			return nil, nil
-		}
-		if err := plotutil.AddLines(p, lines...); err != nil {
-			return nil, fmt.Errorf("chart %s: %w", xlabel, err)
-		}
-		// a log axis needs a positive range, also when every value is equal
-		p.X.Min, p.X.Max = lo*0.9, hi*1.1
-		return p, nil
-	}
-}
-
-func memoryBars(t *table) (*plot.Plot, error) {
-	var names []string
-	var anon, file plotter.Values
-	for _, v := range t.variants {
-		if h := t.columns[v].last(job.PhaseHold); h != nil {
-			names = append(names, v)
-			anon = append(anon, h.Hold.AnonKB)
-			file = append(file, math.Max(0, h.Hold.RssKB-h.Hold.AnonKB))
-		}
-	}
-	if len(names) == 0 {
-		return nil, nil
-	}
-	p := plot.New()
-	p.Y.Label.Text = "KB per open store"
-	a, err := plotter.NewBarChart(anon, vg.Points(20))
-	if err != nil {
-		return nil, fmt.Errorf("memory chart: %w", err)
-	}
-	f, err := plotter.NewBarChart(file, vg.Points(20))
-	if err != nil {
-		return nil, fmt.Errorf("memory chart: %w", err)
-	}
-	a.Color, f.Color = plotutil.Color(0), plotutil.Color(1)
-	f.StackOn(a)
-	p.Add(a, f)
-	p.Legend.Add("anonymous", a)
-	p.Legend.Add("file-backed", f)
-	p.NominalX(names...)
-	return p, nil
-}
-
-func spaceBars(t *table) (*plot.Plot, error) {
-	var names []string
-	var vals plotter.Values
-	for _, v := range t.variants {
-		if s := t.columns[v].last(job.PhaseSpace); s != nil {
-			names = append(names, v)
-			vals = append(vals, stats.Median(stats.Ints(s.Bytes))/1024)
-		}
-	}
-	if len(names) == 0 {
-		return nil, nil
-	}
-	p := plot.New()
-	p.Y.Label.Text = "KB per store"
-	b, err := plotter.NewBarChart(vals, vg.Points(20))
-	if err != nil {
-		return nil, fmt.Errorf("space chart: %w", err)
-	}
-	b.Color = plotutil.Color(0)
-	p.Add(b)
-	p.NominalX(names...)
-	return p, nil
 }
 
 // svg draws p as inline SVG.
@@ -238,6 +112,7 @@ type htmlTable struct {
 	Variants        []string
 	Rows            [][]string
 	Notes           []string
+	Groups          []htmlChartGroup // the distributions: small multiples
 	Charts          []htmlChart
 	Sessions        string    // the sessions line: "" for one session
 	Envs            []htmlEnv // one per session
@@ -384,6 +259,11 @@ func tableHTML(t *table) (htmlTable, error) {
 		}
 		ht.Envs = append(ht.Envs, htmlEnv{Title: title, Env: s.env.Env})
 	}
+	groups, err := cdfGroups(t)
+	if err != nil {
+		return ht, err
+	}
+	ht.Groups = groups
 	for _, ch := range charts() {
 		p, err := ch.build(t)
 		if err != nil {
@@ -429,6 +309,10 @@ table.overview small{color:#666}
 .sw{display:inline-block;width:.8em;height:.8em;margin-right:.4em;vertical-align:baseline}
 .legend span{margin-right:1.2em;white-space:nowrap}
 .charts{display:flex;flex-wrap:wrap;gap:.5em 1.5em;align-items:flex-start}
+figure .charts{gap:0 .5em}
+figure .charts figure{width:235px}
+figure .charts figcaption{font-size:.8em}
+.scroll td{white-space:nowrap}
 figure{display:inline-block;margin:.5em 0;page-break-inside:avoid}
 figcaption{font-size:.9em;max-width:36em}
 dl{font-size:.85em}
@@ -454,6 +338,8 @@ dl{font-size:.85em}
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
 {{range .Notes}}<p>{{.}}</p>
+{{end}}
+{{range .Groups}}<figure><div class="charts">{{range .Panels}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>{{end}}</div><figcaption>{{.Title}}</figcaption></figure>
 {{end}}
 <div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
 {{end}}</div>
@@ -495,6 +381,7 @@ func loadPlot(t *table) (*plot.Plot, error) {
 	}
 	p := plot.New()
 	p.X.Label.Text, p.Y.Label.Text = "minutes since the first phase started", "load average (1 min)"
+	p.Y.Tick.Marker = naturalTicks{plot.DefaultTicks{}, ""}
 	top := 0.0
 	for _, recs := range byMachine {
 		for _, r := range recs {
@@ -506,20 +393,19 @@ func loadPlot(t *table) (*plot.Plot, error) {
 		slices.SortFunc(recs, func(a, b *results.Record) int { return a.Started.Compare(b.Started) })
 		t0 := recs[0].Started
 		var pts plotter.XYs
-		for i, r := range recs {
+		for _, r := range recs {
 			start := r.Started.Sub(t0).Minutes()
 			for k, l := range r.LoadDuring {
 				pts = append(pts, plotter.XY{X: start + float64(k+1)*10/60, Y: l})
 			}
 			end := start + r.WorkerS/60
-			span, err := plotter.NewPolygon(plotter.XYs{{X: start, Y: 0}, {X: end, Y: 0}, {X: end, Y: top * 1.05}, {X: start, Y: top * 1.05}})
+			// a strip below zero, one per machine: the phase's span in its family's colour
+			bottom, up := -top*0.06*float64(m+1), -top*(0.01+0.06*float64(m))
+			span, err := plotter.NewPolygon(plotter.XYs{{X: start, Y: bottom}, {X: end, Y: bottom}, {X: end, Y: up}, {X: start, Y: up}})
 			if err != nil {
 				return nil, fmt.Errorf("load chart: %w", err)
 			}
-			c := plotutil.Color(m*2 + i%2)
-			cr, cg, cb, _ := c.RGBA()
-			span.Color = color.NRGBA{R: uint8(cr >> 8), G: uint8(cg >> 8), B: uint8(cb >> 8), A: 40}
-			span.LineStyle.Width = 0
+			span.Color, span.LineStyle.Width = familyOf(r.Variant).color, 0
 			p.Add(span)
 		}
 		line, err := plotter.NewLine(pts)
