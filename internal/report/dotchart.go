@@ -152,6 +152,9 @@ func valueAxis(a *plot.Axis, values []float64, unit string) {
 		return
 	}
 	a.Tick.Marker = naturalTicks{plot.DefaultTicks{}, unit}
+	if unit == "KB" {
+		a.Tick.Marker = memoryTicks{}
+	}
 	a.Min, a.Max = math.Min(0, lo*1.05), math.Max(hi*1.05, 1e-9)
 }
 
@@ -182,6 +185,28 @@ func (n naturalTicks) Ticks(min, max float64) []plot.Tick {
 			ticks[i].Label = memory(ticks[i].Value)
 		} else {
 			ticks[i].Label = significant(ticks[i].Value)
+		}
+	}
+	return ticks
+}
+
+// memoryTicks marks a linear axis of KB at round numbers of the unit the
+// largest value reads in (KB, MB or GB): "0 MB", "10 MB", "20 MB".
+type memoryTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (memoryTicks) Ticks(min, max float64) []plot.Tick {
+	scale := 1.0
+	for _, s := range []float64{1 << 10, 1 << 20} {
+		if math.Max(math.Abs(min), math.Abs(max)) >= s {
+			scale = s
+		}
+	}
+	ticks := plot.DefaultTicks{}.Ticks(min/scale, max/scale)
+	for i := range ticks {
+		ticks[i].Value *= scale
+		if ticks[i].Label != "" {
+			ticks[i].Label = memory(ticks[i].Value)
 		}
 	}
 	return ticks

@@ -58,7 +58,7 @@ func servePlot(ylabel string, y func(s *results.Serve) float64) func(t *table) (
 			}
 			lines = addLine(lines, v, pts, 1)
 		}
-		return linesPlot("open stores in the pool", ylabel, lines)
+		return linesPlot("open stores in the pool", ylabel, lines, func(col string) string { return t.columns[col].variant })
 	}
 }
 
@@ -73,18 +73,50 @@ func addLine(lines []any, name string, pts plotter.XYs, least int) []any {
 	return append(lines, name, pts)
 }
 
-// linesPlot draws lines on a new plot with the axes' labels; nil when
-// there is no line.
-func linesPlot(xlabel, ylabel string, lines []any) (*plot.Plot, error) {
+// linesPlot draws lines on a new plot with the axes' labels, each line
+// in the colour of its variant's family (variantOf names the variant of
+// a line's name) and the k-th of a family with the k-th dash pattern;
+// nil when there is no line.
+func linesPlot(xlabel, ylabel string, lines []any, variantOf func(name string) string) (*plot.Plot, error) {
 	if len(lines) == 0 {
 		return nil, nil
 	}
 	p := plot.New()
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
-	if err := plotutil.AddLinePoints(p, lines...); err != nil {
-		return nil, fmt.Errorf("chart %s: %w", ylabel, err)
+	perFamily := map[string]int{}
+	for i := 0; i < len(lines); i += 2 {
+		name, pts := lines[i].(string), lines[i+1].(plotter.XYs)
+		fam := familyOf(variantOf(name))
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, fmt.Errorf("chart %s: %w", ylabel, err)
+		}
+		line.Color, line.Width, line.Dashes = fam.color, vg.Points(1.5), dashes(perFamily[fam.name])
+		points.Color, points.Shape = fam.color, draw.CircleGlyph{}
+		perFamily[fam.name]++
+		p.Add(line, points)
+		p.Legend.Add(name, line, points)
 	}
 	return p, nil
+}
+
+// svgLegendRight draws p as inline SVG with its legend right of the
+// plot, where it covers no line; the height grows with the legend.
+func svgLegendRight(p *plot.Plot, entries int) (template.HTML, error) {
+	const legendWidth = 120
+	width, height := vg.Length(chartWidth+legendWidth), vg.Length(max(252, rowHeight*entries+40))
+	legend := p.Legend
+	p.Legend = plot.NewLegend()
+	c := vgsvg.New(width, height)
+	dc := draw.New(c)
+	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+	legend.Top, legend.Left = true, true
+	legend.Draw(draw.Crop(dc, width-legendWidth, 0, 0, -10))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return "", fmt.Errorf("svg: %w", err)
+	}
+	return template.HTML(b.String()), nil
 }
 
 // pooled joins the samples pick takes from each record.
@@ -133,6 +165,7 @@ type htmlChart struct {
 // and setting, then the sweeps.
 type htmlPage struct {
 	Overviews []htmlOverview
+	Serves    []htmlServe
 	Sections  []htmlTable
 }
 
@@ -176,6 +209,16 @@ func HTML(w io.Writer, recs []results.Record) error {
 			return err
 		}
 		page.Overviews = append(page.Overviews, ho)
+	}
+	for _, t := range tables {
+		if !t.served {
+			continue
+		}
+		charts, err := serveCharts(t)
+		if err != nil {
+			return err
+		}
+		page.Serves = append(page.Serves, htmlServe{Title: "Serve s" + t.title()[1:] + ": p99 latency against memory, per pool size", Charts: charts})
 	}
 	for _, t := range tables {
 		ht, err := tableHTML(t)
@@ -326,6 +369,12 @@ dl{font-size:.85em}
 <table class="overview"><thead><tr><th>variant</th>{{range .Headers}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr><td data-v="{{.Label}}"><span class="sw" style="background:{{.Color}}" title="{{.Family}}"></span>{{.Label}}</td>{{range .Cells}}<td data-v="{{.Sort}}">{{.Text}}{{with .Spread}}<br><small>{{.}}</small>{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table>
+<div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
+{{end}}</div>
+</section>
+{{end}}
+{{range .Serves}}<section>
+<h2>{{.Title}}</h2>
 <div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
 {{end}}</div>
 </section>
