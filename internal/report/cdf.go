@@ -112,6 +112,7 @@ func smallPanel(p *plot.Plot, unit string, lo, hi float64) {
 	// a log axis needs a positive range, also when every value is equal
 	p.X.Min, p.X.Max = lo*0.9, hi*1.1
 	p.Y.Min, p.Y.Max = 0, 1
+	p.Y.Tick.Marker = naturalTicks{plot.DefaultTicks{}, ""}
 	p.X.Label.Text = unit
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Tick.Label.Font.Size, a.Label.TextStyle.Font.Size = vg.Points(7), vg.Points(8)
