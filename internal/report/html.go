@@ -5,11 +5,9 @@ import (
 	"cmp"
 	"fmt"
 	"html/template"
-	"image/color"
 	"io"
 	"math"
 	"slices"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -18,57 +16,32 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
 )
 
-// A chart builder draws one kind of figure for a study and setting, or
-// returns nil when the records have nothing to draw. The report draws every
-// chart of charts for every table: the distribution of each figure the
-// registry marks drawn, then the charts below.
+// A chart builder draws one kind of chart for a study and setting, or
+// returns nil when the records have nothing to draw. The report draws,
+// for every table, the distributions of the figures the registry marks
+// drawn (cdf.go), then every chart of charts.
 type chart struct {
 	title func(t *table) string
 	build func(t *table) (*plot.Plot, error)
 }
 
-// charts are the report's charts, in the order it draws them.
+// charts are the report's charts below the distributions, in the order
+// it draws them.
 func charts() []chart {
-	var out []chart
-	for _, f := range figures {
-		if f.uses&drawn != 0 {
-			out = append(out, distributionChart(f))
-		}
-	}
-	return append(out,
-		titled("Memory per open store: anonymous and file-backed (KB)", memoryBars),
-		titled("Space per store (KB, median)", spaceBars),
-		titled("Load average over the study (1-minute, sampled every 10 s while each phase ran; each phase's span shaded)", loadPlot),
+	return []chart{
+		titled("Load average over the study (1-minute, sampled every 10 s while each phase ran); the strip along the bottom: which family's variant ran when", loadPlot),
 		titled("manydb serve: p99 latency per pool size (ms)", servePlot("p99 latency (ms)", func(s *results.Serve) float64 { return s.P99Ms })),
 		titled("manydb serve: peak resident memory per pool size (MB)", servePlot("peak resident memory (MB)", func(s *results.Serve) float64 { return peak(s.RssKB) / 1024 })),
-	)
+	}
 }
 
 // titled is a chart with a title of its own.
 func titled(title string, build func(t *table) (*plot.Plot, error)) chart {
 	return chart{title: func(*table) string { return title }, build: build}
-}
-
-// distributionChart draws the samples of figure f per store, pooled over
-// its runs, as a CDF on a log time axis; its title is the figure's label.
-func distributionChart(f figure) chart {
-	title := func(t *table) string {
-		label, _ := strings.CutSuffix(f.labelFor(t.objects, t.held), " (median)")
-		return label + " per store (CDF, log time axis)"
-	}
-	pick := func(c *column) []float64 { return pooled(c.records(f.phase, f.cache), f.samples) }
-	build := func(t *table) (*plot.Plot, error) {
-		if f.when != nil && !f.when(t) {
-			return nil, nil // as the table: a row of a measurement not made
-		}
-		return cdf(pick, f.name+" ("+f.unit+")")(t)
-	}
-	return chart{title: title, build: build}
 }
 
 // servePlot draws one serve figure against the pool size, a line per
@@ -85,7 +58,7 @@ func servePlot(ylabel string, y func(s *results.Serve) float64) func(t *table) (
 			}
 			lines = addLine(lines, v, pts, 1)
 		}
-		return linesPlot("open stores in the pool", ylabel, lines)
+		return linesPlot("open stores in the pool", ylabel, lines, func(col string) string { return t.columns[col].variant })
 	}
 }
 
@@ -100,22 +73,50 @@ func addLine(lines []any, name string, pts plotter.XYs, least int) []any {
 	return append(lines, name, pts)
 }
 
-// linesPlot draws lines on a new plot with the axes' labels; nil when
-// there is no line.
-func linesPlot(xlabel, ylabel string, lines []any) (*plot.Plot, error) {
+// linesPlot draws lines on a new plot with the axes' labels, each line
+// in the colour of its variant's family (variantOf names the variant of
+// a line's name) and the k-th of a family with the k-th dash pattern;
+// nil when there is no line.
+func linesPlot(xlabel, ylabel string, lines []any, variantOf func(name string) string) (*plot.Plot, error) {
 	if len(lines) == 0 {
 		return nil, nil
 	}
 	p := plot.New()
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
-	if err := plotutil.AddLinePoints(p, lines...); err != nil {
-		return nil, fmt.Errorf("chart %s: %w", ylabel, err)
+	perFamily := map[string]int{}
+	for i := 0; i < len(lines); i += 2 {
+		name, pts := lines[i].(string), lines[i+1].(plotter.XYs)
+		fam := familyOf(variantOf(name))
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, fmt.Errorf("chart %s: %w", ylabel, err)
+		}
+		line.Color, line.Width, line.Dashes = fam.color, vg.Points(1.5), dashes(perFamily[fam.name])
+		points.Color, points.Shape = fam.color, draw.CircleGlyph{}
+		perFamily[fam.name]++
+		p.Add(line, points)
+		p.Legend.Add(name, line, points)
 	}
 	return p, nil
 }
 
-func pooledOpen(c *column, pick func(r *results.Record) []float64) []float64 {
-	return pooled(c.opens(), pick)
+// svgLegendRight draws p as inline SVG with its legend right of the
+// plot, where it covers no line; the height grows with the legend.
+func svgLegendRight(p *plot.Plot, entries int) (template.HTML, error) {
+	const legendWidth = 120
+	width, height := vg.Length(chartWidth+legendWidth), vg.Length(max(252, rowHeight*entries+40))
+	legend := p.Legend
+	p.Legend = plot.NewLegend()
+	c := vgsvg.New(width, height)
+	dc := draw.New(c)
+	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+	legend.Top, legend.Left = true, true
+	legend.Draw(draw.Crop(dc, width-legendWidth, 0, 0, -10))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return "", fmt.Errorf("svg: %w", err)
+	}
+	return template.HTML(b.String()), nil
 }
 
 // pooled joins the samples pick takes from each record.
@@ -125,101 +126,6 @@ func pooled(recs []*results.Record, pick func(r *results.Record) []float64) []fl
 		xs = append(xs, pick(r)...)
 	}
 	return xs
-}
-
-// cdfPoints bounds the points of one CDF line.
-const cdfPoints = 300
-
-// cdf builds the empirical distribution of one sample per variant.
-func cdf(pick func(c *column) []float64, xlabel string) func(t *table) (*plot.Plot, error) {
-	return func(t *table) (*plot.Plot, error) {
-		p := plot.New()
-		p.X.Label.Text, p.Y.Label.Text = xlabel, "fraction of stores"
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-		var lines []any
-		lo, hi := math.Inf(1), 0.0
-		for _, v := range t.variants {
-			xs := slices.Clone(pick(t.columns[v]))
-			xs = slices.DeleteFunc(xs, func(x float64) bool { return x <= 0 })
-			if len(xs) == 0 {
-				continue
-			}
-			slices.Sort(xs)
-			lo, hi = math.Min(lo, xs[0]), math.Max(hi, xs[len(xs)-1])
-			// at most cdfPoints points: the chart looks the same, the page stays small
-			step := max(1, len(xs)/cdfPoints)
-			var pts plotter.XYs
-			for i := step - 1; i < len(xs); i += step {
-				pts = append(pts, plotter.XY{X: xs[i], Y: float64(i+1) / float64(len(xs))})
-			}
-			lines = append(lines, v, pts)
-		}
-		if len(lines) == 0 {
-			return nil, nil
-		}
-		if err := plotutil.AddLines(p, lines...); err != nil {
-			return nil, fmt.Errorf("chart %s: %w", xlabel, err)
-		}
-		// a log axis needs a positive range, also when every value is equal
-		p.X.Min, p.X.Max = lo*0.9, hi*1.1
-		return p, nil
-	}
-}
-
-func memoryBars(t *table) (*plot.Plot, error) {
-	var names []string
-	var anon, file plotter.Values
-	for _, v := range t.variants {
-		if h := t.columns[v].last(job.PhaseHold); h != nil {
-			names = append(names, v)
-			anon = append(anon, h.Hold.AnonKB)
-			file = append(file, math.Max(0, h.Hold.RssKB-h.Hold.AnonKB))
-		}
-	}
-	if len(names) == 0 {
-		return nil, nil
-	}
-	p := plot.New()
-	p.Y.Label.Text = "KB per open store"
-	a, err := plotter.NewBarChart(anon, vg.Points(20))
-	if err != nil {
-		return nil, fmt.Errorf("memory chart: %w", err)
-	}
-	f, err := plotter.NewBarChart(file, vg.Points(20))
-	if err != nil {
-		return nil, fmt.Errorf("memory chart: %w", err)
-	}
-	a.Color, f.Color = plotutil.Color(0), plotutil.Color(1)
-	f.StackOn(a)
-	p.Add(a, f)
-	p.Legend.Add("anonymous", a)
-	p.Legend.Add("file-backed", f)
-	p.NominalX(names...)
-	return p, nil
-}
-
-func spaceBars(t *table) (*plot.Plot, error) {
-	var names []string
-	var vals plotter.Values
-	for _, v := range t.variants {
-		if s := t.columns[v].last(job.PhaseSpace); s != nil {
-			names = append(names, v)
-			vals = append(vals, stats.Median(stats.Ints(s.Bytes))/1024)
-		}
-	}
-	if len(names) == 0 {
-		return nil, nil
-	}
-	p := plot.New()
-	p.Y.Label.Text = "KB per store"
-	b, err := plotter.NewBarChart(vals, vg.Points(20))
-	if err != nil {
-		return nil, fmt.Errorf("space chart: %w", err)
-	}
-	b.Color = plotutil.Color(0)
-	p.Add(b)
-	p.NominalX(names...)
-	return p, nil
 }
 
 // svg draws p as inline SVG.
@@ -238,6 +144,7 @@ type htmlTable struct {
 	Variants        []string
 	Rows            [][]string
 	Notes           []string
+	Groups          []htmlChartGroup // the distributions: small multiples
 	Charts          []htmlChart
 	Sessions        string    // the sessions line: "" for one session
 	Envs            []htmlEnv // one per session
@@ -254,64 +161,167 @@ type htmlChart struct {
 	SVG   template.HTML
 }
 
-// HTML writes one self-contained HTML page: per study and setting its
-// table, with the spread of the open figures across runs, its charts and
-// the environment of the sessions that recorded it.
+// htmlPage is the whole report: the overviews, then a section per study
+// and setting, then the sweeps.
+type htmlPage struct {
+	Overviews []htmlOverview
+	Serves    []htmlServe
+	Sections  []htmlTable
+}
+
+// htmlOverview is an overview as the page shows it.
+type htmlOverview struct {
+	Workload string
+	Families []htmlFamily
+	Headers  []string
+	SortedBy string // the header of the column the rows are sorted by
+	Rows     []htmlOverviewRow
+	Charts   []htmlChart
+}
+
+// htmlFamily is an engine family and its colour ("#4e79a7").
+type htmlFamily struct{ Name, Color string }
+
+type htmlOverviewRow struct {
+	Label, Family, Color string
+	Cells                []htmlCell
+}
+
+// htmlCell is a cell of the overview: its value, its spread below it,
+// and the number the sort script compares ("" for none).
+type htmlCell struct{ Text, Spread, Sort string }
+
+// HTML writes one self-contained HTML page: an overview of each workload
+// (a row per variant, the figures that decide, a chart per figure), then
+// per study and setting its table, with the spread of the open figures
+// across runs, its charts and the environment of the sessions that
+// recorded it, then the sweeps.
 func HTML(w io.Writer, recs []results.Record) error {
 	recs, renamed := renameOldVariants(recs)
 	tables := group(recs, renamed)
 	if len(tables) == 0 {
 		return ErrNoStudies
 	}
-	var page []htmlTable
+	var page htmlPage
+	for _, o := range overviews(tables) {
+		ho, err := overviewHTML(o)
+		if err != nil {
+			return err
+		}
+		page.Overviews = append(page.Overviews, ho)
+	}
 	for _, t := range tables {
-		ht := htmlTable{Title: t.title(), Workload: t.workload, Variants: t.variants, Sessions: t.sessionsLine()}
-		if t.served {
-			ht.Title = "Serve s" + ht.Title[1:]
-			ht.Rows = t.serveRowsHTML()
+		if !t.served {
+			continue
 		}
-		for _, r := range t.rows() {
-			if t.served {
-				break
-			}
-			row := []string{r.label}
-			for _, v := range t.variants {
-				row = append(row, t.text(r.fig, t.columns[v]))
-			}
-			ht.Rows = append(ht.Rows, row)
+		charts, err := serveCharts(t)
+		if err != nil {
+			return err
 		}
-		var notes bytes.Buffer
-		t.writeNotes(&notes)
-		ht.Notes = splitLines(notes.String())
-		for i, s := range t.sessions {
-			title := "Environment"
-			if len(t.sessions) > 1 {
-				title = t.sessionTitle(i)
-			}
-			ht.Envs = append(ht.Envs, htmlEnv{Title: title, Env: s.env.Env})
+		page.Serves = append(page.Serves, htmlServe{Title: "Serve s" + t.title()[1:] + ": p99 latency against memory, per pool size", Charts: charts})
+	}
+	for _, t := range tables {
+		ht, err := tableHTML(t)
+		if err != nil {
+			return err
 		}
-		for _, ch := range charts() {
-			p, err := ch.build(t)
-			if err != nil {
-				return err
-			}
-			if p == nil {
-				continue
-			}
-			s, err := svg(p)
-			if err != nil {
-				return err
-			}
-			ht.Charts = append(ht.Charts, htmlChart{Title: ch.title(t), SVG: s})
-		}
-		page = append(page, ht)
+		page.Sections = append(page.Sections, ht)
 	}
 	sweeps, err := sweepHTML(groupSweeps(recs))
 	if err != nil {
 		return err
 	}
-	page = append(page, sweeps...)
+	page.Sections = append(page.Sections, sweeps...)
 	return pageTemplate.Execute(w, page)
+}
+
+// overviewHTML is an overview as the page shows it, with its charts.
+func overviewHTML(o *overview) (htmlOverview, error) {
+	ho := htmlOverview{Workload: o.workload}
+	seen := map[string]bool{}
+	for _, r := range o.rows {
+		if !seen[r.family.name] {
+			seen[r.family.name] = true
+			ho.Families = append(ho.Families, htmlFamily{r.family.name, hex(r.family.color)})
+		}
+	}
+	slices.SortStableFunc(ho.Families, func(a, b htmlFamily) int { return familyRank(o, a.Name) - familyRank(o, b.Name) })
+	for i, l := range o.labels {
+		ho.Headers = append(ho.Headers, header(l))
+		if o.figs[i].perRun && ho.SortedBy == "" {
+			ho.SortedBy = header(l)
+		}
+	}
+	for _, r := range o.rows {
+		hr := htmlOverviewRow{Label: r.label, Family: r.family.name, Color: hex(r.family.color)}
+		for i, c := range r.cells {
+			hr.Cells = append(hr.Cells, htmlCell{Text: c.text, Spread: c.spreadText(o.figs[i].unit), Sort: sortValue(c.value)})
+		}
+		ho.Rows = append(ho.Rows, hr)
+	}
+	charts, err := decisionCharts(o)
+	ho.Charts = charts
+	return ho, err
+}
+
+// familyRank is the catalog rank of a family of the overview's rows.
+func familyRank(o *overview, name string) int {
+	for _, r := range o.rows {
+		if r.family.name == name {
+			return rank(r.family)
+		}
+	}
+	return 0
+}
+
+// tableHTML is one study and setting as the page shows it: its table,
+// notes, charts and environments.
+func tableHTML(t *table) (htmlTable, error) {
+	ht := htmlTable{Title: t.title(), Workload: t.workload, Variants: t.variants, Sessions: t.sessionsLine()}
+	if t.served {
+		ht.Title = "Serve s" + ht.Title[1:]
+		ht.Rows = t.serveRowsHTML()
+	}
+	for _, r := range t.rows() {
+		if t.served {
+			break
+		}
+		row := []string{r.label}
+		for _, v := range t.variants {
+			row = append(row, t.text(r.fig, t.columns[v]))
+		}
+		ht.Rows = append(ht.Rows, row)
+	}
+	var notes bytes.Buffer
+	t.writeNotes(&notes)
+	ht.Notes = splitLines(notes.String())
+	for i, s := range t.sessions {
+		title := "Environment"
+		if len(t.sessions) > 1 {
+			title = t.sessionTitle(i)
+		}
+		ht.Envs = append(ht.Envs, htmlEnv{Title: title, Env: s.env.Env})
+	}
+	groups, err := cdfGroups(t)
+	if err != nil {
+		return ht, err
+	}
+	ht.Groups = groups
+	for _, ch := range charts() {
+		p, err := ch.build(t)
+		if err != nil {
+			return ht, err
+		}
+		if p == nil {
+			continue
+		}
+		s, err := svg(p)
+		if err != nil {
+			return ht, err
+		}
+		ht.Charts = append(ht.Charts, htmlChart{Title: ch.title(t), SVG: s})
+	}
+	return ht, nil
 }
 
 func splitLines(s string) []string {
@@ -324,34 +334,74 @@ func splitLines(s string) []string {
 	return out
 }
 
+// pageTemplate is the page. Its one script sorts the overview by the
+// column whose header is clicked (the numbers are in data-v); without
+// scripts the rows stay sorted as the server sorted them.
 var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>manydb report</title>
 <style>
-body{font-family:sans-serif;margin:1.5em;max-width:75em}
+body{font-family:sans-serif;margin:1.5em;max-width:84em}
 table{border-collapse:collapse;margin:1em 0}
 td,th{border:1px solid #bbb;padding:.2em .5em;text-align:right}
 td:first-child,th:first-child{text-align:left}
-figure{display:inline-block;margin:.5em;page-break-inside:avoid}
-figcaption{font-size:.9em}
+.scroll{overflow-x:auto;max-width:100%}
+.scroll td:first-child,.scroll th:first-child{position:sticky;left:0;background:#fff;min-width:14em}
+table.overview th{font-weight:normal;font-size:.85em;max-width:9em;vertical-align:bottom;cursor:pointer}
+table.overview td{white-space:nowrap}
+table.overview small{color:#666}
+.sw{display:inline-block;width:.8em;height:.8em;margin-right:.4em;vertical-align:baseline}
+.legend span{margin-right:1.2em;white-space:nowrap}
+.charts{display:flex;flex-wrap:wrap;gap:.5em 1.5em;align-items:flex-start}
+figure .charts{gap:0 .5em}
+figure .charts figure{width:235px}
+figure .charts figcaption{font-size:.8em}
+.scroll td{white-space:nowrap}
+figure{display:inline-block;margin:.5em 0;page-break-inside:avoid}
+figcaption{font-size:.9em;max-width:36em}
 dl{font-size:.85em}
 @media print{section{page-break-before:always}}
 </style></head><body>
 <h1>manydb report</h1>
-{{range .}}<section>
+{{range .Overviews}}<section>
+<h2>Overview: {{.Workload}}</h2>
+<p>One row per variant; each figure as in the tables below, with its spread across runs under it ([a–b]: the 95 % interval of the median of the per-run values, (a–b): their range). Sorted by {{.SortedBy}}; click a column's header to sort by it.</p>
+<p class="legend">Engine families, one colour on every chart: {{range .Families}}<span><span class="sw" style="background:{{.Color}}"></span>{{.Name}}</span>{{end}}</p>
+<table class="overview"><thead><tr><th>variant</th>{{range .Headers}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr><td data-v="{{.Label}}"><span class="sw" style="background:{{.Color}}" title="{{.Family}}"></span>{{.Label}}</td>{{range .Cells}}<td data-v="{{.Sort}}">{{.Text}}{{with .Spread}}<br><small>{{.}}</small>{{end}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+<div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
+{{end}}</div>
+</section>
+{{end}}
+{{range .Serves}}<section>
+<h2>{{.Title}}</h2>
+<div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
+{{end}}</div>
+</section>
+{{end}}
+{{range .Sections}}<section>
 <h2>{{.Title}}</h2>
 <p>Workload {{.Workload}}. The open figures pool every warm run; after each timing figure, its spread across runs (the notes below the table say which).</p>
 {{with .Sessions}}<p>{{.}}</p>{{end}}
-<table><tr><th></th>{{range .Variants}}<th>{{.}}</th>{{end}}</tr>
+<div class="scroll"><table><tr><th></th>{{range .Variants}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>
+{{end}}</table></div>
 {{range .Notes}}<p>{{.}}</p>
 {{end}}
-{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
+{{range .Groups}}<figure><div class="charts">{{range .Panels}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>{{end}}</div><figcaption>{{.Title}}</figcaption></figure>
 {{end}}
+<div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
+{{end}}</div>
 {{range .Envs}}<details open><summary>{{.Title}}</summary><dl>{{range $k, $v := .Env}}<dt>{{$k}}</dt><dd>{{$v}}</dd>{{end}}</dl></details>
 {{end}}
 </section>
-{{end}}</body></html>
+{{end}}<script>
+for (const th of document.querySelectorAll("table.overview th")) th.onclick = () => {
+  const body = th.closest("table").tBodies[0], i = th.cellIndex, rows = [...body.rows];
+  const key = r => r.cells[i].dataset.v === "" ? Infinity : (i === 0 ? r.cells[i].dataset.v : +r.cells[i].dataset.v);
+  rows.sort((a, b) => key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0).forEach(r => body.appendChild(r));
+};
+</script></body></html>
 `))
 
 // loadPlot draws the 1-minute load average the orchestrator sampled while
@@ -380,6 +430,7 @@ func loadPlot(t *table) (*plot.Plot, error) {
 	}
 	p := plot.New()
 	p.X.Label.Text, p.Y.Label.Text = "minutes since the first phase started", "load average (1 min)"
+	p.Y.Tick.Marker = naturalTicks{plot.DefaultTicks{}, ""}
 	top := 0.0
 	for _, recs := range byMachine {
 		for _, r := range recs {
@@ -391,20 +442,19 @@ func loadPlot(t *table) (*plot.Plot, error) {
 		slices.SortFunc(recs, func(a, b *results.Record) int { return a.Started.Compare(b.Started) })
 		t0 := recs[0].Started
 		var pts plotter.XYs
-		for i, r := range recs {
+		for _, r := range recs {
 			start := r.Started.Sub(t0).Minutes()
 			for k, l := range r.LoadDuring {
 				pts = append(pts, plotter.XY{X: start + float64(k+1)*10/60, Y: l})
 			}
 			end := start + r.WorkerS/60
-			span, err := plotter.NewPolygon(plotter.XYs{{X: start, Y: 0}, {X: end, Y: 0}, {X: end, Y: top * 1.05}, {X: start, Y: top * 1.05}})
+			// a strip below zero, one per machine: the phase's span in its family's colour
+			bottom, up := -top*0.06*float64(m+1), -top*(0.01+0.06*float64(m))
+			span, err := plotter.NewPolygon(plotter.XYs{{X: start, Y: bottom}, {X: end, Y: bottom}, {X: end, Y: up}, {X: start, Y: up}})
 			if err != nil {
 				return nil, fmt.Errorf("load chart: %w", err)
 			}
-			c := plotutil.Color(m*2 + i%2)
-			cr, cg, cb, _ := c.RGBA()
-			span.Color = color.NRGBA{R: uint8(cr >> 8), G: uint8(cg >> 8), B: uint8(cb >> 8), A: 40}
-			span.LineStyle.Width = 0
+			span.Color, span.LineStyle.Width = familyOf(r.Variant).color, 0
 			p.Add(span)
 		}
 		line, err := plotter.NewLine(pts)

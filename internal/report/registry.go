@@ -52,13 +52,17 @@ const (
 	swept                     // the sweep tables and charts
 	runSpread                 // Figures.Spread: the interquartile range of a run
 	drawn                     // the report's charts: its samples per store as a CDF
+	// overview: a column of the report's overview (one row per variant)
+	// and a decision chart; a "same, p99" figure joins the chart of the
+	// figure above it.
+	inOverview
 )
 
 // figures is every figure and table row, in the tables' order (the
 // exports, compare and the sweeps keep it too).
 var figures = []figure{
 	{name: "create", label: "Create, write {objects} objects, close (median)", unit: "ms", phase: job.PhaseCreate,
-		samples: createMs, value: func(r *results.Record) float64 { return stats.Median(r.CreateMs) }, uses: exported | swept | drawn},
+		samples: createMs, value: func(r *results.Record) float64 { return stats.Median(r.CreateMs) }, uses: exported | swept | drawn | inOverview},
 	{name: "stores-per-second", label: "Stores per second", unit: "stores/s", phase: job.PhaseCreate,
 		value: storesPerSecond, na: madeWithMoreStores, uses: exported},
 	{label: "Warm open runs pooled", text: (*table).runsPooled},
@@ -67,8 +71,8 @@ var figures = []figure{
 	// alone without --queries, when the count row shows the same samples.
 	warmIf("query", "Queries between open and close (median)", queryMs, stats.Median, exported|runSpread, (*table).showsCountInstead),
 	warm("count", "Count query (median)", countSamples, stats.Median, exported|swept|runSpread|drawn),
-	warm("open-query-close", "Open, query, close (median)", totalMs, stats.Median, exported|swept|runSpread|drawn),
-	warm("open-query-close-p99", "same, p99", totalMs, stats.P99, exported|swept),
+	warm("open-query-close", "Open, query, close (median)", totalMs, stats.Median, exported|swept|runSpread|drawn|inOverview),
+	warm("open-query-close-p99", "same, p99", totalMs, stats.P99, exported|swept|inOverview),
 	warm("open-query-close-p90", "same, p90", totalMs, stats.P90, exported|swept),
 	warm("close", "Close (median)", closeMs, stats.Median, exported|swept|runSpread|drawn),
 	warmIf("recent", "Recent 20 notes (median)", querySamples(job.QueryRecent), stats.Median, exported|drawn, made(job.QueryRecent)),
@@ -77,7 +81,7 @@ var figures = []figure{
 	warmIf("get-p99", "same, p99", querySamples(job.QueryGet), stats.P99, 0, made(job.QueryGet)),
 	warmIf("scan", "Scan all notes (median)", querySamples(job.QueryScan), stats.Median, exported|drawn, made(job.QueryScan)),
 	warmIf("scan-p99", "same, p99", querySamples(job.QueryScan), stats.P99, 0, made(job.QueryScan)),
-	cached(job.CacheCold, "cold-open", "Open, cold cache (median)", openMs, stats.Median, exported|drawn),
+	cached(job.CacheCold, "cold-open", "Open, cold cache (median)", openMs, stats.Median, exported|drawn|inOverview),
 	cached(job.CacheCold, "cold-open-query-close", "Open, query, close, cold cache (median)", totalMs, stats.Median, exported),
 	cached(job.CacheCold, "cold-open-query-close-p99", "same, p99", totalMs, stats.P99, 0),
 	{name: "cold-resident", label: "Store pages resident before a cold open (median)", unit: "%", phase: job.PhaseOpen, cache: job.CacheCold,
@@ -86,24 +90,24 @@ var figures = []figure{
 	cached(job.CacheDrop, "drop-open-query-close", "Open, query, close, drop cache (median)", totalMs, stats.Median, 0),
 	cached(job.CacheDrop, "drop-open-query-close-p99", "same, p99", totalMs, stats.P99, 0),
 	{label: "Turn runs pooled", text: (*table).turnRunsPooled, when: (*table).madeTurns},
-	turn("turn", "Turn: open, recent, append, close (median)", totalMs, stats.Median, exported|drawn),
-	turn("turn-p99", "same, p99", totalMs, stats.P99, 0),
+	turn("turn", "Turn: open, recent, append, close (median)", totalMs, stats.Median, exported|drawn|inOverview),
+	turn("turn-p99", "same, p99", totalMs, stats.P99, inOverview),
 	turn("turn-recent", "Turn: recent (median)", querySamples(job.QueryRecent), stats.Median, 0),
 	turn("turn-append", "Turn: append, own transaction (median)", querySamples(job.QueryAppend), stats.Median, exported),
 	turn("turn-append-p99", "same, p99", querySamples(job.QueryAppend), stats.P99, 0),
 	{name: "rss-per-open-store", label: "Memory per open store ({held} open), resident", unit: "KB", phase: job.PhaseHold,
 		value: held(func(h *results.Hold) float64 { return h.RssKB }), uses: exported | swept},
 	{name: "anon-per-open-store", label: "same, anonymous (process' own memory)", unit: "KB", phase: job.PhaseHold,
-		value: held(func(h *results.Hold) float64 { return h.AnonKB }), uses: exported | swept},
+		value: held(func(h *results.Hold) float64 { return h.AnonKB }), uses: exported | swept | inOverview},
 	{name: "container-per-open-store", label: "Memory charged to a container per open store", unit: "KB", phase: job.PhaseHold,
-		value: perHeldStore(func(c *results.Container) int64 { return c.BytesAfter - c.BytesBefore }), na: needsCgroup, uses: exported},
+		value: perHeldStore(func(c *results.Container) int64 { return c.BytesAfter - c.BytesBefore }), na: needsCgroup, uses: exported | inOverview},
 	{name: "container-file-per-open-store", label: "same, page cache", unit: "KB", phase: job.PhaseHold,
 		value: perHeldStore(func(c *results.Container) int64 { return c.FileAfter - c.FileBefore }), na: needsCgroup},
 	{name: "container-anon-per-open-store", label: "same, anonymous", unit: "KB", phase: job.PhaseHold,
 		value: perHeldStore(func(c *results.Container) int64 { return c.AnonAfter - c.AnonBefore }), na: needsCgroup},
 	{label: "Load at start of the warm open runs (max)", text: (*table).loadAtStart},
 	{name: "space-per-store", label: "Space per store, files", unit: "KB", phase: job.PhaseSpace,
-		value: func(r *results.Record) float64 { return stats.Median(stats.Ints(r.Bytes)) / 1024 }, uses: exported | swept},
+		value: func(r *results.Record) float64 { return stats.Median(stats.Ints(r.Bytes)) / 1024 }, uses: exported | swept | inOverview},
 	{label: "Threads, open files, goroutines per open store", text: (*table).perOpenStore},
 }
 

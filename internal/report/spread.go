@@ -46,15 +46,29 @@ func hasInterval(n int) bool {
 // for one; else " (lo–hi)", the range of the per-run values; "" for fewer
 // than two runs (one run has no spread across runs).
 func spread(vals []float64, decimals int) string {
-	if len(vals) < 2 {
+	lo, hi, interval, ok := spreadBounds(vals)
+	switch {
+	case !ok:
 		return ""
+	case interval:
+		return fmt.Sprintf(" [%.*f–%.*f]", decimals, lo, decimals, hi)
+	}
+	return fmt.Sprintf(" (%.*f–%.*f)", decimals, lo, decimals, hi)
+}
+
+// spreadBounds is the spread of per-run values that spread writes: the
+// 95 % interval of their median when there are enough of them for one
+// (interval), else their range; ok is false for fewer than two values.
+func spreadBounds(vals []float64) (lo, hi float64, interval, ok bool) {
+	if len(vals) < 2 {
+		return 0, 0, false, false
 	}
 	if hasInterval(len(vals)) {
 		thr := benchmath.DefaultThresholds
 		s := benchmath.AssumeNothing.Summary(benchmath.NewSample(slices.Clone(vals), &thr), confidence)
-		return fmt.Sprintf(" [%.*f–%.*f]", decimals, s.Lo, decimals, s.Hi)
+		return s.Lo, s.Hi, true, true
 	}
-	return fmt.Sprintf(" (%.*f–%.*f)", decimals, stats.Min(vals), decimals, stats.Max(vals))
+	return stats.Min(vals), stats.Max(vals), false, true
 }
 
 // spreadKinds tells which spreads the table's columns carry: ranges of

@@ -251,12 +251,11 @@ func (t *sweepTable) plot(r sweepRow, name string) (*plot.Plot, error) {
 		}
 		lines = addLine(lines, v, pts, 2)
 	}
-	p, err := linesPlot("stores", fmt.Sprintf("%s (%s)", name, r.unit), lines)
+	p, err := linesPlot("stores", fmt.Sprintf("%s (%s)", name, r.unit), lines, func(v string) string { return v })
 	if p == nil || err != nil {
 		return nil, err
 	}
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
 	if r.unit != "%" && hi/lo >= 20 {
 		// Over more than a decade a log axis (its ticks label the powers
 		// of ten); it needs a positive range.
@@ -264,8 +263,8 @@ func (t *sweepTable) plot(r sweepRow, name string) (*plot.Plot, error) {
 		p.Y.Min, p.Y.Max = lo/1.2, hi*1.2
 		return p, nil
 	}
-	// Within a decade a linear axis from zero, with room for the legend.
-	p.Y.Min, p.Y.Max = 0, hi*1.4
+	// Within a decade a linear axis from zero.
+	p.Y.Min, p.Y.Max = 0, hi*1.1
 	return p, nil
 }
 
@@ -293,7 +292,7 @@ func sweepHTML(sweeps []*sweepTable) ([]htmlTable, error) {
 			if p == nil {
 				continue
 			}
-			s, err := svg(p)
+			s, err := svgLegendRight(p, len(t.variants))
 			if err != nil {
 				return nil, err
 			}

@@ -6,6 +6,12 @@
 // internal/stats), so a table can be printed again from an old results file.
 // Each figure is defined once, in the list figures (registry.go), which the
 // tables, the HTML report, the sweeps, compare and the exports read.
+//
+// The HTML report (html.go, overview.go) draws its charts with
+// gonum.org/v1/plot into inline SVG, hand-writing none: the library draws
+// horizontal dot charts with the variants named on the axis (NominalY),
+// small multiples and scatters well, once its ticks are relabelled to read
+// naturally (dotchart.go).
 package report
 
 import (

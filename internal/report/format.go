@@ -1,0 +1,54 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// natural writes a value of a unit the way a reader says it: three
+// significant digits, no trailing zeros, digits grouped from 1,000, and
+// memory in KB below 1 MB, else in MB or GB: "0.0253 ms", "2.59 ms",
+// "430 KB", "2.5 MB", "2,538 stores/s".
+func natural(v float64, unit string) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	switch unit {
+	case "KB":
+		return memory(v)
+	case "%":
+		return strconv.FormatFloat(v, 'f', 0, 64) + " %"
+	case "":
+		return significant(v)
+	}
+	return significant(v) + " " + unit
+}
+
+// memory writes kilobytes in KB, MB or GB, whichever keeps the number
+// below 1,024.
+func memory(kb float64) string {
+	switch a := math.Abs(kb); {
+	case a >= 1<<20:
+		return significant(kb/(1<<20)) + " GB"
+	case a >= 1<<10:
+		return significant(kb/(1<<10)) + " MB"
+	}
+	return significant(kb) + " KB"
+}
+
+// significant writes v with three significant digits (whole numbers from
+// 100 up, grouped from 1,000) and no trailing zeros: 0.0253, 2.5, 431,
+// 2,538.
+func significant(v float64) string {
+	a := math.Abs(v)
+	if a >= 100 || a == 0 {
+		return thousands(v)
+	}
+	decimals := 2 - int(math.Floor(math.Log10(a)))
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}

@@ -1,0 +1,193 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// An overview is the top of the report for one workload: one row per
+// variant (per variant and setting when the workload ran under several
+// settings, per study too when several studies ran it), one column per
+// figure the registry marks overview, and a decision chart per figure.
+type overview struct {
+	workload string
+	figs     []figure // the overview figures some row has a value of
+	labels   []string // each figure's label standing alone
+	rows     []overviewRow
+}
+
+// An overviewRow is one column of a table, seen as a row of the overview.
+type overviewRow struct {
+	label  string // the variant, "· setting" and "· study" when needed
+	family family
+	cells  []cell // one per figure of the overview
+}
+
+// A cell is one figure of one row: its value and its spread across runs.
+type cell struct {
+	value    float64 // NaN when there is none
+	lo, hi   float64 // the spread across runs, when spread
+	spread   bool
+	interval bool   // the spread is a 95 % interval, not a range
+	text     string // the value as it reads, or why there is none
+}
+
+// overviewFigures are the figures the registry marks overview, in its
+// order, and each one's label standing alone for a table's workload.
+func overviewFigures(objects, held int) ([]figure, []string) {
+	var figs []figure
+	var labels []string
+	above := ""
+	for _, f := range figures {
+		label := alone(f.labelFor(objects, held), above)
+		above = label
+		if f.uses&inOverview != 0 {
+			figs = append(figs, f)
+			labels = append(labels, label)
+		}
+	}
+	return figs, labels
+}
+
+// overviews builds one overview per workload of the tables (serve
+// studies have their own chart), in the order the workloads appear.
+func overviews(tables []*table) []*overview {
+	var order []string
+	byWorkload := map[string][]*table{}
+	for _, t := range tables {
+		if t.served {
+			continue
+		}
+		if byWorkload[t.workload] == nil {
+			order = append(order, t.workload)
+		}
+		byWorkload[t.workload] = append(byWorkload[t.workload], t)
+	}
+	var out []*overview
+	for _, w := range order {
+		out = append(out, newOverview(byWorkload[w]))
+	}
+	return out
+}
+
+// newOverview is the overview of tables of one workload: a row per
+// column of each table, sorted by the first figure that has one value
+// per run (open, query, close), the rows without it last.
+func newOverview(tables []*table) *overview {
+	figs, labels := overviewFigures(tables[0].objects, tables[0].held)
+	o := &overview{workload: tables[0].workload}
+	settings, studies := distinct(tables, func(t *table) string { return t.setting }), distinct(tables, func(t *table) string { return t.study })
+	for _, t := range tables {
+		for _, col := range t.variants {
+			c := t.columns[col]
+			label := col
+			if settings > 1 {
+				label += " · " + t.setting
+			}
+			if studies > 1 {
+				label += " · " + t.study
+			}
+			row := overviewRow{label: label, family: familyOf(c.variant)}
+			for _, f := range figs {
+				row.cells = append(row.cells, cellOf(f, t, c))
+			}
+			o.rows = append(o.rows, row)
+		}
+	}
+	// keep the figures some row has a value of
+	for i := len(figs) - 1; i >= 0; i-- {
+		if !slices.ContainsFunc(o.rows, func(r overviewRow) bool { return !math.IsNaN(r.cells[i].value) }) {
+			figs, labels = slices.Delete(figs, i, i+1), slices.Delete(labels, i, i+1)
+			for k := range o.rows {
+				o.rows[k].cells = slices.Delete(o.rows[k].cells, i, i+1)
+			}
+		}
+	}
+	o.figs, o.labels = figs, labels
+	if key := slices.IndexFunc(figs, func(f figure) bool { return f.perRun }); key >= 0 {
+		slices.SortStableFunc(o.rows, func(a, b overviewRow) int { return byValue(a.cells[key].value, b.cells[key].value) })
+	}
+	return o
+}
+
+// byValue orders values from the smallest, NaN last.
+func byValue(a, b float64) int {
+	switch {
+	case math.IsNaN(a) && math.IsNaN(b):
+		return 0
+	case math.IsNaN(a):
+		return 1
+	case math.IsNaN(b):
+		return -1
+	}
+	return cmp.Compare(a, b)
+}
+
+// distinct counts the different values key gives the tables.
+func distinct(tables []*table, key func(t *table) string) int {
+	seen := map[string]bool{}
+	for _, t := range tables {
+		seen[key(t)] = true
+	}
+	return len(seen)
+}
+
+// cellOf computes figure f for column c of table t as the table does
+// (stat over the pooled stores of every run, or the value of the last
+// record), with the spread of its per-run values; without a value, its
+// text is the table's reason (n/a, failed, –).
+func cellOf(f figure, t *table, c *column) cell {
+	none := cell{value: math.NaN(), text: t.text(f, c)}
+	recs := c.records(f.phase, f.cache)
+	if len(recs) == 0 || (f.na != nil && f.na(recs) != "") {
+		return none
+	}
+	if !f.perRun {
+		v := f.value(recs[len(recs)-1])
+		if math.IsNaN(v) {
+			return none
+		}
+		return cell{value: v, text: natural(v, f.unit)}
+	}
+	xs := pooled(recs, f.samples)
+	if len(xs) == 0 {
+		return none
+	}
+	v := f.stat(xs)
+	out := cell{value: v, text: natural(v, f.unit)}
+	out.lo, out.hi, out.interval, out.spread = spreadBounds(perRun(recs, f.samples, f.stat))
+	return out
+}
+
+// spreadText writes a cell's spread as the overview shows it below the
+// value: "[0.21–0.25]" for an interval, "(0.21–0.25)" for a range.
+func (c cell) spreadText(unit string) string {
+	if !c.spread {
+		return ""
+	}
+	s := significant(c.lo) + "–" + significant(c.hi)
+	if c.interval {
+		return "[" + s + "]"
+	}
+	return "(" + s + ")"
+}
+
+// header is a column's header: the label without "(median)", which a
+// "p50" says instead.
+func header(label string) string {
+	if base, ok := strings.CutSuffix(label, " (median)"); ok {
+		return base + ", p50"
+	}
+	return label
+}
+
+// sortValue is what the sort script compares: the value, "" for none.
+func sortValue(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return fmt.Sprintf("%g", v)
+}
