@@ -680,7 +680,8 @@ func (s *study) workerJob(set settings.Setting, v, dir string, p phase) job.Job 
 	case job.PhaseServe:
 		// The same agents' sequence for every pool size.
 		wj.Run, wj.Seed = p.run, 1
-		wj.Serve = job.Serve{Pool: p.pool, Requests: s.Serve.Requests, Concurrency: s.Serve.Concurrency, Zipf: s.Serve.Zipf, Rate: s.Serve.Rate}
+		wj.Serve = job.Serve{Pool: p.pool, Requests: s.Serve.Requests, Concurrency: s.Serve.Concurrency, Zipf: s.Serve.Zipf, Rate: s.Serve.Rate,
+			PoolTime: time.Duration(s.Serve.PoolTimeS * float64(time.Second))}
 	case job.PhaseHold:
 		wj.Hold, wj.Run = p.hold, p.run
 	}
