@@ -3,6 +3,14 @@
 #   make run    build, then a small study of every engine that builds here
 #   make test   build, then vet and all tests (what CI runs)
 #   make bench  benchmarks: harness overhead, the serve loop, and manydb vs. a C program
+#   make results  the results of record on this machine at this commit, into
+#               docs/results/DATE/ (scripts/results.sh, docs/results.md): the
+#               reference study at 10,000 stores (default and mmap-threshold,
+#               5 warm runs), the create-time profile (disk and tmpfs), the
+#               agent workload at 2,000 stores, serve at 10,000 stores (pools
+#               0, 1 %, 10 %, 100 %, at most 10 min each); resumable, hours
+#               long. A small check: make results RESULTS_STORES=100
+#               RESULTS_AGENT_STORES=20 RESULTS_REQUESTS=2000 RESULTS_DIR=/tmp/r
 #
 # make build also installs strace when it is missing and it can (root,
 # apt-get): manydb profile counts the sync calls with it; and the malloc
@@ -47,8 +55,17 @@ STUDY_OUT    ?= results/study-$(STUDY_STORES).jsonl
 # The "where the create time goes" tables (docs/profile-*.md): manydb profile
 # of every variant built here, on the disk (data/) and on /dev/shm.
 PROFILE_OUT     ?= results/profile.jsonl
+PROFILE_TMPFS   ?= /dev/shm/manydb-profile
 
-.PHONY: build workers run test bench study profile clean faults report
+# make results: scripts/results.sh reads these from the environment (its
+# header describes each; unset, it takes the full-size defaults). Given on
+# make's command line, they are exported to it.
+RESULTS_VARS := RESULTS_DIR RESULTS_ENGINES RESULTS_STORES RESULTS_RUNS RESULTS_HOLD \
+	RESULTS_AGENT_STORES RESULTS_AGENT_RUNS RESULTS_PROFILE_STORES RESULTS_REQUESTS \
+	RESULTS_POOLS RESULTS_POOL_TIME RESULTS_MAX_LOAD RESULTS_ROOT RESULTS_TMPFS FORCE
+export $(RESULTS_VARS)
+
+.PHONY: build workers run test bench study profile results clean faults report
 
 build:
 	@mkdir -p $(BIN)
@@ -111,10 +128,13 @@ study: build
 profile: build
 	@mkdir -p $(dir $(PROFILE_OUT))
 	@for v in $$($(BIN)/manydb engines --ids); do \
-		$(BIN)/manydb profile --engine $$v --stores 200 --root data/profile --out $(PROFILE_OUT) >/dev/null \
+		$(BIN)/manydb profile --engine $$v --stores 200 --root data/profile --tmpfs $(PROFILE_TMPFS) --out $(PROFILE_OUT) >/dev/null \
 			|| echo "make profile: $$v did not finish (see above)"; \
 	done
 	$(BIN)/manydb tables $(PROFILE_OUT)
+
+results: build
+	MANYDB=$(BIN)/manydb ./scripts/results.sh
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 20000x ./internal/worker/

@@ -114,6 +114,7 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", filepath.Join(dir, "r"), "--bin", dir}, "worker binary"},
 		{[]string{"env", "extra"}, `env: unexpected argument "extra"`},
 		{[]string{"engines", "extra"}, `engines: unexpected argument "extra"`},
+		{[]string{"serve", "--pool-time", "-1s"}, "--pool-time -1s"},
 		{[]string{"tables"}, "name at least one results file"},
 		{[]string{"tables", bad}, bad + ":2: not a manydb record"},
 		{[]string{"tables", filepath.Join(dir, "none.jsonl")}, "no such file"},

@@ -19,6 +19,7 @@ new, the change in percent and whether it is significant (Mann–Whitney U
 test at α = 0.05 from golang.org/x/perf/benchmath, with p-value and sample
 counts; ~ when not significant). OLD and NEW are files, FILE:VARIANT or
 FILE:VARIANT@SETTING (e.g. r.jsonl:obx@default r.jsonl:obx@mmap-threshold).
+A file may be gzip-compressed (r.jsonl.gz, as make results keeps them).
 
 The unit of the test is a warm open run (its median over the stores), pooled
 over every study in a file: at least 4 runs a side are needed to find a

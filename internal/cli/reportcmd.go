@@ -26,7 +26,8 @@ table, and what differed between sessions. Files from several machines
 (host, CPU, cores, memory) get a column per variant and machine. A serve
 study adds p99 latency and peak memory against the pool size; a sweep
 (run --stores 100,1000,…) each figure against the number of stores.
-The page never replaces one of the inputs or another results file.`
+The page never replaces one of the inputs or another results file. An
+input may be gzip-compressed (results.jsonl.gz, as make results keeps them).`
 
 func reportCmd(_ context.Context, args []string, o Options) error {
 	fs := newFlagSet("report")

@@ -26,7 +26,11 @@ One request per store at a time; waiting for a busy store counts in the
 latency. --concurrency goroutines send requests back to back (closed
 loop), or with --rate the requests are due on a fixed schedule and latency
 counts from when each was due (open loop). A warm-up of 5 % of the
-requests is not recorded. Every answer is checked.
+requests is not recorded. Every answer is checked. With --pool-time, a
+pool size's step stops once that long has passed since its warm-up began
+(the requests under way finish): its record says it stopped early, how
+many requests were done of how many and the limit, its figures are of the
+requests done, and the table marks it.
 
 Figures per variant and pool size: latency p50, p90, p99, p99.9 and max
 (an HDR histogram), throughput, the pool's hit rate, opens and closes per
@@ -53,11 +57,15 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	pools := fs.String("pool", "0,1%,10%,100%", "pool sizes: numbers of open stores or percentages of --stores")
 	rate := fs.Float64("rate", 0, "requests per second (open loop); 0: closed loop")
 	skipTimeCheck := fs.Bool("skip-time-check", false, fmt.Sprintf("start even if the open-loop schedule (--requests at --rate, every pool size, variant and setting) takes more than %s", orchestrate.FormatSeconds(orchestrate.MaxScheduleTime.Seconds())))
+	poolTime := fs.Duration("pool-time", 0, "time limit of each pool size's step, e.g. 20m; it stops early with the requests done (0: no limit)")
 	if done, err := parse(fs, args, serveSynopsis, o); done || err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return &orchestrate.InputError{Msg: fmt.Sprintf("serve: unexpected argument %q (flags only; see manydb serve --help)", fs.Arg(0))}
+	}
+	if *poolTime < 0 {
+		return &orchestrate.InputError{Msg: fmt.Sprintf("serve: --pool-time %v: give a positive duration (e.g. 20m), or 0 for no limit", *poolTime)}
 	}
 	ps, err := parsePools(*pools, *stores)
 	if err != nil {
@@ -72,7 +80,8 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	}
 	cfg.Stores = *stores
 	cfg.Hold = study.hold(*stores)
-	cfg.Serve = &results.ServeConfig{Pools: ps, Requests: *requests, Concurrency: *concurrency, Zipf: *zipf, Rate: *rate}
+	cfg.Serve = &results.ServeConfig{Pools: ps, Requests: *requests, Concurrency: *concurrency, Zipf: *zipf, Rate: *rate,
+		PoolTimeS: poolTime.Seconds()}
 	cfg.SkipTimeCheck = *skipTimeCheck
 	return study.run(ctx, o, cfg)
 }

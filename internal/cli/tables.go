@@ -17,7 +17,8 @@ const tablesSynopsis = `manydb tables [--format md|csv|json|gobench] FILE...
 Prints the reference study's tables from results files: one Markdown table
 per study and setting, one column per variant in the order the study ran
 them. Open figures pool the samples of all warm runs; when a phase was
-recorded more than once, its last record counts.
+recorded more than once, its last record counts. A file may be
+gzip-compressed (results.jsonl.gz, as make results keeps them).
 
 --format csv writes one row per value (variant, setting, figure, unit, n,
 value); --format json writes every variant's figures (one value per warm run for

@@ -68,6 +68,9 @@ func (j Job) Args() []string {
 		if j.Serve.Rate > 0 {
 			args = append(args, "--rate", strconv.FormatFloat(j.Serve.Rate, 'g', -1, 64))
 		}
+		if j.Serve.PoolTime > 0 {
+			args = append(args, "--pool-time", j.Serve.PoolTime.String())
+		}
 	}
 	str("--cpuprofile", j.CPUProfile)
 	boolean("--list", j.List)
@@ -109,6 +112,7 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	fs.IntVar(&j.Serve.Concurrency, "concurrency", 0, "serve: goroutines sending requests")
 	fs.Float64Var(&j.Serve.Zipf, "zipf", 0, "serve: Zipf exponent of the agents")
 	fs.Float64Var(&j.Serve.Rate, "rate", 0, "serve: requests per second (open loop; 0: closed loop)")
+	fs.DurationVar(&j.Serve.PoolTime, "pool-time", 0, "serve: stop early once this much time has passed (0: no limit)")
 	fs.StringVar(&j.Cgroup, "cgroup", "", "hold: a fresh memory cgroup to move into and report the charge of")
 	fs.BoolVar(&j.Progress, "progress", false, "print progress lines on stderr")
 	fs.StringVar(&j.CPUProfile, "cpuprofile", "", "create, profile: write a pprof CPU profile of the phase to this file")
@@ -156,7 +160,7 @@ func (j Job) Validate() error {
 		return fmt.Errorf("--allocator %q: use %s", j.Allocator, JoinNames(Allocators(), ", "))
 	}
 	if j.Phase == PhaseServe {
-		c := serve.Config{Stores: j.Stores, Requests: j.Serve.Requests, Concurrency: j.Serve.Concurrency, Pool: j.Serve.Pool, Zipf: j.Serve.Zipf, Rate: j.Serve.Rate}
+		c := serve.Config{Stores: j.Stores, Requests: j.Serve.Requests, Concurrency: j.Serve.Concurrency, Pool: j.Serve.Pool, Zipf: j.Serve.Zipf, Rate: j.Serve.Rate, TimeLimit: j.Serve.PoolTime}
 		if err := c.Validate(); err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}

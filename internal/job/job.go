@@ -11,6 +11,7 @@ package job
 import (
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"manydb/internal/workload"
 )
@@ -66,6 +67,9 @@ type Serve struct {
 	Concurrency int     // goroutines sending requests
 	Zipf        float64 // Zipf exponent of the agents
 	Rate        float64 // requests per second (open loop; 0: closed loop)
+	// PoolTime, when positive, stops the phase early once it has passed
+	// since the warm-up began (serve.Config.TimeLimit).
+	PoolTime time.Duration
 }
 
 // QueriesOrCount returns the job's queries, count alone when none are given.

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"manydb/internal/workload"
 )
@@ -25,7 +26,7 @@ var roundTrips = []Job{
 	{Variant: "fake", Phase: PhaseHold, Dir: "/d", Stores: 7, Workload: small, Hold: 7, Progress: true, Cgroup: "/sys/fs/cgroup/manydb-1"},
 	{Variant: "fake", Phase: PhaseSpace, Dir: "/d", Stores: 2, Workload: workload.Spec{Name: "custom", Objects: 3, TextLen: 1}},
 	{Variant: "fake", Phase: PhaseTurn, Dir: "/d", Stores: 4, Workload: small, Run: 2, Seed: 2, Appended: 1},
-	{Variant: "fake", Phase: PhaseServe, Dir: "/d", Stores: 100, Workload: small, Seed: 1, Serve: Serve{Pool: 10, Requests: 500, Concurrency: 4, Zipf: 1.1, Rate: 250.5}},
+	{Variant: "fake", Phase: PhaseServe, Dir: "/d", Stores: 100, Workload: small, Seed: 1, Serve: Serve{Pool: 10, Requests: 500, Concurrency: 4, Zipf: 1.1, Rate: 250.5, PoolTime: 90 * time.Second}},
 	{Variant: "fake", Phase: PhaseProfile, Dir: "/d", Stores: 2, Workload: large, Progress: true, CPUProfile: "cpu.tmpfs.pprof"},
 	{Variant: "fake", Phase: PhaseVersions, Workload: large},
 	{List: true, Workload: large},

@@ -224,7 +224,8 @@ const MaxScheduleTime = 24 * time.Hour
 
 // ScheduleSeconds returns how long the open-loop schedule of a serve study
 // takes at the least, in seconds: every pool size of every variant and
-// setting serves its warm-up and its requests at --rate. 0 for a closed
+// setting serves its warm-up and its requests at --rate, or until
+// --pool-time, if sooner. 0 for a closed
 // loop, which has no schedule. In seconds, as a tiny rate gives more than
 // a time.Duration holds.
 func (c *Config) ScheduleSeconds() float64 {
@@ -232,6 +233,9 @@ func (c *Config) ScheduleSeconds() float64 {
 		return 0
 	}
 	perPool := float64(serve.Warmup(c.Serve.Requests)+c.Serve.Requests) / c.Serve.Rate
+	if c.Serve.PoolTimeS > 0 { // --pool-time stops each step then
+		perPool = min(perPool, c.Serve.PoolTimeS)
+	}
 	return perPool * float64(len(c.Serve.Pools)*len(c.Variants)*len(c.Settings))
 }
 

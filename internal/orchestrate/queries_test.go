@@ -441,3 +441,35 @@ func TestServeReusesKeptStores(t *testing.T) {
 		}
 	}
 }
+
+// TestServePoolTime: a serve study with a time limit per pool step
+// (--pool-time) hands it to the worker; a step that reaches it stops early
+// and its record says so, with the requests done and the limit. (fake_slow
+// opens a store in 20 ms: pool 0's 5,000 requests would take a minute.)
+func TestServePoolTime(t *testing.T) {
+	c := fakeConfig(t, "fake_slow")
+	c.Stores, c.Hold = 4, 2
+	c.Serve = &results.ServeConfig{Pools: []int{0}, Requests: 5000, Concurrency: 2, Zipf: 1.1, PoolTimeS: 0.3}
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.ReadFile(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range recs {
+		if r.Phase != job.PhaseServe {
+			continue
+		}
+		n++
+		s := r.Serve
+		if r.Status != results.StatusOK || !s.StoppedEarly || s.Done >= s.Requests || s.Requests != 5000 || s.PoolTimeS != 0.3 {
+			t.Errorf("serve record: %s, stopped early %v, done %d of %d, limit %v s; want ok, stopped early with fewer than 5000 done, limit 0.3 s",
+				r.Status, s.StoppedEarly, s.Done, s.Requests, s.PoolTimeS)
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d serve records, want 1", n)
+	}
+}

@@ -16,6 +16,10 @@ func TestScheduleSeconds(t *testing.T) {
 	if got, want := c.ScheduleSeconds(), 21.0*6; got != want {
 		t.Errorf("ScheduleSeconds() = %v, want %v", got, want)
 	}
+	c.Serve.PoolTimeS = 5 // each step stops after 5 s
+	if got, want := c.ScheduleSeconds(), 5.0*6; got != want {
+		t.Errorf("with --pool-time 5s: ScheduleSeconds() = %v, want %v", got, want)
+	}
 	c.Serve.Rate = 0
 	if got := c.ScheduleSeconds(); got != 0 {
 		t.Errorf("closed loop: ScheduleSeconds() = %v, want 0", got)

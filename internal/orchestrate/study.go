@@ -209,18 +209,20 @@ func linkSweep(c Config, studies []*study) {
 // removes a variant's stores once the smallest count is done with them.
 // The id is of the study that met err.
 func runVariants(ctx context.Context, c Config, studies []*study) (id string, err error) {
+	eta := newSessionETA(c, studies)
 	for _, set := range c.Settings {
 		for _, v := range c.Variants {
 			anyFailed := false
 			for i, s := range studies {
 				// In a sweep the stores stay until the smallest count is done.
 				s.leaveStores = i < len(studies)-1
-				began := time.Now()
+				began, pending := time.Now(), s.pendingPhases(set, v)
 				f, err := s.variant(ctx, set, v)
 				s.spent += time.Since(began)
 				if err != nil {
 					return s.id, err
 				}
+				eta.finished(pending)
 				anyFailed = anyFailed || f
 			}
 			if len(studies) > 1 && !c.Keep && !anyFailed {
@@ -731,7 +733,8 @@ func (s *study) workerJob(set settings.Setting, v, dir string, p phase) job.Job 
 	case job.PhaseServe:
 		// The same agents' sequence for every pool size.
 		wj.Run, wj.Seed = p.run, 1
-		wj.Serve = job.Serve{Pool: p.pool, Requests: s.Serve.Requests, Concurrency: s.Serve.Concurrency, Zipf: s.Serve.Zipf, Rate: s.Serve.Rate}
+		wj.Serve = job.Serve{Pool: p.pool, Requests: s.Serve.Requests, Concurrency: s.Serve.Concurrency, Zipf: s.Serve.Zipf, Rate: s.Serve.Rate,
+			PoolTime: time.Duration(s.Serve.PoolTimeS * float64(time.Second))}
 	case job.PhaseHold:
 		wj.Hold, wj.Run = p.hold, p.run
 	}

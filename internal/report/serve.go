@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"manydb/internal/job"
 	"manydb/internal/results"
@@ -24,6 +25,9 @@ func (t *table) writeServe(w io.Writer) {
 				s := r.Serve
 				cfg = fmt.Sprintf("%s requests per pool size (after a warm-up of %s), %d goroutines, Zipf s = %g, %s", thousands(float64(s.Requests)),
 					thousands(float64(s.Warmup)), s.Concurrency, s.Zipf, loop(s.Rate))
+				if s.PoolTimeS > 0 {
+					cfg += fmt.Sprintf(", at most %s per pool size (--pool-time; a step that reached it stopped early, and its figures are of the requests it served)", poolTime(s.PoolTimeS))
+				}
 			}
 		}
 	}
@@ -38,7 +42,7 @@ func (t *table) writeServe(w io.Writer) {
 	for _, pool := range pools {
 		fmt.Fprintf(w, "### Pool of %s open stores\n\n", thousands(float64(pool)))
 		header()
-		for _, r := range serveRows() {
+		for _, r := range serveRows(t.stoppedEarly(pool)) {
 			vals := make([]string, len(t.variants))
 			for i, v := range t.variants {
 				vals[i] = t.serveText(v, pool, r.value, false)
@@ -57,7 +61,11 @@ func (t *table) writeServe(w io.Writer) {
 		vals := make([]string, len(t.variants))
 		for i, v := range t.variants {
 			vals[i] = t.serveText(v, pool, func(s *results.Serve) string {
-				return millis(s.P99Ms, 2) + " / " + mb(peak(s.RssKB))
+				text := millis(s.P99Ms, 2) + " / " + mb(peak(s.RssKB))
+				if s.StoppedEarly {
+					text += fmt.Sprintf(" (stopped early: %s of %s requests)", thousands(float64(s.Done)), thousands(float64(s.Requests)))
+				}
+				return text
 			}, true)
 		}
 		fmt.Fprintf(w, "| %s | %s |\n", thousands(float64(pool)), strings.Join(vals, " | "))
@@ -94,16 +102,46 @@ type serveRow struct {
 	value func(s *results.Serve) string
 }
 
-func serveRows() []serveRow {
+// poolTime writes a time limit in seconds as Go writes a duration (20m0s).
+func poolTime(s float64) string {
+	return time.Duration(s * float64(time.Second)).String()
+}
+
+// stoppedEarly tells whether a serve step of the pool size stopped early
+// at its time limit in any column.
+func (t *table) stoppedEarly(pool int) bool {
+	for _, v := range t.variants {
+		for _, r := range t.columns[v].serves() {
+			if r.Status == results.StatusOK && r.Serve.Pool == pool && r.Serve.StoppedEarly {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// serveRows are the rows of a pool size's block; stopped adds a first row
+// saying how many requests each step served, for a block where a step
+// stopped early at its time limit. Every figure is of the requests served.
+func serveRows(stopped bool) []serveRow {
 	perSec := func(n int64, s *results.Serve) string { return thousands(float64(n) / s.WallS) }
-	return []serveRow{
+	var rows []serveRow
+	if stopped {
+		rows = append(rows, serveRow{"Requests served", func(s *results.Serve) string {
+			if !s.StoppedEarly {
+				return thousands(float64(s.Requests))
+			}
+			return fmt.Sprintf("%s of %s, stopped early at the %s limit", thousands(float64(s.Done)), thousands(float64(s.Requests)), poolTime(s.PoolTimeS))
+		}})
+	}
+	return append(rows, []serveRow{
 		{"Latency p50", func(s *results.Serve) string { return millis(s.P50Ms, 3) }},
 		{"p90", func(s *results.Serve) string { return millis(s.P90Ms, 3) }},
 		{"p99", func(s *results.Serve) string { return millis(s.P99Ms, 3) }},
 		{"p99.9", func(s *results.Serve) string { return millis(s.P999Ms, 3) }},
 		{"max", func(s *results.Serve) string { return millis(s.MaxMs, 3) }},
-		{"Requests per second", func(s *results.Serve) string { return perSec(int64(s.Requests), s) }},
-		{"Pool hit rate", func(s *results.Serve) string { return fmt.Sprintf("%.1f %%", 100*float64(s.Hits)/float64(s.Requests)) }},
+		{"Requests per second", func(s *results.Serve) string { return perSec(int64(s.Served()), s) }},
+		{"Pool hit rate", func(s *results.Serve) string { return fmt.Sprintf("%.1f %%", 100*float64(s.Hits)/float64(s.Served())) }},
 		{"Opens per second", func(s *results.Serve) string { return perSec(s.Opens, s) }},
 		{"Closes per second", func(s *results.Serve) string { return perSec(s.Closes, s) }},
 		{"Most stores open at once", func(s *results.Serve) string { return thousands(float64(s.MaxOpen)) }},
@@ -112,7 +150,7 @@ func serveRows() []serveRow {
 		{"Threads, end / peak", func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.Threads), peakInt(s.Threads)) }},
 		{"Open files, end / peak", func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.FDs), peakInt(s.FDs)) }},
 		{"Errors", func(s *results.Serve) string { return "0" }}, // a wrong answer fails the phase
-	}
+	}...)
 }
 
 func mb(kb float64) string { return fmt.Sprintf("%.1f MB", kb/1024) }
@@ -141,7 +179,7 @@ func lastInt(xs []int) int {
 func (t *table) serveRowsHTML() [][]string {
 	var rows [][]string
 	for _, pool := range t.servePools() {
-		for _, sr := range serveRows() {
+		for _, sr := range serveRows(t.stoppedEarly(pool)) {
 			row := []string{fmt.Sprintf("pool %s: %s", thousands(float64(pool)), sr.label)}
 			for _, v := range t.variants {
 				row = append(row, t.serveText(v, pool, sr.value, true))
@@ -200,7 +238,8 @@ func (t *table) servePools() []int {
 }
 
 // serveText is what variant v shows for a pool size: value of its serve
-// record, "skipped" (with the reason when why is set) for a pool skipped
+// record (or, for a step whose time limit passed in its warm-up, that it
+// stopped early), "skipped" (with the reason when why is set) for a pool skipped
 // for memory, "failed" when a serve phase of v failed and this pool has no
 // record, else "–".
 func (t *table) serveText(v string, pool int, value func(s *results.Serve) string, why bool) string {
@@ -212,6 +251,9 @@ func (t *table) serveText(v string, pool int, value func(s *results.Serve) strin
 			return "skipped: " + rec.Error
 		case rec.Status != results.StatusOK:
 			return "skipped"
+		case rec.Serve.Served() == 0:
+			// The time limit passed in the warm-up: no figure.
+			return fmt.Sprintf("stopped early: none of %s requests served in %s", thousands(float64(rec.Serve.Requests)), poolTime(rec.Serve.PoolTimeS))
 		default:
 			return value(rec.Serve)
 		}

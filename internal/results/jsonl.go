@@ -3,6 +3,7 @@ package results
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,26 @@ func (e *SyntaxError) Error() string {
 
 func (e *SyntaxError) Unwrap() error { return e.Err }
 
+// CorruptError reports a compressed results file whose compression is
+// damaged (a cut or corrupted .gz): the records before Line were read.
+type CorruptError struct {
+	File string
+	Line int // the line being read when the damage was met
+	Err  error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("%s: the gzip file is damaged at line %d (%v): the records before it are intact; recompress it from the plain file if you have it", e.File, e.Line, e.Err)
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// gzipMagic starts every gzip file (RFC 1952).
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// isGzip tells whether the data starting with head is gzip-compressed.
+func isGzip(head []byte) bool { return bytes.HasPrefix(head, gzipMagic) }
+
 // maxLine bounds one record's line: 10,000 stores × 4 samples fit easily.
 const maxLine = 256 << 20
 
@@ -38,11 +59,28 @@ type Reader struct {
 	// crash in the middle of a write.
 	cut     bool
 	cutLine int
+	// gzip is set when the input is gzip-compressed: then an error of the
+	// input is a CorruptError.
+	gzip bool
 }
 
-// NewReader reads records from r; file names it in errors.
+// NewReader reads records from r, plain or gzip-compressed (told by the
+// data's first bytes, not by the name, so a results.jsonl.gz is read as
+// it is); file names it in errors.
 func NewReader(r io.Reader, file string) *Reader {
 	rd := &Reader{file: file}
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(len(gzipMagic)); isGzip(head) {
+		rd.gzip = true
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			rd.err = &CorruptError{File: file, Line: 1, Err: err}
+		} else {
+			r = zr
+		}
+	} else {
+		r = br
+	}
 	rd.sc = bufio.NewScanner(r)
 	rd.sc.Buffer(make([]byte, 0, 1<<20), maxLine)
 	rd.sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
@@ -92,7 +130,12 @@ func (r *Reader) Next() bool {
 		return true
 	}
 	if err := r.sc.Err(); err != nil {
-		r.err = &SyntaxError{File: r.file, Line: r.line + 1, Err: err}
+		switch {
+		case r.gzip && !errors.Is(err, bufio.ErrTooLong):
+			r.err = &CorruptError{File: r.file, Line: r.line + 1, Err: err}
+		default:
+			r.err = &SyntaxError{File: r.file, Line: r.line + 1, Err: err}
+		}
 	}
 	return false
 }
@@ -103,7 +146,8 @@ func (r *Reader) Record() Record { return r.rec }
 // Err returns the first error met, nil at a clean end of input.
 func (r *Reader) Err() error { return r.err }
 
-// ReadFile reads every record of a results file.
+// ReadFile reads every record of a results file, plain or gzip-compressed
+// (see NewReader).
 func ReadFile(name string) ([]Record, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -191,11 +235,16 @@ const (
 
 // inspectLastLine says what f's last line is and, for a torn one, where
 // the line before it ends; ErrNotResults for a last line without a
-// newline that is no record and follows no record (not manydb's to cut).
+// newline that is no record and follows no record (not manydb's to cut),
+// ErrCompressed for a gzip-compressed file.
 func inspectLastLine(f *os.File) (lastLine, int64, error) {
 	st, err := f.Stat()
 	if err != nil || st.Size() == 0 {
 		return lineComplete, 0, err
+	}
+	head := make([]byte, len(gzipMagic))
+	if _, err := f.ReadAt(head, 0); err == nil && isGzip(head) {
+		return lineComplete, 0, ErrCompressed
 	}
 	size := st.Size()
 	end, err := lineStart(f, size) // end of the last complete line
@@ -244,6 +293,11 @@ func (w *Writer) Close() error {
 // without a newline that is no record, after no record: not a results
 // file, so manydb writes nothing to it.
 var ErrNotResults = errors.New("its last line is not a manydb record and no record comes before it: not a results file")
+
+// ErrCompressed is returned by OpenWriter and CheckAppendable for a
+// gzip-compressed results file: manydb reads it, but appends only to a
+// plain one.
+var ErrCompressed = errors.New("it is gzip-compressed: manydb reads it but appends only to a plain file (gunzip it to resume the study it holds)")
 
 // lineStart returns the offset where the line that ends before offset
 // end in f starts: just after the last newline before end, or 0.

@@ -208,6 +208,9 @@ type ServeConfig struct {
 	Concurrency int     `json:"concurrency"`
 	Zipf        float64 `json:"zipf"`
 	Rate        float64 `json:"rate,omitempty"`
+	// PoolTimeS is each pool step's time limit (--pool-time), seconds;
+	// 0: none.
+	PoolTimeS float64 `json:"pool_time_s,omitempty"`
 }
 
 // Serve is one manydb serve run: agents' requests (each an agent turn:
@@ -221,6 +224,13 @@ type Serve struct {
 	Zipf        float64 `json:"zipf"`
 	Seed        uint64  `json:"seed"`
 	Rate        float64 `json:"rate,omitempty"` // open loop: requests per second
+	// PoolTimeS is the step's time limit (--pool-time), seconds; 0: none.
+	PoolTimeS float64 `json:"pool_time_s,omitempty"`
+	// StoppedEarly says the time limit passed before every request was
+	// served: Done of the Requests were (0 when it passed in the warm-up),
+	// and every figure below is of those Done requests.
+	StoppedEarly bool `json:"stopped_early,omitempty"`
+	Done         int  `json:"done,omitempty"`
 	// Histogram is the recorded requests' latencies in µs, an HDR
 	// histogram (hdrhistogram-go's Encode, base64 in JSON).
 	Histogram []byte `json:"histogram"`
@@ -243,6 +253,15 @@ type Serve struct {
 	Threads   []int   `json:"threads"`
 	FDs       []int   `json:"fds"`
 	BaseRssKB int64   `json:"base_rss_kb"` // before the first store opened
+}
+
+// Served is the number of recorded requests the figures are of: Done when
+// the step stopped early, else Requests.
+func (s *Serve) Served() int {
+	if s.StoppedEarly {
+		return s.Done
+	}
+	return s.Requests
 }
 
 // Profile is where the create time of a store goes: the steps of the

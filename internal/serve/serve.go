@@ -34,6 +34,10 @@ type Config struct {
 	// Rate, when positive, makes an open loop: request k is due at
 	// start + k/Rate and its latency counts from then.
 	Rate float64
+	// TimeLimit, when positive, bounds the run from the start of the
+	// warm-up: once it has passed no new request starts (those under way
+	// finish), and the run stops early with the requests done.
+	TimeLimit time.Duration
 }
 
 // Validate checks c.
@@ -53,6 +57,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--zipf %v: the exponent must be a finite number above 1", c.Zipf)
 	case !(c.Rate >= 0) || math.IsInf(c.Rate, 1):
 		return fmt.Errorf("--rate %v: use a finite number of requests per second, or 0 for a closed loop", c.Rate)
+	case c.TimeLimit < 0:
+		return fmt.Errorf("--pool-time %v: use a positive duration, or 0 for none", c.TimeLimit)
 	}
 	return nil
 }
@@ -83,7 +89,8 @@ type Funcs struct {
 	Turn func(i int, s engine.Store) error
 }
 
-// Result is what a serve run measured.
+// Result is what a serve run measured. When the time limit stopped it
+// early, every figure is of the Done recorded requests served.
 type Result struct {
 	Latency  *hdrhistogram.Histogram // µs, recorded requests
 	Wall     time.Duration           // of the recorded requests
@@ -91,7 +98,11 @@ type Result struct {
 	Opens    int64                   // during the recorded requests
 	Closes   int64                   // during the recorded requests
 	MaxOpen  int64                   // most stores open at once
-	Requests int
+	Requests int                     // recorded requests asked for
+	// Done is the number of recorded requests served: Requests, or fewer
+	// when the time limit stopped the run (0 if it passed in the warm-up).
+	Done         int
+	StoppedEarly bool // the time limit passed before every request was served
 }
 
 // Run serves the warm-up and the recorded requests and returns what the
@@ -109,18 +120,36 @@ func run(c Config, f Funcs, seq []int) (Result, error) {
 	p := newPool(c.Stores, c.Pool, f.Open)
 	var res Result
 	res.Requests = c.Requests
+	var deadline time.Time // zero: no limit
+	if c.TimeLimit > 0 {
+		deadline = time.Now().Add(c.TimeLimit)
+	}
 	var err error
 	if c.Warmup > 0 {
-		if _, err = p.serve(c, f, seq[:c.Warmup], false); err != nil {
+		var served int
+		if served, err = p.serve(c, f, seq[:c.Warmup], nil, deadline); err != nil {
 			return res, errors.Join(err, p.closeAll())
+		}
+		if served < c.Warmup {
+			// The time limit passed in the warm-up: nothing recorded.
+			res.Latency, res.StoppedEarly = newHistogram(), true
+			return res, p.closeAll()
 		}
 	}
 	p.reset()
 	start := time.Now()
-	res.Latency, err = p.serve(c, f, seq[c.Warmup:], true)
+	res.Latency = newHistogram()
+	res.Done, err = p.serve(c, f, seq[c.Warmup:], res.Latency, deadline)
 	res.Wall = time.Since(start)
+	res.StoppedEarly = res.Done < c.Requests
 	res.Hits, res.Opens, res.Closes, res.MaxOpen = p.hits.Load(), p.opens.Load(), p.closes.Load(), p.maxOpen.Load()
 	return res, errors.Join(err, p.closeAll())
+}
+
+// newHistogram returns an empty latency histogram: 1 µs to an hour, three
+// significant digits.
+func newHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
 }
 
 // entry is an open store.
@@ -216,10 +245,12 @@ func (p *pool) put(e *entry) error {
 }
 
 // serve runs the requests of seq with c's goroutines (closed loop) or
-// schedule (open loop) and returns their latencies when record is set.
-func (p *pool) serve(c Config, f Funcs, seq []int, record bool) (*hdrhistogram.Histogram, error) {
+// schedule (open loop), records their latencies into hist when it is not
+// nil and returns how many were served: all of seq, or fewer when the
+// deadline (unless zero) passed first.
+func (p *pool) serve(c Config, f Funcs, seq []int, hist *hdrhistogram.Histogram, deadline time.Time) (int, error) {
 	hists := make([]*hdrhistogram.Histogram, c.Concurrency)
-	var next atomic.Int64
+	var next, served atomic.Int64
 	var firstErr error
 	var errOnce sync.Once
 	var stop atomic.Bool
@@ -231,12 +262,15 @@ func (p *pool) serve(c Config, f Funcs, seq []int, record bool) (*hdrhistogram.H
 	due := func(k int) time.Time { return start.Add(time.Duration(float64(k) / c.Rate * float64(time.Second))) }
 	var wg sync.WaitGroup
 	for g := 0; g < c.Concurrency; g++ {
-		h := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
+		h := newHistogram()
 		hists[g] = h
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for !stop.Load() {
+				if !deadline.IsZero() && !time.Now().Before(deadline) {
+					return
+				}
 				k := int(next.Add(1) - 1)
 				if k >= len(seq) {
 					return
@@ -246,6 +280,9 @@ func (p *pool) serve(c Config, f Funcs, seq []int, record bool) (*hdrhistogram.H
 					// Open loop: latency counts from when the request was
 					// due, so a queue behind a slow engine is measured.
 					t0 = due(k)
+					if !deadline.IsZero() && !t0.Before(deadline) {
+						return // due after the time limit
+					}
 					if d := time.Until(t0); d > 0 {
 						time.Sleep(d)
 					}
@@ -254,18 +291,20 @@ func (p *pool) serve(c Config, f Funcs, seq []int, record bool) (*hdrhistogram.H
 					fail(err)
 					return
 				}
-				if record {
+				served.Add(1)
+				if hist != nil {
 					h.RecordValue(max(1, time.Since(t0).Microseconds()))
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	all := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
-	for _, h := range hists {
-		all.Merge(h)
+	if hist != nil {
+		for _, h := range hists {
+			hist.Merge(h)
+		}
 	}
-	return all, firstErr
+	return int(served.Load()), firstErr
 }
 
 // request serves one request on store i: wait for the store, take it from

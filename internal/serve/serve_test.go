@@ -177,3 +177,52 @@ func TestValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestTimeLimit: a run whose time limit passes long before its requests
+// are served stops early; its figures are of the requests done, which the
+// histogram counts. Without a limit every request is served. (The limit is
+// 1/500 of the time the requests would take, so the test does not depend
+// on the machine's speed.)
+func TestTimeLimit(t *testing.T) {
+	e := newFake(50)
+	e.sleep = time.Millisecond
+	c := Config{Stores: 50, Requests: 50000, Concurrency: 2, Pool: 5, Zipf: 1.1, Seed: 1, TimeLimit: 50 * time.Millisecond}
+	res, err := Run(c, e.funcs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.StoppedEarly || res.Done < 1 || res.Done >= c.Requests || res.Requests != c.Requests {
+		t.Fatalf("stopped early %v, done %d of %d (asked %d); want stopped with 0 < done < %d", res.StoppedEarly, res.Done, res.Requests, c.Requests, c.Requests)
+	}
+	if got := res.Latency.TotalCount(); got != int64(res.Done) {
+		t.Errorf("histogram counts %d requests, done %d", got, res.Done)
+	}
+	if res.Hits+res.Opens != int64(res.Done) {
+		t.Errorf("hits %d + opens %d != done %d", res.Hits, res.Opens, res.Done)
+	}
+	if e.open.Load() != 0 {
+		t.Errorf("%d stores left open", e.open.Load())
+	}
+
+	// The limit passes in the warm-up: nothing is recorded.
+	c.Warmup, c.Requests = 50000, 10
+	res, err = Run(c, e.funcs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.StoppedEarly || res.Done != 0 || res.Latency.TotalCount() != 0 {
+		t.Errorf("limit in the warm-up: stopped early %v, done %d, histogram %d; want true, 0, 0", res.StoppedEarly, res.Done, res.Latency.TotalCount())
+	}
+
+	e.sleep = 0
+	c = Config{Stores: 50, Requests: 500, Warmup: 25, Concurrency: 2, Pool: 5, Zipf: 1.1, Seed: 1}
+	if res, err = Run(c, e.funcs()); err != nil {
+		t.Fatal(err)
+	}
+	if res.StoppedEarly || res.Done != c.Requests || res.Latency.TotalCount() != int64(c.Requests) {
+		t.Errorf("no limit: stopped early %v, done %d, histogram %d; want false, %d, %d", res.StoppedEarly, res.Done, res.Latency.TotalCount(), c.Requests, c.Requests)
+	}
+	if err := (Config{Stores: 1, Requests: 1, Concurrency: 1, Zipf: 1.1, TimeLimit: -time.Second}).Validate(); err == nil {
+		t.Error("a negative time limit was accepted")
+	}
+}

@@ -23,7 +23,10 @@ const sampleEvery = 250 * time.Millisecond
 // its 20 newest notes, appends one and gives it back. The first request on
 // a store in this process checks the notes it finds against the workload;
 // every later one must find the note the request before it appended
-// first. A warm-up of 5 % of the requests is not recorded.
+// first. A warm-up of 5 % of the requests is not recorded. With a time
+// limit (--pool-time) the phase stops early once it has passed since the
+// warm-up began; its record says how many requests were done, and its
+// figures are of those.
 func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	sj := j.Serve
 	base, err := measure.ReadMemory()
@@ -31,7 +34,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 		return err
 	}
 	c := serve.Config{Stores: j.Stores, Requests: sj.Requests, Warmup: serve.Warmup(sj.Requests), Concurrency: sj.Concurrency,
-		Pool: sj.Pool, Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate}
+		Pool: sj.Pool, Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate, TimeLimit: sj.PoolTime}
 	dirs := storeDirs(j)
 	newest := make([]int64, j.Stores) // guarded by the pool's lock of each store
 	spec := j.Workload
@@ -78,6 +81,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 	q := func(pct float64) float64 { return float64(res.Latency.ValueAtQuantile(pct)) / 1000 }
 	rec.Serve = &results.Serve{Pool: sj.Pool, Requests: sj.Requests, Warmup: c.Warmup, Concurrency: sj.Concurrency,
 		Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate, Histogram: hist,
+		PoolTimeS: sj.PoolTime.Seconds(), StoppedEarly: res.StoppedEarly, Done: res.Done,
 		P50Ms: q(50), P90Ms: q(90), P99Ms: q(99), P999Ms: q(99.9), MaxMs: float64(res.Latency.Max()) / 1000,
 		WallS: res.Wall.Seconds(), Hits: res.Hits, Opens: res.Opens, Closes: res.Closes, MaxOpen: res.MaxOpen,
 		SampleMs: int(sampleEvery / time.Millisecond), RssKB: smp.rss, AnonKB: smp.anon, Threads: smp.threads, FDs: smp.fds,
