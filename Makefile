@@ -8,8 +8,9 @@
 #               reference study at 10,000 stores (default and mmap-threshold,
 #               5 warm runs), the create-time profile (disk and tmpfs), the
 #               agent workload at 2,000 stores, serve at 10,000 stores (pools
-#               0, 1 %, 10 %, 100 %, at most 10 min each); resumable, hours
-#               long. A small check: make results RESULTS_STORES=100
+#               0, 1 %, 10 %, 100 %, 20,000 requests, at most 3 min each);
+#               resumable, about 2.5 hours; RESULTS_PARTS=study,profile runs
+#               some parts now. A small check: make results RESULTS_STORES=100
 #               RESULTS_AGENT_STORES=20 RESULTS_REQUESTS=2000 RESULTS_DIR=/tmp/r
 #
 # make build also installs strace when it is missing and it can (root,
@@ -62,7 +63,7 @@ PROFILE_TMPFS   ?= /dev/shm/manydb-profile
 # make's command line, they are exported to it.
 RESULTS_VARS := RESULTS_DIR RESULTS_ENGINES RESULTS_STORES RESULTS_RUNS RESULTS_HOLD \
 	RESULTS_AGENT_STORES RESULTS_AGENT_RUNS RESULTS_PROFILE_STORES RESULTS_REQUESTS \
-	RESULTS_POOLS RESULTS_POOL_TIME RESULTS_MAX_LOAD RESULTS_ROOT RESULTS_TMPFS FORCE
+	RESULTS_POOLS RESULTS_POOL_TIME RESULTS_MAX_LOAD RESULTS_ROOT RESULTS_TMPFS RESULTS_PARTS FORCE
 export $(RESULTS_VARS)
 
 .PHONY: build workers run test bench study profile results clean faults report
@@ -101,15 +102,18 @@ run: build
 	@$(BIN)/manydb report -o $(dir $(OUT))make-run.html $(OUT) >/dev/null
 	@echo "make run: report in $(dir $(OUT))make-run.html"
 
-# The report of the committed example results, and its screenshot for the
-# docs (headless chromium; scripts/ensure-chromium.sh installs it if it can).
-REPORT_EXAMPLES = docs/examples/sqlite-100-a.jsonl
+# The README's screenshot (docs/report.png): the report of REPORT_INPUT
+# (the results of make run: every variant built here) in headless chromium
+# at 1280 px, its first screens (scripts/ensure-chromium.sh installs
+# chromium if it can).
+REPORT_INPUT ?= results/make-run.jsonl
 report:
 	@mkdir -p $(BIN) results
+	@[ -f $(REPORT_INPUT) ] || { echo "make report: $(REPORT_INPUT) is missing: run make run first, or give REPORT_INPUT=FILE"; exit 2; }
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/manydb ./cmd/manydb
-	$(BIN)/manydb report -o results/example-report.html $(REPORT_EXAMPLES)
+	$(BIN)/manydb report -o results/report.html $(REPORT_INPUT)
 	scripts/ensure-chromium.sh
-	scripts/screenshot.sh results/example-report.html docs/report.png 1100x1500
+	scripts/screenshot.sh results/report.html docs/report.png 1280x1800
 
 # Everything, the long tests included (go test -short ./... leaves them out).
 test: build

@@ -32,9 +32,10 @@
 #   RESULTS_AGENT_STORES    stores of the agent part (2000)
 #   RESULTS_AGENT_RUNS      warm runs of the agent part (3)
 #   RESULTS_PROFILE_STORES  stores per medium of the profile part (200)
-#   RESULTS_REQUESTS        recorded requests per pool size (200000)
+#   RESULTS_REQUESTS        recorded requests per pool size (20000)
 #   RESULTS_POOLS           pool sizes (0,1%,10%,100%)
-#   RESULTS_POOL_TIME       time limit of each pool step (10m)
+#   RESULTS_POOL_TIME       time limit of each pool step (3m)
+#   RESULTS_PARTS           the parts to run now, in order (study,profile,agent,serve)
 #   RESULTS_MAX_LOAD        start a phase only below this load (1; 0: don't wait)
 #   RESULTS_ROOT            data root for the stores (data/results)
 #   RESULTS_TMPFS           tmpfs root of the profile part (/dev/shm/manydb-profile)
@@ -50,9 +51,11 @@ RESULTS_HOLD=${RESULTS_HOLD:-1000}
 RESULTS_AGENT_STORES=${RESULTS_AGENT_STORES:-2000}
 RESULTS_AGENT_RUNS=${RESULTS_AGENT_RUNS:-3}
 RESULTS_PROFILE_STORES=${RESULTS_PROFILE_STORES:-200}
-RESULTS_REQUESTS=${RESULTS_REQUESTS:-200000}
+RESULTS_REQUESTS=${RESULTS_REQUESTS:-20000}
 RESULTS_POOLS=${RESULTS_POOLS:-0,1%,10%,100%}
-RESULTS_POOL_TIME=${RESULTS_POOL_TIME:-10m}
+RESULTS_POOL_TIME=${RESULTS_POOL_TIME:-3m}
+RESULTS_PARTS=${RESULTS_PARTS:-study,profile,agent,serve}
+export RESULTS_PARTS
 RESULTS_MAX_LOAD=${RESULTS_MAX_LOAD:-1}
 RESULTS_ROOT=${RESULTS_ROOT:-data/results}
 RESULTS_TMPFS=${RESULTS_TMPFS:-/dev/shm/manydb-profile}
@@ -67,10 +70,14 @@ now() { date -u +%FT%TZ; }
 
 [ -x "$MANYDB" ] || die "$MANYDB is not built: run make build (make results does)"
 
-# The commit: the record must be of one commit, so uncommitted changes
-# (outside the results folders) stop it unless FORCE=1.
-commit=$(git rev-parse HEAD 2>/dev/null) || die "not in a git checkout: the results must name their commit"
-dirty=$(git status --porcelain -- . ':(exclude)docs/results' 2>/dev/null || true)
+# The commit: the record must be of one commit of the code, so
+# uncommitted changes outside the docs stop it unless FORCE=1. The code
+# commit is the last commit that changed anything but docs/ and README.md:
+# commits of documents (the record itself, docs written while it runs)
+# between the sessions of a record change no binary.
+git rev-parse HEAD >/dev/null 2>&1 || die "not in a git checkout: the results must name their commit"
+commit=$(git log -1 --format=%h -- . ':(exclude)docs' ':(exclude)README.md')
+dirty=$(git status --porcelain -- . ':(exclude)docs' ':(exclude)README.md' 2>/dev/null || true)
 if [ -n "$dirty" ]; then
 	[ "$FORCE" = 1 ] || die "uncommitted changes (git status): the results must be of one commit; commit them, or FORCE=1 to record anyway (the header then says so)"
 	commit="$commit (with uncommitted changes: FORCE=1)"
@@ -112,11 +119,13 @@ part_cmd() {
 # field FILE KEY: the value of the first "KEY value" line of a part file.
 field() { sed -n "s/^$2 //p" "$1" | head -n 1; }
 
-# check_part PART: a part started elsewhere, or at another commit or with
-# another command, is not resumed here.
+# check_part PART: an unfinished part started elsewhere, or at another
+# commit or with another command, is not resumed here. (Finished parts may
+# come from other sessions and machines: each names its own.)
 check_part() {
 	local pf=$RESULTS_DIR/$1.part was
 	[ -f "$pf" ] || return 0
+	grep -q '^finished ' "$pf" && return 0 # a finished part may come from another session's machine
 	was=$(field "$pf" machine)
 	if [ "$was" != "$here" ]; then
 		say "part $1 was started on another machine:"
@@ -208,18 +217,37 @@ run_part() {
 	compress "$part"
 }
 
-parts="study profile agent serve"
+all_parts="study profile agent serve"
+parts=$(echo "$RESULTS_PARTS" | tr , ' ')
 for p in $parts; do
+	case " $all_parts " in
+	*" $p "*) ;;
+	*) die "RESULTS_PARTS: unknown part \"$p\": use study, profile, agent and serve" ;;
+	esac
+done
+# Every part of one folder is of one code commit: a part of another
+# commit is refused before anything runs.
+for p in $all_parts; do
 	check_part "$p"
+	pf=$RESULTS_DIR/$p.part
+	if [ -f "$pf" ] && [ "$(field "$pf" commit)" != "$commit" ]; then
+		die "part $p of $RESULTS_DIR was recorded at commit $(field "$pf" commit), this checkout's code is $commit: a record is of one commit; choose another RESULTS_DIR"
+	fi
 done
 for p in $parts; do
 	run_part "$p"
 done
 
+# The tables, report and header cover the parts finished so far.
 files=()
-for p in $parts; do
-	files+=("$RESULTS_DIR/$p.jsonl.gz")
+done_parts=""
+for p in $all_parts; do
+	if [ -f "$RESULTS_DIR/$p.jsonl.gz" ]; then
+		files+=("$RESULTS_DIR/$p.jsonl.gz")
+		done_parts="$done_parts $p"
+	fi
 done
+parts=$done_parts
 "$MANYDB" tables "${files[@]}" >"$RESULTS_DIR/tables.md"
 "$MANYDB" report -o "$RESULTS_DIR/report.html" "${files[@]}" >/dev/null
 
