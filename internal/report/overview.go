@@ -21,9 +21,13 @@ type overview struct {
 
 // An overviewRow is one column of a table, seen as a row of the overview.
 type overviewRow struct {
-	label  string // the variant, "· setting" and "· study" when needed
-	family family
-	cells  []cell // one per figure of the overview
+	label string // the variant, "· setting" and "· study" when needed
+	// variant and setting of the row, and whether its workload is the
+	// seed's (the reference study's, whose figures the Markdown shows)
+	variant, setting string
+	seeded           bool
+	family           family
+	cells            []cell // one per figure of the overview
 }
 
 // A cell is one figure of one row: its value and its spread across runs.
@@ -90,7 +94,7 @@ func newOverview(tables []*table) *overview {
 			if studies > 1 {
 				label += " · " + t.study
 			}
-			row := overviewRow{label: label, family: familyOf(c.variant)}
+			row := overviewRow{label: label, family: familyOf(c.variant), variant: c.variant, setting: t.setting, seeded: seeded(t)}
 			for _, f := range figs {
 				row.cells = append(row.cells, cellOf(f, t, c))
 			}
