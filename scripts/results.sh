@@ -72,12 +72,14 @@ now() { date -u +%FT%TZ; }
 
 # The commit: the record must be of one commit of the code, so
 # uncommitted changes outside the docs stop it unless FORCE=1. The code
-# commit is the last commit that changed anything but docs/ and README.md:
-# commits of documents (the record itself, docs written while it runs)
-# between the sessions of a record change no binary.
+# commit is the last commit that changed anything but docs/, README.md and
+# tests (*_test.go): commits of documents (the record itself, docs written
+# while it runs) and of tests between the sessions of a record change no
+# binary.
 git rev-parse HEAD >/dev/null 2>&1 || die "not in a git checkout: the results must name their commit"
-commit=$(git log -1 --format=%h -- . ':(exclude)docs' ':(exclude)README.md')
-dirty=$(git status --porcelain -- . ':(exclude)docs' ':(exclude)README.md' 2>/dev/null || true)
+not_code=(':(exclude)docs' ':(exclude)README.md' ':(exclude,glob)**/*_test.go')
+commit=$(git log -1 --format=%h -- . "${not_code[@]}")
+dirty=$(git status --porcelain -- . "${not_code[@]}" 2>/dev/null || true)
 if [ -n "$dirty" ]; then
 	[ "$FORCE" = 1 ] || die "uncommitted changes (git status): the results must be of one commit; commit them, or FORCE=1 to record anyway (the header then says so)"
 	commit="$commit (with uncommitted changes: FORCE=1)"
