@@ -5,7 +5,7 @@
 //
 //	manydb run [flags]         run a study, append its records, print its tables
 //	manydb serve [flags]       serve agent turns from a pool of open stores: latency and memory per pool size
-//	manydb tables FILE...      print the tables of results files (--format md|csv|json|gobench)
+//	manydb tables FILE...      print the tables of results files (--format md|overview|csv|json|gobench)
 //	manydb compare OLD NEW     compare two results files: change and significance
 //	manydb report -o F FILE... write one self-contained HTML page with tables and charts
 //	manydb profile --engine V  time each step of creating a store, on disk and tmpfs, and count its syncs
@@ -78,7 +78,7 @@ func commands() []command {
 	return []command{
 		{"run", "[flags]", "run a study, append its records, print its tables", runCmd},
 		{"serve", "[flags]", "serve agent turns from a pool of open stores: latency and memory per pool size", serveCmd},
-		{"tables", "FILE...", "print the tables of results files (--format md|csv|json|gobench)", tablesCmd},
+		{"tables", "FILE...", "print the tables of results files (--format md|overview|csv|json|gobench)", tablesCmd},
 		{"compare", "OLD NEW", "compare two results files: change and significance", compareCmd},
 		{"report", "-o F FILE...", "write one self-contained HTML page with tables and charts", reportCmd},
 		{"profile", "--engine V", "time each step of creating a store, on disk and tmpfs, and count its syncs", profileCmd},

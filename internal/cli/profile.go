@@ -20,7 +20,8 @@ reference study's "Where the create time goes". The worker creates
   1. create the directory and open the new store (schema or model commit)
   2. build the notes in memory
   3. marshal them, where the engine does that as a step of its own
-     (ObjectBox: FlatBuffers; "–" for the others)
+     (ObjectBox's C-call variants obx_cached and obx_nosync: FlatBuffers;
+     "–" for the others)
   4. insert (put) them in one transaction, commit included
   5. close
 

@@ -15,14 +15,18 @@ import (
 
 const reportSynopsis = `manydb report -o report.html FILE...
 
-Writes one self-contained HTML page (no network, no scripts) from results
-files: per study and setting the reference table, each timing figure with
-its spread across runs (the range of the per-run values, or a 95 % interval
-from 6 runs on), and charts drawn by gonum.org/v1/plot as inline SVG:
-the distribution (CDF, log time axis) of open, query, close, their total and
-create per store, memory per open store (anonymous and file-backed) and
-space per store; then the environment of every session that recorded the
-table, and what differed between sessions. Files from several machines
+Writes one self-contained HTML page from results files (nothing loaded
+from elsewhere; one inline script sorts the overview). It opens with an
+overview per workload: a row per variant with the figures that decide
+(create, open-query-close p50 and p99, cold open, turn, memory per open
+store, space), each with its spread across runs, and a dot chart per
+figure, one colour per engine family. Then per study and setting the
+reference table, each timing figure with its spread across runs (the
+range of the per-run values, or a 95 % interval from 6 runs on), the
+distributions per store (CDFs, a panel per engine family), the load during
+the study, the environment of every session that recorded the table, and
+what differed between sessions. Charts are drawn by gonum.org/v1/plot as
+inline SVG. Files from several machines
 (host, CPU, cores, memory) get a column per variant and machine. A serve
 study adds p99 latency and peak memory against the pool size; a sweep
 (run --stores 100,1000,…) each figure against the number of stores.

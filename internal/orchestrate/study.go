@@ -1,5 +1,5 @@
-// Package orchestrate runs a study (manydb run) and a profile (manydb
-// profile): one fresh worker process per phase, each phase's record
+// Package orchestrate runs a study (manydb run, and manydb serve, a study
+// whose phases serve requests) and a profile (manydb profile): one fresh worker process per phase, each phase's record
 // appended to the results file as soon as the phase ends, a study resumed
 // cell by cell when run again. It links no engine: it knows the workers by
 // the catalog in internal/engine and talks to them through their command

@@ -1,6 +1,8 @@
 // Package results defines manydb's result record and reads and writes
-// results files: JSON Lines, one record per (variant, setting, phase, run),
-// each appended and synced to disk as soon as its phase ends.
+// results files: JSON Lines, one record per cell (variant, setting, phase,
+// and its cache mode, run, turn, hold step or pool step), plus an env
+// record per session and an end record per study, each appended and synced
+// to disk as soon as its phase ends.
 //
 // Records keep the raw per-store samples, so any statistic can be
 // recomputed later without rerunning the study.
