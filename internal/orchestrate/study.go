@@ -738,7 +738,7 @@ func (s *study) runPhaseWorker(ctx context.Context, label, bin string, args []st
 	case job.PhaseHold:
 		total = p.hold
 	case job.PhaseServe:
-		total = 1 // the worker reports when it is done
+		total = s.Serve.Requests // the worker counts requests, warm-up included
 	}
 	sampler := startLoadSampler(s.SampleEvery)
 	s.Bar.Start(label, total)

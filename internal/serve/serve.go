@@ -75,6 +75,9 @@ type Funcs struct {
 	Open func(i int) (engine.Store, error)
 	// Turn serves one request on store i, open in s.
 	Turn func(i int, s engine.Store) error
+	// Done, when set, is called after each request (warm-up ones too),
+	// outside its latency: the worker counts them for its progress lines.
+	Done func()
 }
 
 // Result is what a serve run measured.
@@ -250,6 +253,9 @@ func (p *pool) serve(c Config, f Funcs, seq []int, record bool) (*hdrhistogram.H
 				}
 				if record {
 					h.RecordValue(max(1, time.Since(t0).Microseconds()))
+				}
+				if f.Done != nil {
+					f.Done()
 				}
 			}
 		}()
