@@ -15,6 +15,7 @@ import (
 // the engine panics, reports progress and yields between stores.
 type storeLoop struct {
 	store    int // index of the store being worked on; -1 before the first
+	status   status
 	progress progress
 	yielder  yielder
 }
@@ -30,8 +31,8 @@ func newStoreLoop(j job.Job, stderr io.Writer) *storeLoop {
 
 // eachStore calls work for n stores, one after another: the k-th is
 // store i = order[k], or i = k when order is nil. Before each call it
-// marks the store as the one being worked on; after it, it reports
-// progress and yields between stores. It stops at work's first error.
+// marks the store as the one being worked on; after it, it notes it
+// done, reports progress and yields between stores. It stops at work's first error.
 // The timed spans are work's own: the loop adds nothing inside them.
 func (l *storeLoop) eachStore(n int, order []int, work func(k, i int) error) error {
 	for k := range n {
@@ -43,6 +44,7 @@ func (l *storeLoop) eachStore(n int, order []int, work func(k, i int) error) err
 		if err := work(k, i); err != nil {
 			return err
 		}
+		l.status.done(k + 1)
 		now := time.Now()
 		l.progress.report(k+1, now)
 		l.yielder.betweenStores(now)
@@ -52,7 +54,10 @@ func (l *storeLoop) eachStore(n int, order []int, work func(k, i int) error) err
 
 // at records that store i is being worked on, for a visit outside
 // eachStore (a warm-up, a read-back); it is called outside timed spans.
-func (l *storeLoop) at(i int) { l.store = i }
+func (l *storeLoop) at(i int) {
+	l.store = i
+	l.status.at(i)
+}
 
 // progress prints "progress DONE TOTAL" lines, at most every
 // progressEvery. The orchestrator's watchdog takes them as the worker's

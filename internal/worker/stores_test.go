@@ -2,6 +2,7 @@ package worker
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"slices"
@@ -22,7 +23,9 @@ import (
 func TestEachStore(t *testing.T) {
 	var out bytes.Buffer
 	loop := newStoreLoop(job.Job{Stores: 128, Progress: true}, &out)
-	loop.progress.last = time.Time{} // the first report is due at once
+	loop.progress.last = time.Time{}     // the first report is due at once
+	page := make([]byte, job.StatusSize) // as the orchestrator's, mapped
+	loop.status = status{page: page}
 	var seen []int
 	record := func(k, i int) error {
 		if loop.store != i {
@@ -33,6 +36,9 @@ func TestEachStore(t *testing.T) {
 	}
 	if err := loop.eachStore(3, []int{2, 0, 1}, record); err != nil || !slices.Equal(seen, []int{2, 0, 1}) {
 		t.Fatalf("order 2 0 1: visited %v, err %v", seen, err)
+	}
+	if st, done := binary.LittleEndian.Uint64(page[job.StatusStore:]), binary.LittleEndian.Uint64(page[job.StatusDone:]); st != 2 || done != 3 {
+		t.Errorf("status page after order 2 0 1: store+1 %d, done %d; want 2 (store 1) and 3", st, done)
 	}
 	seen = nil
 	loop.progress.last = time.Time{} // due again
