@@ -90,7 +90,8 @@ type Listing struct {
 }
 
 // ProgressPrefix starts a progress line on the worker's stderr:
-// "progress DONE TOTAL". The orchestrator reads and hides them.
+// "progress DONE TOTAL". The orchestrator reads and hides them, and its
+// watchdog takes them as the worker's heartbeat.
 const ProgressPrefix = "progress "
 
 // StatusEnv names the environment variable that gives a worker the file
