@@ -46,7 +46,10 @@ func (l *lockedBuffer) String() string {
 // test's deadline.
 func TestStalledWorkerFails(t *testing.T) {
 	c := fakeConfig(t, "fake_hang")
-	c.Runs, c.StallLimit = 1, 300*time.Millisecond
+	c.Runs, c.StallLimit = 1, time.Second
+	// A worker built with -race sleeps a second before it exits, after
+	// its last progress line.
+	c.Env = append(c.Env, "GORACE=atexit_sleep_ms=0")
 	var log lockedBuffer
 	c.Log = &log
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -65,7 +68,7 @@ func TestStalledWorkerFails(t *testing.T) {
 	stuck := worker.Order(c.Stores, 1)[1]
 	dir := job.StoreDir(filepath.Join(c.Root, "default", "fake_hang"), stuck, 0)
 	want := map[job.Phase]string{
-		job.PhaseOpen: fmt.Sprintf("no progress for 300ms at store %d (%s), 1 of 10 stores done", stuck, dir),
+		job.PhaseOpen: fmt.Sprintf("no progress for 1s at store %d (%s), 1 of 10 stores done", stuck, dir),
 		job.PhaseHold: "at store 1 (",
 	}
 	for _, r := range recs {
@@ -84,7 +87,7 @@ func TestStalledWorkerFails(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("no record of %v", want)
 	}
-	if con := log.String(); !strings.Contains(con, "fake_hang open run 1: no progress for 300ms at store") || !strings.Contains(con, "killing it") {
+	if con := log.String(); !strings.Contains(con, "fake_hang open run 1: no progress for 1s at store") || !strings.Contains(con, "killing it") {
 		t.Errorf("the console does not say that the open run stalled:\n%s", con)
 	}
 }
