@@ -729,9 +729,10 @@ func prepareStores(dir string, p phase, label string) (Manifest, error) {
 	return m, nil
 }
 
-// runPhaseWorker runs phase p's worker on the stores in dir with the setting's environment,
-// showing its progress, and returns its result and the load samples taken
-// while it ran.
+// runPhaseWorker runs phase p's worker on the stores in dir with the
+// setting's environment, showing its progress and watching it (the
+// watchdog), and returns its result and the load samples taken while it
+// ran.
 func (s *study) runPhaseWorker(ctx context.Context, label, bin, dir string, args []string, set settings.Setting, p phase) (workerResult, []float64) {
 	total, unit := s.Stores, "store"
 	switch p.name {
