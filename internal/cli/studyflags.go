@@ -32,6 +32,7 @@ type studyFlags struct {
 	keep     bool
 	maxLoad  float64
 	loadWait time.Duration
+	stall    time.Duration
 
 	// holdCap is how many stores the hold phase holds open unless told:
 	// min(holdCap, stores). Not a flag of its own (see runStudyFlags).
@@ -69,6 +70,7 @@ func (f *studyFlags) AddFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&f.maxLoad, "max-load", 0, "before each phase, wait until the 1-minute load average is below this (0: don't wait)")
 	fs.DurationVar(&f.loadWait, "load-wait", 30*time.Second, "how often to check the load while waiting")
 	fs.StringVar(&f.binDir, "bin", f.binDir, "directory of the worker binaries")
+	fs.DurationVar(&f.stall, "stall-limit", 0, "end a worker that makes no progress for this long and record its phase failed (0: 100 × the longest gap between its progress lines, at least 1m)")
 }
 
 // Validate checks what needs nothing but the flags (the engine and
@@ -83,6 +85,9 @@ func (f studyFlags) Validate() error {
 	}
 	if !(f.maxLoad >= 0) || math.IsInf(f.maxLoad, 1) {
 		return f.inputError(fmt.Sprintf("--max-load %v: use a finite load average, or 0 not to wait", f.maxLoad))
+	}
+	if f.stall < 0 {
+		return f.inputError(fmt.Sprintf("--stall-limit %s: use a positive duration, or 0 for the default rule", f.stall))
 	}
 	return nil
 }
@@ -119,19 +124,20 @@ func (f studyFlags) config(ctx context.Context, o Options, objects, textLen int)
 		return orchestrate.Config{}, f.inputError(err.Error())
 	}
 	return orchestrate.Config{
-		Variants: variants,
-		Settings: sets,
-		Fresh:    f.fresh,
-		Workload: wl,
-		Root:     f.root,
-		Out:      f.out,
-		Keep:     f.keep,
-		BinDir:   f.binDir,
-		MaxLoad:  f.maxLoad,
-		LoadWait: f.loadWait,
-		Version:  o.Version,
-		Env:      o.Environ,
-		Log:      o.Stderr,
+		Variants:   variants,
+		Settings:   sets,
+		Fresh:      f.fresh,
+		Workload:   wl,
+		Root:       f.root,
+		Out:        f.out,
+		Keep:       f.keep,
+		BinDir:     f.binDir,
+		MaxLoad:    f.maxLoad,
+		LoadWait:   f.loadWait,
+		StallLimit: f.stall,
+		Version:    o.Version,
+		Env:        o.Environ,
+		Log:        o.Stderr,
 	}, nil
 }
 

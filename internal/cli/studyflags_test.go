@@ -25,6 +25,7 @@ func TestStudyFlagsValidateFirst(t *testing.T) {
 		{[]string{"serve", "--engines", "oracle"}, `serve: --engines: unknown engine "oracle"`},
 		{[]string{"serve", "--settings", "lukewarm"}, "serve: --settings: "},
 		{[]string{"serve", "--workload", "huge"}, `serve: unknown workload "huge"`},
+		{[]string{"run", "--stall-limit", "-1s"}, "run: --stall-limit -1s"},
 	}
 	for _, tt := range tests {
 		o, _, errOut := options(t)

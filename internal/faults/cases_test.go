@@ -226,6 +226,28 @@ func killWorker(phase string) func(*fcase) {
 	}
 }
 
+// SIGSTOP of the worker of an open run, never continued: the watchdog
+// (--stall-limit 2s, to be quick) kills it and records a failed open
+// record naming the stall, the study goes on and exits 3; the same
+// command completes it. A stopped worker's samples are never recorded ok.
+func stoppedWorker(c *fcase) {
+	s := small
+	s.Extra = []string{"--stall-limit", "2s"}
+	p := c.start(s.args(c.root, c.out)...)
+	w := p.waitWorker("open")
+	c.caught(w != 0, "the open phase ended before it was seen")
+	syscall.Kill(w, syscall.SIGSTOP)
+	res := p.wait()
+	c.message(res, 3, false, "open", "no progress", "stopped")
+	named := false
+	for _, r := range c.snapshot() {
+		named = named || r.Phase == job.PhaseOpen && r.Status == results.StatusFailed && strings.Contains(r.Error, "no progress")
+	}
+	c.expect(named, "the failed open record names the stall")
+	c.completes(c.run(s.args(c.root, c.out)...))
+	c.audit()
+}
+
 // SIGINT (Ctrl-C) or SIGHUP (the terminal closed) of manydb during an
 // open run: it stops, saying that the same command resumes, and that
 // command completes the study.

@@ -102,6 +102,7 @@ var cases = []faultCase{
 	{"SIGKILL worker in open", false, killWorker("open")},
 	{"SIGKILL worker in hold", false, killWorker("hold")},
 	{"SIGKILL worker in space", false, killWorker("space")},
+	{"stopped worker (SIGSTOP) in open", false, stoppedWorker},
 	{"SIGINT manydb in open", false, interrupt},
 	{"SIGHUP manydb in open", false, hangUp},
 	{"read-only root", true, readOnlyRoot},

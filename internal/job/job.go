@@ -94,8 +94,25 @@ type Listing struct {
 }
 
 // ProgressPrefix starts a progress line on the worker's stderr:
-// "progress DONE TOTAL". The orchestrator reads and hides them.
+// "progress DONE TOTAL". The orchestrator reads and hides them, and its
+// watchdog takes them as the worker's heartbeat.
 const ProgressPrefix = "progress "
+
+// StatusEnv names the environment variable that gives a worker the file
+// descriptor of its status page, a shared memory file (memfd) of
+// StatusSize bytes that the orchestrator's watchdog reads when the worker
+// stalls: the store being worked on and the stores done, which the worker
+// writes between timed spans. A worker started without it keeps none.
+const StatusEnv = "MANYDB_STATUS_FD"
+
+// StatusSize is the size of the status page: two little-endian uint64,
+// at StatusStore the store being worked on plus one (0: none yet), at
+// StatusDone the stores done.
+const (
+	StatusSize  = 16
+	StatusStore = 0
+	StatusDone  = 8
+)
 
 // MaxFanout is the deepest store directory layout: three levels use all
 // six digits of a store's name.

@@ -53,6 +53,11 @@ type Config struct {
 	BinDir   string        // where the worker binaries are
 	MaxLoad  float64       // wait before each phase until load1 < MaxLoad (0: don't wait)
 	LoadWait time.Duration // how often to check the load while waiting
+	// StallLimit is how long a worker may go without progress before the
+	// watchdog kills it and records its phase failed; 0 means the default
+	// rule: 100 × the longest gap between its progress lines, at least a
+	// minute (docs/method.md, "The watchdog").
+	StallLimit time.Duration
 	// SkipSpaceCheck starts even if the data root's filesystem looks too
 	// small for the study.
 	SkipSpaceCheck bool
@@ -167,6 +172,8 @@ func (c *Config) Validate() error {
 		return &InputError{fmt.Sprintf("--max-load %v must not be negative", c.MaxLoad)}
 	case c.MaxLoad > 0 && c.LoadWait <= 0:
 		return &InputError{"--load-wait must be positive"}
+	case c.StallLimit < 0:
+		return &InputError{fmt.Sprintf("--stall-limit %s: use a positive duration, or 0 for the default rule", c.StallLimit)}
 	}
 	for i, h := range c.Holds {
 		switch {

@@ -138,7 +138,7 @@ func (s *study) writeEnv(versions map[string]string) error {
 // WorkerVersions asks a worker binary for the versions of its engine
 // libraries and Go modules.
 func WorkerVersions(ctx context.Context, bin, variant string, env []string) (map[string]string, error) {
-	res := runWorker(ctx, bin, job.Job{Variant: variant, Phase: job.PhaseVersions}.Args(), env, nil)
+	res := runWorker(ctx, workerCmd{bin: bin, args: job.Job{Variant: variant, Phase: job.PhaseVersions}.Args(), env: env})
 	if res.err != nil {
 		return nil, res.err
 	}

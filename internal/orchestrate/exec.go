@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -34,14 +35,38 @@ type workerResult struct {
 	seconds float64  // wall time of the worker process
 }
 
-// runWorker starts the worker binary with args, passes the orchestrator's
-// environment unchanged (so settings such as MALLOC_TRIM_THRESHOLD_ reach
-// it), feeds its progress lines to onProgress and returns its record.
-func runWorker(ctx context.Context, binary string, args []string, env []string, onProgress func(done, total int)) workerResult {
-	cmd := exec.CommandContext(ctx, binary, args...)
+// workerCmd is one worker process to run and how to watch it.
+type workerCmd struct {
+	bin  string
+	args []string
+	env  []string
+	// onProgress gets its progress lines; nil ignores them.
+	onProgress func(done, total int)
+	// stall is the watchdog's limit (--stall-limit); 0: the default rule.
+	stall time.Duration
+	// unit is what its progress lines count: "store" or "request".
+	unit string
+	// total is how many units the phase does, and storeDir names store
+	// i's directory (nil: not known), for a stall's message.
+	total    int
+	storeDir func(i int) string
+	// label names the phase in the watchdog's lines on log (nil: none).
+	label string
+	log   io.Writer
+}
+
+// runWorker starts the worker binary with its args, passes the
+// orchestrator's environment unchanged (so settings such as
+// MALLOC_TRIM_THRESHOLD_ reach it), feeds its progress lines to
+// onProgress and returns its record. A watchdog kills a worker that makes
+// no progress for too long; a worker that was stopped while it ran, or
+// ran while the machine was suspended, fails: its samples are not
+// measurements (docs/method.md, "The watchdog").
+func runWorker(ctx context.Context, w workerCmd) workerResult {
+	cmd := exec.CommandContext(ctx, w.bin, w.args...)
 	// glibc writes its fatal messages ("double free or corruption") to the
 	// terminal unless told to use stderr, where the failed record finds them.
-	cmd.Env = append(slices.Clone(env), "LIBC_FATAL_STDERR_=1")
+	cmd.Env = append(slices.Clone(w.env), "LIBC_FATAL_STDERR_=1")
 	// The worker dies with the orchestrator, even on SIGKILL, so a killed
 	// study leaves no worker writing into its stores. In its own process
 	// group it does not get the terminal's Ctrl-C: the orchestrator ends it
@@ -53,26 +78,44 @@ func runWorker(ctx context.Context, binary string, args []string, env []string, 
 	if err != nil {
 		return workerResult{err: err}
 	}
+	page, err := newStatusPage()
+	if err != nil {
+		return workerResult{err: err}
+	}
+	defer page.Close()
+	// The worker's fd 3 (the first of ExtraFiles).
+	cmd.ExtraFiles = []*os.File{page}
+	cmd.Env = append(cmd.Env, job.StatusEnv+"=3")
+	suspended := suspendedSoFar()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return workerResult{err: fmt.Errorf("start worker: %w", err)}
 	}
-	tail := readStderr(pipe, onProgress) // to its end, before Wait closes it
+	dog := newWatchdog(w.stall, w.unit, w.label, w.log, start)
+	dog.total, dog.storeDir, dog.page = w.total, w.storeDir, page
+	quit, watched := make(chan struct{}), make(chan watchResult, 1)
+	go func() { watched <- dog.run(cmd.Process.Pid, quit) }()
+	tail := readStderr(pipe, func(done, total int) { // to its end, before Wait closes it
+		dog.progress(time.Now(), done, total)
+		if w.onProgress != nil {
+			w.onProgress(done, total)
+		}
+	})
+	close(quit) // before Wait reaps the worker: the watchdog uses its pid
+	seen := <-watched
 	waitErr := cmd.Wait()
 	res := workerResult{stderr: tail, seconds: time.Since(start).Seconds()}
-	if ctx.Err() != nil {
-		res.err = fmt.Errorf("interrupted: %w", ctx.Err())
-		return res
+	res.err = exitError(ctx, waitErr, tail)
+	switch d := suspendedSoFar() - suspended; {
+	case seen.stall != nil && ctx.Err() == nil:
+		res.err = seen.stall
+	case res.err != nil:
+	case seen.stopped:
+		res.err = errors.New("the worker was stopped (SIGSTOP or the like) while it ran: its samples are not measurements; run the same command again to measure the phase")
+	case d >= minSuspend:
+		res.err = fmt.Errorf("the machine was suspended for %s while the worker ran: its samples are not measurements; run the same command again to measure the phase", d.Round(time.Millisecond))
 	}
-	if waitErr != nil {
-		var exit *exec.ExitError
-		if errors.As(waitErr, &exit) {
-			if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				res.err = fmt.Errorf("worker killed by signal %s (%v)%s", unix.SignalName(ws.Signal()), ws.Signal(), lastError(tail))
-				return res
-			}
-		}
-		res.err = fmt.Errorf("worker failed: %v%s", waitErr, lastError(tail))
+	if res.err != nil {
 		return res
 	}
 	dec := json.NewDecoder(&stdout)
@@ -80,6 +123,24 @@ func runWorker(ctx context.Context, binary string, args []string, env []string, 
 		res.err = fmt.Errorf("worker printed no record: %w", err)
 	}
 	return res
+}
+
+// exitError is the error of a worker that ended with waitErr (nil when
+// it exited 0), tail being its stderr's last lines.
+func exitError(ctx context.Context, waitErr error, tail []string) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	if waitErr == nil {
+		return nil
+	}
+	var exit *exec.ExitError
+	if errors.As(waitErr, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Errorf("worker killed by signal %s (%v)%s", unix.SignalName(ws.Signal()), ws.Signal(), lastError(tail))
+		}
+	}
+	return fmt.Errorf("worker failed: %v%s", waitErr, lastError(tail))
 }
 
 // causeLine matches the first line of a crash report: a Go panic or fatal

@@ -324,7 +324,7 @@ func (c *ProfileConfig) run(ctx context.Context, label, bin, dir string, args []
 	started := time.Now().UTC()
 	sampler := startLoadSampler(10 * time.Second)
 	c.Bar.Start(label, stores)
-	res := runWorker(ctx, bin, args, c.Env, c.Bar.Set)
+	res := runWorker(ctx, workerCmd{bin: bin, args: args, env: c.Env, onProgress: c.Bar.Set, unit: "store", label: label, log: c.Log})
 	c.Bar.Done()
 	during := sampler.stop()
 	if err := RemoveInRoot(root, dir); err != nil {

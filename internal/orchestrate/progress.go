@@ -51,7 +51,14 @@ func (b *barProgress) Start(label string, total int) {
 	)
 }
 
-func (b *barProgress) Set(done, total int) { b.bar.Set(done) }
+// Set moves the bar to done, and its end to total when the worker counts
+// otherwise (a serve worker counts requests).
+func (b *barProgress) Set(done, total int) {
+	if total != b.bar.GetMax() {
+		b.bar.ChangeMax(total)
+	}
+	b.bar.Set(done)
+}
 
 func (b *barProgress) Done() {
 	b.bar.Finish()
@@ -82,7 +89,7 @@ func (l *lineProgress) Start(label string, total int) {
 func (l *lineProgress) Set(done, total int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.done = done
+	l.done, l.total = done, total
 	if now := time.Now(); now.Sub(l.last) >= l.every {
 		l.last = now
 		rate := float64(done) / now.Sub(l.start).Seconds()

@@ -625,7 +625,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 	wj.Appended = m.Appended
 	args := wj.Args()
 	started := time.Now().UTC()
-	res, during := s.runPhaseWorker(ctx, label, bin, args, set, p)
+	res, during := s.runPhaseWorker(ctx, label, bin, dir, args, set, p)
 	if ctx.Err() != nil {
 		return false, fmt.Errorf("interrupted during %s; the records of finished phases are in %s, and the same command resumes the study", label, s.Out)
 	}
@@ -783,20 +783,22 @@ func prepareStores(dir string, p phase, label string) (Manifest, error) {
 	return m, nil
 }
 
-// runPhaseWorker runs phase p's worker with the setting's environment,
-// showing its progress, and returns its result and the load samples taken
-// while it ran.
-func (s *study) runPhaseWorker(ctx context.Context, label, bin string, args []string, set settings.Setting, p phase) (workerResult, []float64) {
-	total := s.Stores
+// runPhaseWorker runs phase p's worker on the stores in dir with the
+// setting's environment, showing its progress and watching it (the
+// watchdog), and returns its result and the load samples taken while it
+// ran.
+func (s *study) runPhaseWorker(ctx context.Context, label, bin, dir string, args []string, set settings.Setting, p phase) (workerResult, []float64) {
+	total, unit := s.Stores, "store"
 	switch p.name {
 	case job.PhaseHold:
 		total = p.hold
 	case job.PhaseServe:
-		total = 1 // the worker reports when it is done
+		total, unit = s.Serve.Requests, "request" // warm-up included, as the worker counts
 	}
 	sampler := startLoadSampler(s.SampleEvery)
 	s.Bar.Start(label, total)
-	res := runWorker(ctx, bin, args, append(slices.Clone(s.Env), set.Env...), s.Bar.Set)
+	res := runWorker(ctx, workerCmd{bin: bin, args: args, env: append(slices.Clone(s.Env), set.Env...),
+		onProgress: s.Bar.Set, stall: s.StallLimit, unit: unit, total: total, storeDir: func(i int) string { return job.StoreDir(dir, i, s.Fanout) }, label: label, log: s.Log})
 	s.Bar.Done()
 	return res, sampler.stop()
 }

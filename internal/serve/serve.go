@@ -87,6 +87,9 @@ type Funcs struct {
 	Open func(i int) (engine.Store, error)
 	// Turn serves one request on store i, open in s.
 	Turn func(i int, s engine.Store) error
+	// Done, when set, is called after each request (warm-up ones too),
+	// outside its latency: the worker counts them for its progress lines.
+	Done func()
 }
 
 // Result is what a serve run measured. When the time limit stopped it
@@ -294,6 +297,9 @@ func (p *pool) serve(c Config, f Funcs, seq []int, hist *hdrhistogram.Histogram,
 				served.Add(1)
 				if hist != nil {
 					h.RecordValue(max(1, time.Since(t0).Microseconds()))
+				}
+				if f.Done != nil {
+					f.Done()
 				}
 			}
 		}()

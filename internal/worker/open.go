@@ -130,6 +130,7 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 				if err := measure.ReadAll(dir); err != nil {
 					return storeError(j, i, "read into the page cache", err)
 				}
+				loop.progress.report(0, time.Now()) // the watchdog's heartbeat
 			}
 			rec.Prewarmed = true
 		}

@@ -3,6 +3,7 @@ package worker
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -68,9 +69,13 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 			return nil
 		},
 	}
+	var done atomic.Int64
+	f.Done = func() { done.Add(1) }
+	stopReport := reportRequests(&loop.progress, &done, c.Warmup+c.Requests)
 	samples := startSampling(sampleEvery)
 	res, err := serve.Run(c, f)
 	smp := samples.stop()
+	stopReport()
 	if err != nil {
 		return err
 	}
@@ -86,8 +91,40 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 		WallS: res.Wall.Seconds(), Hits: res.Hits, Opens: res.Opens, Closes: res.Closes, MaxOpen: res.MaxOpen,
 		SampleMs: int(sampleEvery / time.Millisecond), RssKB: smp.rss, AnonKB: smp.anon, Threads: smp.threads, FDs: smp.fds,
 		BaseRssKB: base.RssKB}
-	loop.progress.report(j.Stores)
 	return nil
+}
+
+// reportRequests prints, while serve runs, a progress line every
+// progressEvery in which requests were done: done of total requests, the
+// warm-up's included. These are the watchdog's heartbeat (a serve run
+// has no store loop). stop ends it with a last line.
+func reportRequests(p *progress, done *atomic.Int64, total int) (stop func()) {
+	if p.w == nil {
+		return func() {}
+	}
+	quit, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		last := int64(0)
+		for {
+			select {
+			case <-quit:
+				p.line(int(done.Load()), total)
+				return
+			case <-t.C:
+			}
+			if n := done.Load(); n != last {
+				last = n
+				p.line(int(n), total)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-ended
+	}
 }
 
 // sampler samples the process' memory, threads and open files.

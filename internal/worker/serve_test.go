@@ -1,8 +1,10 @@
 package worker
 
 import (
+	"bytes"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -35,5 +37,20 @@ func TestServe(t *testing.T) {
 	// An append that is lost is noticed by the next request on its store.
 	if _, err := RunJob(j, newFake(t, "fake_lostappend"), io.Discard); err == nil || !strings.Contains(err.Error(), "the last request appended") {
 		t.Fatalf("lost append: err = %v", err)
+	}
+}
+
+// TestReportRequests: while serve runs, the requests done are reported as
+// progress lines (the watchdog's heartbeat), and stop prints a last one.
+func TestReportRequests(t *testing.T) {
+	var out bytes.Buffer
+	p := progress{w: &out}
+	var done atomic.Int64
+	stop := reportRequests(&p, &done, 105)
+	done.Store(7)
+	stop()
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if got, want := lines[len(lines)-1], job.ProgressPrefix+"7 105"; got != want {
+		t.Errorf("last progress line %q, want %q (all: %q)", got, want, out.String())
 	}
 }

@@ -15,6 +15,7 @@ import (
 // the engine panics, reports progress and yields between stores.
 type storeLoop struct {
 	store    int // index of the store being worked on; -1 before the first
+	status   status
 	progress progress
 	yielder  yielder
 }
@@ -30,8 +31,8 @@ func newStoreLoop(j job.Job, stderr io.Writer) *storeLoop {
 
 // eachStore calls work for n stores, one after another: the k-th is
 // store i = order[k], or i = k when order is nil. Before each call it
-// marks the store as the one being worked on; after it, it reports
-// progress and yields between stores. It stops at work's first error.
+// marks the store as the one being worked on; after it, it notes it
+// done, reports progress and yields between stores. It stops at work's first error.
 // The timed spans are work's own: the loop adds nothing inside them.
 func (l *storeLoop) eachStore(n int, order []int, work func(k, i int) error) error {
 	for k := range n {
@@ -43,32 +44,49 @@ func (l *storeLoop) eachStore(n int, order []int, work func(k, i int) error) err
 		if err := work(k, i); err != nil {
 			return err
 		}
-		l.progress.report(k + 1)
-		l.yielder.betweenStores()
+		l.status.done(k + 1)
+		now := time.Now()
+		l.progress.report(k+1, now)
+		l.yielder.betweenStores(now)
 	}
 	return nil
 }
 
 // at records that store i is being worked on, for a visit outside
 // eachStore (a warm-up, a read-back); it is called outside timed spans.
-func (l *storeLoop) at(i int) { l.store = i }
+func (l *storeLoop) at(i int) {
+	l.store = i
+	l.status.at(i)
+}
 
-// progress prints "progress DONE TOTAL" lines, at most every half second.
+// progress prints "progress DONE TOTAL" lines, at most every
+// progressEvery. The orchestrator's watchdog takes them as the worker's
+// heartbeat: a line follows the first store that ends progressEvery or
+// more after the last line, so a worker that goes on finishing stores is
+// never silent for much longer than its slowest store.
 type progress struct {
 	w     io.Writer // nil: no progress lines
 	total int
 	last  time.Time
 }
 
-// report says that done stores are finished.
-func (p *progress) report(done int) {
-	if p.w == nil || done%64 != 0 {
+// progressEvery is the least time between two progress lines.
+const progressEvery = 500 * time.Millisecond
+
+// report says, at now, that done stores are finished; it prints a line
+// when progressEvery has passed since the last. It is called between
+// timed spans, with the clock read the loop makes there anyway.
+func (p *progress) report(done int, now time.Time) {
+	if p.w == nil || now.Sub(p.last) < progressEvery {
 		return
 	}
-	if now := time.Now(); now.Sub(p.last) >= 500*time.Millisecond {
-		p.last = now
-		fmt.Fprintf(p.w, "%s%d %d\n", job.ProgressPrefix, done, p.total)
-	}
+	p.last = now
+	p.line(done, p.total)
+}
+
+// line prints one progress line: done of total.
+func (p *progress) line(done, total int) {
+	fmt.Fprintf(p.w, "%s%d %d\n", job.ProgressPrefix, done, total)
 }
 
 // yielder lets a phase's goroutine be rescheduled between stores, so that
@@ -84,10 +102,9 @@ type yielder struct {
 // yield costs about as much as a fast engine's open (docs/benchmarks.md).
 const yieldEvery = 5 * time.Millisecond
 
-// betweenStores yields when yieldEvery has passed since the last yield;
-// it is called between timed spans and costs a clock read.
-func (y *yielder) betweenStores() {
-	now := time.Now()
+// betweenStores yields when yieldEvery has passed since the last yield,
+// now being the time; it is called between timed spans.
+func (y *yielder) betweenStores(now time.Time) {
 	if now.Sub(y.last) >= yieldEvery {
 		y.yield()
 		y.last = time.Now()

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"slices"
@@ -16,12 +17,15 @@ import (
 
 // TestEachStore: the loop visits the stores in the order given (0 to n-1
 // without one), marks each as the one being worked on before its work,
-// reports progress every 64 stores and stops at the first error with the
-// failing store still marked, for a panic's or an error's message.
+// reports progress after a store once progressEvery has passed since the
+// last line (the watchdog's heartbeat), and stops at the first error with
+// the failing store still marked, for a panic's or an error's message.
 func TestEachStore(t *testing.T) {
 	var out bytes.Buffer
 	loop := newStoreLoop(job.Job{Stores: 128, Progress: true}, &out)
-	loop.progress.last = time.Time{} // the first report is due at once
+	loop.progress.last = time.Time{}     // the first report is due at once
+	page := make([]byte, job.StatusSize) // as the orchestrator's, mapped
+	loop.status = status{page: page}
 	var seen []int
 	record := func(k, i int) error {
 		if loop.store != i {
@@ -33,7 +37,11 @@ func TestEachStore(t *testing.T) {
 	if err := loop.eachStore(3, []int{2, 0, 1}, record); err != nil || !slices.Equal(seen, []int{2, 0, 1}) {
 		t.Fatalf("order 2 0 1: visited %v, err %v", seen, err)
 	}
+	if st, done := binary.LittleEndian.Uint64(page[job.StatusStore:]), binary.LittleEndian.Uint64(page[job.StatusDone:]); st != 2 || done != 3 {
+		t.Errorf("status page after order 2 0 1: store+1 %d, done %d; want 2 (store 1) and 3", st, done)
+	}
 	seen = nil
+	loop.progress.last = time.Time{} // due again
 	inOrder := make([]int, 128)
 	for i := range inOrder {
 		inOrder[i] = i
@@ -41,8 +49,13 @@ func TestEachStore(t *testing.T) {
 	if err := loop.eachStore(128, nil, record); err != nil || !slices.Equal(seen, inOrder) {
 		t.Fatalf("no order: visited %v, err %v; want 0 to 127", seen, err)
 	}
-	if got, want := out.String(), job.ProgressPrefix+"64 128\n"; !strings.HasPrefix(got, want) {
-		t.Errorf("progress = %q, want it to start with %q (no line before 64 stores)", got, want)
+	if got, want := out.String(), job.ProgressPrefix+"1 128\n"; !strings.HasPrefix(got, want) {
+		t.Errorf("progress = %q, want it to start with %q (a line after the first store, as one was due)", got, want)
+	}
+	out.Reset()
+	loop.progress.last = time.Now().Add(time.Hour) // no line due
+	if err := loop.eachStore(3, nil, record); err != nil || out.Len() != 0 {
+		t.Errorf("no line due: printed %q (err %v), want nothing", out.String(), err)
 	}
 
 	stop := errors.New("store 2 fails")
@@ -68,13 +81,13 @@ func TestBetweenStoresYields(t *testing.T) {
 	y := yielder{last: time.Now(), yield: func() { yields++ }}
 	for range 3 {
 		time.Sleep(yieldEvery + time.Millisecond)
-		y.betweenStores()
+		y.betweenStores(time.Now())
 	}
 	if yields != 3 {
 		t.Fatalf("3 calls, each more than yieldEvery (%v) after the last, yielded %d times, want 3", yieldEvery, yields)
 	}
 	for range 100 {
-		y.betweenStores()
+		y.betweenStores(time.Now())
 	}
 	if n := yields - 3; n > 2 {
 		t.Fatalf("100 calls in a row yielded %d times, want at most 2 (a yield only when the machine stalls for yieldEvery)", n)

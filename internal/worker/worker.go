@@ -202,6 +202,8 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	loop := newStoreLoop(j, stderr)
+	loop.status = openStatus(os.Getenv(job.StatusEnv))
+	defer loop.status.close()
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "panic: %v\n%s", r, debug.Stack())

@@ -13,6 +13,8 @@
 //	fake_sigkill     kills its own process with SIGKILL while opening the
 //	                 third store
 //	fake_createfail  fails to create the third store (as on a full disk)
+//	fake_hang        stops making progress while opening the third store
+//	                 (sleeps for an hour: the watchdog must end it)
 //	fake_wrongrecent returns the newest notes in the wrong order
 //	fake_wrongget    returns the note after each one asked for
 //	fake_wrongscan   leaves out the last note when scanning
@@ -57,7 +59,7 @@ type Variant struct {
 func New(id string) func() (engine.Variant, error) {
 	return func() (engine.Variant, error) {
 		switch id {
-		case "fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_panic", "fake_sigkill", "fake_createfail",
+		case "fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_panic", "fake_sigkill", "fake_createfail", "fake_hang",
 			"fake_wrongrecent", "fake_wrongget", "fake_wrongscan", "fake_lostappend":
 			return &Variant{id: id}, nil
 		}
@@ -97,6 +99,9 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	}
 	if v.id == "fake_sigkill" && opens == 3 {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
+	if v.id == "fake_hang" && opens == 3 {
+		time.Sleep(time.Hour)
 	}
 	path := filepath.Join(dir, FileName)
 	if _, err := os.Stat(path); err != nil {
