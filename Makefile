@@ -46,15 +46,16 @@ HOLD   ?= 100
 ROOT   ?= data
 OUT    ?= results/make-run.jsonl
 
-# The README's study (issue 5's protocol at a scale this machine allows):
-# every engine, 2,000 stores, quiet machine, under glibc's defaults, the
-# reference's mmap threshold, glibc's trim held off and jemalloc, so that
-# the tables show how much of each figure is the allocator.
+# make study: every engine, 2,000 stores, quiet machine, under four
+# settings (glibc's defaults, the reference's mmap threshold, glibc's trim
+# held off, jemalloc), so that the tables show how much of each figure is
+# the allocator. The README's figures come from make results instead.
 STUDY_STORES ?= 2000
 STUDY_OUT    ?= results/study-$(STUDY_STORES).jsonl
 
-# The "where the create time goes" tables (docs/profile-*.md): manydb profile
-# of every variant built here, on the disk (data/) and on /dev/shm.
+# The "where the create time goes" tables (the profile part of make
+# results): manydb profile of every variant built here, on the disk (data/)
+# and on /dev/shm.
 PROFILE_OUT     ?= results/profile.jsonl
 PROFILE_TMPFS   ?= /dev/shm/manydb-profile
 
@@ -150,10 +151,12 @@ bench: build
 clean:
 	rm -rf $(BIN)
 
-# The fault suite (issue 12, internal/faults): kills, a second run, a cut
-# results file, a full or read-only disk, a corrupt store, bad input, few
-# file descriptors, a missing library, each against the real manydb and
-# SQLite worker; prints the table of lost, doubled and wrong records.
+# The fault suite (issues 12 and 31, internal/faults): kills, signals, a
+# stopped worker, a second run, a cut results file, a full or read-only
+# disk, a corrupt store, bad input, few file descriptors, a missing
+# library, links and foreign files, edited records, a killed hold's cgroup,
+# each against the real manydb and SQLite worker; prints the table of lost,
+# doubled and wrong records.
 faults:
 	@tmp=$$(mktemp); $(GO) test -count=1 -timeout 10m ./internal/faults/ -args -table $$tmp; \
 		rc=$$?; echo; cat $$tmp; rm -f $$tmp; exit $$rc
