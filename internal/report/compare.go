@@ -38,17 +38,30 @@ func (s Side) key(f *Figures) string {
 	return strings.Join(parts, "@")
 }
 
-func (s Side) figures() (keys []string, by map[string]*Figures) {
+// takes tells whether the side takes the figures of a variant and setting.
+func (s Side) takes(variant, setting string) bool {
+	return (s.Variant == "" || variant == s.Variant) && (s.Setting == "" || setting == s.Setting)
+}
+
+// figures returns the side's Figures by key, the keys in order, and a
+// warning for each of their runs with several ok records.
+func (s Side) figures() (keys []string, by map[string]*Figures, warnings []duplicate) {
 	by = map[string]*Figures{}
-	for _, f := range CollectFigures(s.Records) {
-		if (s.Variant != "" && f.Variant != s.Variant) || (s.Setting != "" && f.Setting != s.Setting) {
+	figs, dups := collectFigures(s.Records)
+	for _, f := range figs {
+		if !s.takes(f.Variant, f.Setting) {
 			continue
 		}
 		k := s.key(f)
 		keys = append(keys, k)
 		by[k] = f
 	}
-	return keys, by
+	for _, d := range dups {
+		if s.takes(d.used.Variant, d.used.Setting) {
+			warnings = append(warnings, d)
+		}
+	}
+	return keys, by, warnings
 }
 
 // Compare writes, for every variant and setting both sides have and every
@@ -64,8 +77,8 @@ func (s Side) figures() (keys []string, by map[string]*Figures) {
 // study: create, memory, space) show their change with the note that one
 // sample has no test.
 func Compare(w io.Writer, old, new Side) error {
-	oldKeys, oldBy := old.figures()
-	_, newBy := new.figures()
+	oldKeys, oldBy, oldWarn := old.figures()
+	_, newBy, newWarn := new.figures()
 	var keys []string
 	for _, k := range oldKeys {
 		if newBy[k] != nil {
@@ -76,6 +89,12 @@ func Compare(w io.Writer, old, new Side) error {
 		return fmt.Errorf("%s and %s have no variant and setting in common", old.Name, new.Name)
 	}
 	fmt.Fprintf(w, "old: %s\nnew: %s\n", old.Name, new.Name)
+	for _, d := range oldWarn {
+		fmt.Fprintf(w, "old: warning: %v\n", d)
+	}
+	for _, d := range newWarn {
+		fmt.Fprintf(w, "new: warning: %v\n", d)
+	}
 	fmt.Fprintf(w, "unit of the test: a warm open run (its median over the stores); single-valued figures: one value per study\n")
 	var notes footnotes
 	for _, k := range keys {

@@ -39,6 +39,13 @@ func (f *Figures) Key() string { return f.Variant + "@" + f.Setting }
 // setting in recs, in the order they first appear. A phase recorded more
 // than once in a study (a rerun) counts once, with its last ok record.
 func CollectFigures(recs []results.Record) []*Figures {
+	figs, _ := collectFigures(recs)
+	return figs
+}
+
+// collectFigures is CollectFigures, and a warning for each run with
+// several ok records.
+func collectFigures(recs []results.Record) ([]*Figures, []duplicate) {
 	recs, _ = renameOldVariants(recs)
 	var order []*Figures
 	by := map[string]*Figures{}
@@ -76,7 +83,7 @@ func CollectFigures(recs []results.Record) []*Figures {
 			f.Spread[name] = stats.Median(xs)
 		}
 	}
-	return order
+	return order, runs.duplicates()
 }
 
 // figureRun names one run of a phase of a variant, setting and study: a
