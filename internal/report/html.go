@@ -167,25 +167,33 @@ func cdf(pick func(c *column) []float64, xlabel string) func(t *table) (*plot.Pl
 }
 
 func memoryBars(t *table) (*plot.Plot, error) {
+	rss, anon := figureNamed("rss-per-open-store"), figureNamed("anon-per-open-store")
 	var names []string
-	var anon, file plotter.Values
+	var anonKB, fileKB plotter.Values
+	has := false
 	for _, v := range t.variants {
-		if h := t.columns[v].last(job.PhaseHold); h != nil {
-			names = append(names, v)
-			anon = append(anon, h.Hold.AnonKB)
-			file = append(file, math.Max(0, h.Hold.RssKB-h.Hold.AnonKB))
+		c := t.columns[v]
+		if c.last(job.PhaseHold) == nil {
+			continue
 		}
+		r, a := rss.valueIn(c), anon.valueIn(c)
+		if math.IsNaN(r) || math.IsNaN(a) {
+			names, anonKB, fileKB = append(names, noBar(v)), append(anonKB, 0), append(fileKB, 0)
+			continue
+		}
+		names, anonKB, fileKB = append(names, v), append(anonKB, a), append(fileKB, math.Max(0, r-a))
+		has = true
 	}
-	if len(names) == 0 {
+	if !has {
 		return nil, nil
 	}
 	p := plot.New()
 	p.Y.Label.Text = "KB per open store"
-	a, err := plotter.NewBarChart(anon, vg.Points(20))
+	a, err := plotter.NewBarChart(anonKB, vg.Points(20))
 	if err != nil {
 		return nil, fmt.Errorf("memory chart: %w", err)
 	}
-	f, err := plotter.NewBarChart(file, vg.Points(20))
+	f, err := plotter.NewBarChart(fileKB, vg.Points(20))
 	if err != nil {
 		return nil, fmt.Errorf("memory chart: %w", err)
 	}
@@ -199,15 +207,24 @@ func memoryBars(t *table) (*plot.Plot, error) {
 }
 
 func spaceBars(t *table) (*plot.Plot, error) {
+	space := figureNamed("space-per-store")
 	var names []string
 	var vals plotter.Values
+	has := false
 	for _, v := range t.variants {
-		if s := t.columns[v].last(job.PhaseSpace); s != nil {
-			names = append(names, v)
-			vals = append(vals, stats.Median(stats.Ints(s.Bytes))/1024)
+		c := t.columns[v]
+		if c.last(job.PhaseSpace) == nil {
+			continue
 		}
+		x := space.valueIn(c)
+		if math.IsNaN(x) {
+			names, vals = append(names, noBar(v)), append(vals, 0)
+			continue
+		}
+		names, vals = append(names, v), append(vals, x)
+		has = true
 	}
-	if len(names) == 0 {
+	if !has {
 		return nil, nil
 	}
 	p := plot.New()
@@ -221,6 +238,10 @@ func spaceBars(t *table) (*plot.Plot, error) {
 	p.NominalX(names...)
 	return p, nil
 }
+
+// noBar names a variant without a value in a bar chart, as a table shows
+// it: "sqlite: –" (its bar has no height).
+func noBar(variant string) string { return variant + ": –" }
 
 // svg draws p as inline SVG.
 func svg(p *plot.Plot) (template.HTML, error) {

@@ -32,7 +32,9 @@ type figure struct {
 	perRun  bool
 	samples func(r *results.Record) []float64
 	stat    func(xs []float64) float64
-	value   func(r *results.Record) float64
+	// value is NaN when the record has no value (a space record without
+	// bytes): the tables show it as –, the charts leave it out.
+	value func(r *results.Record) float64
 	// na, when set, says why a column's records of the figure have no
 	// value to show ("" when they have one): "n/a (needs a memory cgroup)".
 	na func(recs []*results.Record) string
@@ -103,7 +105,7 @@ var figures = []figure{
 		value: perHeldStore(func(c *results.Container) int64 { return c.AnonAfter - c.AnonBefore }), na: needsCgroup},
 	{label: "Load at start of the warm open runs (max)", text: (*table).loadAtStart},
 	{name: "space-per-store", label: "Space per store, files", unit: "KB", phase: job.PhaseSpace,
-		value: func(r *results.Record) float64 { return stats.Median(stats.Ints(r.Bytes)) / 1024 }, uses: exported | swept},
+		value: spacePerStore, uses: exported | swept},
 	{label: "Threads, open files, goroutines per open store", text: (*table).perOpenStore},
 }
 
@@ -185,10 +187,20 @@ func storesPerSecond(r *results.Record) float64 {
 	return float64(len(r.CreateMs)) / r.WallS
 }
 
-// held picks a figure of a hold record; NaN for a record without one.
+// spacePerStore is the median space per store of a space record in KB;
+// NaN for a record without bytes.
+func spacePerStore(r *results.Record) float64 {
+	if len(r.Bytes) == 0 {
+		return math.NaN()
+	}
+	return stats.Median(stats.Ints(r.Bytes)) / 1024
+}
+
+// held picks a figure of a hold record; NaN for a record without one or
+// without stores held.
 func held(pick func(h *results.Hold) float64) func(r *results.Record) float64 {
 	return func(r *results.Record) float64 {
-		if r.Hold == nil {
+		if r.Hold == nil || r.Hold.Held < 1 {
 			return math.NaN()
 		}
 		return pick(r.Hold)
@@ -196,10 +208,10 @@ func held(pick func(h *results.Hold) float64) func(r *results.Record) float64 {
 }
 
 // perHeldStore is a memory cgroup's charge per held store that delta
-// picks, in KB; NaN without a memory cgroup.
+// picks, in KB; NaN without a memory cgroup or stores held.
 func perHeldStore(delta func(c *results.Container) int64) func(r *results.Record) float64 {
 	return func(r *results.Record) float64 {
-		if r.Hold == nil || r.Hold.Container == nil {
+		if r.Hold == nil || r.Hold.Container == nil || r.Hold.Held < 1 {
 			return math.NaN()
 		}
 		return float64(delta(r.Hold.Container)) / 1024 / float64(r.Hold.Held)
@@ -276,6 +288,28 @@ func alone(label, above string) string {
 		base = base[:i]
 	}
 	return base + ", " + rest
+}
+
+// figureNamed is the figure of the registry named name; a name not in it
+// is a mistake in manydb's code, and panics.
+func figureNamed(name string) figure {
+	for _, f := range figures {
+		if f.name == name {
+			return f
+		}
+	}
+	panic("report: no figure named " + name)
+}
+
+// valueIn is a single-valued figure's value in column c, from its last
+// record: NaN (no value) when c has no record of the figure or the record
+// has no value.
+func (f figure) valueIn(c *column) float64 {
+	recs := c.records(f.phase, f.cache)
+	if len(recs) == 0 {
+		return math.NaN()
+	}
+	return f.value(recs[len(recs)-1])
 }
 
 // of computes the figure from one record: its value for a run (stat over
