@@ -22,9 +22,12 @@ FILE:VARIANT@SETTING (e.g. r.jsonl:obx@default r.jsonl:obx@mmap-threshold).
 A file may be gzip-compressed (r.jsonl.gz, as make results keeps them).
 
 The unit of the test is a warm open run (its median over the stores), pooled
-over every study in a file: at least 4 runs a side are needed to find a
-change (manydb run --runs 5, or several studies). Single-valued figures
-(create, memory, space: one per study) show their change untested.`
+over the studies of one store count in a file: at least 4 runs a side are
+needed to find a change (manydb run --runs 5, or several studies).
+Single-valued figures (create, memory, space: one per study) show their
+change untested. Like is compared with like: a sweep's studies per store
+count, memory per number of stores held; sides with no store count in
+common are refused. A cell recorded twice is named in a warning.`
 
 func compareCmd(_ context.Context, args []string, o Options) error {
 	fs := newFlagSet("compare")

@@ -12,22 +12,26 @@ import (
 )
 
 // latest keeps the last record of each key, in the order the keys first
-// appear: a later record of a key (a phase or run redone) replaces the
-// earlier one.
+// appear: a later record of a key replaces the earlier one. manydb records
+// each cell once (a failed phase redone adds an ok record after the failed
+// one, and only ok records are put here), so a key put twice is a file
+// edited or joined by hand: duplicates says which.
 type latest[K comparable] struct {
 	keys  []K
 	byKey map[K]*results.Record
+	count map[K]int // records put of each key
 }
 
 // put makes r the record of key k.
 func (l *latest[K]) put(k K, r *results.Record) {
 	if l.byKey == nil {
-		l.byKey = map[K]*results.Record{}
+		l.byKey, l.count = map[K]*results.Record{}, map[K]int{}
 	}
 	if _, seen := l.byKey[k]; !seen {
 		l.keys = append(l.keys, k)
 	}
 	l.byKey[k] = r
+	l.count[k]++
 }
 
 // records returns the records of the keys keep keeps, in key order.
@@ -39,6 +43,35 @@ func (l *latest[K]) records(keep func(k K) bool) []*results.Record {
 		}
 	}
 	return recs
+}
+
+// duplicates returns a warning for each key put more than once, in key
+// order.
+func (l *latest[K]) duplicates() []duplicate {
+	var out []duplicate
+	for _, k := range l.keys {
+		if n := l.count[k]; n > 1 {
+			out = append(out, duplicate{used: l.byKey[k], records: n})
+		}
+	}
+	return out
+}
+
+// A duplicate is a warning, as a value: one cell (study, variant,
+// setting, phase and run) has several records where manydb writes one,
+// and the last of them is used.
+type duplicate struct {
+	used    *results.Record // the last record, the one used
+	records int             // how many the cell has
+}
+
+func (d duplicate) Error() string {
+	r := d.used
+	line := "the last one is used"
+	if r.Line > 0 {
+		line = fmt.Sprintf("the last one, line %d, is used", r.Line)
+	}
+	return fmt.Sprintf("study %s, setting %s: %s has %d records, one expected; %s", r.Study, r.Setting, failedWhat(r.Variant, r), d.records, line)
 }
 
 // runKey names a repetition of a phase in a column (results.Record.Repeat):

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
 )
@@ -38,58 +40,142 @@ func (s Side) key(f *Figures) string {
 	return strings.Join(parts, "@")
 }
 
-func (s Side) figures() (keys []string, by map[string]*Figures) {
-	by = map[string]*Figures{}
-	for _, f := range CollectFigures(s.Records) {
-		if (s.Variant != "" && f.Variant != s.Variant) || (s.Setting != "" && f.Setting != s.Setting) {
-			continue
-		}
-		k := s.key(f)
-		keys = append(keys, k)
-		by[k] = f
-	}
-	return keys, by
+// takes tells whether the side takes the figures of a variant and setting.
+func (s Side) takes(variant, setting string) bool {
+	return (s.Variant == "" || variant == s.Variant) && (s.Setting == "" || setting == s.Setting)
 }
 
-// Compare writes, for every variant and setting both sides have and every
-// figure both have, the old and new center, the change and whether it is
-// significant, in benchstat's layout and wording.
+// compared names the Figures of a side that compare sets against the
+// other side's: the parts of variant@setting the side does not fix, and
+// the number of stores of their studies. Studies of different store
+// counts (a sweep) are not samples of one figure: compare matches them by
+// store count.
+type compared struct {
+	name   string
+	stores int
+}
+
+// title names what is compared in the output: "sqlite@default, 50
+// stores", or with both sides' variant and setting fixed, "sqlite@default
+// vs sqlite@mmap-threshold".
+func (c compared) title(of, nf *Figures) string {
+	t := c.name
+	if t == "" {
+		t = of.Key() + " vs " + nf.Key()
+	}
+	if c.stores > 0 {
+		t += ", " + storesText(c.stores)
+	}
+	return t
+}
+
+func storesText(n int) string { return thousands(float64(n)) + " stores" }
+
+// figures returns the side's Figures of each variant, setting and store
+// count, in the order of the variants and settings and then of the store
+// counts, and a warning for each of their runs with several ok records.
+func (s Side) figures() (keys []compared, by map[compared]*Figures, warnings []duplicate) {
+	var counts []int
+	byStores := map[int][]results.Record{}
+	for _, r := range s.Records {
+		if !slices.Contains(counts, r.Stores) {
+			counts = append(counts, r.Stores)
+		}
+		byStores[r.Stores] = append(byStores[r.Stores], r)
+	}
+	slices.Sort(counts)
+	by = map[compared]*Figures{}
+	var names []string
+	for _, n := range counts {
+		figs, dups := collectFigures(byStores[n])
+		for _, f := range figs {
+			if !s.takes(f.Variant, f.Setting) {
+				continue
+			}
+			k := compared{s.key(f), n}
+			if !slices.Contains(names, k.name) {
+				names = append(names, k.name)
+			}
+			keys = append(keys, k)
+			by[k] = f
+		}
+		for _, d := range dups {
+			if s.takes(d.used.Variant, d.used.Setting) {
+				warnings = append(warnings, d)
+			}
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b compared) int { return cmp.Compare(slices.Index(names, a.name), slices.Index(names, b.name)) })
+	return keys, by, warnings
+}
+
+// Compare writes, for every variant, setting and store count both sides
+// have and every figure both have, the old and new center, the change and
+// whether it is significant, in benchstat's layout and wording.
 //
 // The unit of the test is a warm open run: a repeated figure has one value
-// per run (the run's median over its stores, or its p99), pooled over all
-// studies in a side. Per-store samples would make any drift of the machine
-// between runs "significant"; runs are what repeats. A Mann–Whitney U test
-// (golang.org/x/perf/benchmath, as benchstat) at α = 0.05 needs at least
-// 4 runs a side to find anything. Single-valued figures (one value per
-// study: create, memory, space) show their change with the note that one
-// sample has no test.
+// per run (the run's median over its stores, or its p99), pooled over the
+// studies of one store count in a side. Per-store samples would make any
+// drift of the machine between runs "significant"; runs are what repeats.
+// A Mann–Whitney U test (golang.org/x/perf/benchmath, as benchstat) at
+// α = 0.05 needs at least 4 runs a side to find anything. Single-valued
+// figures (one value per study: create, memory, space) show their change
+// with the note that one sample has no test; memory per open store is
+// compared per number of stores held.
 func Compare(w io.Writer, old, new Side) error {
-	oldKeys, oldBy := old.figures()
-	_, newBy := new.figures()
-	var keys []string
+	oldKeys, oldBy, oldWarn := old.figures()
+	newKeys, newBy, newWarn := new.figures()
+	var keys, oldOnly, newOnly []compared
 	for _, k := range oldKeys {
 		if newBy[k] != nil {
 			keys = append(keys, k)
+		} else {
+			oldOnly = append(oldOnly, k)
+		}
+	}
+	for _, k := range newKeys {
+		if oldBy[k] == nil {
+			newOnly = append(newOnly, k)
 		}
 	}
 	if len(keys) == 0 {
-		return fmt.Errorf("%s and %s have no variant and setting in common", old.Name, new.Name)
+		return noneInCommon(old, new, oldKeys, newKeys)
 	}
 	fmt.Fprintf(w, "old: %s\nnew: %s\n", old.Name, new.Name)
-	fmt.Fprintf(w, "unit of the test: a warm open run (its median over the stores); single-valued figures: one value per study\n")
+	for _, d := range oldWarn {
+		fmt.Fprintf(w, "old: warning: %v\n", d)
+	}
+	for _, d := range newWarn {
+		fmt.Fprintf(w, "new: warning: %v\n", d)
+	}
+	for _, side := range []struct {
+		name string
+		only []compared
+		by   map[compared]*Figures
+	}{{"old", oldOnly, oldBy}, {"new", newOnly, newBy}} {
+		for _, k := range side.only {
+			if k.stores > 0 && slices.ContainsFunc(keys, func(c compared) bool { return c.name == k.name }) {
+				fmt.Fprintf(w, "%s only, not compared: %s\n", side.name, k.title(side.by[k], side.by[k]))
+			}
+		}
+	}
+	fmt.Fprintf(w, "unit of the test: a warm open run (its median over the stores), pooled over the studies of one store count; single-valued figures: one value per study\n")
 	var notes footnotes
 	for _, k := range keys {
 		of, nf := oldBy[k], newBy[k]
-		title := k
-		if title == "" {
-			title = of.Key() + " vs " + nf.Key()
-		}
-		fmt.Fprintf(w, "\n%s\n", title)
+		fmt.Fprintf(w, "\n%s\n", k.title(of, nf))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "figure\told\t±\tnew\t±\tvs base\t\tnotes\t\n")
 		for _, d := range exportedFigures() {
+			if d.phase == job.PhaseHold {
+				for _, h := range commonHeld(of, nf, d.name) {
+					label := fmt.Sprintf("%s, %s held (%s)", d.name, thousands(float64(h)), d.unit)
+					compareFigure(tw, label, d, of, nf, heldValues(of, d.name, h), heldValues(nf, d.name, h), &notes)
+				}
+				continue
+			}
 			if len(of.Values[d.name]) > 0 && len(nf.Values[d.name]) > 0 {
-				compareFigure(tw, d, of, nf, &notes)
+				compareFigure(tw, fmt.Sprintf("%s (%s)", d.name, d.unit), d, of, nf, of.Values[d.name], nf.Values[d.name], &notes)
 			}
 		}
 		tw.Flush()
@@ -109,11 +195,55 @@ func Compare(w io.Writer, old, new Side) error {
 	return nil
 }
 
-// compareFigure writes the line of one figure both sides have: each
-// side's center and interval, the change, the test and the notes' marks.
-func compareFigure(tw io.Writer, d figure, of, nf *Figures, notes *footnotes) {
+// noneInCommon is the error of two sides with nothing to compare: no
+// variant and setting in common, or none with a store count in common.
+func noneInCommon(old, new Side, oldKeys, newKeys []compared) error {
+	counts := func(keys []compared, name string) string {
+		var ns []string
+		for _, k := range keys {
+			if k.name == name {
+				ns = append(ns, thousands(float64(k.stores)))
+			}
+		}
+		return strings.Join(ns, ", ")
+	}
+	for _, k := range oldKeys {
+		if slices.ContainsFunc(newKeys, func(c compared) bool { return c.name == k.name }) {
+			return fmt.Errorf("%s has studies of %s stores, %s of %s: compare compares studies of the same number of stores", old.Name, counts(oldKeys, k.name), new.Name, counts(newKeys, k.name))
+		}
+	}
+	return fmt.Errorf("%s and %s have no variant and setting in common", old.Name, new.Name)
+}
+
+// commonHeld are the numbers of stores held that both sides' values of a
+// hold figure have, smallest first.
+func commonHeld(of, nf *Figures, name string) []int {
+	var hs []int
+	for _, h := range of.heldOf[name] {
+		if slices.Contains(nf.heldOf[name], h) && !slices.Contains(hs, h) {
+			hs = append(hs, h)
+		}
+	}
+	slices.Sort(hs)
+	return hs
+}
+
+// heldValues are the values of a hold figure with held stores held.
+func heldValues(f *Figures, name string, held int) []float64 {
+	var xs []float64
+	for i, h := range f.heldOf[name] {
+		if h == held {
+			xs = append(xs, f.Values[name][i])
+		}
+	}
+	return xs
+}
+
+// compareFigure writes the line of one figure both sides have, labelled
+// label: each side's center and interval of its values ov and nv, the
+// change, the test and the notes' marks.
+func compareFigure(tw io.Writer, label string, d figure, of, nf *Figures, ov, nv []float64, notes *footnotes) {
 	thr := benchmath.DefaultThresholds
-	ov, nv := of.Values[d.name], nf.Values[d.name]
 	os, ns := benchmath.NewSample(append([]float64(nil), ov...), &thr), benchmath.NewSample(append([]float64(nil), nv...), &thr)
 	osum := benchmath.AssumeNothing.Summary(os, confidence)
 	nsum := benchmath.AssumeNothing.Summary(ns, confidence)
@@ -134,14 +264,14 @@ func compareFigure(tw io.Writer, d figure, of, nf *Figures, notes *footnotes) {
 		for _, side := range []struct {
 			name string
 			f    *Figures
-		}{{"old", of}, {"new", nf}} {
-			f := side.f
-			if xs := f.Values[d.name]; len(xs) > 1 && f.Spread[d.name] > 0 && stats.Max(xs)-stats.Min(xs) > f.Spread[d.name] {
+			xs   []float64
+		}{{"old", of, ov}, {"new", nf, nv}} {
+			if xs := side.xs; len(xs) > 1 && side.f.Spread[d.name] > 0 && stats.Max(xs)-stats.Min(xs) > side.f.Spread[d.name] {
 				warn = append(warn, notes.mark(side.name+": the runs' medians differ by more than the interquartile range of one run"))
 			}
 		}
 	}
-	fmt.Fprintf(tw, "%s (%s)\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", d.name, d.unit, num(osum.Center), osum.PctRangeString(), num(nsum.Center), nsum.PctRangeString(), delta, test, strings.Join(warn, " "))
+	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", label, num(osum.Center), osum.PctRangeString(), num(nsum.Center), nsum.PctRangeString(), delta, test, strings.Join(warn, " "))
 }
 
 // footnotes are the notes below a comparison, numbered from 1.

@@ -177,3 +177,47 @@ func TestCSV(t *testing.T) {
 		t.Errorf("csv:\n%s", got.String())
 	}
 }
+
+// TestCompareLikeWithLike: compare matches the studies of a sweep by store
+// count and memory by the number of stores held, instead of pooling
+// studies of 50 and 100 stores, or hold counts, as samples of one figure;
+// sides without a store count in common are refused.
+func TestCompareLikeWithLike(t *testing.T) {
+	withStores := func(recs []results.Record, stores int) []results.Record {
+		for i := range recs {
+			recs[i].Stores = stores
+		}
+		return recs
+	}
+	// a second hold count: stores held 20, and a figure per store unlike
+	// that of 10 held
+	withHold20 := func(recs []results.Record) []results.Record {
+		h := recs[len(recs)-1]
+		h.HoldStep, h.Hold = 2, &results.Hold{Held: 20, RssKB: 7, AnonKB: 3}
+		recs[len(recs)-1].HoldStep = 1
+		return append(recs, h)
+	}
+	sweep := func(seed uint64) []results.Record {
+		return append(withStores(withHold20(synthStudy("s50", 5, 1, seed)), 50), withStores(synthStudy("s100", 5, 3, seed+1), 100)...)
+	}
+	var got bytes.Buffer
+	if err := Compare(&got, Side{Name: "old", Records: sweep(1)}, Side{Name: "new", Records: sweep(3)}); err != nil {
+		t.Fatal(err)
+	}
+	out := got.String()
+	for _, want := range []string{"\nsqlite@default, 50 stores\n", "\nsqlite@default, 100 stores\n",
+		"rss-per-open-store, 10 held (KB)", "rss-per-open-store, 20 held (KB)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare lacks %q:\n%s", want, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "n=10") || (strings.Contains(line, "rss-per-open-store") && strings.Contains(line, "n=")) {
+			t.Errorf("a line pools samples of different store or hold counts: %q", line)
+		}
+	}
+	err := Compare(&got, Side{Name: "a", Records: withStores(synthStudy("a", 5, 1, 1), 50)}, Side{Name: "b", Records: withStores(synthStudy("b", 5, 1, 2), 100)})
+	if err == nil || !strings.Contains(err.Error(), "a has studies of 50 stores, b of 100") {
+		t.Errorf("sides of 50 and of 100 stores: error %v", err)
+	}
+}

@@ -30,6 +30,10 @@ type Figures struct {
 	// Spread maps a repeated figure to the median over runs of each
 	// run's interquartile range over its stores (the spread of one run).
 	Spread map[string]float64 `json:"spread,omitempty"`
+	// heldOf maps a figure of the hold phase to the stores held of each
+	// of its values, in the order of Values: compare compares the values
+	// of one hold count.
+	heldOf map[string][]int
 }
 
 // Key names a Figures: "variant@setting".
@@ -39,6 +43,13 @@ func (f *Figures) Key() string { return f.Variant + "@" + f.Setting }
 // setting in recs, in the order they first appear. A phase recorded more
 // than once in a study (a rerun) counts once, with its last ok record.
 func CollectFigures(recs []results.Record) []*Figures {
+	figs, _ := collectFigures(recs)
+	return figs
+}
+
+// collectFigures is CollectFigures, and a warning for each run with
+// several ok records.
+func collectFigures(recs []results.Record) ([]*Figures, []duplicate) {
 	recs, _ = renameOldVariants(recs)
 	var order []*Figures
 	by := map[string]*Figures{}
@@ -55,7 +66,8 @@ func CollectFigures(recs []results.Record) []*Figures {
 		}
 		f := by[r.Variant+"@"+r.Setting]
 		if f == nil {
-			f = &Figures{Variant: r.Variant, Setting: r.Setting, Values: map[string][]float64{}, Units: map[string]string{}, Spread: map[string]float64{}}
+			f = &Figures{Variant: r.Variant, Setting: r.Setting, Values: map[string][]float64{}, Units: map[string]string{}, Spread: map[string]float64{},
+				heldOf: map[string][]int{}}
 			by[f.Key()] = f
 			order = append(order, f)
 		}
@@ -76,7 +88,7 @@ func CollectFigures(recs []results.Record) []*Figures {
 			f.Spread[name] = stats.Median(xs)
 		}
 	}
-	return order
+	return order, runs.duplicates()
 }
 
 // figureRun names one run of a phase of a variant, setting and study: a
@@ -111,6 +123,9 @@ func (f *Figures) add(r *results.Record) {
 		}
 		f.Values[d.name] = append(f.Values[d.name], v)
 		f.Units[d.name] = d.unit
+		if d.phase == job.PhaseHold { // held gives NaN without r.Hold
+			f.heldOf[d.name] = append(f.heldOf[d.name], r.Hold.Held)
+		}
 	}
 }
 

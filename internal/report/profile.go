@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,10 +21,10 @@ type profileTable struct {
 	study   string
 	variant string
 	env     *results.Record
-	media   []string                   // in the order recorded: disk, tmpfs
-	recs    map[string]*results.Record // medium → last ok record
-	failed  map[string]bool            // medium → last record failed
-	errors  map[string]string          // medium → its error
+	media   []string          // in the order recorded: disk, tmpfs
+	recs    latest[string]    // medium → last ok record
+	failed  map[string]bool   // medium → last record failed
+	errors  map[string]string // medium → its error
 	objects int
 	spec    string
 }
@@ -45,7 +46,7 @@ func groupProfiles(recs []results.Record) []*profileTable {
 		key := studyVariant{r.Study, r.Variant}
 		t := byKey[key]
 		if t == nil {
-			t = &profileTable{study: r.Study, variant: r.Variant, recs: map[string]*results.Record{}, failed: map[string]bool{}, errors: map[string]string{}}
+			t = &profileTable{study: r.Study, variant: r.Variant, failed: map[string]bool{}, errors: map[string]string{}}
 			byKey[key] = t
 			order = append(order, t)
 		}
@@ -55,23 +56,30 @@ func groupProfiles(recs []results.Record) []*profileTable {
 		if r.Profile != nil && r.Profile.Medium != "" {
 			medium = r.Profile.Medium
 		}
-		if _, seen := t.recs[medium]; !seen && !t.failed[medium] {
+		if !slices.Contains(t.media, medium) {
 			t.media = append(t.media, medium)
 		}
 		if r.Status != results.StatusOK || r.Profile == nil || len(r.Profile.TotalMs) == 0 {
 			t.failed[medium] = true
 			t.errors[medium] = r.Error
-			delete(t.recs, medium)
 			continue
 		}
 		delete(t.failed, medium)
 		delete(t.errors, medium)
-		t.recs[medium] = r
+		t.recs.put(medium, r)
 	}
 	for _, t := range order {
 		t.env = envs[t.study]
 	}
 	return order
+}
+
+// rec is the last record of a medium when it is ok, else nil.
+func (t *profileTable) rec(medium string) *results.Record {
+	if t.failed[medium] {
+		return nil
+	}
+	return t.recs.byKey[medium]
 }
 
 // profileRow is one line of a profile table.
@@ -148,7 +156,7 @@ func syncsPerStore(s *results.Syncs) string {
 }
 
 func (t *profileTable) header(medium string) string {
-	r := t.recs[medium]
+	r := t.rec(medium)
 	switch medium {
 	case "disk":
 		if r != nil && r.Profile.FS != "" {
@@ -165,7 +173,7 @@ func (t *profileTable) write(w io.Writer) {
 	fmt.Fprintf(w, "## Where the create time goes: %s (profile %s)\n\n", t.variant, t.study)
 	stores := 0
 	for _, m := range t.media {
-		if r := t.recs[m]; r != nil {
+		if r := t.rec(m); r != nil {
 			stores = len(r.Profile.TotalMs)
 		}
 	}
@@ -179,7 +187,7 @@ func (t *profileTable) write(w io.Writer) {
 	for _, row := range t.rows() {
 		vals := make([]string, len(t.media))
 		for i, m := range t.media {
-			switch r := t.recs[m]; {
+			switch r := t.rec(m); {
 			case r != nil:
 				vals[i] = row.value(r.Profile)
 			case t.failed[m]:
@@ -196,12 +204,12 @@ func (t *profileTable) write(w io.Writer) {
 		fmt.Fprintln(w, s)
 	}
 	for _, m := range t.media {
-		if r := t.recs[m]; r != nil && r.Profile.Syncs != nil && r.Profile.Syncs.NotCounted != "" {
+		if r := t.rec(m); r != nil && r.Profile.Syncs != nil && r.Profile.Syncs.NotCounted != "" {
 			fmt.Fprintf(w, "Syncs on %s not counted: %s.\n", m, r.Profile.Syncs.NotCounted)
 		}
 	}
 	for _, m := range t.media {
-		if r := t.recs[m]; r != nil {
+		if r := t.rec(m); r != nil {
 			fmt.Fprintf(w, "On %s: %s, load %.2f at the start.\n", m, r.Profile.Dir, r.Load1)
 		}
 		if e := t.errors[m]; e != "" {
@@ -210,7 +218,7 @@ func (t *profileTable) write(w io.Writer) {
 	}
 	var versions map[string]string
 	for _, m := range t.media {
-		if r := t.recs[m]; r != nil {
+		if r := t.rec(m); r != nil {
 			versions = r.Versions
 		}
 	}
@@ -221,13 +229,16 @@ func (t *profileTable) write(w io.Writer) {
 		}
 		fmt.Fprintf(w, "Versions: %s: %s.\n", t.variant, strings.Join(libs, ", "))
 	}
+	for _, d := range t.recs.duplicates() {
+		fmt.Fprintf(w, "Warning: %v (a results file edited or joined by hand?).\n", d)
+	}
 	writeEnv(w, t.env, false)
 }
 
 // syncNote says how the syncs were counted, from the first counted medium.
 func (t *profileTable) syncNote() string {
 	for _, m := range t.media {
-		r := t.recs[m]
+		r := t.rec(m)
 		if r == nil || r.Profile.Syncs == nil || r.Profile.Syncs.NotCounted != "" {
 			continue
 		}

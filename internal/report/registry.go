@@ -32,7 +32,9 @@ type figure struct {
 	perRun  bool
 	samples func(r *results.Record) []float64
 	stat    func(xs []float64) float64
-	value   func(r *results.Record) float64
+	// value is NaN when the record has no value (a space record without
+	// bytes): the tables show it as –, the charts leave it out.
+	value func(r *results.Record) float64
 	// na, when set, says why a column's records of the figure have no
 	// value to show ("" when they have one): "n/a (needs a memory cgroup)".
 	na func(recs []*results.Record) string
@@ -107,7 +109,7 @@ var figures = []figure{
 		value: perHeldStore(func(c *results.Container) int64 { return c.AnonAfter - c.AnonBefore }), na: needsCgroup},
 	{label: "Load at start of the warm open runs (max)", text: (*table).loadAtStart},
 	{name: "space-per-store", label: "Space per store, files", unit: "KB", phase: job.PhaseSpace,
-		value: func(r *results.Record) float64 { return stats.Median(stats.Ints(r.Bytes)) / 1024 }, uses: exported | swept | inOverview},
+		value: spacePerStore, uses: exported | swept | inOverview},
 	{label: "Threads, open files, goroutines per open store", text: (*table).perOpenStore},
 }
 
@@ -189,10 +191,20 @@ func storesPerSecond(r *results.Record) float64 {
 	return float64(len(r.CreateMs)) / r.WallS
 }
 
-// held picks a figure of a hold record; NaN for a record without one.
+// spacePerStore is the median space per store of a space record in KB;
+// NaN for a record without bytes.
+func spacePerStore(r *results.Record) float64 {
+	if len(r.Bytes) == 0 {
+		return math.NaN()
+	}
+	return stats.Median(stats.Ints(r.Bytes)) / 1024
+}
+
+// held picks a figure of a hold record; NaN for a record without one or
+// without stores held.
 func held(pick func(h *results.Hold) float64) func(r *results.Record) float64 {
 	return func(r *results.Record) float64 {
-		if r.Hold == nil {
+		if r.Hold == nil || r.Hold.Held < 1 {
 			return math.NaN()
 		}
 		return pick(r.Hold)
@@ -200,10 +212,10 @@ func held(pick func(h *results.Hold) float64) func(r *results.Record) float64 {
 }
 
 // perHeldStore is a memory cgroup's charge per held store that delta
-// picks, in KB; NaN without a memory cgroup.
+// picks, in KB; NaN without a memory cgroup or stores held.
 func perHeldStore(delta func(c *results.Container) int64) func(r *results.Record) float64 {
 	return func(r *results.Record) float64 {
-		if r.Hold == nil || r.Hold.Container == nil {
+		if r.Hold == nil || r.Hold.Container == nil || r.Hold.Held < 1 {
 			return math.NaN()
 		}
 		return float64(delta(r.Hold.Container)) / 1024 / float64(r.Hold.Held)

@@ -85,6 +85,7 @@ func (t *table) writeServe(w io.Writer) {
 	if len(t.loud) > 0 {
 		fmt.Fprintf(w, "The load rose to --max-load or above during: %s.\n", strings.Join(t.loud, ", "))
 	}
+	t.writeDuplicates(w)
 	t.writeRenamed(w)
 	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
 	t.writeSessions(w)

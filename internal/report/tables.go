@@ -65,6 +65,9 @@ func failedWhat(col string, r *results.Record) string {
 	if r.Phase == job.PhaseServe && r.Serve != nil {
 		what += fmt.Sprintf(" pool %d", r.Serve.Pool)
 	}
+	if r.Phase == job.PhaseProfile && r.Profile != nil && r.Profile.Medium != "" {
+		what += " on " + r.Profile.Medium
+	}
 	if n := r.Repeat(); n > 0 {
 		what += fmt.Sprintf(" run %d", n)
 	}
@@ -300,6 +303,7 @@ func (t *table) write(w io.Writer) {
 // writeNotes writes the lines below a table: what its marks mean, the
 // load, the malloc variables, the versions and the environment.
 func (t *table) writeNotes(w io.Writer) {
+	t.writeDuplicates(w)
 	if t.poolsFewer() {
 		fmt.Fprintf(w, "†: pools fewer warm runs than %s (see \"Warm open runs pooled\"); rerun the same command to redo failed runs.\n", t.runsAsked())
 	}
@@ -327,6 +331,23 @@ func (t *table) writeNotes(w io.Writer) {
 	t.writeRenamed(w)
 	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
 	t.writeSessions(w)
+}
+
+// duplicates warns of each cell of the table that has several records,
+// column by column.
+func (t *table) duplicates() []duplicate {
+	var out []duplicate
+	for _, v := range t.variants {
+		out = append(out, t.columns[v].recs.duplicates()...)
+	}
+	return out
+}
+
+// writeDuplicates writes the table's warnings of duplicate records.
+func (t *table) writeDuplicates(w io.Writer) {
+	for _, d := range t.duplicates() {
+		fmt.Fprintf(w, "Warning: %v (a results file edited or joined by hand?).\n", d)
+	}
 }
 
 // writeRenamed says which columns were recorded under an older id.

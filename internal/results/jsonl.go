@@ -127,6 +127,7 @@ func (r *Reader) Next() bool {
 			return false
 		}
 		r.rec.moveOldRun()
+		r.rec.Line = r.line
 		return true
 	}
 	if err := r.sc.Err(); err != nil {

@@ -157,6 +157,10 @@ type Record struct {
 	Error      string   `json:"error,omitempty"`
 	Command    []string `json:"command,omitempty"`
 	StderrTail string   `json:"stderr_tail,omitempty"`
+
+	// Line is the line of the results file the record was read from
+	// (Reader), 0 for a record not read from a file; it is not written.
+	Line int `json:"-"`
 }
 
 // Hold is the memory of H stores held open in one process, from
