@@ -194,3 +194,32 @@ func memoryCgroupDir() (string, bool) {
 	}
 	return "", false
 }
+
+// An open-run record copied by hand (a file edited or joined): tables and
+// compare warn that the cell has two records and say which line counts.
+func duplicateCell(c *fcase) {
+	if res := c.run(tiny.args(c.root, c.out)...); res.code != 0 {
+		c.fatal("the study: %s: %s", res, lastLine(res.stderr))
+	}
+	b, err := os.ReadFile(c.out)
+	if err != nil {
+		c.fatal("%v", err)
+	}
+	var open string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, `"phase":"open"`) && strings.Contains(l, `"status":"ok"`) {
+			open = l
+			break
+		}
+	}
+	if open == "" {
+		c.fatal("no ok open record in %s", c.out)
+	}
+	edited := filepath.Join(filepath.Dir(c.out), "edited.jsonl")
+	os.WriteFile(edited, append(b, []byte(open+"\n")...), 0o644)
+	res := c.run("tables", edited)
+	res.stderr = res.stdout // the warning is a note of the tables, on stdout
+	c.message(res, 0, false, "Warning", "open run 1 has 2 records")
+	cmp := c.run("compare", c.out, edited)
+	c.expect(strings.Contains(cmp.stdout+cmp.stderr, "has 2 records"), "compare warns of the duplicate too")
+}

@@ -112,6 +112,7 @@ var cases = []faultCase{
 	{"31.2 --out a foreign file", true, outForeignFile},
 	{"31.3 report -o its own input", true, reportOverInput},
 	{"31.5 hold record edited to null", true, nullObject},
+	{"31.6 an open record copied by hand", true, duplicateCell},
 	{"31.7 SIGKILL manydb in turn run 2", false, cutTurn},
 	{"31.9 bad input: serve --zipf NaN", true, serveNaN("--zipf")},
 	{"31.9 bad input: serve --rate NaN", true, serveNaN("--rate")},
