@@ -123,11 +123,14 @@ var cases = []faultCase{
 type row struct {
 	Case                 string
 	Lost, Doubled, Wrong int
-	Message, Completes   string // "yes", "NO", or "" (not expected of this case)
-	Checks               []string
-	Saw                  string // exit code and the relevant stderr line
-	Skipped              string
-	Attempts             int
+	// Hangs counts the processes of the case that ran into the suite's
+	// timeout; Panics those that printed a Go panic or fatal error.
+	Hangs, Panics      int
+	Message, Completes string // "yes", "NO", or "" (not expected of this case)
+	Checks             []string
+	Saw                string // exit code and the relevant stderr line
+	Skipped            string
+	Attempts           int
 }
 
 var (
@@ -150,6 +153,11 @@ func TestFaults(t *testing.T) {
 			table = append(table, r)
 			tableMu.Unlock()
 			c := &fcase{t: t, row: r, dir: t.TempDir()}
+			t.Cleanup(func() { // after the cases' own cleanups (LIFO): every process has ended
+				if r.Hangs > 0 || r.Panics > 0 {
+					t.Errorf("%s: %d process(es) hung, %d panicked", r.Case, r.Hangs, r.Panics)
+				}
+			})
 			for {
 				c.fresh()
 				r.Attempts = c.attempt
@@ -184,8 +192,8 @@ func tryCase(c *fcase, run func(*fcase)) (m *missed) {
 
 // writeTable writes the table of the cases run.
 func writeTable(w io.Writer, took time.Duration) {
-	fmt.Fprintf(w, "| Case | Lost | Doubled | Wrong as ok | Clear message | Same command completes | Checks | What the user saw |\n")
-	fmt.Fprintf(w, "| --- | ---: | ---: | ---: | --- | --- | --- | --- |\n")
+	fmt.Fprintf(w, "| Case | Lost | Doubled | Wrong as ok | Hangs | Panics | Clear message | Same command completes | Checks | What the user saw |\n")
+	fmt.Fprintf(w, "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- |\n")
 	cell := func(s string) string {
 		if s == "" {
 			return "—"
@@ -196,18 +204,19 @@ func writeTable(w io.Writer, took time.Duration) {
 	defer tableMu.Unlock()
 	for _, r := range table {
 		if r.Skipped != "" {
-			fmt.Fprintf(w, "| %s | — | — | — | — | — | skipped: %s | — |\n", cell(r.Case), cell(r.Skipped))
+			fmt.Fprintf(w, "| %s | — | — | — | — | — | — | — | skipped: %s | — |\n", cell(r.Case), cell(r.Skipped))
 			continue
 		}
 		checks := strings.Join(r.Checks, "; ")
 		if r.Attempts > 1 {
 			checks = strings.TrimPrefix(checks+"; "+strconv.Itoa(r.Attempts)+" attempts", "; ")
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %s | %s |\n", cell(r.Case), r.Lost, r.Doubled, r.Wrong,
-			cell(r.Message), cell(r.Completes), cell(checks), cell(shorten(r.Saw, 160)))
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", cell(r.Case), r.Lost, r.Doubled, r.Wrong,
+			r.Hangs, r.Panics, cell(r.Message), cell(r.Completes), cell(checks), cell(shorten(r.Saw, 160)))
 	}
 	fmt.Fprintf(w, "\n%d cases in %.0f s. Lost: a record present before the fault, gone or changed after it. "+
 		"Doubled: ok records beyond one per cell. Wrong as ok: ok records whose samples do not fit the study. "+
+		"Hangs: processes still running at the suite's timeout (killed). Panics: processes that printed a Go panic or fatal error. "+
 		"—: not expected of the case.\n", len(table), took.Seconds())
 }
 

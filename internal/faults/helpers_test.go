@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -67,6 +68,7 @@ type fcase struct {
 	attempt   int
 	seen      map[string]bool // every record seen at a snapshot, by its JSON
 	extra     int             // wrong figures found by the case itself
+	mu        sync.Mutex      // guards row.Hangs and row.Panics, counted as processes end
 }
 
 // missed is the panic of a case that did not catch the moment it waited
@@ -172,12 +174,14 @@ func (c *fcase) startCmd(name string, args ...string) *proc {
 	p.res.pid = p.cmd.Process.Pid
 	go func() {
 		p.cmd.Wait()
+		hung := ctx.Err() == context.DeadlineExceeded
 		st := p.cmd.ProcessState
 		p.res.code = st.ExitCode()
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			p.res.signal = ws.Signal().String()
 		}
 		p.res.stdout, p.res.stderr = p.stdout.String(), p.stderr.String()
+		c.countHangOrPanic(hung, p.res.stderr)
 		cancel()
 		close(p.done)
 	}()
@@ -186,6 +190,24 @@ func (c *fcase) startCmd(name string, args ...string) *proc {
 		<-p.done
 	})
 	return p
+}
+
+// countHangOrPanic counts into the row a process that ran into the
+// timeout, or whose stderr holds a Go panic or fatal error (manydb's own:
+// a worker's crash, e.g. in a fault case that kills it, is reported by
+// manydb inside a failed record, not as a panic of manydb).
+func (c *fcase) countHangOrPanic(hung bool, stderr string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if hung {
+		c.row.Hangs++
+	}
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
+			c.row.Panics++
+			return
+		}
+	}
 }
 
 // run runs manydb with args to its end.
@@ -640,5 +662,27 @@ func (c *fcase) mount(dir, size string) {
 func (c *fcase) remount(dir, opts string) {
 	if out, err := exec.Command("mount", "-o", "remount,"+opts, dir).CombinedOutput(); err != nil {
 		c.fatal("remount %s %s: %v: %s", dir, opts, err, out)
+	}
+}
+
+// TestCountHangOrPanic: manydb's own panic or fatal error counts, a
+// worker's crash that manydb reports inside its line does not.
+func TestCountHangOrPanic(t *testing.T) {
+	for _, tt := range []struct {
+		hung          bool
+		stderr        string
+		hangs, panics int
+	}{
+		{false, "panic: runtime error: index out of range\n\ngoroutine 1 [running]:\n", 0, 1},
+		{false, "sqlite create: ended\nfatal error: concurrent map writes\n", 0, 1},
+		{false, "manydb: sqlite open run 1 failed: worker failed: exit status 2: panic: boom\n", 0, 0},
+		{false, "manydb: run: worker failed: fatal error: out of memory\n", 0, 0},
+		{true, "", 1, 0},
+	} {
+		c := &fcase{row: &row{}}
+		c.countHangOrPanic(tt.hung, tt.stderr)
+		if c.row.Hangs != tt.hangs || c.row.Panics != tt.panics {
+			t.Errorf("%q (hung %v): %d hangs, %d panics; want %d, %d", tt.stderr, tt.hung, c.row.Hangs, c.row.Panics, tt.hangs, tt.panics)
+		}
 	}
 }
