@@ -68,3 +68,18 @@ func TestNoStudyIsBadInputForTablesAndReport(t *testing.T) {
 		t.Errorf("report wrote a page without a study")
 	}
 }
+
+// A file of serve records only has no overview: tables --format overview
+// says why in one line and exits 2, while tables --format md shows it.
+func TestOverviewOfServeOnlyIsBadInput(t *testing.T) {
+	file := filepath.Join("..", "report", "testdata", "serve.jsonl")
+	o, _, _ := options(t)
+	err := Run(context.Background(), []string{"tables", "--format", "overview", file}, o)
+	if code := ExitCode(err); code != 2 || !strings.Contains(fmt.Sprint(err), "only serve studies or profiles") {
+		t.Errorf("overview of serve records: exit %d, err %v; want exit 2 saying the file holds serve studies only", code, err)
+	}
+	o, _, _ = options(t)
+	if err := Run(context.Background(), []string{"tables", "--format", "md", file}, o); err != nil {
+		t.Errorf("tables of serve records: %v", err)
+	}
+}

@@ -74,7 +74,7 @@ func tablesCmd(_ context.Context, args []string, o Options) error {
 		}
 		recs = append(recs, r...)
 	}
-	if err := write(o.Stdout, recs); errors.Is(err, report.ErrNoStudies) {
+	if err := write(o.Stdout, recs); errors.Is(err, report.ErrNoStudies) || errors.Is(err, report.ErrNoOverview) {
 		return &orchestrate.InputError{Msg: fmt.Sprintf("tables: %s: %v", strings.Join(fs.Args(), ", "), err)}
 	} else if err != nil {
 		return err

@@ -18,16 +18,7 @@ import (
 func TestRefusedRunCreatesNoRoot(t *testing.T) {
 	c := fakeConfig(t, "fake")
 	c.Root = filepath.Join(c.Root, "new", "root")
-	held, err := LockFile(c.Out, "results file "+c.Out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer held.Release()
-	_, err = Run(context.Background(), c)
-	var in *InputError
-	if !errors.As(err, &in) || !strings.Contains(err.Error(), "in use") {
-		t.Fatalf("err = %v, want an InputError saying the results file is in use", err)
-	}
+	runRefusedWhileLocked(t, c, c.Out, "the results file")
 	if _, err := os.Stat(filepath.Dir(filepath.Dir(c.Root))); err == nil {
 		t.Errorf("the refused run created %s", filepath.Dir(filepath.Dir(c.Root)))
 	}
@@ -40,7 +31,18 @@ func TestRefusedRunLeavesNoResultsFile(t *testing.T) {
 	if err := PrepareRoot(c.Root, "--root"); err != nil {
 		t.Fatal(err)
 	}
-	held, err := LockFile(filepath.Join(c.Root, MarkerFile), "data root")
+	runRefusedWhileLocked(t, c, filepath.Join(c.Root, MarkerFile), "the data root")
+	if _, err := os.Stat(c.Out); err == nil {
+		t.Errorf("the refused run left the results file %s", c.Out)
+	}
+}
+
+// runRefusedWhileLocked runs study c while this process holds the lock
+// on file (what names it in the message) and checks the run is refused as
+// bad input saying it is in use.
+func runRefusedWhileLocked(t *testing.T, c Config, file, what string) {
+	t.Helper()
+	held, err := LockFile(file, what)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,10 +50,7 @@ func TestRefusedRunLeavesNoResultsFile(t *testing.T) {
 	_, err = Run(context.Background(), c)
 	var in *InputError
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "in use") {
-		t.Fatalf("err = %v, want an InputError saying the data root is in use", err)
-	}
-	if _, err := os.Stat(c.Out); err == nil {
-		t.Errorf("the refused run left the results file %s", c.Out)
+		t.Fatalf("err = %v, want an InputError saying %s is in use", err, what)
 	}
 }
 

@@ -143,11 +143,15 @@ type htmlTable struct {
 	Title, Workload string
 	Variants        []string
 	Rows            [][]string
-	Notes           []string
-	Groups          []htmlChartGroup // the distributions: small multiples
-	Charts          []htmlChart
-	Sessions        string    // the sessions line: "" for one session
-	Envs            []htmlEnv // one per session
+	// Blocks is the table turned, when it has more variants than
+	// variantsAsColumns: a variant per row and a few figures per block, so
+	// no block is wider than the page (Variants and Rows are then empty).
+	Blocks   []htmlBlock
+	Notes    []string
+	Groups   []htmlChartGroup // the distributions: small multiples
+	Charts   []htmlChart
+	Sessions string    // the sessions line: "" for one session
+	Envs     []htmlEnv // one per session
 }
 
 // htmlEnv is the environment of one session.
@@ -176,6 +180,7 @@ type htmlOverview struct {
 	Headers  []string
 	SortedBy string // the header of the column the rows are sorted by
 	Rows     []htmlOverviewRow
+	Notes    []string // the rows left out, and why
 	Charts   []htmlChart
 }
 
@@ -259,6 +264,9 @@ func overviewHTML(o *overview) (htmlOverview, error) {
 		}
 		ho.Rows = append(ho.Rows, hr)
 	}
+	for _, n := range o.notApplied {
+		ho.Notes = append(ho.Notes, n.String())
+	}
 	charts, err := decisionCharts(o)
 	ho.Charts = charts
 	return ho, err
@@ -274,23 +282,112 @@ func familyRank(o *overview, name string) int {
 	return 0
 }
 
+// variantsAsColumns is the most variants a study's table shows as
+// columns; with more, it shows a variant per row (htmlBlock).
+const variantsAsColumns = 6
+
+// figuresPerBlock is how many figures a block of a turned table shows
+// side by side: seven fit in 1,280 pixels.
+const figuresPerBlock = 7
+
+// An htmlBlock is part of a turned table: a row per variant, a column
+// per figure.
+type htmlBlock struct {
+	Caption string // "" or what the block shows: "Pool size 100"
+	Headers []string
+	Rows    []htmlOverviewRow
+}
+
+// A turnedRow is a row of a table before it is turned: its label, and its
+// text in a column.
+type turnedRow struct {
+	label string
+	text  func(col string) string
+}
+
+// turnedBlocks is the rows of table t turned (a row per column of t, a
+// column per row), cut into blocks of figuresPerBlock columns; each
+// block has the caption.
+func turnedBlocks(t *table, caption string, rows []turnedRow) []htmlBlock {
+	var blocks []htmlBlock
+	for start := 0; start < len(rows); start += figuresPerBlock {
+		part := rows[start:min(start+figuresPerBlock, len(rows))]
+		b := htmlBlock{Caption: caption}
+		for _, r := range part {
+			b.Headers = append(b.Headers, r.label)
+		}
+		for _, v := range t.variants {
+			f := familyOf(t.columns[v].variant)
+			hr := htmlOverviewRow{Label: v, Family: f.name, Color: hex(f.color)}
+			for _, r := range part {
+				text, spread := splitSpread(r.text(v))
+				hr.Cells = append(hr.Cells, htmlCell{Text: text, Spread: spread})
+			}
+			b.Rows = append(b.Rows, hr)
+		}
+		blocks = append(blocks, b)
+	}
+	return blocks
+}
+
+// studyBlocks is a study's table turned.
+func studyBlocks(t *table) []htmlBlock {
+	var rows []turnedRow
+	for _, r := range t.rows() {
+		rows = append(rows, turnedRow{r.label, func(v string) string { return t.text(r.fig, t.columns[v]) }})
+	}
+	return turnedBlocks(t, "", rows)
+}
+
+// serveBlocks is a serve study's table turned: blocks per pool size.
+func serveBlocks(t *table) []htmlBlock {
+	var blocks []htmlBlock
+	for _, pool := range t.servePools() {
+		var rows []turnedRow
+		for _, sr := range serveRows(t.stoppedEarly(pool)) {
+			rows = append(rows, turnedRow{sr.label, func(v string) string { return t.serveText(v, pool, sr.value, true) }})
+		}
+		blocks = append(blocks, turnedBlocks(t, "Pool size "+thousands(float64(pool)), rows)...)
+	}
+	return blocks
+}
+
+// splitSpread cuts a table's text into its value and the spread that
+// follows it (spread writes " (a–b)" or " [a–b]"), so a turned table can
+// show the spread on a line of its own: "0.27 ms (0.24–0.33)" gives
+// "0.27 ms" and "(0.24–0.33)".
+func splitSpread(text string) (value, spread string) {
+	for i := 0; i+2 < len(text); i++ {
+		if text[i] == ' ' && (text[i+1] == '(' || text[i+1] == '[') && text[i+2] >= '0' && text[i+2] <= '9' {
+			return text[:i], text[i+1:]
+		}
+	}
+	return text, ""
+}
+
 // tableHTML is one study and setting as the page shows it: its table,
 // notes, charts and environments.
 func tableHTML(t *table) (htmlTable, error) {
-	ht := htmlTable{Title: t.title(), Workload: t.workload, Variants: t.variants, Sessions: t.sessionsLine()}
+	ht := htmlTable{Title: t.title(), Workload: t.workload, Sessions: t.sessionsLine()}
 	if t.served {
 		ht.Title = "Serve s" + ht.Title[1:]
-		ht.Rows = t.serveRowsHTML()
 	}
-	for _, r := range t.rows() {
-		if t.served {
-			break
+	switch {
+	case len(t.variants) > variantsAsColumns && t.served:
+		ht.Blocks = serveBlocks(t)
+	case len(t.variants) > variantsAsColumns:
+		ht.Blocks = studyBlocks(t)
+	case t.served:
+		ht.Variants, ht.Rows = t.variants, t.serveRowsHTML()
+	default:
+		ht.Variants = t.variants
+		for _, r := range t.rows() {
+			row := []string{r.label}
+			for _, v := range t.variants {
+				row = append(row, t.text(r.fig, t.columns[v]))
+			}
+			ht.Rows = append(ht.Rows, row)
 		}
-		row := []string{r.label}
-		for _, v := range t.variants {
-			row = append(row, t.text(r.fig, t.columns[v]))
-		}
-		ht.Rows = append(ht.Rows, row)
 	}
 	var notes bytes.Buffer
 	t.writeNotes(&notes)
@@ -346,9 +443,10 @@ td,th{border:1px solid #bbb;padding:.2em .5em;text-align:right}
 td:first-child,th:first-child{text-align:left}
 .scroll{overflow-x:auto;max-width:100%}
 .scroll td:first-child,.scroll th:first-child{position:sticky;left:0;background:#fff;min-width:14em}
-table.overview th{font-weight:normal;font-size:.85em;max-width:9em;vertical-align:bottom;cursor:pointer}
-table.overview td{white-space:nowrap}
-table.overview small{color:#666}
+table.overview th,table.turned th{font-weight:normal;font-size:.85em;max-width:9em;vertical-align:bottom}
+table.overview th{cursor:pointer}
+table.overview td,table.turned td{white-space:nowrap}
+table.overview small,table.turned small{color:#666}
 .sw{display:inline-block;width:.8em;height:.8em;margin-right:.4em;vertical-align:baseline}
 .legend span{margin-right:1.2em;white-space:nowrap}
 .charts{display:flex;flex-wrap:wrap;gap:.5em 1.5em;align-items:flex-start}
@@ -369,7 +467,8 @@ dl{font-size:.85em}
 <table class="overview"><thead><tr><th>variant</th>{{range .Headers}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr><td data-v="{{.Label}}"><span class="sw" style="background:{{.Color}}" title="{{.Family}}"></span>{{.Label}}</td>{{range .Cells}}<td data-v="{{.Sort}}">{{.Text}}{{with .Spread}}<br><small>{{.}}</small>{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table>
-<div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
+{{range .Notes}}<p>{{.}}</p>
+{{end}}<div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
 {{end}}</div>
 </section>
 {{end}}
@@ -383,9 +482,12 @@ dl{font-size:.85em}
 <h2>{{.Title}}</h2>
 <p>Workload {{.Workload}}. The open figures pool every warm run; after each timing figure, its spread across runs (the notes below the table say which).</p>
 {{with .Sessions}}<p>{{.}}</p>{{end}}
-<div class="scroll"><table><tr><th></th>{{range .Variants}}<th>{{.}}</th>{{end}}</tr>
+{{if .Blocks}}{{range .Blocks}}{{with .Caption}}<h3>{{.}}</h3>{{end}}<table class="turned"><thead><tr><th>variant</th>{{range .Headers}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr><td><span class="sw" style="background:{{.Color}}" title="{{.Family}}"></span>{{.Label}}</td>{{range .Cells}}<td>{{.Text}}{{with .Spread}}<br><small>{{.}}</small>{{end}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+{{end}}{{else}}<div class="scroll"><table><tr><th></th>{{range .Variants}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table></div>
+{{end}}</table></div>{{end}}
 {{range .Notes}}<p>{{.}}</p>
 {{end}}
 {{range .Groups}}<figure><div class="charts">{{range .Panels}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>{{end}}</div><figcaption>{{.Title}}</figcaption></figure>

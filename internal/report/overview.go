@@ -13,19 +13,29 @@ import (
 // settings, per study too when several studies ran it), one column per
 // figure the registry marks overview, and a decision chart per figure.
 type overview struct {
-	workload string
-	figs     []figure // the overview figures some row has a value of
-	labels   []string // each figure's label standing alone
-	rows     []overviewRow
+	workload   string
+	figs       []figure // the overview figures some row has a value of
+	labels     []string // each figure's label standing alone
+	rows       []overviewRow
+	notApplied []notApplied // the rows the overview leaves out
+}
+
+// notApplied names the variants a setting does not apply to (it changes
+// the C allocator, and they are pure Go), whose rows would say n/a in
+// every cell.
+type notApplied struct{ setting, variants string }
+
+// String is the sentence the report shows below the overview.
+func (n notApplied) String() string {
+	return fmt.Sprintf("Not shown under setting %s: %s (n/a: the setting changes the C allocator (malloc) only, and they do not allocate with it).", n.setting, n.variants)
 }
 
 // An overviewRow is one column of a table, seen as a row of the overview.
 type overviewRow struct {
 	label string // the variant, "· setting" and "· study" when needed
-	// variant and setting of the row, and whether its workload is the
-	// seed's (the reference study's, whose figures the Markdown shows)
+	// variant and setting of the row, and the table it is a column of
 	variant, setting string
-	seeded           bool
+	table            *table
 	family           family
 	cells            []cell // one per figure of the overview
 }
@@ -85,8 +95,14 @@ func newOverview(tables []*table) *overview {
 	o := &overview{workload: tables[0].workload}
 	settings, studies := distinct(tables, func(t *table) string { return t.setting }), distinct(tables, func(t *table) string { return t.study })
 	for _, t := range tables {
+		if na := t.notApplicable(); na != "" {
+			o.notApplied = append(o.notApplied, notApplied{t.setting, na})
+		}
 		for _, col := range t.variants {
 			c := t.columns[col]
+			if c.na {
+				continue // every cell would say n/a
+			}
 			label := col
 			if settings > 1 {
 				label += " · " + t.setting
@@ -94,7 +110,7 @@ func newOverview(tables []*table) *overview {
 			if studies > 1 {
 				label += " · " + t.study
 			}
-			row := overviewRow{label: label, family: familyOf(c.variant), variant: c.variant, setting: t.setting, seeded: seeded(t)}
+			row := overviewRow{label: label, family: familyOf(c.variant), variant: c.variant, setting: t.setting, table: t}
 			for _, f := range figs {
 				row.cells = append(row.cells, cellOf(f, t, c))
 			}

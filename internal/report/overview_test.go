@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -174,4 +175,89 @@ func inside(n, above *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// A variant a setting does not apply to (a pure-Go engine under a malloc
+// setting) has no row under that setting in the overview, which names it
+// instead; its row under the settings that apply stays.
+func TestOverviewLeavesOutNotApplied(t *testing.T) {
+	recs, err := results.ReadFile("testdata/study.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ovs := overviews(group(recs, nil))
+	if len(ovs) != 1 {
+		t.Fatalf("%d overviews, want 1", len(ovs))
+	}
+	o := ovs[0]
+	var labels []string
+	for _, r := range o.rows {
+		labels = append(labels, r.label)
+	}
+	for _, want := range []string{"fake · default", "sqlite · default", "sqlite · mmap-threshold"} {
+		if !slices.Contains(labels, want) {
+			t.Errorf("rows %q lack %q", labels, want)
+		}
+	}
+	if slices.Contains(labels, "fake · mmap-threshold") {
+		t.Errorf("rows %q show fake under mmap-threshold, where it is n/a", labels)
+	}
+	if len(o.notApplied) != 1 || o.notApplied[0] != (notApplied{"mmap-threshold", "fake"}) {
+		t.Errorf("notApplied = %v, want fake under mmap-threshold", o.notApplied)
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Not shown under setting mmap-threshold: fake"; !strings.Contains(b.String(), want) {
+		t.Errorf("page lacks %q", want)
+	}
+}
+
+// At 16 variants a study's table is turned: a row per variant, at most
+// figuresPerBlock figures per block, so no table is cut off at 1,280
+// pixels; every block names every variant once, in the table's order.
+func TestStudyTableTurnedAtManyVariants(t *testing.T) {
+	variants := engine.AllVariants()
+	var b bytes.Buffer
+	if err := HTML(&b, manyVariants(variants)); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := 0
+	for n := range doc.Descendants() {
+		if n.Type != html.ElementNode || n.Data != "table" {
+			continue
+		}
+		switch attr(n, "class") {
+		case "overview":
+			continue
+		case "turned":
+		default:
+			t.Fatalf("a table of variant columns (class %q) at %d variants", attr(n, "class"), len(variants))
+		}
+		blocks++
+		var headers int
+		var rows []string
+		for c := range n.Descendants() {
+			switch {
+			case c.Type == html.ElementNode && c.Data == "th":
+				headers++
+			case c.Type == html.ElementNode && c.Data == "tr" && c.Parent.Data == "tbody":
+				rows = append(rows, strings.TrimSpace(text(c.FirstChild)))
+			}
+		}
+		if headers < 2 || headers > figuresPerBlock+1 {
+			t.Errorf("a block has %d headers, want 2 to %d", headers, figuresPerBlock+1)
+		}
+		if !slices.Equal(rows, variants) {
+			t.Errorf("a block's rows are %q, want the variants %q", rows, variants)
+		}
+	}
+	if blocks < 4 { // 4 settings, each at least one block
+		t.Errorf("%d turned blocks, want at least one per setting", blocks)
+	}
 }

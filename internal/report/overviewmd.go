@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -8,6 +9,11 @@ import (
 
 	"manydb/internal/results"
 )
+
+// ErrNoOverview is returned by WriteOverview for records that hold only
+// studies the overview leaves out: serve studies and profiles, which have
+// their own tables.
+var ErrNoOverview = errors.New("the overview shows studies of manydb run, and these records hold only serve studies or profiles: manydb tables (--format md) and manydb report show them")
 
 // WriteOverview writes the report's overview in Markdown: per workload
 // and setting, one row per variant with the figures the registry marks
@@ -19,7 +25,10 @@ func WriteOverview(w io.Writer, recs []results.Record) error {
 	recs, renamed := renameOldVariants(recs)
 	tables := group(recs, renamed)
 	ovs := overviews(tables)
-	if len(ovs) == 0 {
+	switch {
+	case len(ovs) == 0 && (len(tables) > 0 || len(groupProfiles(recs)) > 0):
+		return ErrNoOverview
+	case len(ovs) == 0:
 		return ErrNoStudies
 	}
 	seed := seedFigures()
@@ -56,12 +65,17 @@ func (o *overview) writeMarkdown(w io.Writer, setting string, seed map[seedKey]f
 		cells := []string{"`" + mdEscape(strings.TrimSuffix(r.label, " · "+setting)) + "`"}
 		for k, c := range r.cells {
 			text := mdEscape(c.text)
-			if v, ok := seed[seedKey{setting, r.variant, o.figs[k].name}]; ok && r.seeded {
+			if v, ok := seed[seedKey{setting, r.variant, o.figs[k].name}]; ok && seedApplies(r.table, o.figs[k].name) {
 				text += " (" + natural(v, o.figs[k].unit) + ")"
 			}
 			cells = append(cells, text)
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	for _, n := range o.notApplied {
+		if n.setting == setting {
+			fmt.Fprintf(w, "\n%s\n", mdEscape(n.String()))
+		}
 	}
 }
 

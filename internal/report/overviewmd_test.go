@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 )
 
@@ -86,6 +87,33 @@ func TestSeedMatchesReferenceDoc(t *testing.T) {
 					t.Errorf("%s %s %s: seed %v, docs/reference.md %v", setting, name, v, got, want)
 				}
 			}
+		}
+	}
+}
+
+// The seed timed open, count, close: its open-query-close figures compare
+// only with a study whose query is count alone, while its other figures
+// (create, open alone, memory) compare with any study of its workload.
+func TestSeedAppliesToCountAloneForOpenQueryClose(t *testing.T) {
+	large := "large: 1,000 notes of 300 characters per store"
+	countAlone := &table{objects: 1000, workload: large}
+	agent := &table{objects: 1000, workload: large, queries: []job.Query{job.QueryRecent, job.QueryScan}}
+	small := &table{objects: 10, workload: "small: 10 notes of 40 characters per store"}
+	for _, c := range []struct {
+		t      *table
+		figure string
+		want   bool
+	}{
+		{countAlone, "open-query-close", true},
+		{countAlone, "open-query-close-p99", true},
+		{agent, "open-query-close", false},
+		{agent, "open-query-close-p99", false},
+		{agent, "create", true},
+		{agent, "open", true},
+		{small, "create", false},
+	} {
+		if got := seedApplies(c.t, c.figure); got != c.want {
+			t.Errorf("seedApplies(%v queries %v, %s) = %v, want %v", c.t.objects, c.t.queries, c.figure, got, c.want)
 		}
 	}
 }

@@ -63,3 +63,14 @@ func seedFigures() map[seedKey]float64 {
 func seeded(t *table) bool {
 	return t.objects == 1000 && strings.HasPrefix(t.workload, "large: 1,000 notes of 300 characters")
 }
+
+// seedApplies tells whether the seed's value of a figure compares with
+// table t's: the workload is the seed's and, for the open, query, close
+// figures, the query is the seed's count alone (a study with more
+// queries times them all in that span).
+func seedApplies(t *table, figure string) bool {
+	if !seeded(t) {
+		return false
+	}
+	return len(t.queries) == 0 || !strings.HasPrefix(figure, "open-query-close")
+}
