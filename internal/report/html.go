@@ -446,6 +446,7 @@ td:first-child,th:first-child{text-align:left}
 table.overview th,table.turned th{font-weight:normal;font-size:.85em;max-width:9em;vertical-align:bottom}
 table.overview th{cursor:pointer}
 table.overview td,table.turned td{white-space:nowrap}
+table.overview td:first-child{white-space:normal;min-width:10em;max-width:16em}
 table.overview small,table.turned small{color:#666}
 .sw{display:inline-block;width:.8em;height:.8em;margin-right:.4em;vertical-align:baseline}
 .legend span{margin-right:1.2em;white-space:nowrap}

@@ -2,8 +2,11 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
 
 	"manydb/internal/job"
 	"manydb/internal/results"
@@ -58,5 +61,39 @@ func TestServeStoppedEarly(t *testing.T) {
 	}
 	if strings.Contains(rest, "Requests served") {
 		t.Errorf("a block without a step that stopped early has a Requests served row:\n%s", rest)
+	}
+}
+
+// Names of dots close together are placed clear of each other and of
+// every dot: 16 dots in one cluster, as the serve charts' SQLite family
+// and libSQL are, get 16 boxes that overlap nothing.
+func TestPlaceLabelsNoOverprint(t *testing.T) {
+	bounds := vg.Rectangle{Max: vg.Point{X: 400, Y: 260}}
+	var dots, sizes []vg.Point
+	for i := range 16 {
+		dots = append(dots, vg.Point{X: 60 + vg.Length(i%4)*2, Y: 60 + vg.Length(i/4)*2})
+		sizes = append(sizes, vg.Point{X: 50, Y: 8})
+	}
+	boxes, moved := placeLabels(dots, sizes, bounds)
+	for i, a := range boxes {
+		if !within(a, bounds) {
+			t.Errorf("name %d at %v is outside the chart %v", i, a, bounds)
+		}
+		if a.Size() != sizes[i] {
+			t.Errorf("name %d has size %v, want %v", i, a.Size(), sizes[i])
+		}
+		for j, b := range boxes[i+1:] {
+			if overlaps(a, b) {
+				t.Errorf("names %d and %d overprint: %v and %v", i, i+1+j, a, b)
+			}
+		}
+		for j, d := range dots {
+			if overlaps(a, vg.Rectangle{Min: d.Sub(vg.Point{X: 3, Y: 3}), Max: d.Add(vg.Point{X: 3, Y: 3})}) {
+				t.Errorf("name %d covers dot %d", i, j)
+			}
+		}
+	}
+	if !slices.Contains(moved, true) {
+		t.Error("no name moved away from its dot in a cluster of 16")
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"manydb/internal/results"
@@ -61,15 +60,7 @@ func scatterPlot(pts plotter.XYs, colors []color.NRGBA, names []string) (*plot.P
 	grid := plotter.NewGrid()
 	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xdd}, color.Gray{0xdd}
 	p.Add(grid, glyphs(pts, colors, draw.CircleGlyph{}))
-	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: names})
-	if err != nil {
-		return nil, fmt.Errorf("serve chart: %w", err)
-	}
-	labels.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(-3)}
-	for i := range labels.TextStyle {
-		labels.TextStyle[i].Font.Size = vg.Points(8)
-	}
-	p.Add(labels)
+	p.Add(newRepelLabels(pts, names))
 	var xs, ys []float64
 	for _, pt := range pts {
 		xs, ys = append(xs, pt.X), append(ys, pt.Y)
