@@ -74,14 +74,21 @@ kept in its record.
 
 Settings:
   default         nothing changed
+  lean            each engine's documented options for many open stores
+                  (SQLite: cache_size -64, mmap, no lookaside; ObjectBox: no
+                  thread-local readers, 16 readers, 64 MiB; Pebble: 64 KiB
+                  memtable; …), named in every record (engine_options);
+                  n/a for engines without such options (Turso, bbolt).
+                  docs/engines.md lists each variant's.
   mmap-threshold  MALLOC_MMAP_THRESHOLD_=131072 (as mallopt(M_MMAP_THRESHOLD, 131072)); cgo engines only
   trim-threshold  MALLOC_TRIM_THRESHOLD_=67108864; cgo engines only
   thp-off         prctl(PR_SET_THP_DISABLE) in the worker before the engine starts
   jemalloc        LD_PRELOAD of Debian's libjemalloc2 instead of glibc's malloc; cgo engines only
   mimalloc        LD_PRELOAD of Debian's libmimalloc2.0; cgo engines only
   tcmalloc        LD_PRELOAD of Debian's libtcmalloc-minimal4; cgo engines only
-  A+B             both, e.g. thp-off+jemalloc or mmap-threshold+trim-threshold
-                  (at most one allocator, and no glibc variable with an allocator)
+  A+B             both, e.g. thp-off+jemalloc, mmap-threshold+trim-threshold or
+                  lean+thp-off (at most one allocator, and no glibc variable
+                  with an allocator)
 
 Under every setting a cgo engine's worker proves which malloc it runs with
 (glibc's, or the preloaded library's) and records it with its version; a

@@ -20,6 +20,10 @@ type Family struct {
 	// Needs says what must be installed for the worker to build, shown
 	// when the binary is missing.
 	Needs string
+	// NoLean gives, for each variant whose engine has no documented
+	// option for many open stores, why: the lean setting does not apply to
+	// it (its cells are n/a, not the default measured again).
+	NoLean map[string]string
 }
 
 // Catalog lists every family manydb knows, in the default column order.
@@ -31,21 +35,31 @@ func Catalog() []Family {
 		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)"},
 		// Turso defines no global allocator here: it allocates with glibc malloc.
 		{Binary: "worker-turso", Variants: []string{"turso", "turso_ckpt"}, Cgo: true,
-			Needs: "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-capi.sh turso)"},
+			Needs:  "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-capi.sh turso)",
+			NoLean: map[string]string{"turso": noLeanTurso, "turso_ckpt": noLeanTurso}},
 		// Turso through turso-go: no cgo needed (purego), but the Rust
 		// library allocates with Rust's System allocator, i.e. glibc's
 		// malloc, so allocator settings apply to it as to a cgo engine.
-		{Binary: "worker-tursogo", Variants: []string{"turso_go"}, Cgo: true, Needs: "only the Go module proxy; at run time a writable cache directory (TURSO_GO_CACHE_DIR or ~/.cache) for the embedded library"},
+		{Binary: "worker-tursogo", Variants: []string{"turso_go"}, Cgo: true, Needs: "only the Go module proxy; at run time a writable cache directory (TURSO_GO_CACHE_DIR or ~/.cache) for the embedded library",
+			NoLean: map[string]string{"turso_go": noLeanTurso}},
 		// libSQL: C core and Rust bindings, both on glibc's malloc.
 		{Binary: "worker-libsql", Variants: []string{"libsql", "libsql_capi"}, Cgo: true,
 			Needs: "Rust (cargo) to build the libsql crate from crates.io (make build runs scripts/build-capi.sh libsql)"},
 		{Binary: "worker-libsql-go", Variants: []string{"libsql_go"}, Cgo: true, Needs: "a C compiler (cgo); the static library comes with the Go module"},
 		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.
-		{Binary: "worker-gokv", Variants: []string{"bbolt", "pebble", "badger"}, Cgo: false, Needs: "Go only"},
+		{Binary: "worker-gokv", Variants: []string{"bbolt", "pebble", "badger"}, Cgo: false, Needs: "Go only",
+			NoLean: map[string]string{"bbolt": "bbolt's defaults are already its leanest (no initial mmap size, no MAP_POPULATE, no mlock; docs/engines.md)"}},
 		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only"},
 		{Binary: "worker-sqlite-ncruces", Variants: []string{"sqlite_ncruces"}, Cgo: false, Needs: "Go only"},
 	}
 }
+
+// noLeanTurso is why lean has no option for Turso: its page cache cannot
+// be made smaller than the stores (turso_core 0.8.3 raises a cache_size
+// below 200 pages to 200, translate/pragma.rs; a store is ~73 pages), and
+// what its memory per open store is, arenas advised MADV_HUGEPAGE, only
+// the thp-off setting changes (docs/engines.md).
+const noLeanTurso = "Turso has no option that lowers its memory per open store: PRAGMA cache_size is raised to at least 200 pages, more than a store holds, and its buffer arenas have no size option (the thp-off setting is what changes them)"
 
 // Lookup returns the family that serves variant id.
 func Lookup(id string) (Family, bool) {

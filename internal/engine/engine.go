@@ -71,6 +71,15 @@ type Closer interface {
 	CloseVariant() error
 }
 
+// Optioner is implemented by a Variant made by a Factory's Lean: Options
+// names each engine option the variant sets for the lean setting, as the
+// engine's API names it, with the value set (e.g. {"PRAGMA cache_size":
+// "-64"}). The worker records them in every record (engine_options); a
+// variant made by New reports none.
+type Optioner interface {
+	Options() map[string]string
+}
+
 // Marshaler is implemented by a Store whose engine turns notes into its own
 // wire format as a step of its own before the write (ObjectBox marshals
 // each note to a FlatBuffer). manydb profile times Marshal and

@@ -17,6 +17,11 @@ type Factory struct {
 	// is missing or the worker was built without it; the error then says
 	// how to enable it.
 	New func() (Variant, error)
+	// Lean makes the variant under the lean setting: with its engine's
+	// documented options for many open stores, which the variant reports
+	// (Optioner). nil when the engine has none, which the catalog's
+	// Family.NoLean explains (CheckFamily checks that the two agree).
+	Lean func() (Variant, error)
 }
 
 // ErrCatalogMismatch is returned by CheckFamily when a worker's factories
@@ -26,7 +31,8 @@ var ErrCatalogMismatch = errors.New("the catalog and the worker's adapters disag
 // CheckFamily checks that the factories linked into the worker binary
 // named binary serve exactly the variants catalog gives its family: no
 // catalog variant without a factory, no factory without a catalog entry,
-// no id twice.
+// no id twice, and a lean factory exactly for the variants the catalog
+// does not exempt from lean (Family.NoLean).
 func CheckFamily(catalog []Family, binary string, factories []Factory) error {
 	i := slices.IndexFunc(catalog, func(f Family) bool { return f.Binary == binary })
 	if i < 0 {
@@ -41,6 +47,10 @@ func CheckFamily(catalog []Family, binary string, factories []Factory) error {
 			problems = append(problems, fmt.Sprintf("variant %q has two factories", f.ID))
 		case !slices.Contains(fam.Variants, f.ID):
 			problems = append(problems, fmt.Sprintf("an adapter serves %q, which the catalog does not give %s", f.ID, binary))
+		case f.Lean == nil && fam.NoLean[f.ID] == "":
+			problems = append(problems, fmt.Sprintf("variant %q has no lean factory, and the catalog does not say why (Family.NoLean)", f.ID))
+		case f.Lean != nil && fam.NoLean[f.ID] != "":
+			problems = append(problems, fmt.Sprintf("variant %q has a lean factory, but the catalog says lean has no option for it", f.ID))
 		}
 		seen[f.ID] = true
 	}

@@ -16,7 +16,8 @@ func (named) Versions() map[string]string  { return nil }
 func factories(ids ...string) []Factory {
 	var fs []Factory
 	for _, id := range ids {
-		fs = append(fs, Factory{ID: id, New: func() (Variant, error) { return named(id), nil }})
+		mk := func() (Variant, error) { return named(id), nil }
+		fs = append(fs, Factory{ID: id, New: mk, Lean: mk})
 	}
 	return fs
 }
@@ -39,6 +40,25 @@ func TestCheckFamily(t *testing.T) {
 		if err := CheckFamily(catalog, c.binary, factories(c.ids...)); !errors.Is(err, ErrCatalogMismatch) {
 			t.Errorf("%s: CheckFamily = %v, want ErrCatalogMismatch", name, err)
 		}
+	}
+}
+
+// TestCheckFamilyLean fails unless a variant has a lean factory exactly
+// when the catalog does not exempt it from lean.
+func TestCheckFamilyLean(t *testing.T) {
+	catalog := []Family{{Binary: "worker-a", Variants: []string{"a1", "a2"}, NoLean: map[string]string{"a2": "no option"}}}
+	fs := factories("a1", "a2")
+	fs[1].Lean = nil
+	if err := CheckFamily(catalog, "worker-a", fs); err != nil {
+		t.Fatalf("a2 without lean, as the catalog says: %v", err)
+	}
+	fs[0].Lean = nil // a1 without lean, and no reason given
+	if err := CheckFamily(catalog, "worker-a", fs); !errors.Is(err, ErrCatalogMismatch) {
+		t.Errorf("a1 without lean factory or reason: %v, want ErrCatalogMismatch", err)
+	}
+	fs = factories("a1", "a2") // a2 with a lean factory the catalog says it has not
+	if err := CheckFamily(catalog, "worker-a", fs); !errors.Is(err, ErrCatalogMismatch) {
+		t.Errorf("a2 with a lean factory: %v, want ErrCatalogMismatch", err)
 	}
 }
 

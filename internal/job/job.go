@@ -51,7 +51,10 @@ type Job struct {
 	Cgroup   string
 	Progress bool // print progress lines on stderr (ProgressPrefix)
 	THPOff   bool // disable transparent huge pages before the engine starts
-	List     bool // print the variants served (see Listing) instead of running a phase
+	// Lean makes the variant with its engine's options for many open
+	// stores (the lean setting: engine.Factory's Lean).
+	Lean bool
+	List bool // print the variants served (see Listing) instead of running a phase
 	// Allocator, when set, is the malloc the phase must run with; the
 	// phase fails before it measures anything when the process has another.
 	Allocator Allocator

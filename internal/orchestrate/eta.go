@@ -39,7 +39,7 @@ func newSessionETA(c Config, studies []*study) *sessionETA {
 // not recorded yet (what study.variant will run).
 func (s *study) pendingPhases(set settings.Setting, v string) int {
 	fam, _ := s.family(v)
-	if !set.Applies(fam.Cgo) {
+	if why := set.NotApplicable(fam, v); why != "" {
 		if s.done[cellKey{v, set.Name, job.PhaseCreate, 0, ""}] {
 			return 0
 		}

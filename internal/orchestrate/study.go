@@ -384,13 +384,13 @@ func (s *study) holdPhases() []phase {
 // leaveStores is set); failed says whether a phase failed.
 func (s *study) variant(ctx context.Context, set settings.Setting, v string) (failed bool, err error) {
 	fam, _ := s.family(v)
-	if !set.Applies(fam.Cgo) {
+	if why := set.NotApplicable(fam, v); why != "" {
 		if s.done[cellKey{v, set.Name, job.PhaseCreate, 0, ""}] {
 			return false, nil
 		}
 		return false, s.record(results.Record{Study: s.id, Variant: v, Setting: set.Name, Phase: job.PhaseCreate,
 			Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
-			Error: fmt.Sprintf("%s changes the C library's malloc only; %s does not allocate with it", set.Name, v)})
+			Error: why})
 	}
 	var todo []phase
 	for _, p := range s.phases() {
@@ -716,7 +716,7 @@ func (s *study) skippedRecord(set settings.Setting, v string, p phase, why strin
 // workerJob is the job of phase p's worker on the stores in dir.
 func (s *study) workerJob(set settings.Setting, v, dir string, p phase) job.Job {
 	wj := job.Job{Variant: v, Phase: p.name, Dir: dir, Stores: s.Stores, Workload: s.Workload,
-		Fanout: s.Fanout, Progress: true, THPOff: set.THPOff}
+		Fanout: s.Fanout, Progress: true, THPOff: set.THPOff, Lean: set.Lean}
 	if fam, _ := s.family(v); fam.Cgo {
 		// The worker proves it runs with the setting's malloc, or fails.
 		wj.Allocator = set.Malloc()

@@ -32,13 +32,13 @@ const fakeWorkerEnv = "MANYDB_TEST_FAKE_WORKER"
 // that study as an orchestrator process (to be killed by a test).
 const orchestratorEnv = "MANYDB_TEST_ORCHESTRATOR"
 
-var fakeVariants = []string{"fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_sigkill", "fake_createfail", "fake_hang"}
+var fakeVariants = []string{"fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_sigkill", "fake_createfail", "fake_hang", "fake_wrongrecent"}
 
 func TestMain(m *testing.M) {
 	if os.Getenv(fakeWorkerEnv) == "1" {
 		var fs []engine.Factory
 		for _, id := range fakeVariants {
-			fs = append(fs, engine.Factory{ID: id, New: fakeengine.New(id)})
+			fs = append(fs, engine.Factory{ID: id, New: fakeengine.New(id), Lean: fakeengine.NewLean(id)})
 		}
 		os.Exit(worker.Exit(worker.Run(os.Args[1:], os.Stdout, os.Stderr, fs...)))
 	}
@@ -388,6 +388,61 @@ func TestSettings(t *testing.T) {
 		if seen[k] != v {
 			t.Errorf("%s: %q, want %q", k, seen[k], v)
 		}
+	}
+}
+
+// The lean setting runs the variants that have lean options with them,
+// each record naming them, and marks the others n/a with the catalog's
+// reason, pure Go or not; a combination with a malloc setting is n/a
+// where either part does not apply.
+func TestLeanSetting(t *testing.T) {
+	c := fakeConfig(t, "fake", "fake_slow", "fake_wrongrecent")
+	c.Stores, c.Runs, c.Hold = 3, 1, 1
+	c.Catalog = []engine.Family{
+		{Binary: "worker-fake", Variants: []string{"fake"}, Cgo: true},
+		{Binary: "worker-fake", Variants: []string{"fake_slow"}, Cgo: false},
+		{Binary: "worker-fake", Variants: []string{"fake_wrongrecent"}, Cgo: true, NoLean: map[string]string{"fake_wrongrecent": "no option here"}},
+	}
+	c.Settings = []settings.Setting{mustSetting(t, "default"), mustSetting(t, "lean"), mustSetting(t, "lean+mmap-threshold")}
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := results.ReadFile(c.Out)
+	seen := map[string]string{}
+	for _, r := range recs {
+		if r.Variant == "" || r.Setting == "" {
+			continue
+		}
+		key := r.Variant + " " + r.Setting + " " + string(r.Phase)
+		got := r.Status
+		if len(r.EngineOptions) > 0 {
+			got += " " + r.EngineOptions["fake_cache_pages"]
+		}
+		if r.Status == results.StatusNotApplicable {
+			got += " " + r.Error
+		}
+		seen[key] = got
+	}
+	want := map[string]string{
+		"fake default create":                         "ok",
+		"fake default hold":                           "ok",
+		"fake lean create":                            "ok 1",
+		"fake lean open":                              "ok 1",
+		"fake lean hold":                              "ok 1",
+		"fake_slow lean create":                       "ok 1",
+		"fake_wrongrecent default create":             "ok",
+		"fake_wrongrecent lean create":                "n/a lean sets no option for fake_wrongrecent: no option here",
+		"fake lean+mmap-threshold create":             "ok 1",
+		"fake_slow lean+mmap-threshold create":        "n/a lean+mmap-threshold changes the C library's malloc only; fake_slow does not allocate with it",
+		"fake_wrongrecent lean+mmap-threshold create": "n/a lean sets no option for fake_wrongrecent: no option here",
+	}
+	for k, v := range want {
+		if seen[k] != v {
+			t.Errorf("%s: %q, want %q", k, seen[k], v)
+		}
+	}
+	if _, ok := seen["fake_wrongrecent lean open"]; ok {
+		t.Error("fake_wrongrecent was opened under lean")
 	}
 }
 

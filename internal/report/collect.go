@@ -92,6 +92,8 @@ type column struct {
 	failedRuns map[int]bool        // open runs whose last record failed
 	failedTurn map[int]bool        // turn runs whose last record failed
 	na         bool                // the setting does not apply to this variant
+	naWhy      string              // why, as its record says
+	options    map[string][]string // engine option → the values its records name (lean), in order
 	storesFrom string              // serve: the study whose kept stores were reused
 	version    map[string][]string // library → the versions its records name, in order
 	variant    string              // the variant of the column's records
@@ -254,7 +256,7 @@ func (t *table) add(col string, c *column, r *results.Record) {
 	case r.StoresFrom != "" && r.Status == results.StatusNotApplicable:
 		c.storesFrom = r.StoresFrom
 	case r.Status == results.StatusNotApplicable:
-		c.na = true
+		c.na, c.naWhy = true, r.Error
 	case r.Status != results.StatusOK:
 		t.addFailed(c, r)
 	default:
@@ -300,6 +302,14 @@ func (t *table) addOK(col string, c *column, r *results.Record) {
 	for k, v := range r.Versions {
 		if !slices.Contains(c.version[k], v) {
 			c.version[k] = append(c.version[k], v)
+		}
+	}
+	for k, v := range r.EngineOptions {
+		if c.options == nil {
+			c.options = map[string][]string{}
+		}
+		if !slices.Contains(c.options[k], v) {
+			c.options[k] = append(c.options[k], v)
 		}
 	}
 	c.recs.put(runKey{r.Phase, r.Cache, r.Repeat()}, r)

@@ -88,6 +88,7 @@ func (t *table) writeServe(w io.Writer) {
 	t.writeDuplicates(w)
 	t.writeRenamed(w)
 	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
+	t.writeEngineOptions(w)
 	t.writeSessions(w)
 }
 

@@ -18,11 +18,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
 	"strings"
 
+	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/settings"
@@ -313,8 +315,12 @@ func (t *table) writeNotes(w io.Writer) {
 	if s := t.spreadNote(); s != "" {
 		fmt.Fprintln(w, s)
 	}
-	if na := t.notApplicable(); na != "" {
-		fmt.Fprintf(w, "n/a: the setting %s changes the C allocator (malloc) only, and %s do not allocate with it (pure Go).\n", t.setting, na)
+	malloc, lean := t.notApplicable()
+	if malloc != "" {
+		fmt.Fprintf(w, "n/a: the setting %s changes the C allocator (malloc) only, and %s do not allocate with it (pure Go).\n", t.setting, malloc)
+	}
+	if lean != "" {
+		fmt.Fprintf(w, "n/a: the lean setting has no engine option %s.\n", lean)
 	}
 	if len(t.queries) > 0 {
 		fmt.Fprintf(w, "Open, query, close spans the queries %s, in that order; each query's row times it alone.\n", job.JoinNames(t.queries, ", "))
@@ -330,6 +336,7 @@ func (t *table) writeNotes(w io.Writer) {
 	}
 	t.writeRenamed(w)
 	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
+	t.writeEngineOptions(w)
 	t.writeSessions(w)
 }
 
@@ -436,14 +443,65 @@ func (t *table) runsAsked() string {
 	return fmt.Sprintf("the study's %d", t.runs)
 }
 
-func (t *table) notApplicable() string {
+// notApplicable lists the table's n/a columns that a malloc setting does
+// not apply to (pure-Go engines), and says why lean does not apply to the
+// others: the catalog's reason (engine.Family.NoLean), its variants
+// grouped, else the record's.
+func (t *table) notApplicable() (malloc, lean string) {
+	set, _ := settings.Lookup(t.setting)
 	var na []string
+	var whys []string
+	byWhy := map[string][]string{}
 	for _, v := range t.variants {
-		if t.columns[v].na {
-			na = append(na, v)
+		c := t.columns[v]
+		if !c.na {
+			continue
 		}
+		fam, ok := engine.Lookup(c.variant)
+		if !set.Lean || (set.CgoOnly && (!ok || !fam.Cgo)) {
+			na = append(na, v)
+			continue
+		}
+		why := fam.NoLean[c.variant]
+		if why == "" {
+			why = c.naWhy
+		}
+		if byWhy[why] == nil {
+			whys = append(whys, why)
+		}
+		byWhy[why] = append(byWhy[why], v)
 	}
-	return strings.Join(na, ", ")
+	var parts []string
+	for _, why := range whys {
+		parts = append(parts, fmt.Sprintf("for %s: %s", strings.Join(byWhy[why], ", "), why))
+	}
+	return strings.Join(na, ", "), strings.Join(parts, "; ")
+}
+
+// writeEngineOptions writes the line of engine options the columns'
+// records name (the lean setting's), if any does.
+func (t *table) writeEngineOptions(w io.Writer) {
+	if opts := t.engineOptions(); opts != "" {
+		fmt.Fprintf(w, "Engine options (docs/engines.md): %s.\n", opts)
+	}
+}
+
+// engineOptions lists the engine options each column's records name (the
+// lean setting's), "" when none does.
+func (t *table) engineOptions() string {
+	var parts []string
+	for _, v := range t.variants {
+		c := t.columns[v]
+		if len(c.options) == 0 {
+			continue
+		}
+		var opts []string
+		for _, k := range slices.Sorted(maps.Keys(c.options)) {
+			opts = append(opts, k+" "+strings.Join(c.options[k], " / "))
+		}
+		parts = append(parts, v+": "+strings.Join(opts, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // versions lists each column's engine library versions (not its Go

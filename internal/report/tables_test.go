@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/results"
+	"manydb/internal/workload"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -365,5 +367,38 @@ func TestSessionsLineAgreesWithVersionsLine(t *testing.T) {
 	}
 	if want := "mixed: manydb v0-aaa and v0-bbb."; !strings.Contains(got, want) {
 		t.Errorf("the sessions line lacks %q (no library differs within a column):\n%s", want, got)
+	}
+}
+
+// TestLeanNotes: a table of the lean setting names each column's engine
+// options, and says why lean does not apply to an n/a column (the
+// catalog's reason), apart from the malloc settings' n/a line.
+func TestLeanNotes(t *testing.T) {
+	small := workload.Spec{Name: "small", Objects: 10, TextLen: 40}
+	opts := map[string]string{"PRAGMA cache_size": "-64", "sqlite3_config(SQLITE_CONFIG_LOOKASIDE)": "0,0"}
+	var recs []results.Record
+	for _, set := range []string{"lean", "lean+mmap-threshold"} {
+		recs = append(recs,
+			results.Record{Study: "s", Variant: "sqlite_capi", Setting: set, Phase: job.PhaseCreate, Status: results.StatusOK,
+				Workload: small, Stores: 2, CreateMs: []float64{1, 2}, EngineOptions: opts},
+			results.Record{Study: "s", Variant: "turso", Setting: set, Phase: job.PhaseCreate, Status: results.StatusNotApplicable,
+				Workload: small, Stores: 2, Error: "lean sets no option for turso"},
+			results.Record{Study: "s", Variant: "bbolt", Setting: set, Phase: job.PhaseCreate, Status: results.StatusNotApplicable,
+				Workload: small, Stores: 2, Error: "lean sets no option for bbolt"},
+		)
+	}
+	var b bytes.Buffer
+	if err := Tables(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	fam, _ := engine.Lookup("turso")
+	for _, want := range []string{
+		"Engine options (docs/engines.md): sqlite_capi: PRAGMA cache_size -64, sqlite3_config(SQLITE_CONFIG_LOOKASIDE) 0,0.",
+		"n/a: the lean setting has no engine option for turso: " + fam.NoLean["turso"] + "; for bbolt: ",
+		"n/a: the setting lean+mmap-threshold changes the C allocator (malloc) only, and bbolt do not allocate with it (pure Go).\nn/a: the lean setting has no engine option for turso: ",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the tables lack %q:\n%s", want, b.String())
+		}
 	}
 }

@@ -71,6 +71,11 @@ type Record struct {
 	// cgo engine also "allocator" (the malloc the worker proved it runs
 	// with, and its version) and "allocator_library" (its path).
 	Versions map[string]string `json:"versions,omitempty"`
+	// EngineOptions names each engine option the variant set for the lean
+	// setting, as the engine's API names it, with its value (e.g.
+	// "PRAGMA cache_size": "-64"); absent when it set none (every other
+	// setting). docs/engines.md cites where each is documented.
+	EngineOptions map[string]string `json:"engine_options,omitempty"`
 	// Go holds the Go runtime's garbage collections during the phase.
 	Go *GoStats `json:"go,omitempty"`
 	// Process is what the worker saw of its setting: the glibc malloc

@@ -4,6 +4,9 @@
 // and table.
 //
 //	default         nothing changed: the process as a Go program sees it
+//	lean            each engine's own documented options for many open
+//	                stores (a small page cache, no lookaside, …), which
+//	                every record names (engine_options)
 //	mmap-threshold  glibc's mmap threshold fixed at 131072 bytes, as the
 //	                reference's mallopt(M_MMAP_THRESHOLD, 131072)
 //	trim-threshold  glibc's trim threshold at 64 MiB: freed memory is not
@@ -28,6 +31,14 @@
 // again under an identical process. thp-off is a prctl the worker makes
 // before it creates the engine; it applies to every engine.
 //
+// lean is not a process condition but the engines' own options: the
+// worker makes the variant with its factory's Lean (internal/engine), and
+// every record names the options it set. It applies to every variant
+// whose engine has such options, cgo or not; the catalog says why it does
+// not apply to the others (engine.Family.NoLean), whose cells are then
+// n/a rather than the default measured again. It combines with every
+// other setting (lean+mmap-threshold, thp-off+lean … in any order).
+//
 // Settings combine with "+" (thp-off+jemalloc, mmap-threshold+trim-threshold)
 // where the result is a real condition: see Parse for the combinations
 // refused and why. A combination with a malloc part is cgo-only: for a
@@ -44,6 +55,7 @@ import (
 	"sort"
 	"strings"
 
+	"manydb/internal/engine"
 	"manydb/internal/job"
 )
 
@@ -56,6 +68,9 @@ type Setting struct {
 	CgoOnly bool
 	// THPOff asks the worker to disable transparent huge pages.
 	THPOff bool
+	// Lean asks the worker to make the variant with its engine's options
+	// for many open stores (engine.Factory's Lean).
+	Lean bool
 	// Preload is the allocator the worker runs with instead of glibc's
 	// malloc; nil for glibc's.
 	Preload *Allocator
@@ -89,6 +104,8 @@ var (
 func All() []Setting {
 	return []Setting{
 		{Name: "default", Describe: "nothing changed"},
+		{Name: "lean", Lean: true,
+			Describe: "each engine's own documented options for many open stores (a small page cache, lookaside off, small memtables, …; docs/engines.md), named in every record's engine_options"},
 		{Name: "mmap-threshold", Env: []string{"MALLOC_MMAP_THRESHOLD_=131072"}, CgoOnly: true,
 			Describe: "glibc mmap threshold fixed at 131072 bytes (MALLOC_MMAP_THRESHOLD_, as mallopt(M_MMAP_THRESHOLD, 131072))"},
 		{Name: "trim-threshold", Env: []string{"MALLOC_TRIM_THRESHOLD_=67108864"}, CgoOnly: true,
@@ -154,6 +171,7 @@ func Parse(name string) (Setting, error) {
 		c.Env = append(c.Env, s.Env...)
 		c.CgoOnly = c.CgoOnly || s.CgoOnly
 		c.THPOff = c.THPOff || s.THPOff
+		c.Lean = c.Lean || s.Lean
 		if len(s.Env) > 0 {
 			glibcVar = s.Name
 		}
@@ -215,9 +233,20 @@ func ParseList(list string) ([]Setting, error) {
 	return out, nil
 }
 
-// Applies tells whether s changes anything for an engine; cgo tells
-// whether the engine allocates with the C library's malloc.
-func (s Setting) Applies(cgo bool) bool { return cgo || !s.CgoOnly }
+// NotApplicable says why s does not apply to variant v of family f (its
+// cells are then n/a): a malloc setting and an engine that does not
+// allocate with the C library's malloc, or lean and an engine without
+// options for many open stores (f.NoLean). A combination applies only
+// where each of its parts does. "" when s applies.
+func (s Setting) NotApplicable(f engine.Family, v string) string {
+	if s.CgoOnly && !f.Cgo {
+		return fmt.Sprintf("%s changes the C library's malloc only; %s does not allocate with it", s.Name, v)
+	}
+	if why := f.NoLean[v]; s.Lean && why != "" {
+		return fmt.Sprintf("lean sets no option for %s: %s", v, why)
+	}
+	return ""
+}
 
 // Malloc names the allocator a worker under s must run with: Glibc, or
 // the preloaded allocator's name.

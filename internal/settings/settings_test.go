@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/engine"
 	"manydb/internal/job"
 )
 
@@ -27,15 +28,24 @@ func TestParseList(t *testing.T) {
 	}
 }
 
+// families for TestApplies: a cgo one and a pure-Go one, each with a
+// variant lean has no option for.
+var (
+	cgoFam  = engine.Family{Variants: []string{"c", "c_nolean"}, Cgo: true, NoLean: map[string]string{"c_nolean": "no option"}}
+	pureFam = engine.Family{Variants: []string{"g", "g_nolean"}, NoLean: map[string]string{"g_nolean": "no option"}}
+)
+
+func applies(s Setting, f engine.Family, v string) bool { return s.NotApplicable(f, v) == "" }
+
 func TestApplies(t *testing.T) {
 	mmap, _ := Lookup("mmap-threshold")
 	thp, _ := Lookup("thp-off")
-	if mmap.Applies(false) || !mmap.Applies(true) || !thp.Applies(false) {
+	if applies(mmap, pureFam, "g") || !applies(mmap, cgoFam, "c") || !applies(thp, pureFam, "g") {
 		t.Error("glibc settings must apply to cgo engines only, thp-off to all")
 	}
 	for _, name := range []string{"jemalloc", "mimalloc", "tcmalloc", "thp-off+jemalloc"} {
 		s, ok := Lookup(name)
-		if !ok || s.Applies(false) || !s.Applies(true) || string(s.Malloc()) != strings.TrimPrefix(name, "thp-off+") {
+		if !ok || applies(s, pureFam, "g") || !applies(s, cgoFam, "c") || string(s.Malloc()) != strings.TrimPrefix(name, "thp-off+") {
 			t.Errorf("%s: %+v: an allocator setting applies to cgo engines only and names its allocator", name, s)
 		}
 	}
@@ -66,6 +76,58 @@ func TestCombinations(t *testing.T) {
 		if _, err := Parse(bad); err == nil || !strings.Contains(err.Error(), why) {
 			t.Errorf("%s: err = %v, want %q", bad, err, why)
 		}
+	}
+}
+
+// TestLean: lean applies to every engine with options for many open
+// stores, cgo or not, and combines with the other settings; a
+// combination applies only where each part does.
+func TestLean(t *testing.T) {
+	lean, err := Parse("lean")
+	if err != nil || !lean.Lean || lean.CgoOnly || len(lean.Env) != 0 || lean.Malloc() != job.Glibc {
+		t.Fatalf("lean = %+v, %v: want Lean, no environment, glibc", lean, err)
+	}
+	if !applies(lean, cgoFam, "c") || !applies(lean, pureFam, "g") {
+		t.Error("lean must apply to cgo and pure-Go engines with options")
+	}
+	if why := lean.NotApplicable(cgoFam, "c_nolean"); !strings.Contains(why, "no option") {
+		t.Errorf("lean for c_nolean: %q, want the catalog's reason", why)
+	}
+	for in, want := range map[string]string{
+		"mmap-threshold+lean":   "lean+mmap-threshold",
+		"lean+thp-off":          "lean+thp-off",
+		"thp-off+lean":          "lean+thp-off",
+		"jemalloc+lean":         "lean+jemalloc",
+		"lean+thp-off+tcmalloc": "lean+thp-off+tcmalloc",
+	} {
+		s, err := Parse(in)
+		if err != nil || s.Name != want || !s.Lean {
+			t.Errorf("%s = %+v, %v: want %s with Lean", in, s, err, want)
+		}
+	}
+	mix, _ := Parse("lean+mmap-threshold")
+	if applies(mix, pureFam, "g") || !applies(mix, cgoFam, "c") || applies(mix, cgoFam, "c_nolean") {
+		t.Error("lean+mmap-threshold must apply only where both parts do")
+	}
+	thpLean, _ := Parse("thp-off+lean")
+	if applies(thpLean, cgoFam, "c_nolean") || !applies(thpLean, pureFam, "g") {
+		t.Error("lean+thp-off: n/a where lean has no option (it would be thp-off alone), else applies")
+	}
+	for bad, why := range map[string]string{
+		"lean+lean":    "twice",
+		"default+lean": "changes nothing",
+		"lean+leaner":  "unknown setting",
+		"Lean":         "unknown setting",
+	} {
+		if _, err := Parse(bad); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("%s: err = %v, want %q", bad, err, why)
+		}
+	}
+	if _, err := ParseList("default,lean,lean+thp-off"); err != nil {
+		t.Errorf("default,lean,lean+thp-off: %v", err)
+	}
+	if _, err := ParseList("lean,lean"); err == nil {
+		t.Error("lean,lean: no error")
 	}
 }
 

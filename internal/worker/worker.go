@@ -132,11 +132,8 @@ func runPhase(j job.Job, stdout, stderr io.Writer, factories []engine.Factory) e
 			factory = f
 		}
 	}
-	v, err := factory.New()
+	v, err := makeVariant(factory, j.Lean)
 	if err != nil {
-		return fmt.Errorf("variant %s: %w", j.Variant, err)
-	}
-	if err := engine.CheckID(j.Variant, v); err != nil {
 		return err
 	}
 	if c, ok := v.(engine.Closer); ok {
@@ -147,6 +144,44 @@ func runPhase(j job.Job, stdout, stderr io.Writer, factories []engine.Factory) e
 		return err
 	}
 	return json.NewEncoder(stdout).Encode(rec)
+}
+
+// makeVariant makes the variant of factory f: with its engine's options
+// for many open stores when lean is set, which it must then name
+// (engine.Optioner); without, it must name none.
+func makeVariant(f engine.Factory, lean bool) (engine.Variant, error) {
+	mk := f.New
+	if lean {
+		if f.Lean == nil {
+			return nil, fmt.Errorf("variant %s: the lean setting has no option for its engine (the catalog's NoLean says why; the orchestrator records n/a)", f.ID)
+		}
+		mk = f.Lean
+	}
+	v, err := mk()
+	if err != nil {
+		return nil, fmt.Errorf("variant %s: %w", f.ID, err)
+	}
+	if err := engine.CheckID(f.ID, v); err != nil {
+		return nil, err
+	}
+	if opts := options(v); lean != (len(opts) > 0) {
+		if c, ok := v.(engine.Closer); ok {
+			c.CloseVariant()
+		}
+		if lean {
+			return nil, fmt.Errorf("variant %s: made for the lean setting, it names no engine option (engine.Optioner): it would measure the default again", f.ID)
+		}
+		return nil, fmt.Errorf("variant %s: made without the lean setting, it names engine options %v", f.ID, opts)
+	}
+	return v, nil
+}
+
+// options returns the engine options v names (engine.Optioner), or nil.
+func options(v engine.Variant) map[string]string {
+	if o, ok := v.(engine.Optioner); ok {
+		return o.Options()
+	}
+	return nil
 }
 
 // list makes each variant, asks its id and releases it.
@@ -188,6 +223,8 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 		Stores:   j.Stores,
 		Fanout:   j.Fanout,
 		Versions: versions(v),
+		// The options the lean setting set; none otherwise.
+		EngineOptions: options(v),
 	}
 	if j.Phase == job.PhaseVersions {
 		return rec, nil

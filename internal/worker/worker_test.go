@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -178,6 +179,39 @@ func TestRunCommandLine(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("%v: err = %v, want %q", b.args, err, b.want)
 		}
+	}
+}
+
+// TestLean: --lean makes the variant with the factory's Lean, and every
+// record names its engine options; a variant without a lean factory, or
+// whose lean variant names no option, fails before it measures.
+func TestLean(t *testing.T) {
+	factory := engine.Factory{ID: "fake", New: fakeengine.New("fake"), Lean: fakeengine.NewLean("fake")}
+	args := []string{"--variant", "fake", "--phase", "create", "--stores", "2", "--objects", "3", "--dir"}
+	var out bytes.Buffer
+	if err := Run(append(args, t.TempDir(), "--lean"), &out, io.Discard, factory); err != nil {
+		t.Fatal(err)
+	}
+	var rec results.Record
+	if err := json.Unmarshal(out.Bytes(), &rec); err != nil || !maps.Equal(rec.EngineOptions, fakeengine.LeanOptions()) {
+		t.Errorf("lean record: engine_options %v, %v; want %v", rec.EngineOptions, err, fakeengine.LeanOptions())
+	}
+	out.Reset()
+	if err := Run(append(args, t.TempDir()), &out, io.Discard, factory); err != nil || strings.Contains(out.String(), "engine_options") {
+		t.Errorf("default record: %v, %s; want no engine_options", err, out.String())
+	}
+	for name, f := range map[string]engine.Factory{
+		"no lean factory":      {ID: "fake", New: fakeengine.New("fake")},
+		"lean without options": {ID: "fake", New: fakeengine.New("fake"), Lean: fakeengine.New("fake")},
+	} {
+		err := Run(append(args, t.TempDir(), "--lean"), io.Discard, io.Discard, f)
+		if err == nil || !strings.Contains(err.Error(), "lean") {
+			t.Errorf("%s: err = %v, want a lean error", name, err)
+		}
+	}
+	err := Run(append(args, t.TempDir()), io.Discard, io.Discard, engine.Factory{ID: "fake", New: fakeengine.NewLean("fake")})
+	if err == nil || !strings.Contains(err.Error(), "names engine options") {
+		t.Errorf("default variant with options: err = %v", err)
 	}
 }
 

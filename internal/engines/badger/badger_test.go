@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/engine"
 	"manydb/internal/engines/enginetest"
 	"manydb/internal/workload"
 )
@@ -53,5 +54,27 @@ func TestLargeWorkload(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLean runs the suite under lean and checks that an open store runs
+// with lean's options, and the default's under New.
+func TestLean(t *testing.T) {
+	enginetest.Lean(t, Factories()[0], enginetest.Case{Files: []string{"MANIFEST"}})
+	for _, c := range []struct {
+		new       func() (engine.Variant, error)
+		conflicts bool
+		bloom     float64
+	}{{NewLean, false, 0}, {New, true, 0.01}} {
+		v, _ := c.new()
+		s, err := v.Create(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := s.(*store).db.Opts()
+		if o.DetectConflicts != c.conflicts || o.BloomFalsePositive != c.bloom {
+			t.Errorf("%v: DetectConflicts %t, BloomFalsePositive %g; want %t, %g", v.(*Variant).Options(), o.DetectConflicts, o.BloomFalsePositive, c.conflicts, c.bloom)
+		}
+		s.Close()
 	}
 }

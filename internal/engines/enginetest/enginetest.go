@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -176,6 +177,47 @@ func Run(t *testing.T, c Case) []results.Record {
 	CheckQueries(t, c.Variant)
 	CheckServe(t, c.Variant)
 	return recs
+}
+
+// Lean runs c (its Variant left nil) with the variant f.Lean makes, as a
+// worker under the lean setting does, and checks that the variant names
+// its engine options (engine.Optioner) and that every record carries
+// them (engine_options). It fails t when f has no Lean. It returns the
+// records of Run.
+func Lean(t *testing.T, f engine.Factory, c Case) []results.Record {
+	t.Helper()
+	if f.Lean == nil {
+		t.Fatalf("%s has no lean factory", f.ID)
+	}
+	v, err := f.Lean()
+	if err != nil {
+		t.Fatalf("%s lean: %v", f.ID, err)
+	}
+	o, ok := v.(engine.Optioner)
+	if !ok || len(o.Options()) == 0 {
+		t.Fatalf("%s lean: the variant names no engine option", f.ID)
+	}
+	c.Variant = v
+	recs := Run(t, c)
+	for _, r := range recs {
+		if !maps.Equal(r.EngineOptions, o.Options()) {
+			t.Errorf("%s lean, %s record: engine_options %v, want %v", f.ID, r.Phase, r.EngineOptions, o.Options())
+		}
+	}
+	t.Logf("%s lean: %v", f.ID, o.Options())
+	return recs
+}
+
+// Factory returns the factory of variant id among fs.
+func Factory(t *testing.T, fs []engine.Factory, id string) engine.Factory {
+	t.Helper()
+	for _, f := range fs {
+		if f.ID == id {
+			return f
+		}
+	}
+	t.Fatalf("no factory for %s", id)
+	return engine.Factory{}
 }
 
 // corrupt overwrites every file of store 0 with random bytes and checks

@@ -67,6 +67,27 @@ func New(id string) func() (engine.Variant, error) {
 	}
 }
 
+// NewLean returns the fake variant under the lean setting: it names one
+// made-up engine option (LeanOptions) and otherwise behaves as New's.
+func NewLean(id string) func() (engine.Variant, error) {
+	return func() (engine.Variant, error) {
+		v, err := New(id)()
+		if err != nil {
+			return nil, err
+		}
+		return &leanVariant{v.(*Variant)}, nil
+	}
+}
+
+// LeanOptions are the fake lean variant's engine options.
+func LeanOptions() map[string]string { return map[string]string{"fake_cache_pages": "1"} }
+
+// leanVariant is a fake variant made for the lean setting.
+type leanVariant struct{ *Variant }
+
+// Options implements engine.Optioner.
+func (*leanVariant) Options() map[string]string { return LeanOptions() }
+
 // ID implements engine.Variant.
 func (v *Variant) ID() string { return v.id }
 

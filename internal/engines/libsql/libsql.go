@@ -25,22 +25,50 @@ import (
 
 // The interfaces this package implements.
 var (
-	_ engine.Variant = (*Variant)(nil)
-	_ engine.Store   = (*store)(nil)
+	_ engine.Variant  = (*Variant)(nil)
+	_ engine.Optioner = (*Variant)(nil)
+	_ engine.Store    = (*store)(nil)
 )
 
 // Factories lists the libsql variants for worker-libsql: the SDK and, on
 // the same library, the C API floor (with the crates' versions too).
 func Factories() []engine.Factory {
-	return []engine.Factory{{ID: ID, New: New},
-		{ID: IDCapi, New: func() (engine.Variant, error) { return sqlitecapi.New(IDCapi, sdkVersions()), nil }}}
+	// libSQL is built with SQLITE_ENABLE_MEMORY_MANAGEMENT (libsql-ffi
+	// 0.10.0 build.rs): one page cache group for all connections, no bulk
+	// page allocation per connection to turn off.
+	return []engine.Factory{{ID: ID, New: New, Lean: NewLean},
+		{ID: IDCapi, New: func() (engine.Variant, error) { return sqlitecapi.New(IDCapi, sdkVersions()) },
+			Lean: func() (engine.Variant, error) { return sqlitecapi.NewLean(IDCapi, sdkVersions(), false) }}}
 }
 
 // Variant is the libsql variant.
-type Variant struct{}
+type Variant struct {
+	options map[string]string // what lean set
+}
 
-// New returns the libsql variant.
-func New() (engine.Variant, error) { return &Variant{}, nil }
+// New returns the libsql variant, SQLite's process-wide configuration its
+// default.
+func New() (engine.Variant, error) {
+	if err := sqlitecapi.Configure(false, false); err != nil {
+		return nil, err
+	}
+	return &Variant{}, nil
+}
+
+// NewLean returns the libsql variant under the lean setting: libSQL's
+// SQLite configured for many open stores before the crate's first open
+// (sqlitecapi.Configure: no lookaside, mmap; the crate then configures
+// SQLITE_CONFIG_SERIALIZED and initialises it, local/database.rs) and
+// PRAGMA cache_size=-64 executed after every open.
+func NewLean() (engine.Variant, error) {
+	if err := sqlitecapi.Configure(true, false); err != nil {
+		return nil, err
+	}
+	return &Variant{options: sqlnotes.LeanConfig(false)}, nil
+}
+
+// Options implements engine.Optioner.
+func (v *Variant) Options() map[string]string { return v.options }
 
 // ID implements engine.Variant.
 func (v *Variant) ID() string { return ID }
@@ -62,7 +90,7 @@ func sdkVersions() map[string]string {
 // Create implements engine.Variant: a new database with the schema
 // committed in its own transaction.
 func (v *Variant) Create(dir string) (engine.Store, error) {
-	s, err := open(dir, true)
+	s, err := v.open(dir, true)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +103,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 
 // Open implements engine.Variant. A missing notes.db is an error (the
 // library opens without SQLite's create flag).
-func (v *Variant) Open(dir string) (engine.Store, error) { return open(dir, false) }
+func (v *Variant) Open(dir string) (engine.Store, error) { return v.open(dir, false) }
 
 type store struct {
 	s *C.ManydbLibsqlStore
@@ -89,6 +117,19 @@ func cError(op string, msg *C.char) error {
 	}
 	defer C.manydb_libsql_free_error(msg)
 	return fmt.Errorf("libsql: %s: %s", op, C.GoString(msg))
+}
+
+// open opens the store in dir and, under lean, sets its page cache.
+func (v *Variant) open(dir string, create bool) (*store, error) {
+	s, err := open(dir, create)
+	if err != nil || v.options == nil {
+		return s, err
+	}
+	if err := s.exec(sqlnotes.LeanPragma); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 func open(dir string, create bool) (*store, error) {

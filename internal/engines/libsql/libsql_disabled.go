@@ -11,7 +11,7 @@ import (
 // Factories lists the libsql variants; in a build without the libsql tag
 // each one fails with a message that says how to enable it.
 func Factories() []engine.Factory {
-	return []engine.Factory{{ID: ID, New: disabled}, {ID: IDCapi, New: disabled}}
+	return []engine.Factory{{ID: ID, New: disabled, Lean: disabled}, {ID: IDCapi, New: disabled, Lean: disabled}}
 }
 
 func disabled() (engine.Variant, error) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/engine"
 	"manydb/internal/engines/enginetest"
 	"manydb/internal/engines/sqlnotes"
 	"manydb/internal/workload"
@@ -80,4 +81,48 @@ func TestStress(t *testing.T) {
 			t.Fatalf("cycle %d: close: %v", i, err)
 		}
 	}
+}
+
+// TestLean runs the suite under lean for both variants, and checks on a
+// store of the SDK variant that lean's page cache is in effect (read
+// through the pragma's table-valued function as a row of notes), and the
+// default's again under New. mmap_size has no table-valued function; it
+// is set by the same sqlitecapi.Configure as sqlite_capi's, whose test
+// reads it.
+func TestLean(t *testing.T) {
+	for _, f := range Factories() {
+		t.Run(f.ID, func(t *testing.T) {
+			enginetest.Lean(t, f, enginetest.Case{Objects: 200, Files: []string{sqlnotes.FileName}, Versions: []string{"sqlite", "libsql"}})
+		})
+	}
+	lean, err := NewLean()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := enginetest.MakeStores(t, lean, 1, workload.Spec{Name: "small", Objects: 100, TextLen: 300})[0]
+	check := func(v engine.Variant, cache int64) {
+		t.Helper()
+		s, err := v.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		for pragma, want := range map[string]int64{"cache_size": cache} {
+			st, err := s.(*store).prep("SELECT " + pragma + ", '', 0 FROM pragma_" + pragma + "()")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			if _, err := st.Rows(false, 0, func(n workload.Note) { got = append(got, n.ID) }); err != nil || len(got) != 1 || got[0] != want {
+				t.Errorf("%s = %v, %v; want %d", pragma, got, err, want)
+			}
+			st.Close()
+		}
+	}
+	check(lean, -64)
+	def, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(def, -2000)
 }

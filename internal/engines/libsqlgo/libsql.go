@@ -9,6 +9,11 @@
 // nor the driver's Open (it never closes its connector) is used. A store is
 // a directory holding notes.db. The library closes every connection twice;
 // closeguard.go skips the repeat (docs/engines.md says why and how).
+//
+// Under the lean setting (NewLean) the library's SQLite is configured for
+// many open stores before the variant's first open (sqlitecapi.Configure:
+// go-libsql's static library exports SQLite's C API, sqlite3_config
+// included) and every open executes PRAGMA cache_size=-64.
 package libsqlgo
 
 /*
@@ -28,14 +33,16 @@ import (
 	golibsql "github.com/tursodatabase/go-libsql"
 
 	"manydb/internal/engine"
+	"manydb/internal/engines/sqlitecapi"
 	"manydb/internal/engines/sqlnotes"
 	"manydb/internal/workload"
 )
 
 // The interfaces this package implements.
 var (
-	_ engine.Variant = (*Variant)(nil)
-	_ engine.Store   = (*store)(nil)
+	_ engine.Variant  = (*Variant)(nil)
+	_ engine.Optioner = (*Variant)(nil)
+	_ engine.Store    = (*store)(nil)
 )
 
 // FileName is the database file inside a store's directory.
@@ -52,17 +59,44 @@ const (
 type Variant struct {
 	drv      driver.DriverContext
 	versions map[string]string
+	options  map[string]string // what lean set
 }
 
 // ID is the variant id.
 const ID = "libsql_go"
 
 // Factories lists the variant of this package for its worker.
-func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
+func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New, Lean: NewLean}} }
 
 // New returns the libsql variant. It opens an in-memory database once to
 // read the library's SQLite version.
 func New() (engine.Variant, error) {
+	if err := sqlitecapi.Configure(false, false); err != nil {
+		return nil, err
+	}
+	return newVariant()
+}
+
+// NewLean returns the variant under the lean setting: SQLite configured
+// for many open stores (no lookaside, mmap; libSQL shares one page cache
+// group between connections, so no bulk to turn off) before its first
+// open, and PRAGMA cache_size=-64 after every open.
+func NewLean() (engine.Variant, error) {
+	if err := sqlitecapi.Configure(true, false); err != nil {
+		return nil, err
+	}
+	v, err := newVariant()
+	if err != nil {
+		return nil, err
+	}
+	v.options = sqlnotes.LeanConfig(false)
+	return v, nil
+}
+
+// Options implements engine.Optioner.
+func (v *Variant) Options() map[string]string { return v.options }
+
+func newVariant() (*Variant, error) {
 	// The zero Connector only serves to reach the driver without
 	// database/sql; go-libsql does not export the driver type.
 	var c golibsql.Connector
@@ -152,6 +186,12 @@ func (v *Variant) open(path string) (*store, error) {
 	if !ok1 || !ok2 {
 		s.Close()
 		return nil, errors.New("go-libsql's connection has no ExecContext or QueryContext: this go-libsql version is not supported, use the one in go.mod")
+	}
+	if v.options != nil && path != "" {
+		if _, err := s.x.ExecContext(context.Background(), sqlnotes.LeanPragma, nil); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("%s: %w", sqlnotes.LeanPragma, err)
+		}
 	}
 	return s, nil
 }

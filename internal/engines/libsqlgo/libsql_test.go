@@ -2,11 +2,14 @@ package libsqlgo
 
 import (
 	"database/sql/driver"
+	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"manydb/internal/engines/enginetest"
+	"manydb/internal/engines/sqlnotes"
 	"manydb/internal/workload"
 )
 
@@ -74,5 +77,28 @@ func TestOpenMissing(t *testing.T) {
 	}
 	if _, err := v.Open(filepath.Join(t.TempDir(), "nope")); err == nil {
 		t.Fatal("opening a store in a missing directory succeeded")
+	}
+}
+
+// TestLean runs the suite under lean and checks that lean's page cache
+// and mmap size are in effect on a store. It comes last: go-libsql may
+// finish a close on a thread of its own, so SQLite is not configured back
+// to its defaults in this process (sqlite3_shutdown needs every
+// connection closed).
+func TestLean(t *testing.T) {
+	enginetest.Lean(t, Factories()[0], enginetest.Case{Objects: 50, Versions: []string{"libsql"}})
+	lean, err := NewLean()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := enginetest.MakeStores(t, lean, 1, workload.Spec{Name: "small", Objects: 50, TextLen: 300})[0]
+	s, err := lean.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := map[string]string{"cache_size": sqlnotes.LeanCacheSize, "mmap_size": fmt.Sprint(sqlnotes.LeanMmapSize)}
+	if got, err := sqlnotes.Pragmas(s.(*store).c, "cache_size", "mmap_size"); err != nil || !maps.Equal(got, want) {
+		t.Errorf("pragmas %v, %v; want %v", got, err, want)
 	}
 }

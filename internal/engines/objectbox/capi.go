@@ -41,6 +41,9 @@ OBX_store_options* obx_opt(void);
 obx_err obx_opt_directory(OBX_store_options* opt, const char* dir);
 obx_err obx_opt_model_bytes_direct(OBX_store_options* opt, const void* bytes, size_t size);
 void obx_opt_free(OBX_store_options* opt);
+void obx_opt_max_db_size_in_kb(OBX_store_options* opt, uint64_t size_in_kb);
+void obx_opt_max_readers(OBX_store_options* opt, unsigned int max_readers);
+void obx_opt_no_reader_thread_locals(OBX_store_options* opt, bool flag);
 OBX_store* obx_store_open(OBX_store_options* opt);
 obx_err obx_store_close(OBX_store* store);
 OBX_txn* obx_txn_write(OBX_store* store);
@@ -73,13 +76,24 @@ obx_err obx_query_close(OBX_query* query);
 // mdb_put_many's own error: the reserved ids are not the objects' ids.
 #define MDB_ERR_IDS (-1)
 
+// mdb_lean is the lean setting's store options (objectbox.h): no
+// thread-local reader slots, and so no pthread key per store; max_readers
+// read transactions at once; a maximum size of max_kb.
+typedef struct mdb_lean { int on; unsigned int max_readers; uint64_t max_kb; } mdb_lean;
+
 // mdb_open opens the store in dir: with the model's FlatBuffers bytes when
 // model is not NULL (the library syncs it with the stored schema), else
-// without a model (the library reads the stored schema).
-static OBX_store* mdb_open(const char* dir, const void* model, size_t model_size) {
+// without a model (the library reads the stored schema); with lean's
+// options when lean.on.
+static OBX_store* mdb_open(const char* dir, const void* model, size_t model_size, mdb_lean lean) {
 	OBX_store_options* opt = obx_opt();
 	if (!opt) return NULL;
 	if (obx_opt_directory(opt, dir) != 0) { obx_opt_free(opt); return NULL; }
+	if (lean.on) {
+		obx_opt_no_reader_thread_locals(opt, true);
+		obx_opt_max_readers(opt, lean.max_readers);
+		obx_opt_max_db_size_in_kb(opt, lean.max_kb);
+	}
 	if (model && obx_opt_model_bytes_direct(opt, model, model_size) != 0) { obx_opt_free(opt); return NULL; }
 	return obx_store_open(opt); // frees opt
 }
@@ -219,9 +233,33 @@ type cStore struct {
 	p *C.OBX_store
 }
 
+// The lean setting's store options (objectbox.h 5.x, the header the
+// library's obx_opt_* symbols match): obx_opt_no_reader_thread_locals true
+// ("disables the usage of thread locals for readers", experimental; each
+// store otherwise holds a pthread key, at most 1,024 per process),
+// obx_opt_max_readers 16 (default 126: the lock file's reader table
+// shrinks; with thread locals off a reader is held only during a read
+// transaction, so 16 bounds the read transactions open on one store at
+// once), obx_opt_max_db_size_in_kb 64 MiB (default 1 GiB: the address
+// space LMDB maps per store; a store is about 0.5 MB).
+const (
+	leanMaxReaders = 16
+	leanMaxSizeKB  = 64 << 10
+)
+
+// leanOptions names them, as a record's engine_options.
+func leanOptions() map[string]string {
+	return map[string]string{
+		"obx_opt_no_reader_thread_locals": "true",
+		"obx_opt_max_readers":             fmt.Sprint(leanMaxReaders),
+		"obx_opt_max_db_size_in_kb":       fmt.Sprint(leanMaxSizeKB),
+	}
+}
+
 // cOpen opens the store in dir, with model (FlatBuffers bytes in C memory,
-// see cModel) or, when model is nil, without a model.
-func cOpen(dir string, model *cModel) (cStore, error) {
+// see cModel) or, when model is nil, without a model; with the lean
+// setting's options when lean.
+func cOpen(dir string, model *cModel, lean bool) (cStore, error) {
 	cdir := C.CString(dir)
 	defer C.free(unsafe.Pointer(cdir))
 	var p unsafe.Pointer
@@ -229,7 +267,11 @@ func cOpen(dir string, model *cModel) (cStore, error) {
 	if model != nil {
 		p, n = model.p, model.n
 	}
-	s := C.mdb_open(cdir, p, n)
+	var l C.mdb_lean
+	if lean {
+		l = C.mdb_lean{on: 1, max_readers: leanMaxReaders, max_kb: leanMaxSizeKB}
+	}
+	s := C.mdb_open(cdir, p, n, l)
 	if s == nil {
 		return cStore{}, lastError(0)
 	}

@@ -21,8 +21,10 @@ import (
 // The interfaces this package implements.
 var (
 	_ engine.Variant   = (*syncVariant)(nil)
+	_ engine.Optioner  = (*syncVariant)(nil)
 	_ engine.Store     = (*syncStore)(nil)
 	_ engine.Variant   = (*cVariant)(nil)
+	_ engine.Optioner  = (*cVariant)(nil)
 	_ engine.Closer    = (*cVariant)(nil)
 	_ engine.Store     = (*cStoreHandle)(nil)
 	_ engine.Marshaler = (*cStoreHandle)(nil)
@@ -36,7 +38,9 @@ const (
 
 // Factories lists the three ObjectBox variants for worker-objectbox.
 func Factories() []engine.Factory {
-	return []engine.Factory{{ID: IDSync, New: NewSync}, {ID: IDCached, New: NewCached}, {ID: IDNoSync, New: NewNoSync}}
+	return []engine.Factory{{ID: IDSync, New: NewSync, Lean: NewSyncLean},
+		{ID: IDCached, New: NewCached, Lean: func() (engine.Variant, error) { return newCVariant(IDCached, false, true) }},
+		{ID: IDNoSync, New: NewNoSync, Lean: func() (engine.Variant, error) { return newCVariant(IDNoSync, true, true) }}}
 }
 
 // entityID returns Note's entity id in the model.
@@ -52,10 +56,26 @@ func versions() map[string]string {
 type syncVariant struct {
 	objs []note.Note  // scratch for PutMany, reused by every Insert
 	ptrs []*note.Note // pointers into objs
+	lean bool
 }
 
 // NewSync returns the obx variant.
 func NewSync() (engine.Variant, error) { return &syncVariant{}, nil }
+
+// NewSyncLean returns the obx variant under the lean setting: of lean's
+// options objectbox-go's Builder offers only the maximum size
+// (MaxSizeInKb; builder.go). Without thread-local readers off, which it
+// cannot set, max readers must stay at its default: every OS thread that
+// ever read keeps a slot (objectbox.h), and Go runs cgo calls on many.
+func NewSyncLean() (engine.Variant, error) { return &syncVariant{lean: true}, nil }
+
+// Options implements engine.Optioner.
+func (v *syncVariant) Options() map[string]string {
+	if !v.lean {
+		return nil
+	}
+	return map[string]string{"Builder.MaxSizeInKb (obx_opt_max_db_size_in_kb)": fmt.Sprint(leanMaxSizeKB)}
+}
 
 func (v *syncVariant) ID() string                  { return IDSync }
 func (v *syncVariant) Versions() map[string]string { return versions() }
@@ -65,7 +85,11 @@ func (v *syncVariant) Create(dir string) (engine.Store, error) { return v.Open(d
 
 // Open builds the model and opens the store with it (objectbox-go's Builder).
 func (v *syncVariant) Open(dir string) (engine.Store, error) {
-	ob, err := obx.NewBuilder().Model(note.ObjectBoxModel()).Directory(dir).BuildOrError()
+	b := obx.NewBuilder().Model(note.ObjectBoxModel()).Directory(dir)
+	if v.lean {
+		b = b.MaxSizeInKb(leanMaxSizeKB)
+	}
+	ob, err := b.BuildOrError()
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}
@@ -124,6 +148,7 @@ func checkIDs(ids []uint64, notes []workload.Note) error {
 type cVariant struct {
 	id       string
 	skipSync bool
+	lean     bool    // open with the lean setting's options (cOpen)
 	model    *cModel // the model's FlatBuffers bytes, made once per process
 	// scratch reused by every Insert
 	fbb *flatbuffers.Builder
@@ -133,17 +158,25 @@ type cVariant struct {
 }
 
 // NewCached returns the obx_cached variant.
-func NewCached() (engine.Variant, error) { return newCVariant(IDCached, false) }
+func NewCached() (engine.Variant, error) { return newCVariant(IDCached, false, false) }
 
 // NewNoSync returns the obx_nosync variant.
-func NewNoSync() (engine.Variant, error) { return newCVariant(IDNoSync, true) }
+func NewNoSync() (engine.Variant, error) { return newCVariant(IDNoSync, true, false) }
 
-func newCVariant(id string, skipSync bool) (*cVariant, error) {
+func newCVariant(id string, skipSync, lean bool) (*cVariant, error) {
 	b, err := ModelBytes(note.ModelJSON)
 	if err != nil {
 		return nil, fmt.Errorf("build the model bytes from note/objectbox-model.json: %w", err)
 	}
-	return &cVariant{id: id, skipSync: skipSync, model: newCModel(b), fbb: flatbuffers.NewBuilder(1024)}, nil
+	return &cVariant{id: id, skipSync: skipSync, lean: lean, model: newCModel(b), fbb: flatbuffers.NewBuilder(1024)}, nil
+}
+
+// Options implements engine.Optioner.
+func (v *cVariant) Options() map[string]string {
+	if !v.lean {
+		return nil
+	}
+	return leanOptions()
 }
 
 func (v *cVariant) ID() string                  { return v.id }
@@ -178,7 +211,7 @@ func (v *cVariant) open(dir string, model *cModel) (engine.Store, error) {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	s, err := cOpen(dir, model)
+	s, err := cOpen(dir, model, v.lean)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}

@@ -13,7 +13,7 @@ import (
 func Factories() []engine.Factory {
 	var fs []engine.Factory
 	for _, id := range []string{IDSync, IDCached, IDNoSync} {
-		fs = append(fs, engine.Factory{ID: id, New: disabled})
+		fs = append(fs, engine.Factory{ID: id, New: disabled, Lean: disabled})
 	}
 	return fs
 }

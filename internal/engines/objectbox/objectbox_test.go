@@ -4,6 +4,7 @@ package objectbox
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,7 +104,7 @@ func TestModelSyncChecksUids(t *testing.T) {
 	createStore(t, newVariant(t, IDSync), dir, fill(10))
 	other := otherModel(t)
 	defer other.free()
-	s, err := cOpen(dir, other)
+	s, err := cOpen(dir, other, false)
 	if err == nil {
 		s.close()
 		t.Fatal("opening with a model whose Text property has another uid succeeded; want a schema error")
@@ -120,7 +121,7 @@ func TestNoSyncSkipsModel(t *testing.T) {
 	dir := t.TempDir()
 	other := otherModel(t)
 	defer other.free()
-	s, err := cOpen(dir, other)
+	s, err := cOpen(dir, other, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,4 +277,60 @@ func otherModel(t *testing.T) *cModel {
 		t.Fatal(err)
 	}
 	return newCModel(b)
+}
+
+// TestLean runs the suite under lean with every variant.
+func TestLean(t *testing.T) {
+	for _, f := range Factories() {
+		t.Run(f.ID, func(t *testing.T) {
+			enginetest.Lean(t, f, enginetest.Case{Objects: 200, Files: []string{DataFile, LockFile}})
+		})
+	}
+}
+
+// TestLeanOpensManyStores shows that lean's options are in effect: with
+// default options each open store holds a pthread key and the process has
+// 1,024, so holding 1,100 stores open fails; under lean (no thread-local
+// readers) obx_nosync holds them all, counts each and closes them.
+func TestLeanOpensManyStores(t *testing.T) {
+	if testing.Short() {
+		t.Skip("creates and opens 1,100 stores")
+	}
+	const n = 1100
+	lean, err := newCVariant(IDNoSync, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lean.CloseVariant()
+	def := newVariant(t, IDNoSync)
+	dirs := enginetest.MakeStores(t, lean, n, workload.Spec{Name: "custom", Objects: 2, TextLen: 20})
+	hold := func(v engine.Variant) (opened int, err error) {
+		var open []engine.Store
+		defer func() {
+			for _, s := range open {
+				if cerr := s.Close(); cerr != nil && err == nil {
+					err = cerr
+				}
+			}
+		}()
+		for _, d := range dirs {
+			s, err := v.Open(d)
+			if err != nil {
+				return len(open), err
+			}
+			open = append(open, s)
+			if c, err := s.Count(); err != nil || c != 2 {
+				return len(open), fmt.Errorf("count %d, %v", c, err)
+			}
+		}
+		return len(open), nil
+	}
+	if opened, err := hold(def); err == nil {
+		t.Errorf("default options: %d stores open at once, want a failure before 1,025", opened)
+	} else {
+		t.Logf("default options, as expected: store %d fails: %v", opened+1, err)
+	}
+	if opened, err := hold(lean); err != nil || opened != n {
+		t.Errorf("lean: %d of %d stores open, %v", opened, n, err)
+	}
 }

@@ -9,6 +9,11 @@
 // sets a small memtable and the plain OS file system. Insert commits one
 // synced batch and flushes it to an sstable; Count iterates over every key.
 // docs/engines.md says why each option has its value.
+//
+// Under the lean setting (NewLean) every open sets MemTableSize to
+// LeanMemTableSize: Pebble allocates a store's first memtable at
+// min(256 KiB, MemTableSize) when it opens (options.go, open.go), and each
+// memtable reserves its size in the shared block cache.
 package pebble
 
 import (
@@ -26,9 +31,10 @@ import (
 
 // The interfaces this package implements.
 var (
-	_ engine.Variant = (*Variant)(nil)
-	_ engine.Closer  = (*Variant)(nil)
-	_ engine.Store   = (*store)(nil)
+	_ engine.Variant  = (*Variant)(nil)
+	_ engine.Closer   = (*Variant)(nil)
+	_ engine.Optioner = (*Variant)(nil)
+	_ engine.Store    = (*store)(nil)
 )
 
 // Sizes of the process-wide caches and of each store's memtable.
@@ -36,6 +42,11 @@ const (
 	CacheSize     = 32 << 20 // bytes, shared block cache
 	FileCacheSize = 16384    // open sstables, shared file cache
 	MemTableSize  = 1 << 20  // bytes, per store
+	// LeanMemTableSize is the lean setting's memtable: the create's
+	// batch of 1,000 notes (about 330 KB) is then larger than half of it,
+	// and Pebble writes it as a flushable batch (open.go's
+	// largeBatchThreshold).
+	LeanMemTableSize = 64 << 10
 )
 
 // Variant is the pebble variant.
@@ -43,29 +54,42 @@ type Variant struct {
 	cache     *pebble.Cache
 	fileCache *pebble.FileCache
 	opts      pebble.Options
+	options   map[string]string // what lean set
 }
 
 // ID is the variant id.
 const ID = "pebble"
 
 // Factories lists the variant of this package for its worker.
-func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
+func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New, Lean: NewLean}} }
 
 // New returns the pebble variant with its shared caches.
-func New() (engine.Variant, error) {
+func New() (engine.Variant, error) { return newVariant(MemTableSize, nil), nil }
+
+// NewLean returns the pebble variant under the lean setting: every store's
+// memtable LeanMemTableSize.
+func NewLean() (engine.Variant, error) {
+	return newVariant(LeanMemTableSize, map[string]string{"Options.MemTableSize": fmt.Sprint(LeanMemTableSize)}), nil
+}
+
+// Options implements engine.Optioner.
+func (v *Variant) Options() map[string]string { return v.options }
+
+func newVariant(memTableSize uint64, options map[string]string) *Variant {
 	v := &Variant{
+		options:   options,
 		cache:     pebble.NewCache(CacheSize),
 		fileCache: pebble.NewFileCache(4, FileCacheSize),
 	}
 	v.opts = pebble.Options{
 		Cache:              v.cache,
 		FileCache:          v.fileCache,
-		MemTableSize:       MemTableSize,
+		MemTableSize:       memTableSize,
 		FormatMajorVersion: pebble.FormatNewest,
 		Logger:             quietLogger{},
 		FS:                 vfs.Default,
 	}
-	return v, nil
+	return v
 }
 
 // CloseVariant implements engine.Closer: it drops the variant's references

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/engine"
 	"manydb/internal/engines/enginetest"
 	"manydb/internal/workload"
 )
@@ -37,5 +38,31 @@ func TestPerStore(t *testing.T) {
 	g, _ := enginetest.PerStore(t, v, 4, workload.Spec{Objects: 100, TextLen: 60})
 	if g <= 0 {
 		t.Errorf("%.1f goroutines per open store, want Pebble's background goroutines", g)
+	}
+}
+
+// TestLean runs the suite under lean and checks that an open store's
+// memtables are lean's 64 KiB, where the default allocates at least
+// 256 KiB (its first memtable).
+func TestLean(t *testing.T) {
+	enginetest.Lean(t, Factories()[0], enginetest.Case{Files: []string{"LOCK"}, Versions: []string{"pebble_format"}})
+	for _, c := range []struct {
+		new      func() (engine.Variant, error)
+		min, max uint64
+	}{{NewLean, LeanMemTableSize, LeanMemTableSize}, {New, 256 << 10, MemTableSize}} {
+		v, err := c.new()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := enginetest.MakeStores(t, v, 1, workload.Spec{Name: "small", Objects: 10, TextLen: 60})[0]
+		s, err := v.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.(*store).db.Metrics().MemTable.Size; got < c.min || got > c.max {
+			t.Errorf("%v: memtables of %d bytes, want %d to %d", v.(*Variant).Options(), got, c.min, c.max)
+		}
+		s.Close()
+		v.(*Variant).CloseVariant()
 	}
 }

@@ -15,6 +15,12 @@
 // reading it. The DSN sets _sync=FULL, SQLite's own default (the driver's
 // default is NORMAL), so commits sync as in the reference study and in a C
 // program; the journal mode is SQLite's default (DELETE).
+//
+// Under the lean setting (NewLean) SQLite is configured for many open
+// stores before the first open (sqlitecapi.Configure: no lookaside, no
+// bulk page allocation, reads through mmap) and the DSN adds
+// _cache_size=-64, which the driver runs as PRAGMA cache_size at every
+// open.
 package sqlite
 
 import (
@@ -29,15 +35,26 @@ import (
 
 // Variant is an engine.Variant; its stores are sqlnotes.Store, an
 // engine.Store.
-var _ engine.Variant = (*Variant)(nil)
+var (
+	_ engine.Variant  = (*Variant)(nil)
+	_ engine.Optioner = (*Variant)(nil)
+)
 
 // FileName is the database file inside a store's directory.
 const FileName = sqlnotes.FileName
 
 // Variant is the sqlite variant.
 type Variant struct {
-	drv sqlite3.SQLiteDriver
+	drv     sqlite3.SQLiteDriver
+	dsn     string            // added to the file name: "?_sync=FULL…"
+	options map[string]string // what lean set
 }
+
+// dsn is every open's DSN after the file name; lean adds leanDSN.
+const (
+	dsn     = "?_sync=FULL"
+	leanDSN = "&_cache_size=" + sqlnotes.LeanCacheSize
+)
 
 // ID is the variant id.
 const ID = "sqlite"
@@ -49,12 +66,32 @@ const IDCapi = "sqlite_capi"
 // Factories lists this package's variants for worker-sqlite: the driver
 // and, on the same compiled SQLite, the C API floor.
 func Factories() []engine.Factory {
-	return []engine.Factory{{ID: ID, New: New},
-		{ID: IDCapi, New: func() (engine.Variant, error) { return sqlitecapi.New(IDCapi, nil), nil }}}
+	return []engine.Factory{{ID: ID, New: New, Lean: NewLean},
+		{ID: IDCapi, New: func() (engine.Variant, error) { return sqlitecapi.New(IDCapi, nil) },
+			Lean: func() (engine.Variant, error) { return sqlitecapi.NewLean(IDCapi, nil, true) }}}
 }
 
-// New returns the sqlite variant.
-func New() (engine.Variant, error) { return &Variant{}, nil }
+// New returns the sqlite variant, SQLite's process-wide configuration its
+// default.
+func New() (engine.Variant, error) {
+	if err := sqlitecapi.Configure(false, false); err != nil {
+		return nil, err
+	}
+	return &Variant{dsn: dsn}, nil
+}
+
+// NewLean returns the sqlite variant under the lean setting: SQLite
+// configured for many open stores (its connections each have their own
+// page cache, so bulk too) and PRAGMA cache_size=-64 through the DSN.
+func NewLean() (engine.Variant, error) {
+	if err := sqlitecapi.Configure(true, true); err != nil {
+		return nil, err
+	}
+	return &Variant{dsn: dsn + leanDSN, options: sqlnotes.LeanConfig(true)}, nil
+}
+
+// Options implements engine.Optioner.
+func (v *Variant) Options() map[string]string { return v.options }
 
 // ID implements engine.Variant.
 func (v *Variant) ID() string { return ID }
@@ -66,7 +103,7 @@ func (v *Variant) Versions() map[string]string {
 }
 
 func (v *Variant) connect(dir string) (*sqlite3.SQLiteConn, error) {
-	c, err := v.drv.Open("file:" + filepath.Join(dir, FileName) + "?_sync=FULL")
+	c, err := v.drv.Open("file:" + filepath.Join(dir, FileName) + v.dsn)
 	if err != nil {
 		return nil, err
 	}

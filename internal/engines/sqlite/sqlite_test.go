@@ -4,10 +4,13 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"database/sql/driver"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"manydb/internal/engine"
 	"manydb/internal/engines/enginetest"
 	"manydb/internal/engines/sqlnotes"
 	"manydb/internal/workload"
@@ -69,6 +72,39 @@ func TestStore(t *testing.T) {
 func TestSuite(t *testing.T) {
 	v, _ := New()
 	enginetest.Run(t, enginetest.Case{Variant: v, Objects: 1000, Files: []string{FileName}, Versions: []string{"sqlite"}})
+}
+
+// TestLean runs the suite under lean, for both variants of the worker,
+// and checks that the driver's store has lean's page cache and mmap size,
+// and the default's again under New.
+func TestLean(t *testing.T) {
+	for _, f := range Factories() {
+		t.Run(f.ID, func(t *testing.T) {
+			enginetest.Lean(t, f, enginetest.Case{Objects: 1000, Files: []string{FileName}, Versions: []string{"sqlite"}})
+		})
+	}
+	lean, err := NewLean()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := enginetest.MakeStores(t, lean, 1, workload.Spec{Name: "small", Objects: 100, TextLen: 300})[0]
+	check := func(v engine.Variant, want map[string]string) {
+		t.Helper()
+		s, err := v.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if got, err := sqlnotes.Pragmas(s.(*sqlnotes.Store).Conn, "cache_size", "mmap_size"); err != nil || !maps.Equal(got, want) {
+			t.Errorf("pragmas %v, %v; want %v", got, err, want)
+		}
+	}
+	check(lean, map[string]string{"cache_size": sqlnotes.LeanCacheSize, "mmap_size": fmt.Sprint(sqlnotes.LeanMmapSize)})
+	def, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(def, map[string]string{"cache_size": "-2000", "mmap_size": "0"})
 }
 
 // BenchmarkOpenCountClose times one open, count and close of a store of

@@ -13,6 +13,11 @@
 // the journal mode (DELETE) and synchronous (FULL) are SQLite's defaults,
 // the same durability as the sqlite variant. docs/engines.md compares the
 // floor with the bindings per step.
+//
+// Under the lean setting (NewLean) SQLite is configured for many open
+// stores before the first open (Configure: no lookaside, no bulk page
+// allocation, reads through mmap) and every open sets PRAGMA
+// cache_size=-64; the sqlite and libsql variants use the same Configure.
 package sqlitecapi
 
 /*
@@ -38,23 +43,49 @@ extern int sqlite3_column_bytes(sqlite3_stmt *st, int i);
 extern const char *sqlite3_errmsg(sqlite3 *db);
 extern const char *sqlite3_libversion(void);
 extern const char *sqlite3_sourceid(void);
+extern int sqlite3_shutdown(void);
+extern int sqlite3_config(int op, ...);
+extern int sqlite3_db_status(sqlite3 *db, int op, int *cur, int *hiwtr, int reset);
 
 #define MANYDB_SQLITE_OK 0
 #define MANYDB_SQLITE_ROW 100
 #define MANYDB_SQLITE_DONE 101
 #define MANYDB_OPEN_READWRITE 0x00000002
 #define MANYDB_OPEN_CREATE 0x00000004
+// sqlite3.h's SQLITE_CONFIG_PAGECACHE, _LOOKASIDE, _MMAP_SIZE and
+// SQLITE_DBSTATUS_LOOKASIDE_HIT.
+#define MANYDB_CONFIG_PAGECACHE 7
+#define MANYDB_CONFIG_LOOKASIDE 13
+#define MANYDB_CONFIG_MMAP_SIZE 22
+#define MANYDB_DBSTATUS_LOOKASIDE_HIT 4
 
-// manydb_open opens path; on failure *db may still need closing.
-static int manydb_open(const char *path, int create, sqlite3 **db) {
+// manydb_open opens path and, when pragmas is not NULL, runs them; on
+// failure *db may still need closing.
+static int manydb_open(const char *path, int create, const char *pragmas, sqlite3 **db) {
 	int flags = MANYDB_OPEN_READWRITE | (create ? MANYDB_OPEN_CREATE : 0);
-	return sqlite3_open_v2(path, db, flags, NULL);
+	int rc = sqlite3_open_v2(path, db, flags, NULL);
+	if (rc == MANYDB_SQLITE_OK && pragmas != NULL) rc = sqlite3_exec(*db, pragmas, NULL, NULL, NULL);
+	return rc;
 }
 
-// manydb_count runs SELECT count(*) FROM notes as bench/sqlite_bench.c does.
-static int manydb_count(sqlite3 *db, int64_t *out) {
+// manydb_configure shuts SQLite down (no connection may be open) and sets
+// its process-wide lookaside, page-cache bulk (when pagecache_n >= 0) and
+// mmap size; the next open initialises it again. sqlite3_config is
+// variadic, which cgo cannot call.
+static int manydb_configure(int lookaside_sz, int lookaside_n, int pagecache_n, int64_t mmap_size) {
+	int rc = sqlite3_shutdown();
+	if (rc != MANYDB_SQLITE_OK) return rc;
+	rc = sqlite3_config(MANYDB_CONFIG_LOOKASIDE, lookaside_sz, lookaside_n);
+	if (rc == MANYDB_SQLITE_OK && pagecache_n >= 0) rc = sqlite3_config(MANYDB_CONFIG_PAGECACHE, (void *)0, 0, pagecache_n);
+	// A negative maximum keeps the compile-time maximum (SQLITE_MAX_MMAP_SIZE).
+	if (rc == MANYDB_SQLITE_OK) rc = sqlite3_config(MANYDB_CONFIG_MMAP_SIZE, (int64_t)mmap_size, (int64_t)-1);
+	return rc;
+}
+
+// manydb_int runs sql and reads the first column of its first row.
+static int manydb_int(sqlite3 *db, const char *sql, int64_t *out) {
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM notes", -1, &st, NULL);
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	if (rc != MANYDB_SQLITE_OK) return rc;
 	rc = sqlite3_step(st);
 	if (rc == MANYDB_SQLITE_ROW) {
@@ -63,6 +94,18 @@ static int manydb_count(sqlite3 *db, int64_t *out) {
 	}
 	sqlite3_finalize(st);
 	return rc;
+}
+
+// manydb_lookaside_hits is how many allocations db's lookaside served.
+static int manydb_lookaside_hits(sqlite3 *db) {
+	int cur = 0, hi = 0;
+	sqlite3_db_status(db, MANYDB_DBSTATUS_LOOKASIDE_HIT, &cur, &hi, 0);
+	return hi;
+}
+
+// manydb_count runs SELECT count(*) FROM notes as bench/sqlite_bench.c does.
+static int manydb_count(sqlite3 *db, int64_t *out) {
+	return manydb_int(db, "SELECT count(*) FROM notes", out);
 }
 
 // manydb_insert_one binds one note to the prepared INSERT, steps and
@@ -105,6 +148,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"unsafe"
 
 	"manydb/internal/engine"
@@ -114,8 +158,9 @@ import (
 
 // The interfaces this package implements.
 var (
-	_ engine.Variant = (*Variant)(nil)
-	_ engine.Store   = (*store)(nil)
+	_ engine.Variant  = (*Variant)(nil)
+	_ engine.Optioner = (*Variant)(nil)
+	_ engine.Store    = (*store)(nil)
 )
 
 // Variant is SQLite's C API called directly, under the variant id of the
@@ -123,11 +168,85 @@ var (
 type Variant struct {
 	id    string
 	extra map[string]string
+	// pragmas, NUL-terminated, run after every open; nil for none.
+	pragmas []byte
+	options map[string]string // what lean set (engine.Optioner)
 }
 
 // New returns the variant id; extra versions (the linking library's own)
-// are added to SQLite's in Versions.
-func New(id string, extra map[string]string) *Variant { return &Variant{id: id, extra: extra} }
+// are added to SQLite's in Versions. SQLite's process-wide configuration
+// is its default (Configure).
+func New(id string, extra map[string]string) (*Variant, error) {
+	if err := Configure(false, false); err != nil {
+		return nil, err
+	}
+	return &Variant{id: id, extra: extra}, nil
+}
+
+// NewLean returns the variant id under the lean setting: SQLite configured
+// for many open stores (Configure, with bulk for a library whose
+// connections have their own page caches) and sqlnotes.LeanPragma run
+// after every open.
+func NewLean(id string, extra map[string]string, bulk bool) (*Variant, error) {
+	if err := Configure(true, bulk); err != nil {
+		return nil, err
+	}
+	return &Variant{id: id, extra: extra, pragmas: append([]byte(sqlnotes.LeanPragma), 0), options: sqlnotes.LeanConfig(bulk)}, nil
+}
+
+// Options implements engine.Optioner.
+func (v *Variant) Options() map[string]string { return v.options }
+
+// SQLite's compile-time defaults that Configure(false) restores:
+// SQLITE_DEFAULT_LOOKASIDE 1200,40 and SQLITE_DEFAULT_PCACHE_INITSZ 20
+// (mattn/go-sqlite3 v1.14.53 sqlite3-binding.c, and the same in
+// libsql-ffi 0.10.0's sqlite3.c); a negative mmap size is the
+// compile-time default (0).
+const (
+	defaultLookasideSize  = 1200
+	defaultLookasideCount = 40
+	defaultPcacheInit     = 20
+)
+
+// configured is SQLite's process-wide configuration as Configure last
+// set it; SQLite starts with its defaults (lean false).
+var configured struct {
+	sync.Mutex
+	lean, bulk bool
+}
+
+// Configure sets the process-wide configuration of the SQLite linked into
+// the worker, for lean or back to SQLite's defaults, unless it already is:
+// sqlite3_shutdown, then sqlite3_config with SQLITE_CONFIG_LOOKASIDE 0,0
+// (no lookaside: 48 KB less per connection,
+// https://sqlite.org/malloc.html#lookaside), SQLITE_CONFIG_PAGECACHE
+// NULL,0,0 when bulk (no bulk allocation of 20 pages at a connection's
+// first page; only where each connection has its own page cache, as in
+// mattn's build but not libSQL's, which is built with
+// SQLITE_ENABLE_MEMORY_MANAGEMENT) and SQLITE_CONFIG_MMAP_SIZE
+// sqlnotes.LeanMmapSize, as sqlnotes.LeanConfig names them.
+// These can only be set while SQLite is not initialised, and no
+// connection of this SQLite may be open: a worker makes its variant
+// before it opens any store. The next open initialises SQLite again.
+func Configure(lean, bulk bool) error {
+	configured.Lock()
+	defer configured.Unlock()
+	if lean == configured.lean && (!lean || bulk == configured.bulk) {
+		return nil
+	}
+	la, ln, pc, mmap := C.int(defaultLookasideSize), C.int(defaultLookasideCount), C.int(defaultPcacheInit), C.int64_t(-1)
+	if lean {
+		la, ln, mmap = 0, 0, sqlnotes.LeanMmapSize
+		if bulk {
+			pc = 0
+		}
+	}
+	if rc := C.manydb_configure(la, ln, pc, mmap); rc != C.MANYDB_SQLITE_OK {
+		return fmt.Errorf("configure SQLite for lean=%t (sqlite3_shutdown, sqlite3_config): error %d", lean, rc)
+	}
+	configured.lean, configured.bulk = lean, bulk
+	return nil
+}
 
 // ID implements engine.Variant.
 func (v *Variant) ID() string { return v.id }
@@ -148,14 +267,18 @@ func cPath(dir string) []byte {
 	return append([]byte(filepath.Join(dir, sqlnotes.FileName)), 0)
 }
 
-func open(dir string, create bool) (*store, error) {
+func (v *Variant) open(dir string, create bool) (*store, error) {
 	path := cPath(dir)
 	var db *C.sqlite3
 	cr := C.int(0)
 	if create {
 		cr = 1
 	}
-	if rc := C.manydb_open((*C.char)(unsafe.Pointer(&path[0])), cr, &db); rc != C.MANYDB_SQLITE_OK {
+	var pragmas *C.char
+	if v.pragmas != nil {
+		pragmas = (*C.char)(unsafe.Pointer(&v.pragmas[0]))
+	}
+	if rc := C.manydb_open((*C.char)(unsafe.Pointer(&path[0])), cr, pragmas, &db); rc != C.MANYDB_SQLITE_OK {
 		err := fmt.Errorf("sqlite3_open_v2 %s: %s (%d)", path[:len(path)-1], errmsg(db), rc)
 		if db != nil {
 			C.sqlite3_close(db)
@@ -175,7 +298,7 @@ func errmsg(db *C.sqlite3) string {
 // Create implements engine.Variant: a new database with the schema
 // committed in its own transaction.
 func (v *Variant) Create(dir string) (engine.Store, error) {
-	s, err := open(dir, true)
+	s, err := v.open(dir, true)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +312,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 // Open implements engine.Variant. A missing file is an error, not a new
 // database.
 func (v *Variant) Open(dir string) (engine.Store, error) {
-	s, err := open(dir, false)
+	s, err := v.open(dir, false)
 	if err != nil {
 		return nil, err
 	}
@@ -208,6 +331,23 @@ func (s *store) exec(sql string) error {
 	}
 	return nil
 }
+
+// queryInt runs sql and returns the first column of its first row (for
+// tests: the pragmas in effect).
+func (s *store) queryInt(sql string) (int64, error) {
+	q := C.CString(sql)
+	defer C.free(unsafe.Pointer(q))
+	var n C.int64_t
+	if rc := C.manydb_int(s.db, q, &n); rc != C.MANYDB_SQLITE_OK {
+		return 0, fmt.Errorf("%s: %s (%d)", sql, errmsg(s.db), rc)
+	}
+	return int64(n), nil
+}
+
+// lookasideHits is how many allocations the connection's lookaside
+// served (sqlite3_db_status SQLITE_DBSTATUS_LOOKASIDE_HIT, its highwater):
+// 0 without lookaside.
+func (s *store) lookasideHits() int { return int(C.manydb_lookaside_hits(s.db)) }
 
 // Insert writes all notes between BEGIN and COMMIT with one prepared
 // statement.

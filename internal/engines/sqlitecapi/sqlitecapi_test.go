@@ -7,19 +7,24 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // the SQLite these tests call
 
+	"manydb/internal/engine"
 	"manydb/internal/engines/enginetest"
 	"manydb/internal/engines/sqlnotes"
+	"manydb/internal/workload"
 )
 
 // TestSuite runs the shared adapter suite (every phase, counts checked).
 func TestSuite(t *testing.T) {
-	v := New("sqlite_capi", nil)
+	v, err := New("sqlite_capi", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	enginetest.Run(t, enginetest.Case{Variant: v, Objects: 1000, Files: []string{sqlnotes.FileName}, Versions: []string{"sqlite"}})
 }
 
 // Open of a folder without a store fails and creates nothing.
 func TestOpenMissing(t *testing.T) {
-	v := New("sqlite_capi", nil)
+	v, _ := New("sqlite_capi", nil)
 	dir := t.TempDir()
 	if _, err := v.Open(dir); err == nil {
 		t.Fatal("Open of an empty folder succeeded")
@@ -27,4 +32,45 @@ func TestOpenMissing(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, sqlnotes.FileName)); !os.IsNotExist(err) {
 		t.Errorf("Open made %s (%v)", sqlnotes.FileName, err)
 	}
+}
+
+// TestLean runs the suite under lean and checks that lean's options are in
+// effect on an open store, and gone again under the default: the page
+// cache (PRAGMA cache_size), the mmap size and the lookaside (its hits).
+func TestLean(t *testing.T) {
+	f := engine.Factory{ID: "sqlite_capi", Lean: func() (engine.Variant, error) { return NewLean("sqlite_capi", nil, true) }}
+	enginetest.Lean(t, f, enginetest.Case{Objects: 1000, Files: []string{sqlnotes.FileName}, Versions: []string{"sqlite"}})
+
+	lean, err := NewLean("sqlite_capi", nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := enginetest.MakeStores(t, lean, 1, workload.Spec{Name: "small", Objects: 100, TextLen: 300})[0]
+	check := func(v *Variant, cache, mmap int64, lookaside bool) {
+		t.Helper()
+		s, err := v.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		st := s.(*store)
+		if n, err := st.Count(); err != nil || n != 100 {
+			t.Fatalf("count %d, %v", n, err)
+		}
+		if got, err := st.queryInt("PRAGMA cache_size"); err != nil || got != cache {
+			t.Errorf("%v: cache_size %d, %v; want %d", v.Options(), got, err, cache)
+		}
+		if got, err := st.queryInt("PRAGMA mmap_size"); err != nil || got != mmap {
+			t.Errorf("%v: mmap_size %d, %v; want %d", v.Options(), got, err, mmap)
+		}
+		if hits := st.lookasideHits(); (hits > 0) != lookaside {
+			t.Errorf("%v: %d lookaside hits; want lookaside %t", v.Options(), hits, lookaside)
+		}
+	}
+	check(lean, -64, sqlnotes.LeanMmapSize, false)
+	def, err := New("sqlite_capi", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(def, -2000, 0, true)
 }

@@ -22,14 +22,24 @@
 //
 // The SQLite version is read once from an in-memory database when the
 // variant is made (SELECT sqlite_version(), sqlite_source_id()).
+//
+// Under the lean setting (NewLean) SQLite is configured for many open
+// stores before the variant's first open, through modernc.org/sqlite/lib's
+// Xsqlite3_config (configure: no lookaside, mmap; modernc builds SQLite
+// with SQLITE_ENABLE_MEMORY_MANAGEMENT, one page cache group for all
+// connections, so no bulk allocation to turn off), and the DSN adds
+// _pragma=cache_size(-64).
 package sqlitemodernc
 
 import (
 	"database/sql/driver"
 	"fmt"
 	"path/filepath"
+	"sync"
 
+	"modernc.org/libc"
 	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/sqlnotes"
@@ -37,12 +47,19 @@ import (
 
 // Variant is an engine.Variant; its stores are sqlnotes.Store, an
 // engine.Store.
-var _ engine.Variant = (*Variant)(nil)
+var (
+	_ engine.Variant  = (*Variant)(nil)
+	_ engine.Optioner = (*Variant)(nil)
+)
 
 // FileName is the database file inside a store's directory.
 const FileName = sqlnotes.FileName
 
-const params = "?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)"
+// params are every open's DSN parameters; lean adds leanParams.
+const (
+	params     = "?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)"
+	leanParams = "&_pragma=cache_size(" + sqlnotes.LeanCacheSize + ")"
+)
 
 // conn is what the adapter uses of the driver's connection.
 type conn interface {
@@ -55,18 +72,84 @@ type conn interface {
 type Variant struct {
 	drv      *sqlite.Driver
 	versions map[string]string
+	params   string            // the DSN's parameters
+	options  map[string]string // what lean set
 }
 
 // ID is the variant id.
 const ID = "sqlite_modernc"
 
 // Factories lists the variant of this package for its worker.
-func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
+func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New, Lean: NewLean}} }
 
 // New returns the sqlite_modernc variant, after reading the SQLite version
-// from an in-memory database.
+// from an in-memory database; SQLite's process-wide configuration is its
+// default.
 func New() (engine.Variant, error) {
-	v := &Variant{drv: &sqlite.Driver{}}
+	if err := configure(false); err != nil {
+		return nil, err
+	}
+	return newVariant(params, nil)
+}
+
+// NewLean returns the variant under the lean setting: SQLite configured
+// for many open stores, and PRAGMA cache_size=-64 on every open.
+func NewLean() (engine.Variant, error) {
+	if err := configure(true); err != nil {
+		return nil, err
+	}
+	return newVariant(params+leanParams, sqlnotes.LeanConfig(false))
+}
+
+// Options implements engine.Optioner.
+func (v *Variant) Options() map[string]string { return v.options }
+
+// configured is whether configure last set lean; SQLite starts with its
+// defaults.
+var configured struct {
+	sync.Mutex
+	lean bool
+}
+
+// configure sets SQLite's process-wide configuration for lean (lookaside
+// 0,0 and mmap size sqlnotes.LeanMmapSize, as sqlnotes.LeanConfig names
+// them) or back to SQLite's defaults (lookaside 1200,40, modernc's
+// compile-time SQLITE_DEFAULT_LOOKASIDE as in SQLite's source, and the
+// compile-time mmap size), unless it already is: sqlite3_shutdown, then
+// sqlite3_config. No connection may be open; the next open initialises
+// SQLite again.
+func configure(lean bool) error {
+	configured.Lock()
+	defer configured.Unlock()
+	if lean == configured.lean {
+		return nil
+	}
+	tls := libc.NewTLS()
+	defer tls.Close()
+	if rc := sqlite3.Xsqlite3_shutdown(tls); rc != sqlite3.SQLITE_OK {
+		return fmt.Errorf("sqlite3_shutdown: error %d", rc)
+	}
+	lookaside, mmap := []any{int32(1200), int32(40)}, int64(-1)
+	if lean {
+		lookaside, mmap = []any{int32(0), int32(0)}, sqlnotes.LeanMmapSize
+	}
+	for _, c := range []struct {
+		op   int32
+		args []any
+	}{{sqlite3.SQLITE_CONFIG_LOOKASIDE, lookaside}, {sqlite3.SQLITE_CONFIG_MMAP_SIZE, []any{mmap, int64(-1)}}} {
+		va := libc.NewVaList(c.args...)
+		rc := sqlite3.Xsqlite3_config(tls, c.op, va)
+		libc.Xfree(tls, va)
+		if rc != sqlite3.SQLITE_OK {
+			return fmt.Errorf("sqlite3_config(%d, %v): error %d", c.op, c.args, rc)
+		}
+	}
+	configured.lean = lean
+	return nil
+}
+
+func newVariant(params string, options map[string]string) (*Variant, error) {
+	v := &Variant{drv: &sqlite.Driver{}, params: params, options: options}
 	c, err := v.connect(":memory:")
 	if err != nil {
 		return nil, fmt.Errorf("open an in-memory database: %w", err)
@@ -100,7 +183,7 @@ func (v *Variant) connect(name string) (conn, error) {
 }
 
 func (v *Variant) connectStore(dir string) (conn, error) {
-	return v.connect("file:" + filepath.Join(dir, FileName) + params)
+	return v.connect("file:" + filepath.Join(dir, FileName) + v.params)
 }
 
 // Create implements engine.Variant: open a new database and commit the

@@ -2,9 +2,11 @@ package sqlitemodernc
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
+	"manydb/internal/engine"
 	"manydb/internal/engines/enginetest"
 	"manydb/internal/engines/sqlnotes"
 	"manydb/internal/workload"
@@ -53,4 +55,28 @@ func TestPerStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	enginetest.PerStore(t, v, 4, workload.Spec{Objects: 100, TextLen: 60})
+}
+
+// TestLean runs the suite under lean and checks that a store's connection
+// has lean's page cache and mmap size, and the default's under New.
+func TestLean(t *testing.T) {
+	enginetest.Lean(t, Factories()[0], enginetest.Case{Files: []string{FileName}, Versions: []string{"sqlite"}})
+	for _, c := range []struct {
+		new         func() (engine.Variant, error)
+		cache, mmap string
+	}{{NewLean, sqlnotes.LeanCacheSize, fmt.Sprint(sqlnotes.LeanMmapSize)}, {New, "-2000", "0"}} {
+		v, err := c.new()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := v.(*Variant).connectStore(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"cache_size": c.cache, "mmap_size": c.mmap}
+		if got, err := sqlnotes.Pragmas(conn, "cache_size", "mmap_size"); err != nil || !maps.Equal(got, want) {
+			t.Errorf("%v: pragmas %v, %v; want %v", v.(*Variant).Options(), got, err, want)
+		}
+		conn.Close()
+	}
 }

@@ -3,12 +3,19 @@
 // cgo), through the module's own API, not database/sql. Variant id:
 // sqlite_ncruces. It runs the sqlite variant's statements and pragmas on
 // one file, notes.db; docs/engines.md says how the module runs SQLite.
+//
+// Under the lean setting (NewLean) every open adds
+// _pragma=cache_size(-64) and _pragma=mmap_size(67108864) to its URI.
+// Lookaside cannot be turned off: the module has no sqlite3_config, and
+// Conn.Config sets boolean DBCONFIGs only (SQLITE_DBCONFIG_LOOKASIDE is
+// left out of its constants, const.go); SQLite is built into the module.
 package sqlitencruces
 
 import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 
 	"github.com/ncruces/go-sqlite3"
 
@@ -19,8 +26,9 @@ import (
 
 // The interfaces this package implements.
 var (
-	_ engine.Variant = (*Variant)(nil)
-	_ engine.Store   = (*store)(nil)
+	_ engine.Variant  = (*Variant)(nil)
+	_ engine.Optioner = (*Variant)(nil)
+	_ engine.Store    = (*store)(nil)
 )
 
 // FileName is the database file inside a store's directory.
@@ -32,20 +40,39 @@ const (
 	flags  = sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE | sqlite3.OPEN_URI
 )
 
+// leanParams are lean's pragmas, added to params.
+var leanParams = "&_pragma=cache_size(" + sqlnotes.LeanCacheSize + ")&_pragma=mmap_size(" + strconv.Itoa(sqlnotes.LeanMmapSize) + ")"
+
 // Variant is the sqlite_ncruces variant.
 type Variant struct {
 	versions map[string]string
+	params   string            // the URI's parameters
+	options  map[string]string // what lean set
 }
 
 // ID is the variant id.
 const ID = "sqlite_ncruces"
 
 // Factories lists the variant of this package for its worker.
-func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New}} }
+func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New, Lean: NewLean}} }
 
 // New returns the sqlite_ncruces variant, after reading the SQLite
 // version from an in-memory database.
-func New() (engine.Variant, error) {
+func New() (engine.Variant, error) { return newVariant(params, nil) }
+
+// NewLean returns the variant under the lean setting: lean's page cache
+// and mmap size through the URI's pragmas on every open.
+func NewLean() (engine.Variant, error) {
+	return newVariant(params+leanParams, map[string]string{
+		"PRAGMA cache_size": sqlnotes.LeanCacheSize,
+		"PRAGMA mmap_size":  strconv.Itoa(sqlnotes.LeanMmapSize),
+	})
+}
+
+// Options implements engine.Optioner.
+func (v *Variant) Options() map[string]string { return v.options }
+
+func newVariant(params string, options map[string]string) (engine.Variant, error) {
 	c, err := sqlite3.OpenFlags(":memory:", flags)
 	if err != nil {
 		return nil, fmt.Errorf("open an in-memory database: %w", err)
@@ -59,7 +86,8 @@ func New() (engine.Variant, error) {
 	if !st.Step() {
 		return nil, fmt.Errorf("read the SQLite version: no row: %w", st.Err())
 	}
-	return &Variant{versions: map[string]string{"sqlite": st.ColumnText(0), "sqlite_source_id": st.ColumnText(1)}}, nil
+	return &Variant{versions: map[string]string{"sqlite": st.ColumnText(0), "sqlite_source_id": st.ColumnText(1)},
+		params: params, options: options}, nil
 }
 
 // ID implements engine.Variant.
@@ -68,14 +96,14 @@ func (v *Variant) ID() string { return ID }
 // Versions implements engine.Variant.
 func (v *Variant) Versions() map[string]string { return v.versions }
 
-func connect(dir string) (*sqlite3.Conn, error) {
-	return sqlite3.OpenFlags("file:"+filepath.Join(dir, FileName)+params, flags)
+func (v *Variant) connect(dir string) (*sqlite3.Conn, error) {
+	return sqlite3.OpenFlags("file:"+filepath.Join(dir, FileName)+v.params, flags)
 }
 
 // Create implements engine.Variant: open a new database and commit the
 // schema (its own transaction, as an application creating it would).
 func (v *Variant) Create(dir string) (engine.Store, error) {
-	c, err := connect(dir)
+	c, err := v.connect(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +116,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 
 // Open implements engine.Variant.
 func (v *Variant) Open(dir string) (engine.Store, error) {
-	c, err := connect(dir)
+	c, err := v.connect(dir)
 	if err != nil {
 		return nil, err
 	}

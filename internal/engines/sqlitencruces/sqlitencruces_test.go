@@ -1,10 +1,13 @@
 package sqlitencruces
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
+	"manydb/internal/engine"
 	"manydb/internal/engines/enginetest"
+	"manydb/internal/engines/sqlnotes"
 	"manydb/internal/workload"
 )
 
@@ -23,12 +26,33 @@ func TestEndToEnd(t *testing.T) {
 // TestPragmas checks that a store's connection syncs FULL, waits on a busy
 // lock and uses the rollback journal, as the sqlite variant's does.
 func TestPragmas(t *testing.T) {
-	c, err := connect(t.TempDir())
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPragmas(t, v, map[string]string{"synchronous": "2", "busy_timeout": "5000", "journal_mode": "delete", "cache_size": "-2000", "mmap_size": "0"})
+}
+
+// TestLean runs the suite under lean and checks that a store's connection
+// has lean's page cache and mmap size.
+func TestLean(t *testing.T) {
+	enginetest.Lean(t, Factories()[0], enginetest.Case{Files: []string{FileName}, Versions: []string{"sqlite"}})
+	v, err := NewLean()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPragmas(t, v, map[string]string{"synchronous": "2", "cache_size": sqlnotes.LeanCacheSize, "mmap_size": strconv.Itoa(sqlnotes.LeanMmapSize)})
+}
+
+// checkPragmas checks the pragmas of a new store's connection.
+func checkPragmas(t *testing.T, v engine.Variant, pragmas map[string]string) {
+	t.Helper()
+	c, err := v.(*Variant).connect(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	for pragma, want := range map[string]string{"synchronous": "2", "busy_timeout": "5000", "journal_mode": "delete"} {
+	for pragma, want := range pragmas {
 		st, _, err := c.Prepare("PRAGMA " + pragma)
 		if err != nil {
 			t.Fatal(err)
