@@ -20,14 +20,30 @@ type overview struct {
 	notApplied []notApplied // the rows the overview leaves out
 }
 
-// notApplied names the variants a setting does not apply to (it changes
-// the C allocator, and they are pure Go), whose rows would say n/a in
-// every cell.
-type notApplied struct{ setting, variants string }
+// notApplied names the variants a setting does not apply to, whose rows
+// would say n/a in every cell, and why: a malloc setting and pure-Go
+// engines, or lean and engines without options for many open stores.
+type notApplied struct{ setting, variants, why string }
+
+// notAppliedOf is what table t's setting does not apply to, with why.
+func notAppliedOf(t *table) []notApplied {
+	var out []notApplied
+	malloc, lean := t.notApplicable()
+	if malloc != "" {
+		out = append(out, notApplied{t.setting, malloc, "the setting changes the C allocator (malloc) only, and they do not allocate with it"})
+	}
+	if lean != "" {
+		out = append(out, notApplied{t.setting, "", "the lean setting has no engine option " + lean})
+	}
+	return out
+}
 
 // String is the sentence the report shows below the overview.
 func (n notApplied) String() string {
-	return fmt.Sprintf("Not shown under setting %s: %s (n/a: the setting changes the C allocator (malloc) only, and they do not allocate with it).", n.setting, n.variants)
+	if n.variants == "" {
+		return fmt.Sprintf("Not shown under setting %s (n/a): %s.", n.setting, n.why)
+	}
+	return fmt.Sprintf("Not shown under setting %s: %s (n/a: %s).", n.setting, n.variants, n.why)
 }
 
 // An overviewRow is one column of a table, seen as a row of the overview.
@@ -95,9 +111,7 @@ func newOverview(tables []*table) *overview {
 	o := &overview{workload: tables[0].workload}
 	settings, studies := distinct(tables, func(t *table) string { return t.setting }), distinct(tables, func(t *table) string { return t.study })
 	for _, t := range tables {
-		if na := t.notApplicable(); na != "" {
-			o.notApplied = append(o.notApplied, notApplied{t.setting, na})
-		}
+		o.notApplied = append(o.notApplied, notAppliedOf(t)...)
 		for _, col := range t.variants {
 			c := t.columns[col]
 			if c.na {

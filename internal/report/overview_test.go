@@ -202,7 +202,7 @@ func TestOverviewLeavesOutNotApplied(t *testing.T) {
 	if slices.Contains(labels, "fake · mmap-threshold") {
 		t.Errorf("rows %q show fake under mmap-threshold, where it is n/a", labels)
 	}
-	if len(o.notApplied) != 1 || o.notApplied[0] != (notApplied{"mmap-threshold", "fake"}) {
+	if len(o.notApplied) != 1 || o.notApplied[0].setting != "mmap-threshold" || o.notApplied[0].variants != "fake" {
 		t.Errorf("notApplied = %v, want fake under mmap-threshold", o.notApplied)
 	}
 	var b bytes.Buffer
