@@ -261,3 +261,41 @@ func TestStudyTableTurnedAtManyVariants(t *testing.T) {
 		t.Errorf("%d turned blocks, want at least one per setting", blocks)
 	}
 }
+
+// Under lean, a variant whose engine has no lean options (turso) has no
+// overview row; the line below the overview gives lean's reason, not a
+// malloc setting's.
+func TestOverviewLeavesOutLeanNotApplied(t *testing.T) {
+	recs := manyVariants([]string{"sqlite", "turso"})
+	var kept []results.Record
+	for _, r := range recs {
+		switch {
+		case r.Setting != "default" && r.Setting != "arena-1":
+			continue
+		case r.Setting == "arena-1":
+			r.Setting = "lean"
+			if r.Variant == "turso" {
+				r.Status, r.Error = results.StatusNotApplicable, "lean sets no option for turso"
+			}
+		}
+		kept = append(kept, r)
+	}
+	ovs := overviews(group(kept, nil))
+	if len(ovs) != 1 {
+		t.Fatalf("%d overviews, want 1", len(ovs))
+	}
+	var labels []string
+	for _, r := range ovs[0].rows {
+		labels = append(labels, r.label)
+	}
+	if !slices.Contains(labels, "sqlite · lean") || slices.Contains(labels, "turso · lean") {
+		t.Errorf("rows %q: want sqlite under lean and not turso", labels)
+	}
+	if len(ovs[0].notApplied) != 1 {
+		t.Fatalf("notApplied = %v, want one line for lean", ovs[0].notApplied)
+	}
+	line := ovs[0].notApplied[0].String()
+	if !strings.Contains(line, "lean setting has no engine option") || !strings.Contains(line, "turso") || strings.Contains(line, "malloc") {
+		t.Errorf("the line %q does not give lean's reason for turso", line)
+	}
+}
