@@ -114,6 +114,11 @@ func smallPanel(p *plot.Plot, unit string, lo, hi float64) {
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Y.Tick.Marker = naturalTicks{plot.DefaultTicks{}, ""}
 	p.X.Label.Text = unit
+	smallFonts(p)
+}
+
+// smallFonts sets the small fonts of a small multiple's axes.
+func smallFonts(p *plot.Plot) {
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Tick.Label.Font.Size, a.Label.TextStyle.Font.Size = vg.Points(7), vg.Points(8)
 	}

@@ -7,9 +7,9 @@ import (
 )
 
 // natural writes a value of a unit the way a reader says it: three
-// significant digits, no trailing zeros, digits grouped from 1,000, and
-// memory in KB below 1 MB, else in MB or GB: "0.0253 ms", "2.59 ms",
-// "430 KB", "2.5 MB", "2,538 stores/s".
+// significant digits, no trailing zeros, digits grouped from 1,000,
+// memory in KB below 1 MB, else in MB or GB, and µs below 1 ms, else ms:
+// "0.0253 ms", "2.59 ms", "430 KB", "2.5 MB", "25.3 µs", "2,538 stores/s".
 func natural(v float64, unit string) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
@@ -17,12 +17,23 @@ func natural(v float64, unit string) string {
 	switch unit {
 	case "KB":
 		return memory(v)
+	case "µs":
+		return micros(v)
 	case "%":
 		return strconv.FormatFloat(v, 'f', 0, 64) + " %"
 	case "":
 		return significant(v)
 	}
 	return significant(v) + " " + unit
+}
+
+// micros writes microseconds in µs below 1 ms, else in ms: "25.3 µs",
+// "2.1 ms".
+func micros(us float64) string {
+	if math.Abs(us) >= 1000 {
+		return significant(us/1000) + " ms"
+	}
+	return significant(us) + " µs"
 }
 
 // memory writes kilobytes in KB, MB or GB, whichever keeps the number

@@ -404,6 +404,13 @@ func tableHTML(t *table) (htmlTable, error) {
 		return ht, err
 	}
 	ht.Groups = groups
+	growth, err := openGrowthGroup(t)
+	if err != nil {
+		return ht, err
+	}
+	if len(growth.Panels) > 0 {
+		ht.Groups = append(ht.Groups, growth)
+	}
 	for _, ch := range charts() {
 		p, err := ch.build(t)
 		if err != nil {

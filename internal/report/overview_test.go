@@ -17,9 +17,11 @@ import (
 )
 
 // manyVariants is a synthetic study of every variant of the catalog under
-// four settings: 64 rows of an overview, 64 dots on each decision chart.
+// four settings: 64 rows of an overview, 64 dots on each decision chart,
+// and each hold with 100 timed opens, every third variant's growing.
 func manyVariants(variants []string) []results.Record {
 	rng := rand.New(rand.NewPCG(7, 1))
+	opens := rand.New(rand.NewPCG(7, 2)) // its own stream: the other draws stay as they were
 	draw := func(center float64) []float64 {
 		xs := make([]float64, 40)
 		for i := range xs {
@@ -42,7 +44,8 @@ func manyVariants(variants []string) []results.Record {
 				recs = append(recs, r)
 			}
 			hold := base
-			hold.Phase, hold.Hold = job.PhaseHold, &results.Hold{Held: 100, RssKB: 300 * scale, AnonKB: 2500 * scale}
+			hold.Phase, hold.Hold = job.PhaseHold, &results.Hold{Held: 100, RssKB: 300 * scale, AnonKB: 2500 * scale,
+				OpenMs: syntheticOpens(opens, 100, 0.07*scale, 0.0001*float64(i%3))}
 			space := base
 			space.Phase, space.Bytes = job.PhaseSpace, []int64{350 * 1024, 360 * 1024}
 			recs = append(recs, hold, space)

@@ -23,7 +23,7 @@ type figure struct {
 	// {objects} stands for the objects per store, {held} for the stores
 	// held. "same, p99" names the figure of the row above at its p99.
 	label string
-	unit  string        // ms, KB, stores/s or %
+	unit  string        // ms, µs, KB, stores/s or %
 	phase job.Phase     // the phase whose records give the figure
 	cache job.CacheMode // their cache mode (open runs: warm, cold, drop)
 	// perRun: one value per run, stat over the samples of one store each
@@ -107,6 +107,14 @@ var figures = []figure{
 		value: perHeldStore(func(c *results.Container) int64 { return c.FileAfter - c.FileBefore }), na: needsCgroup},
 	{name: "container-anon-per-open-store", label: "same, anonymous", unit: "KB", phase: job.PhaseHold,
 		value: perHeldStore(func(c *results.Container) int64 { return c.AnonAfter - c.AnonBefore }), na: needsCgroup},
+	// the n-th open (nthopen.go): the hold phase's opens, store i opened
+	// with i stores already open
+	{name: "open-held-first10", label: "Open with stores already open: first 10 % of {held} (median)", unit: "µs", phase: job.PhaseHold,
+		value: heldOpenEdge(false), when: (*table).timedHeldOpens, uses: exported},
+	{name: "open-held-last10", label: "same, last 10 % (median)", unit: "µs", phase: job.PhaseHold,
+		value: heldOpenEdge(true), when: (*table).timedHeldOpens, uses: exported},
+	{name: "open-growth-per-1000-open", label: "same, growth per 1,000 open (slope)", unit: "µs", phase: job.PhaseHold,
+		value: openGrowth, when: (*table).timedHeldOpens, uses: exported},
 	{label: "Load at start of the warm open runs (max)", text: (*table).loadAtStart},
 	{name: "space-per-store", label: "Space per store, files", unit: "KB", phase: job.PhaseSpace,
 		value: spacePerStore, uses: exported | swept | inOverview},

@@ -159,6 +159,8 @@ func (t *table) text(f figure, c *column) string {
 		return millis(v, 2)
 	case f.unit == "KB":
 		return thousands(v) + " KB"
+	case f.unit == "µs":
+		return micros(v)
 	}
 	return thousands(v)
 }

@@ -213,3 +213,22 @@ func TestReaderRefusesMissingObjects(t *testing.T) {
 		t.Errorf("a failed hold record without figures was refused: %v", r.Err())
 	}
 }
+
+// TestHoldOpenMsOptional: a hold record keeps its open samples (the n-th
+// open), and one written before they were recorded still reads, without.
+func TestHoldOpenMsOptional(t *testing.T) {
+	input := `{"schema":2,"study":"s","variant":"v","phase":"hold","status":"ok","workload":{},"hold":{"held":2,"rss_kb":1,"anon_kb":1,"rss_before_kb":1,"rss_after_kb":2,"anon_before_kb":1,"anon_after_kb":2,"threads_before":1,"threads":1,"fds_before":3,"fds":5,"goroutines_before":1,"goroutines":1,"engine_s":0.001}}
+{"schema":2,"study":"s","variant":"v","phase":"hold","status":"ok","workload":{},"hold":{"held":2,"rss_kb":1,"anon_kb":1,"rss_before_kb":1,"rss_after_kb":2,"anon_before_kb":1,"anon_after_kb":2,"threads_before":1,"threads":1,"fds_before":3,"fds":5,"goroutines_before":1,"goroutines":1,"engine_s":0.001,"open_ms":[0.02,0.03]}}
+`
+	r := NewReader(strings.NewReader(input), "f.jsonl")
+	var opens [][]float64
+	for r.Next() {
+		opens = append(opens, r.Record().Hold.OpenMs)
+	}
+	if r.Err() != nil {
+		t.Fatal(r.Err())
+	}
+	if len(opens) != 2 || opens[0] != nil || len(opens[1]) != 2 || opens[1][1] != 0.03 {
+		t.Errorf("open samples of an older and a newer hold = %v, want none and [0.02 0.03]", opens)
+	}
+}

@@ -194,6 +194,11 @@ type Hold struct {
 	// EngineS is the time spent opening, counting and closing the held
 	// stores (for the study's time budget; not a per-store figure).
 	EngineS float64 `json:"engine_s"`
+	// OpenMs is the time of each held store's open alone (Variant.Open,
+	// not its count), in the order the stores were opened: sample i is
+	// the open made with i stores already open and kept open (the n-th
+	// open). Absent from records made before it was recorded.
+	OpenMs []float64 `json:"open_ms,omitempty"`
 }
 
 // Container is what a memory cgroup holding only the hold worker was

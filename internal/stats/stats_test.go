@@ -64,3 +64,25 @@ func TestP90(t *testing.T) {
 		t.Errorf("P90(1..4) = %v, want 3.7", got)
 	}
 }
+
+// TestTheilSen: an exact line is recovered, a few wild points do not move
+// the slope, and points of one x have no slope.
+func TestTheilSen(t *testing.T) {
+	var xs, ys []float64
+	for i := range 20 {
+		xs, ys = append(xs, float64(i)), append(ys, 3+0.5*float64(i))
+	}
+	if s, c := TheilSen(xs, ys); math.Abs(s-0.5) > 1e-12 || math.Abs(c-3) > 1e-12 {
+		t.Errorf("exact line: slope %v, intercept %v; want 0.5, 3", s, c)
+	}
+	ys[3], ys[11], ys[17] = 1000, -1000, 500 // 15 % wild
+	if s, _ := TheilSen(xs, ys); math.Abs(s-0.5) > 0.05 {
+		t.Errorf("with 3 wild points of 20: slope %v, want about 0.5", s)
+	}
+	if s, c := TheilSen([]float64{2, 2}, []float64{1, 5}); !math.IsNaN(s) || !math.IsNaN(c) {
+		t.Errorf("one x: %v, %v; want NaN", s, c)
+	}
+	if s, _ := TheilSen([]float64{1, 2}, []float64{1}); !math.IsNaN(s) {
+		t.Errorf("lengths differ: %v, want NaN", s)
+	}
+}

@@ -15,13 +15,16 @@ import (
 )
 
 // hold opens the first job.Hold stores, counts each and keeps them all
-// open, then reports (after − before) / held of the process' memory. Before
-// the first snapshot one store is opened, counted and closed: the first
-// store outside the held set, or the last store when all are held, so one-time set-up of the engine
-// (library initialisation, shared caches) is not counted per store; both
-// snapshots follow a garbage collection that returns freed Go memory to
-// the OS, so only live memory counts for pure-Go engines too. The loop is
-// locked to one OS thread, as the timed phases are.
+// open, then reports (after − before) / held of the process' memory, and
+// the time of each open alone: store i is opened with i stores already
+// open (the n-th open; its count is outside that span). Before the first
+// snapshot one store is opened, counted and closed: the first store
+// outside the held set, or the last store when all are held, so one-time
+// set-up of the engine (library initialisation, shared caches) is not
+// counted per store; both snapshots follow a garbage collection that
+// returns freed Go memory to the OS, so only live memory counts for
+// pure-Go engines too. The loop is locked to one OS thread, as the timed
+// phases are.
 func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	// Only the paths used: a slice of every store's path (10 MB for a
 	// million stores) would be garbage collected between the snapshots
@@ -30,6 +33,8 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	for i := range dirs {
 		dirs[i] = job.StoreDir(j.Dir, i, j.Fanout)
 	}
+	// Made before the first snapshot, as dirs: live through both.
+	openMs := make([]float64, j.Hold)
 	open := make([]engine.Store, 0, j.Hold)
 	defer func() {
 		for _, s := range open {
@@ -73,9 +78,11 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	err = loop.eachStore(j.Hold, nil, func(_, i int) error {
 		t0 := time.Now()
 		s, err := v.Open(dirs[i])
+		t1 := time.Now()
 		if err != nil {
 			return storeError(j, i, "open", err)
 		}
+		openMs[i] = ms(t1.Sub(t0)) // i stores are open
 		open = append(open, s)
 		got, err := s.Count()
 		if err != nil {
@@ -120,6 +127,7 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 		GoroutinesBefore: before.goroutines,
 		Goroutines:       after.goroutines,
 		Container:        container,
+		OpenMs:           openMs,
 	}
 	start := time.Now()
 	for _, s := range open {

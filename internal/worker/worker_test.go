@@ -92,6 +92,9 @@ func TestPhases(t *testing.T) {
 	if rec.Hold == nil || rec.Hold.Held != 5 || rec.Hold.RssAfterKB <= 0 || rec.Hold.Threads <= 0 || rec.Hold.FDs <= 0 {
 		t.Errorf("hold = %+v, want 5 held and real process figures", rec.Hold)
 	}
+	if rec.Hold != nil {
+		checkHeldOpens(t, rec.Hold, 5)
+	}
 
 	j.Phase = job.PhaseSpace
 	rec, err = RunJob(j, v, io.Discard)
@@ -104,6 +107,40 @@ func TestPhases(t *testing.T) {
 	}
 	if !slices.Equal(rec.Files, []string{fakeengine.FileName}) || len(rec.Bytes) != j.Stores || rec.ApparentBytes[0] != st.Size() {
 		t.Errorf("space: files %v, %d sizes, apparent %v; want [fake.db], %d, store 0's %d bytes", rec.Files, len(rec.Bytes), rec.ApparentBytes, j.Stores, st.Size())
+	}
+}
+
+// TestHoldTimesEachOpen: the hold phase times each held store's open, the
+// i-th sample being the open made with i stores open. fake_nthopen sleeps
+// 1 ms per store open in each open, so sample i is at least i ms: a lower
+// bound that the sleep guarantees (not a timing), which samples out of
+// order, or spans without the open, would break.
+func TestHoldTimesEachOpen(t *testing.T) {
+	j := created(t)
+	j.Phase, j.Hold = job.PhaseHold, 6
+	rec, err := RunJob(j, newFake(t, "fake_nthopen"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHeldOpens(t, rec.Hold, 6)
+	for i, x := range rec.Hold.OpenMs {
+		if x < float64(i) {
+			t.Errorf("open %d took %.3f ms, want at least %d ms (%d stores open)", i, x, i, i)
+		}
+	}
+}
+
+// checkHeldOpens checks that a hold has one open sample per held store,
+// each positive.
+func checkHeldOpens(t *testing.T, h *results.Hold, held int) {
+	t.Helper()
+	if len(h.OpenMs) != held {
+		t.Fatalf("hold: %d open samples, want %d (one per held store)", len(h.OpenMs), held)
+	}
+	for i, x := range h.OpenMs {
+		if x <= 0 {
+			t.Errorf("hold: open %d took %v ms, want a positive time", i, x)
+		}
 	}
 }
 

@@ -8,6 +8,9 @@
 //	fake_wrongcount  counts one note too many (the harness must fail the phase)
 //	fake_crash       exits the process while opening the third store
 //	fake_slow        like fake, but every create and open sleeps 20 ms
+//	fake_nthopen     like fake, but every open sleeps 1 ms per fake store
+//	                 open at the time: an open that grows with the stores
+//	                 already open (the n-th open), as a fake
 //	fake_panic       panics while opening the third store (the harness must
 //	                 turn it into an error naming the store)
 //	fake_sigkill     kills its own process with SIGKILL while opening the
@@ -53,13 +56,14 @@ type Variant struct {
 	id      string
 	opens   atomic.Int64 // Open is called concurrently by manydb serve
 	creates atomic.Int64
+	open    atomic.Int64 // stores created or opened and not yet closed
 }
 
 // New returns the fake variant with the given id.
 func New(id string) func() (engine.Variant, error) {
 	return func() (engine.Variant, error) {
 		switch id {
-		case "fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_panic", "fake_sigkill", "fake_createfail", "fake_hang",
+		case "fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_nthopen", "fake_panic", "fake_sigkill", "fake_createfail", "fake_hang",
 			"fake_wrongrecent", "fake_wrongget", "fake_wrongscan", "fake_lostappend":
 			return &Variant{id: id}, nil
 		}
@@ -104,6 +108,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	if err := os.WriteFile(path, []byte("[]"), 0o644); err != nil {
 		return nil, err
 	}
+	v.open.Add(1)
 	return &store{path: path, v: v}, nil
 }
 
@@ -124,10 +129,14 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	if v.id == "fake_hang" && opens == 3 {
 		time.Sleep(time.Hour)
 	}
+	if v.id == "fake_nthopen" {
+		time.Sleep(time.Duration(v.open.Load()) * time.Millisecond)
+	}
 	path := filepath.Join(dir, FileName)
 	if _, err := os.Stat(path); err != nil {
 		return nil, err
 	}
+	v.open.Add(1)
 	return &store{path: path, v: v}, nil
 }
 
@@ -138,8 +147,9 @@ func (v *Variant) slow() {
 }
 
 type store struct {
-	path string
-	v    *Variant
+	path   string
+	v      *Variant
+	closed bool
 }
 
 func (s *store) Insert(notes []workload.Note) error { return s.write(notes) }
@@ -224,7 +234,13 @@ func (s *store) Append(n workload.Note) error {
 	return s.write(append(notes, n))
 }
 
-func (s *store) Close() error { return nil }
+func (s *store) Close() error {
+	if !s.closed {
+		s.closed = true
+		s.v.open.Add(-1)
+	}
+	return nil
+}
 
 // Null is an engine that does nothing: Open and Count return at once, and
 // Count reports the expected number. It has no files and holds no notes:
