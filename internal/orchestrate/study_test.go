@@ -384,6 +384,12 @@ func TestSettings(t *testing.T) {
 		"fake_slow default":        "ok ",
 		"fake_slow mmap-threshold": "n/a ",
 	}
+	checkSeen(t, seen, want)
+}
+
+// checkSeen checks that seen has want's value at each of want's keys.
+func checkSeen(t *testing.T, seen, want map[string]string) {
+	t.Helper()
 	for k, v := range want {
 		if seen[k] != v {
 			t.Errorf("%s: %q, want %q", k, seen[k], v)
@@ -436,11 +442,7 @@ func TestLeanSetting(t *testing.T) {
 		"fake_slow lean+mmap-threshold create":        "n/a lean+mmap-threshold changes the C library's malloc only; fake_slow does not allocate with it",
 		"fake_wrongrecent lean+mmap-threshold create": "n/a lean sets no option for fake_wrongrecent: no option here",
 	}
-	for k, v := range want {
-		if seen[k] != v {
-			t.Errorf("%s: %q, want %q", k, seen[k], v)
-		}
-	}
+	checkSeen(t, seen, want)
 	if _, ok := seen["fake_wrongrecent lean open"]; ok {
 		t.Error("fake_wrongrecent was opened under lean")
 	}

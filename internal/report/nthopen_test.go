@@ -158,14 +158,7 @@ func TestOpenGrowthChartManyVariants(t *testing.T) {
 		t.Skip("draws 64 panels and every other chart of 64 variants and settings")
 	}
 	variants := engine.AllVariants()
-	var b bytes.Buffer
-	if err := HTML(&b, manyVariants(variants)); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := html.Parse(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := manyVariantsPage(t, variants)
 	groups := 0
 	for fig := range doc.Descendants() {
 		if fig.Type != html.ElementNode || fig.Data != "figure" || fig.LastChild == nil ||

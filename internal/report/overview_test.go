@@ -170,6 +170,20 @@ func TestOverviewEscapes(t *testing.T) {
 	checkPage(t, doc)
 }
 
+// manyVariantsPage is the parsed report of manyVariants(variants).
+func manyVariantsPage(t *testing.T, variants []string) *html.Node {
+	t.Helper()
+	var b bytes.Buffer
+	if err := HTML(&b, manyVariants(variants)); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
 // inside tells whether n is below node above.
 func inside(n, above *html.Node) bool {
 	for p := n.Parent; p != nil; p = p.Parent {
@@ -222,14 +236,7 @@ func TestOverviewLeavesOutNotApplied(t *testing.T) {
 // pixels; every block names every variant once, in the table's order.
 func TestStudyTableTurnedAtManyVariants(t *testing.T) {
 	variants := engine.AllVariants()
-	var b bytes.Buffer
-	if err := HTML(&b, manyVariants(variants)); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := html.Parse(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := manyVariantsPage(t, variants)
 	blocks := 0
 	for n := range doc.Descendants() {
 		if n.Type != html.ElementNode || n.Data != "table" {
