@@ -115,6 +115,9 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"env", "extra"}, `env: unexpected argument "extra"`},
 		{[]string{"engines", "extra"}, `engines: unexpected argument "extra"`},
 		{[]string{"serve", "--pool-time", "-1s"}, "--pool-time -1s"},
+		{[]string{"serve", "--memory-max", "1X"}, `--memory-max "1X": give a size of at least 16M`},
+		{[]string{"serve", "--memory-max", "1M"}, `--memory-max "1M"`},
+		{[]string{"serve", "--memory-max", "-1G"}, `--memory-max "-1G"`},
 		{[]string{"tables"}, "name at least one results file"},
 		{[]string{"tables", bad}, bad + ":2: not a manydb record"},
 		{[]string{"tables", filepath.Join(dir, "none.jsonl")}, "no such file"},
@@ -151,6 +154,21 @@ func TestBadCommandLines(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r")); !os.IsNotExist(err) {
 		t.Errorf("bad input created the data root %s (%v)", filepath.Join(dir, "r"), err)
+	}
+}
+
+// --memory-max takes sizes as docker's --memory does: powers of 1,024.
+func TestParseMemoryMax(t *testing.T) {
+	for in, want := range map[string]int64{"": 0, "1G": 1 << 30, "1g": 1 << 30, "1GiB": 1 << 30, "512M": 512 << 20, "1.5G": 3 << 29, "16M": 16 << 20, "33554432": 32 << 20} {
+		got, err := parseMemoryMax(in)
+		if err != nil || got != want {
+			t.Errorf("parseMemoryMax(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"1X", "15M", "-1G", "0", "G", "1 G B"} {
+		if _, err := parseMemoryMax(in); err == nil {
+			t.Errorf("parseMemoryMax(%q): no error", in)
+		}
 	}
 }
 

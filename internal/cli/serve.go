@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	units "github.com/docker/go-units"
+
 	"manydb/internal/orchestrate"
 	"manydb/internal/results"
 )
@@ -31,6 +33,15 @@ pool size's step stops once that long has passed since its warm-up began
 (the requests under way finish): its record says it stopped early, how
 many requests were done of how many and the limit, its figures are of the
 requests done, and the table marks it.
+
+With --memory-max SIZE (root), each pool size's worker runs in a memory
+cgroup of its own (v1 or v2) limited to SIZE, as in a container: the
+worker first evicts the stores' files from the page cache, so the pages
+its requests read are charged to it. The figures gain the cgroup's peak,
+how often it reached its limit, the page-cache pages read again after
+their eviction (refaults) and, under cgroup v2, the pages reclaimed. A
+worker the OOM killer ends is recorded as oom-killed, with those figures,
+not as a failure. The pools are then not skipped for their memory.
 
 Figures per variant and pool size: latency p50, p90, p99, p99.9 and max
 (an HDR histogram), throughput, the pool's hit rate, opens and closes per
@@ -59,6 +70,7 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	rate := fs.Float64("rate", 0, "requests per second (open loop); 0: closed loop")
 	skipTimeCheck := fs.Bool("skip-time-check", false, fmt.Sprintf("start even if the open-loop schedule (--requests at --rate, every pool size, variant and setting) takes more than %s", orchestrate.FormatSeconds(orchestrate.MaxScheduleTime.Seconds())))
 	poolTime := fs.Duration("pool-time", 0, "time limit of each pool size's step, e.g. 20m; it stops early with the requests done (0: no limit)")
+	memoryMax := fs.String("memory-max", "", "run each pool size's worker in a memory cgroup of its own with this limit, e.g. 1G (1 GiB; K, M, G, T are powers of 1,024, as in cgroups and docker); needs root")
 	if done, err := parse(fs, args, serveSynopsis, o); done || err != nil {
 		return err
 	}
@@ -67,6 +79,10 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	}
 	if *poolTime < 0 {
 		return &orchestrate.InputError{Msg: fmt.Sprintf("serve: --pool-time %v: give a positive duration (e.g. 20m), or 0 for no limit", *poolTime)}
+	}
+	maxBytes, err := parseMemoryMax(*memoryMax)
+	if err != nil {
+		return &orchestrate.InputError{Msg: "serve: " + err.Error()}
 	}
 	ps, err := parsePools(*pools, *stores)
 	if err != nil {
@@ -82,9 +98,27 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	cfg.Stores = *stores
 	cfg.Hold = study.hold(*stores)
 	cfg.Serve = &results.ServeConfig{Pools: ps, Requests: *requests, Concurrency: *concurrency, Zipf: *zipf, Rate: *rate,
-		PoolTimeS: poolTime.Seconds()}
+		PoolTimeS: poolTime.Seconds(), MemoryMaxBytes: maxBytes}
 	cfg.SkipTimeCheck = *skipTimeCheck
 	return study.run(ctx, o, cfg)
+}
+
+// minMemoryMax is the smallest --memory-max taken: below it a worker
+// cannot start its engine.
+const minMemoryMax = 16 << 20
+
+// parseMemoryMax reads --memory-max: "" is no limit, else a size as
+// docker's --memory takes it (go-units' RAMInBytes: 512M, 1G, 1GiB, 1.5g;
+// powers of 1,024), at least minMemoryMax.
+func parseMemoryMax(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := units.RAMInBytes(s)
+	if err != nil || n < minMemoryMax {
+		return 0, fmt.Errorf("--memory-max %q: give a size of at least 16M, e.g. 512M or 1G (powers of 1,024)", s)
+	}
+	return n, nil
 }
 
 // parsePools reads --pool: numbers of stores or percentages of stores

@@ -114,7 +114,7 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	fs.Float64Var(&j.Serve.Zipf, "zipf", 0, "serve: Zipf exponent of the agents")
 	fs.Float64Var(&j.Serve.Rate, "rate", 0, "serve: requests per second (open loop; 0: closed loop)")
 	fs.DurationVar(&j.Serve.PoolTime, "pool-time", 0, "serve: stop early once this much time has passed (0: no limit)")
-	fs.StringVar(&j.Cgroup, "cgroup", "", "hold: a fresh memory cgroup to move into and report the charge of")
+	fs.StringVar(&j.Cgroup, "cgroup", "", "hold, serve: a fresh memory cgroup to move into (hold: to report its charge; serve: to run under its limit)")
 	fs.BoolVar(&j.Progress, "progress", false, "print progress lines on stderr")
 	fs.StringVar(&j.CPUProfile, "cpuprofile", "", "create, profile: write a pprof CPU profile of the phase to this file")
 	fs.BoolVar(&j.List, "list", false, "print each variant this worker serves and what its ID() answers, then exit")

@@ -46,8 +46,9 @@ type Job struct {
 	Appended int
 	// Serve is the serve phase's traffic (manydb serve).
 	Serve Serve
-	// Cgroup is a fresh memory cgroup (its directory) the hold worker moves
-	// itself into, to report what it is charged.
+	// Cgroup is a fresh memory cgroup (its directory) the worker moves
+	// itself into: the hold worker to report what it is charged, the
+	// serve worker to run under its limit (serve --memory-max).
 	Cgroup   string
 	Progress bool // print progress lines on stderr (ProgressPrefix)
 	THPOff   bool // disable transparent huge pages before the engine starts

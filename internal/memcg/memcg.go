@@ -280,3 +280,132 @@ func hasWord(s, w string) bool {
 	}
 	return false
 }
+
+// SetLimit sets g's memory limit, in bytes: v2 memory.max, v1
+// memory.limit_in_bytes. Past it the kernel reclaims the group's page
+// cache, and when nothing more can be reclaimed its OOM killer ends a
+// process of the group. Where the kernel accounts swap (v2
+// memory.swap.max, v1 memory.memsw.limit_in_bytes), the group may not
+// swap past the limit either, so anonymous memory meets the OOM killer
+// as in a container without swap.
+func (g Group) SetLimit(bytes int64) error {
+	n := strconv.FormatInt(bytes, 10)
+	files := []limitFile{{"memory.limit_in_bytes", n, false}, {"memory.memsw.limit_in_bytes", n, true}}
+	if g.V2 {
+		files = []limitFile{{"memory.max", n, false}, {"memory.swap.max", "0", true}}
+	}
+	for _, f := range files {
+		path := filepath.Join(g.Path, f.name)
+		if _, err := os.Stat(path); err != nil && f.optional {
+			continue
+		}
+		if err := os.WriteFile(path, []byte(f.value), 0o644); err != nil {
+			return fmt.Errorf("set the memory limit of %s (%s): %w", g.Path, f.name, err)
+		}
+	}
+	return nil
+}
+
+// limitFile is one file SetLimit writes.
+type limitFile struct {
+	name, value string
+	optional    bool // only where the kernel accounts swap
+}
+
+// Pressure is what a group under a memory limit went through, as counts
+// since the group was made (memory.stat's lag applies: see ReadSettled).
+type Pressure struct {
+	// PeakBytes is the most the group was charged: v1
+	// memory.max_usage_in_bytes, v2 memory.peak (0 where the kernel has
+	// none, before 5.19).
+	PeakBytes int64
+	// LimitHits counts the charges that found the group at its limit and
+	// had to reclaim first: v2 memory.events "max". -1 under v1, whose
+	// memory.failcnt recent kernels no longer count (6.18 kept it at 0
+	// for a group that reached its limit and refaulted 192 MiB).
+	LimitHits int64
+	// RefaultPages counts the page-cache pages read again soon after they
+	// were evicted: memory.stat workingset_refault_file (v1: its total_
+	// form). The evictions that cost a read. -1 where the kernel's
+	// memory.stat has no such line (v1 before about 5.19, v2 before 5.9).
+	RefaultPages int64
+	// ReclaimedPages counts the pages the kernel reclaimed from the group
+	// (v2 memory.stat pgsteal); -1 under v1, whose memory.stat has no
+	// such count.
+	ReclaimedPages int64
+	// OOMKills counts the processes of the group the OOM killer ended: v1
+	// memory.oom_control oom_kill, v2 memory.events oom_kill.
+	OOMKills int64
+}
+
+// ReadPressure reads g's pressure counts (Pressure).
+func (g Group) ReadPressure() (Pressure, error) {
+	p := Pressure{ReclaimedPages: -1, RefaultPages: -1}
+	read := func(file string) (map[string]int64, error) {
+		b, err := os.ReadFile(filepath.Join(g.Path, file))
+		if err != nil {
+			return nil, fmt.Errorf("read memory cgroup: %w", err)
+		}
+		return keyedCounts(b), nil
+	}
+	single := func(file string) (int64, error) {
+		b, err := os.ReadFile(filepath.Join(g.Path, file))
+		if err != nil {
+			return 0, fmt.Errorf("read memory cgroup: %w", err)
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("read memory cgroup %s: %w", file, err)
+		}
+		return n, nil
+	}
+	stat, err := read("memory.stat")
+	if err != nil {
+		return p, err
+	}
+	if g.V2 {
+		events, err := read("memory.events")
+		if err != nil {
+			return p, err
+		}
+		p.LimitHits, p.OOMKills = events["max"], events["oom_kill"]
+		if n, ok := stat["workingset_refault_file"]; ok {
+			p.RefaultPages = n
+		}
+		if n, ok := stat["pgsteal"]; ok {
+			p.ReclaimedPages = n
+		}
+		if peak, err := single("memory.peak"); err == nil {
+			p.PeakBytes = peak
+		}
+		return p, nil
+	}
+	oom, err := read("memory.oom_control")
+	if err != nil {
+		return p, err
+	}
+	p.OOMKills, p.LimitHits = oom["oom_kill"], -1
+	if n, ok := stat["total_workingset_refault_file"]; ok {
+		p.RefaultPages = n
+	}
+	if p.PeakBytes, err = single("memory.max_usage_in_bytes"); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// keyedCounts reads "key value" lines (memory.stat, memory.events,
+// memory.oom_control); lines that are not are left out.
+func keyedCounts(b []byte) map[string]int64 {
+	m := map[string]int64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+			m[k] = n
+		}
+	}
+	return m
+}

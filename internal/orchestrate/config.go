@@ -210,6 +210,9 @@ func (c *Config) Validate() error {
 		if err := c.checkScheduleTime(); err != nil {
 			return err
 		}
+		if err := c.checkMemoryMax(); err != nil {
+			return err
+		}
 	}
 	if err := CheckRoot(c.Root, "--root"); err != nil {
 		return err
@@ -221,6 +224,22 @@ func (c *Config) Validate() error {
 		if err := checkWorker(c.Catalog, c.BinDir, v, c.Env); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkMemoryMax checks, for serve --memory-max, that a memory cgroup can
+// be made here (one is made and removed at once).
+func (c *Config) checkMemoryMax() error {
+	if c.Serve.MemoryMaxBytes <= 0 {
+		return nil
+	}
+	g, err := c.cgroups().New(cgroupPrefix)
+	if err != nil {
+		return &InputError{fmt.Sprintf("--memory-max needs a memory cgroup for each serve worker: %v", err)}
+	}
+	if err := g.Remove(); err != nil {
+		return fmt.Errorf("--memory-max: remove the trial cgroup: %w", err)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"manydb/internal/job"
+	"manydb/internal/memcg"
 	"manydb/internal/report"
 	"manydb/internal/results"
 )
@@ -270,11 +271,16 @@ func TestServeStudy(t *testing.T) {
 	}
 
 	s := &study{Config: c, held: map[storesKey]results.Hold{{"fake", "default"}: {Held: 1, RssKB: 1 << 40}}}
-	if why := s.tooManyOpen("fake", mustSetting(t, "default"), 10, c.Serve.Concurrency); !strings.Contains(why, "more than 70 % of the") {
+	if why := s.tooManyOpen("fake", mustSetting(t, "default"), 10, c.Serve.Concurrency, true); !strings.Contains(why, "more than 70 % of the") {
 		t.Errorf("a pool of 10 stores of 1 PiB each: %q", why)
 	}
-	if why := s.tooManyOpen("fake", mustSetting(t, "default"), 0, c.Serve.Concurrency); why != "" {
+	if why := s.tooManyOpen("fake", mustSetting(t, "default"), 0, c.Serve.Concurrency, true); why != "" {
 		t.Errorf("pool 0 skipped: %q", why)
+	}
+	// Under --memory-max the memory is not checked: the limit guards the
+	// machine.
+	if why := s.tooManyOpen("fake", mustSetting(t, "default"), 10, c.Serve.Concurrency, false); why != "" {
+		t.Errorf("a pool of 10 stores of 1 PiB each under a memory limit: skipped: %q", why)
 	}
 	// Open files: 10 descriptors per open store against this process'
 	// hard limit.
@@ -284,10 +290,10 @@ func TestServeStudy(t *testing.T) {
 	}
 	s.held[storesKey{"fake", "default"}] = results.Hold{Held: 10, RssKB: 1, FDsBefore: 8, FDs: 108}
 	fits := int(lim.Max/10) - c.Serve.Concurrency - 1
-	if why := s.tooManyOpen("fake", mustSetting(t, "default"), fits, c.Serve.Concurrency); why != "" {
+	if why := s.tooManyOpen("fake", mustSetting(t, "default"), fits, c.Serve.Concurrency, true); why != "" {
 		t.Errorf("a pool of %d stores of 10 files each under a limit of %d skipped: %q", fits, lim.Max, why)
 	}
-	if why := s.tooManyOpen("fake", mustSetting(t, "default"), fits+2, c.Serve.Concurrency); !strings.Contains(why, "open files") {
+	if why := s.tooManyOpen("fake", mustSetting(t, "default"), fits+2, c.Serve.Concurrency, true); !strings.Contains(why, "open files") {
 		t.Errorf("a pool of %d stores of 10 files each under a limit of %d: %q", fits+2, lim.Max, why)
 	}
 	// A serve phase that peaked at 100 files per open store (a store that
@@ -295,7 +301,7 @@ func TestServeStudy(t *testing.T) {
 	s.servedFDs = map[storesKey]float64{}
 	s.noteServed(&results.Record{Variant: "fake", Setting: "default", Status: results.StatusOK,
 		Serve: &results.Serve{MaxOpen: 20, FDs: []int{10, 2000, 40}}})
-	if why := s.tooManyOpen("fake", mustSetting(t, "default"), fits/10, c.Serve.Concurrency); !strings.Contains(why, "a smaller pool's serve phase") {
+	if why := s.tooManyOpen("fake", mustSetting(t, "default"), fits/10, c.Serve.Concurrency, true); !strings.Contains(why, "a smaller pool's serve phase") {
 		t.Errorf("a pool of %d stores after a serve phase with 100 files per open store, limit %d: %q", fits/10, lim.Max, why)
 	}
 }
@@ -471,5 +477,66 @@ func TestServePoolTime(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("%d serve records, want 1", n)
+	}
+}
+
+// TestServeUnderMemoryMax runs serve --memory-max with fake_hog (8 MiB
+// per open store) under a 64 MiB limit: without a pool the step runs and
+// records its cgroup's figures; a pool of all 20 stores (160 MiB) is
+// ended by the OOM killer, recorded as oom-killed, not as a failure, and
+// the study goes on and succeeds. Needs root (a memory cgroup).
+func TestServeUnderMemoryMax(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes memory cgroups and waits for their figures; skipped under -short")
+	}
+	c := fakeConfig(t, "fake_hog")
+	c.Cgroups = nil // the machine's
+	g, err := c.cgroups().New(cgroupPrefix)
+	if errors.Is(err, memcg.ErrUnavailable) && os.Geteuid() != 0 {
+		t.Skipf("not root, so no cgroup can be made: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	c.Stores, c.Hold = 20, 1
+	c.Serve = &results.ServeConfig{Pools: []int{0, 20}, Requests: 200, Concurrency: 1, Zipf: 1.1, MemoryMaxBytes: 64 << 20}
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatalf("a study whose pool was OOM-killed: %v", err)
+	}
+	recs, err := results.ReadFile(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPool := map[int]results.Record{}
+	for _, r := range recs {
+		if r.Phase == job.PhaseServe && r.Serve != nil {
+			byPool[r.Serve.Pool] = r
+		}
+	}
+	r0, r20 := byPool[0], byPool[20]
+	if r0.Serve == nil {
+		t.Fatalf("no serve record of pool 0: %s %q", r0.Status, r0.Error)
+	}
+	if r0.Status != results.StatusOK || r0.Serve.Limit == nil || r0.Serve.Limit.LimitBytes != 64<<20 || r0.Serve.Limit.OOMKills != 0 {
+		t.Errorf("pool 0 under 64 MiB: %s %q, limit %+v", r0.Status, r0.Error, r0.Serve.Limit)
+	}
+	if r20.Status != results.StatusOOMKilled || r20.Serve == nil || r20.Serve.Limit == nil || r20.Serve.Limit.OOMKills < 1 {
+		t.Fatalf("pool of 20 stores of 8 MiB under 64 MiB: %s %q, serve %+v", r20.Status, r20.Error, r20.Serve)
+	}
+	if !strings.Contains(r20.Error, "OOM killer") {
+		t.Errorf("oom-killed record's error: %q", r20.Error)
+	}
+	var out strings.Builder
+	if err := report.Tables(&out, recs); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"limited to 64MiB", "| Memory limit (cgroup) | 64MiB (v", "| OOM kills | 0 |", "| OOM kills | 1 |",
+		"| Latency p50 | OOM-killed |", "| 20 | OOM-killed: the OOM killer ended the worker"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("serve tables lack %q:\n%s", want, out.String())
+		}
 	}
 }

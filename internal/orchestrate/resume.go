@@ -104,5 +104,5 @@ func sameServe(a, b *results.ServeConfig) bool {
 		return a == b
 	}
 	return slices.Equal(a.Pools, b.Pools) && a.Requests == b.Requests && a.Concurrency == b.Concurrency && a.Zipf == b.Zipf && a.Rate == b.Rate &&
-		a.PoolTimeS == b.PoolTimeS
+		a.PoolTimeS == b.PoolTimeS && a.MemoryMaxBytes == b.MemoryMaxBytes
 }

@@ -618,6 +618,17 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		wj.Cgroup, cgroupNA, removeCgroup = s.makeCgroup(label)
 		defer removeCgroup()
 	}
+	// A serve worker under --memory-max runs in a cgroup of its own with
+	// that limit.
+	var limited *memcg.Group
+	if p.name == job.PhaseServe && s.Serve.MemoryMaxBytes > 0 {
+		g, remove, err := s.makeLimitedCgroup(label, s.Serve.MemoryMaxBytes)
+		if err != nil {
+			return false, err
+		}
+		defer remove()
+		limited, wj.Cgroup = &g, g.Path
+	}
 	m, err := prepareStores(dir, p, label)
 	if err != nil {
 		return false, err
@@ -630,8 +641,20 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 		return false, fmt.Errorf("interrupted during %s; the records of finished phases are in %s, and the same command resumes the study", label, s.Out)
 	}
 	rec := res.rec
-	if res.err != nil {
+	var limit *results.MemoryLimit
+	if limited != nil {
+		if limit, err = s.readLimit(*limited); err != nil {
+			return false, fmt.Errorf("%s: %w", label, err)
+		}
+	}
+	switch {
+	case res.err != nil && limit != nil && limit.OOMKills > 0:
+		rec = s.oomKilled(res, label, bin, args, v, p, limit)
+		res.err = nil // an outcome of the step, not a failure
+	case res.err != nil:
 		rec = s.phaseFailed(res, label, bin, args, v, p)
+	case limit != nil:
+		rec.Serve.Limit = limit
 	}
 	if rec.Hold != nil && rec.Hold.Container == nil {
 		rec.Hold.ContainerNA = cgroupNA
@@ -692,9 +715,11 @@ func (s *study) awaitLoad(ctx context.Context, label string) (load, wait float64
 func (s *study) skipReason(set settings.Setting, v string, p phase) string {
 	switch {
 	case p.name == job.PhaseServe:
-		return s.tooManyOpen(v, set, p.pool, s.Serve.Concurrency)
+		// Under --memory-max the cgroup's limit guards the machine, and
+		// what happens past it is the step's figure.
+		return s.tooManyOpen(v, set, p.pool, s.Serve.Concurrency, s.Serve.MemoryMaxBytes == 0)
 	case p.name == job.PhaseHold && p.run > 0:
-		return s.tooManyOpen(v, set, p.hold, 0)
+		return s.tooManyOpen(v, set, p.hold, 0, true)
 	}
 	return ""
 }
@@ -753,6 +778,50 @@ func (s *study) makeCgroup(label string) (path, na string, remove func()) {
 			fmt.Fprintf(s.Log, "%s: %v\n", label, rerr)
 		}
 	}
+}
+
+// makeLimitedCgroup makes the memory cgroup of a serve worker under
+// --memory-max, with that limit, and returns it and how to remove it.
+// Unlike the hold's container figure, the step cannot run without it.
+func (s *study) makeLimitedCgroup(label string, limit int64) (memcg.Group, func(), error) {
+	g, err := s.cgroups().New(cgroupPrefix)
+	if err != nil {
+		return g, nil, fmt.Errorf("%s: --memory-max: %w", label, err)
+	}
+	remove := func() {
+		if rerr := g.Remove(); rerr != nil {
+			fmt.Fprintf(s.Log, "%s: %v\n", label, rerr)
+		}
+	}
+	if err := g.SetLimit(limit); err != nil {
+		remove()
+		return g, nil, fmt.Errorf("%s: --memory-max: %w", label, err)
+	}
+	return g, remove, nil
+}
+
+// readLimit reads what a serve worker's limited cgroup went through, once
+// the worker is gone and memory.stat has folded its last counts in.
+func (s *study) readLimit(g memcg.Group) (*results.MemoryLimit, error) {
+	time.Sleep(memcg.StatDelay)
+	p, err := g.ReadPressure()
+	if err != nil {
+		return nil, err
+	}
+	return &results.MemoryLimit{Cgroup: g.Path, V2: g.V2, LimitBytes: s.Serve.MemoryMaxBytes, PeakBytes: p.PeakBytes,
+		LimitHits: p.LimitHits, RefaultPages: p.RefaultPages, ReclaimedPages: p.ReclaimedPages, OOMKills: p.OOMKills}, nil
+}
+
+// oomKilled is the record of a serve step whose worker the OOM killer
+// ended at its memory limit: an outcome (StatusOOMKilled), said on the
+// console, not counted as a failure.
+func (s *study) oomKilled(res workerResult, label, bin string, args []string, v string, p phase, limit *results.MemoryLimit) results.Record {
+	rec := failedRecord(res, bin, args, v, p.name, p.run, s.Workload, s.Stores)
+	rec.Status = results.StatusOOMKilled
+	rec.Error = fmt.Sprintf("the OOM killer ended the worker at its memory limit of %s (%v)", bytesText(float64(limit.LimitBytes)), res.err)
+	rec.Serve = &results.Serve{Pool: p.pool, Limit: limit}
+	fmt.Fprintf(s.Log, "%s: %s\n", label, rec.Error)
+	return rec
 }
 
 // prepareStores readies the stores in dir for phase p and returns their
@@ -859,7 +928,9 @@ func (s *study) record(r results.Record) error {
 // from an ok record what later phases check against or reuse: the hold's
 // figures, the serve's open files, the create's samples.
 func (s *study) noteRecorded(r results.Record) {
-	if r.Status != results.StatusOK && r.Status != results.StatusNotApplicable {
+	switch r.Status {
+	case results.StatusOK, results.StatusNotApplicable, results.StatusOOMKilled: // done: a rerun would not change it
+	default:
 		return
 	}
 	s.done[cellKey{r.Variant, r.Setting, r.Phase, r.Repeat(), r.Cache}] = true
@@ -927,13 +998,13 @@ func (c *Config) cgroups() memcg.Hierarchy {
 // phase: their memory (resident memory per open store) in 70 % of the
 // memory available now, or their open files (descriptors per open store,
 // for up to n + extra open stores) in the process' limit. "" when they fit
-// or there is no estimate.
-func (s *study) tooManyOpen(v string, set settings.Setting, n, extra int) string {
+// or there is no estimate. The memory is checked only with checkMemory.
+func (s *study) tooManyOpen(v string, set settings.Setting, n, extra int, checkMemory bool) string {
 	h, ok := s.held[storesKey{v, set.Name}]
 	if !ok || n == 0 || h.Held == 0 {
 		return ""
 	}
-	if availKB, err := measure.MemAvailableKB(); err == nil {
+	if availKB, err := measure.MemAvailableKB(); err == nil && checkMemory {
 		need := h.RssKB * float64(n)
 		if need > 0.7*float64(availKB) {
 			return fmt.Sprintf("%d open stores need about %s (%s per open store, from the hold phase), more than 70 %% of the %s available", n,

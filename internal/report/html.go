@@ -344,8 +344,8 @@ func serveBlocks(t *table) []htmlBlock {
 	var blocks []htmlBlock
 	for _, pool := range t.servePools() {
 		var rows []turnedRow
-		for _, sr := range serveRows(t.stoppedEarly(pool)) {
-			rows = append(rows, turnedRow{sr.label, func(v string) string { return t.serveText(v, pool, sr.value, true) }})
+		for _, sr := range t.serveRows(pool) {
+			rows = append(rows, turnedRow{sr.label, func(v string) string { return t.serveCell(v, pool, sr, true) }})
 		}
 		blocks = append(blocks, turnedBlocks(t, "Pool size "+thousands(float64(pool)), rows)...)
 	}

@@ -119,6 +119,94 @@ var figures = []figure{
 	{name: "space-per-store", label: "Space per store, files", unit: "KB", phase: job.PhaseSpace,
 		value: spacePerStore, uses: exported | swept | inOverview},
 	{label: "Threads, open files, goroutines per open store", text: (*table).perOpenStore},
+	// the limits open stores use up besides memory (results.Hold.Walls)
+	{name: "mappings-per-open-store", label: "Memory mappings per open store", unit: "mappings", phase: job.PhaseHold,
+		value: held(mappingsPerStore), na: limitsNotRecorded, when: (*table).recordedLimits, uses: exported},
+	{name: "pthread-keys-per-open-store", label: "pthread keys per open store", unit: "keys", phase: job.PhaseHold,
+		value: held(pthreadKeysPerStore), na: pthreadKeysNA, when: (*table).recordedLimits, uses: exported},
+	{name: "open-stores-until-limit", label: "Open stores until the first limit here", unit: "stores", phase: job.PhaseHold,
+		value: held(storesUntilLimit), na: noWall, when: (*table).recordedLimits, uses: exported},
+	{label: "same, which limit (per open store; left before the first open)", text: (*table).firstLimit, when: (*table).recordedLimits},
+}
+
+// recordedLimits tells whether a hold of the table recorded the limits
+// (the limit rows are left out of tables of older records).
+func (t *table) recordedLimits() bool {
+	for _, c := range t.columns {
+		for _, r := range c.records(job.PhaseHold, "") {
+			if r.Hold != nil && r.Hold.Limits != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mappingsPerStore is the memory mappings a hold added per open store;
+// NaN in a record made before they were counted.
+func mappingsPerStore(h *results.Hold) float64 {
+	if h.Limits == nil {
+		return math.NaN()
+	}
+	return float64(h.Mappings-h.MappingsBefore) / float64(h.Held)
+}
+
+// pthreadKeysPerStore is the pthread keys a hold took per open store;
+// NaN where they were not counted (an older record, a worker without
+// cgo).
+func pthreadKeysPerStore(h *results.Hold) float64 {
+	if h.Limits == nil || h.PthreadKeysMax <= 0 {
+		return math.NaN()
+	}
+	return float64(h.PthreadKeysFreeBefore-h.PthreadKeysFree) / float64(h.Held)
+}
+
+// storesUntilLimit is how many open stores the first limit lets the
+// worker hold (results.Hold.Walls); NaN when the stores use up none
+// (noWall says so) or the limits were not recorded.
+func storesUntilLimit(h *results.Hold) float64 {
+	ws := h.Walls()
+	if len(ws) == 0 {
+		return math.NaN()
+	}
+	return ws[0].Stores
+}
+
+// limitsNotRecorded: a hold record made before the limits were.
+func limitsNotRecorded(recs []*results.Record) string {
+	if h := recs[len(recs)-1].Hold; h != nil && h.Limits == nil {
+		return "– (not recorded)"
+	}
+	return ""
+}
+
+// noWall: limits not recorded, or open stores that took nothing of any.
+func noWall(recs []*results.Record) string {
+	h := recs[len(recs)-1].Hold
+	switch {
+	case h == nil || h.Held < 1:
+		return ""
+	case h.Limits == nil:
+		return "– (not recorded)"
+	case len(h.Walls()) == 0:
+		return "none reached"
+	}
+	return ""
+}
+
+// pthreadKeysNA: not recorded, or a worker without cgo (no C library to
+// ask; its engine is pure Go).
+func pthreadKeysNA(recs []*results.Record) string {
+	h := recs[len(recs)-1].Hold
+	switch {
+	case h == nil:
+		return ""
+	case h.Limits == nil:
+		return "– (not recorded)"
+	case h.PthreadKeysMax < 0:
+		return "n/a (worker without cgo)"
+	}
+	return ""
 }
 
 // exportedFigures are the figures of compare and the exports, in order.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	units "github.com/docker/go-units"
+
 	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
@@ -28,6 +30,9 @@ func (t *table) writeServe(w io.Writer) {
 				if s.PoolTimeS > 0 {
 					cfg += fmt.Sprintf(", at most %s per pool size (--pool-time; a step that reached it stopped early, and its figures are of the requests it served)", poolTime(s.PoolTimeS))
 				}
+				if s.Limit != nil {
+					cfg += fmt.Sprintf(", each pool size's worker in a memory cgroup (%s) limited to %s (--memory-max; the stores' files evicted from the page cache first)", cgroupVersion(s.Limit), units.BytesSize(float64(s.Limit.LimitBytes)))
+				}
 			}
 		}
 	}
@@ -42,10 +47,10 @@ func (t *table) writeServe(w io.Writer) {
 	for _, pool := range pools {
 		fmt.Fprintf(w, "### Pool of %s open stores\n\n", thousands(float64(pool)))
 		header()
-		for _, r := range serveRows(t.stoppedEarly(pool)) {
+		for _, r := range t.serveRows(pool) {
 			vals := make([]string, len(t.variants))
 			for i, v := range t.variants {
-				vals[i] = t.serveText(v, pool, r.value, false)
+				vals[i] = t.serveCell(v, pool, r, false)
 			}
 			fmt.Fprintf(w, "| %s | %s |\n", r.label, strings.Join(vals, " | "))
 		}
@@ -102,6 +107,113 @@ func loop(rate float64) string {
 type serveRow struct {
 	label string
 	value func(s *results.Serve) string
+	// limit: a figure of the memory cgroup's limit, which a step the
+	// OOM killer ended has too.
+	limit bool
+}
+
+// serveRows are the rows of a pool size's block (serveRows), with the
+// memory limit's rows when a step of it ran under one.
+func (t *table) serveRows(pool int) []serveRow {
+	rows := serveRows(t.stoppedEarly(pool))
+	if t.limited(pool) {
+		rows = append(rows, limitRows()...)
+	}
+	return rows
+}
+
+// limited tells whether a serve step of the pool size ran under a memory
+// limit (serve --memory-max) in any column.
+func (t *table) limited(pool int) bool {
+	for _, v := range t.variants {
+		for _, r := range t.columns[v].serves() {
+			if r.Serve.Pool == pool && r.Serve.Limit != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pageBytes is the size of the pages the cgroup counts (refaults,
+// reclaim) on the machines manydb runs on.
+const pageBytes = 4096
+
+// limitRows are the figures of a serve step under a memory limit, over
+// the whole step (warm-up included), from the worker's cgroup.
+func limitRows() []serveRow {
+	na := func(s *results.Serve) bool { return s.Limit == nil }
+	return []serveRow{
+		{"Memory limit (cgroup)", func(s *results.Serve) string {
+			if na(s) {
+				return "none"
+			}
+			return units.BytesSize(float64(s.Limit.LimitBytes)) + " (" + cgroupVersion(s.Limit) + ")"
+		}, true},
+		{"Charged to the cgroup, peak", func(s *results.Serve) string {
+			if na(s) || s.Limit.PeakBytes == 0 {
+				return "n/a"
+			}
+			return mb(float64(s.Limit.PeakBytes) / 1024)
+		}, true},
+		{"Limit reached (charges that reclaimed first)", func(s *results.Serve) string {
+			switch {
+			case na(s):
+				return "n/a"
+			case s.Limit.LimitHits < 0:
+				return "n/a (cgroup v1: see the peak)"
+			}
+			return thousands(float64(s.Limit.LimitHits))
+		}, true},
+		{"Page cache read again after eviction (refaults)", func(s *results.Serve) string {
+			switch {
+			case na(s):
+				return "n/a"
+			case s.Limit.RefaultPages < 0:
+				return "n/a (this kernel does not count them)"
+			}
+			text := mb(float64(s.Limit.RefaultPages*pageBytes) / 1024)
+			if n := s.Warmup + s.Served(); n > 0 {
+				text += fmt.Sprintf(", %.1f pages per request", float64(s.Limit.RefaultPages)/float64(n))
+			}
+			return text
+		}, true},
+		{"Pages reclaimed", func(s *results.Serve) string {
+			switch {
+			case na(s):
+				return "n/a"
+			case s.Limit.ReclaimedPages < 0:
+				return "n/a (cgroup v1 has no count)"
+			}
+			return thousands(float64(s.Limit.ReclaimedPages))
+		}, true},
+		{"OOM kills", func(s *results.Serve) string {
+			if na(s) {
+				return "n/a"
+			}
+			return thousands(float64(s.Limit.OOMKills))
+		}, true},
+	}
+}
+
+func cgroupVersion(l *results.MemoryLimit) string {
+	if l.V2 {
+		return "v2"
+	}
+	return "v1"
+}
+
+// serveCell is row r's text of variant v's step of the pool size: as
+// serveText, but a limit's figure of a step the OOM killer ended too.
+func (t *table) serveCell(v string, pool int, r serveRow, why bool) string {
+	if r.limit {
+		for _, rec := range t.columns[v].serves() {
+			if rec.Serve.Pool == pool && rec.Status == results.StatusOOMKilled {
+				return r.value(rec.Serve)
+			}
+		}
+	}
+	return t.serveText(v, pool, r.value, why)
 }
 
 // poolTime writes a time limit in seconds as Go writes a duration (20m0s).
@@ -129,7 +241,7 @@ func serveRows(stopped bool) []serveRow {
 	perSec := func(n int64, s *results.Serve) string { return thousands(float64(n) / s.WallS) }
 	var rows []serveRow
 	if stopped {
-		rows = append(rows, serveRow{"Requests served", func(s *results.Serve) string {
+		rows = append(rows, serveRow{label: "Requests served", value: func(s *results.Serve) string {
 			if !s.StoppedEarly {
 				return thousands(float64(s.Requests))
 			}
@@ -137,21 +249,21 @@ func serveRows(stopped bool) []serveRow {
 		}})
 	}
 	return append(rows, []serveRow{
-		{"Latency p50", func(s *results.Serve) string { return millis(s.P50Ms, 3) }},
-		{"p90", func(s *results.Serve) string { return millis(s.P90Ms, 3) }},
-		{"p99", func(s *results.Serve) string { return millis(s.P99Ms, 3) }},
-		{"p99.9", func(s *results.Serve) string { return millis(s.P999Ms, 3) }},
-		{"max", func(s *results.Serve) string { return millis(s.MaxMs, 3) }},
-		{"Requests per second", func(s *results.Serve) string { return perSec(int64(s.Served()), s) }},
-		{"Pool hit rate", func(s *results.Serve) string { return fmt.Sprintf("%.1f %%", 100*float64(s.Hits)/float64(s.Served())) }},
-		{"Opens per second", func(s *results.Serve) string { return perSec(s.Opens, s) }},
-		{"Closes per second", func(s *results.Serve) string { return perSec(s.Closes, s) }},
-		{"Most stores open at once", func(s *results.Serve) string { return thousands(float64(s.MaxOpen)) }},
-		{"Resident memory, end / peak", func(s *results.Serve) string { return mb(last(s.RssKB)) + " / " + mb(peak(s.RssKB)) }},
-		{"Anonymous memory, end / peak", func(s *results.Serve) string { return mb(last(s.AnonKB)) + " / " + mb(peak(s.AnonKB)) }},
-		{"Threads, end / peak", func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.Threads), peakInt(s.Threads)) }},
-		{"Open files, end / peak", func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.FDs), peakInt(s.FDs)) }},
-		{"Errors", func(s *results.Serve) string { return "0" }}, // a wrong answer fails the phase
+		{"Latency p50", func(s *results.Serve) string { return millis(s.P50Ms, 3) }, false},
+		{"p90", func(s *results.Serve) string { return millis(s.P90Ms, 3) }, false},
+		{"p99", func(s *results.Serve) string { return millis(s.P99Ms, 3) }, false},
+		{"p99.9", func(s *results.Serve) string { return millis(s.P999Ms, 3) }, false},
+		{"max", func(s *results.Serve) string { return millis(s.MaxMs, 3) }, false},
+		{"Requests per second", func(s *results.Serve) string { return perSec(int64(s.Served()), s) }, false},
+		{"Pool hit rate", func(s *results.Serve) string { return fmt.Sprintf("%.1f %%", 100*float64(s.Hits)/float64(s.Served())) }, false},
+		{"Opens per second", func(s *results.Serve) string { return perSec(s.Opens, s) }, false},
+		{"Closes per second", func(s *results.Serve) string { return perSec(s.Closes, s) }, false},
+		{"Most stores open at once", func(s *results.Serve) string { return thousands(float64(s.MaxOpen)) }, false},
+		{"Resident memory, end / peak", func(s *results.Serve) string { return mb(last(s.RssKB)) + " / " + mb(peak(s.RssKB)) }, false},
+		{"Anonymous memory, end / peak", func(s *results.Serve) string { return mb(last(s.AnonKB)) + " / " + mb(peak(s.AnonKB)) }, false},
+		{"Threads, end / peak", func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.Threads), peakInt(s.Threads)) }, false},
+		{"Open files, end / peak", func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.FDs), peakInt(s.FDs)) }, false},
+		{"Errors", func(s *results.Serve) string { return "0" }, false}, // a wrong answer fails the phase
 	}...)
 }
 
@@ -181,10 +293,10 @@ func lastInt(xs []int) int {
 func (t *table) serveRowsHTML() [][]string {
 	var rows [][]string
 	for _, pool := range t.servePools() {
-		for _, sr := range serveRows(t.stoppedEarly(pool)) {
+		for _, sr := range t.serveRows(pool) {
 			row := []string{fmt.Sprintf("pool %s: %s", thousands(float64(pool)), sr.label)}
 			for _, v := range t.variants {
-				row = append(row, t.serveText(v, pool, sr.value, true))
+				row = append(row, t.serveCell(v, pool, sr, true))
 			}
 			rows = append(rows, row)
 		}
@@ -249,6 +361,10 @@ func (t *table) serveText(v string, pool int, value func(s *results.Serve) strin
 	for _, rec := range c.serves() {
 		switch {
 		case rec.Serve.Pool != pool:
+		case rec.Status == results.StatusOOMKilled && why:
+			return "OOM-killed: " + rec.Error
+		case rec.Status == results.StatusOOMKilled:
+			return "OOM-killed"
 		case rec.Status != results.StatusOK && why:
 			return "skipped: " + rec.Error
 		case rec.Status != results.StatusOK:

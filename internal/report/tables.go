@@ -161,6 +161,8 @@ func (t *table) text(f figure, c *column) string {
 		return thousands(v) + " KB"
 	case f.unit == "µs":
 		return micros(v)
+	case f.unit == "mappings" || f.unit == "keys":
+		return significant(v)
 	}
 	return thousands(v)
 }
@@ -215,6 +217,31 @@ func (t *table) perOpenStore(c *column) string {
 	h := hold.Hold
 	per := func(before, after int) string { return fmt.Sprintf("%.1f", float64(after-before)/float64(h.Held)) }
 	return per(h.ThreadsBefore, h.Threads) + ", " + per(h.FDsBefore, h.FDs) + ", " + per(h.GoroutinesBefore, h.Goroutines)
+}
+
+// firstLimit names the limit that stops a column's open stores first,
+// what each open store takes of it and what was left of it before the
+// hold's first open (results.Hold.Walls).
+func (t *table) firstLimit(c *column) string {
+	hold := c.last(job.PhaseHold)
+	if hold == nil {
+		return missing(c, job.PhaseHold)
+	}
+	switch {
+	case hold.Hold.Held < 1:
+		return missing(c, job.PhaseHold)
+	case hold.Hold.Limits == nil:
+		return "– (not recorded)"
+	}
+	ws := hold.Hold.Walls()
+	if len(ws) == 0 {
+		return "none: the open stores took nothing of any limit"
+	}
+	w := ws[0]
+	if w.Name == "memory" {
+		return fmt.Sprintf("memory (%s anonymous per store; %s available)", memory(w.PerStore), memory(w.Left))
+	}
+	return fmt.Sprintf("%s (%s per store; %s left)", w.Name, significant(w.PerStore), thousands(w.Left))
 }
 
 // runRanges lists ascending run numbers with each stretch of consecutive

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"manydb/internal/job"
+	"manydb/internal/measure"
 	"manydb/internal/workload"
 )
 
@@ -39,6 +40,11 @@ const (
 	// StatusNotApplicable marks a variant that a setting does not change
 	// (a glibc malloc setting for a pure-Go engine): not measured again.
 	StatusNotApplicable = "n/a"
+	// StatusOOMKilled marks a serve step whose worker the kernel's OOM
+	// killer ended at its memory limit (serve --memory-max): an outcome
+	// of the step, with its Serve.Limit, not a failure of manydb or the
+	// engine.
+	StatusOOMKilled = "oom-killed"
 )
 
 // Record is one line of a results file. Fields that a phase does not use
@@ -186,6 +192,23 @@ type Hold struct {
 	// engines start goroutines where C engines start threads).
 	GoroutinesBefore int `json:"goroutines_before"`
 	Goroutines       int `json:"goroutines"`
+	// Memory mappings of the worker before and with all stores open
+	// (vm.max_map_count bounds them); 0 in records made before they were
+	// counted.
+	MappingsBefore int `json:"mappings_before,omitempty"`
+	Mappings       int `json:"mappings,omitempty"`
+	// pthread keys the worker could still create before and with all
+	// stores open, of PthreadKeysMax (the C library's PTHREAD_KEYS_MAX);
+	// -1 in a worker built without cgo, 0 in records made before they
+	// were counted (PthreadKeysMax 0).
+	PthreadKeysFreeBefore int `json:"pthread_keys_free_before,omitempty"`
+	PthreadKeysFree       int `json:"pthread_keys_free,omitempty"`
+	PthreadKeysMax        int `json:"pthread_keys_max,omitempty"`
+	// Limits are the worker's limits besides memory when the stores were
+	// opened, and MemAvailableKB the machine's available memory then
+	// (/proc/meminfo): what Walls divides by. nil in older records.
+	Limits         *measure.Limits `json:"limits,omitempty"`
+	MemAvailableKB int64           `json:"mem_available_kb,omitempty"`
 	// Container is the memory charged to the worker's own memory cgroup
 	// before and with the stores open; nil when there was none, and then
 	// ContainerNA says why.
@@ -227,6 +250,9 @@ type ServeConfig struct {
 	// PoolTimeS is each pool step's time limit (--pool-time), seconds;
 	// 0: none.
 	PoolTimeS float64 `json:"pool_time_s,omitempty"`
+	// MemoryMaxBytes is the memory limit of each serve worker's own
+	// cgroup (--memory-max); 0: none.
+	MemoryMaxBytes int64 `json:"memory_max_bytes,omitempty"`
 }
 
 // Serve is one manydb serve run: agents' requests (each an agent turn:
@@ -269,6 +295,27 @@ type Serve struct {
 	Threads   []int   `json:"threads"`
 	FDs       []int   `json:"fds"`
 	BaseRssKB int64   `json:"base_rss_kb"` // before the first store opened
+	// Limit is what the worker's memory cgroup went through under
+	// serve --memory-max; nil without a limit.
+	Limit *MemoryLimit `json:"limit,omitempty"`
+}
+
+// MemoryLimit is a serve worker's memory cgroup under a limit, counted
+// over the whole step (warm-up included), from the cgroup's files
+// (internal/memcg.Pressure says which).
+type MemoryLimit struct {
+	Cgroup     string `json:"cgroup"`
+	V2         bool   `json:"v2,omitempty"` // the unified hierarchy; else v1
+	LimitBytes int64  `json:"limit_bytes"`
+	PeakBytes  int64  `json:"peak_bytes"` // 0: the kernel has no peak figure
+	LimitHits  int64  `json:"limit_hits"` // v2 only; -1 under v1
+	// RefaultPages: page-cache pages read again soon after they were
+	// evicted (4 KiB each); -1 where the kernel does not count them.
+	RefaultPages int64 `json:"refault_pages"`
+	// ReclaimedPages: pages the kernel reclaimed from the group (v2); -1
+	// under v1, which has no such count.
+	ReclaimedPages int64 `json:"reclaimed_pages"`
+	OOMKills       int64 `json:"oom_kills"`
 }
 
 // Served is the number of recorded requests the figures are of: Done when
@@ -412,8 +459,11 @@ func (r *Record) moveOldRun() {
 // check refuses a record that lacks what its phase and status promise
 // (an edited or foreign line), so that nothing reading records meets a
 // missing object: an ok hold without its figures, an ok serve without its
-// traffic.
+// traffic, an oom-killed serve step without its limit.
 func (r *Record) check() error {
+	if r.Status == StatusOOMKilled && (r.Phase != job.PhaseServe || r.Serve == nil || r.Serve.Limit == nil) {
+		return fmt.Errorf("an oom-killed record that is not a serve record with its \"limit\"")
+	}
 	if r.Status != StatusOK {
 		return nil
 	}

@@ -68,6 +68,15 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	if err != nil {
 		return err
 	}
+	limits, err := measure.ReadLimits()
+	if err != nil {
+		return err
+	}
+	availKB, err := measure.MemAvailableKB()
+	if err != nil {
+		return err
+	}
+	_, keysMax := freePthreadKeys()
 	var cBefore memcg.Charge
 	if cg != nil {
 		if cBefore, err = cg.ReadSettled(); err != nil { // the eviction's effect in memory.stat
@@ -124,10 +133,17 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 		FDsBefore:     before.fds,
 		FDs:           after.fds,
 
-		GoroutinesBefore: before.goroutines,
-		Goroutines:       after.goroutines,
-		Container:        container,
-		OpenMs:           openMs,
+		GoroutinesBefore:      before.goroutines,
+		Goroutines:            after.goroutines,
+		MappingsBefore:        before.mappings,
+		Mappings:              after.mappings,
+		PthreadKeysFreeBefore: before.keysFree,
+		PthreadKeysFree:       after.keysFree,
+		PthreadKeysMax:        keysMax,
+		Limits:                &limits,
+		MemAvailableKB:        availKB,
+		Container:             container,
+		OpenMs:                openMs,
 	}
 	start := time.Now()
 	for _, s := range open {
@@ -162,10 +178,13 @@ type procSnapshot struct {
 	threads    int
 	fds        int
 	goroutines int
+	mappings   int
+	keysFree   int // pthread keys still free; -1 when not known
 }
 
 // snapshot collects garbage, returns freed Go memory to the OS and reads
-// the process' memory, threads, open files and goroutines.
+// the process' memory, threads, open files, goroutines, memory mappings
+// and free pthread keys. The memory is read first: the others allocate.
 func snapshot() (procSnapshot, error) {
 	debug.FreeOSMemory() // a full collection first
 	s := procSnapshot{goroutines: runtime.NumGoroutine()}
@@ -176,6 +195,12 @@ func snapshot() (procSnapshot, error) {
 	if s.threads, err = measure.Threads(); err != nil {
 		return s, err
 	}
-	s.fds, err = measure.OpenFiles()
-	return s, err
+	if s.fds, err = measure.OpenFiles(); err != nil {
+		return s, err
+	}
+	if s.mappings, err = measure.Mappings(); err != nil {
+		return s, err
+	}
+	s.keysFree, _ = freePthreadKeys()
+	return s, nil
 }

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/measure"
+	"manydb/internal/memcg"
 	"manydb/internal/results"
 	"manydb/internal/serve"
 	"manydb/internal/workload"
@@ -27,16 +29,29 @@ const sampleEvery = 250 * time.Millisecond
 // first. A warm-up of 5 % of the requests is not recorded. With a time
 // limit (--pool-time) the phase stops early once it has passed since the
 // warm-up began; its record says how many requests were done, and its
-// figures are of those.
+// figures are of those. With a memory cgroup (serve --memory-max) the
+// worker moves into it first and evicts every store's files from the page
+// cache, so the pages its requests read are charged to it, as in a new
+// container.
 func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	sj := j.Serve
+	dirs := storeDirs(j)
+	if j.Cgroup != "" {
+		if err := memcg.Open(j.Cgroup).Join(os.Getpid()); err != nil {
+			return err
+		}
+		for i, dir := range dirs {
+			if err := measure.Evict(dir); err != nil {
+				return storeError(j, i, "evict from the page cache", err)
+			}
+		}
+	}
 	base, err := measure.ReadMemory()
 	if err != nil {
 		return err
 	}
 	c := serve.Config{Stores: j.Stores, Requests: sj.Requests, Warmup: serve.Warmup(sj.Requests), Concurrency: sj.Concurrency,
 		Pool: sj.Pool, Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate, TimeLimit: sj.PoolTime}
-	dirs := storeDirs(j)
 	newest := make([]int64, j.Stores) // guarded by the pool's lock of each store
 	spec := j.Workload
 	f := serve.Funcs{

@@ -123,6 +123,9 @@ func TestHoldTimesEachOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkHeldOpens(t, rec.Hold, 6)
+	if h := rec.Hold; h.Limits == nil || h.Limits.OpenFiles < 1 || h.MappingsBefore < 1 || h.Mappings < 1 || h.MemAvailableKB < 1 || h.PthreadKeysMax == 0 {
+		t.Errorf("hold: limits %+v, mappings %d → %d, available %d KB, pthread keys max %d: want each recorded", h.Limits, h.MappingsBefore, h.Mappings, h.MemAvailableKB, h.PthreadKeysMax)
+	}
 	for i, x := range rec.Hold.OpenMs {
 		if x < float64(i) {
 			t.Errorf("open %d took %.3f ms, want at least %d ms (%d stores open)", i, x, i, i)

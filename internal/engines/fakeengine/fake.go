@@ -18,6 +18,9 @@
 //	fake_createfail  fails to create the third store (as on a full disk)
 //	fake_hang        stops making progress while opening the third store
 //	                 (sleeps for an hour: the watchdog must end it)
+//	fake_hog         like fake, but every open store holds 8 MiB of
+//	                 touched anonymous memory until it is closed (a memory
+//	                 limit's test)
 //	fake_wrongrecent returns the newest notes in the wrong order
 //	fake_wrongget    returns the note after each one asked for
 //	fake_wrongscan   leaves out the last note when scanning
@@ -64,7 +67,7 @@ func New(id string) func() (engine.Variant, error) {
 	return func() (engine.Variant, error) {
 		switch id {
 		case "fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_nthopen", "fake_panic", "fake_sigkill", "fake_createfail", "fake_hang",
-			"fake_wrongrecent", "fake_wrongget", "fake_wrongscan", "fake_lostappend":
+			"fake_hog", "fake_wrongrecent", "fake_wrongget", "fake_wrongscan", "fake_lostappend":
 			return &Variant{id: id}, nil
 		}
 		return nil, fmt.Errorf("no fake variant %q", id)
@@ -137,8 +140,18 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 		return nil, err
 	}
 	v.open.Add(1)
-	return &store{path: path, v: v}, nil
+	st := &store{path: path, v: v}
+	if v.id == "fake_hog" {
+		st.hog = make([]byte, HogBytes)
+		for i := 0; i < len(st.hog); i += 4096 {
+			st.hog[i] = 1
+		}
+	}
+	return st, nil
 }
+
+// HogBytes is the anonymous memory each open fake_hog store holds.
+const HogBytes = 8 << 20
 
 func (v *Variant) slow() {
 	if v.id == "fake_slow" {
@@ -150,6 +163,7 @@ type store struct {
 	path   string
 	v      *Variant
 	closed bool
+	hog    []byte // fake_hog's memory, released by Close
 }
 
 func (s *store) Insert(notes []workload.Note) error { return s.write(notes) }
@@ -238,6 +252,7 @@ func (s *store) Close() error {
 	if !s.closed {
 		s.closed = true
 		s.v.open.Add(-1)
+		s.hog = nil
 	}
 	return nil
 }

@@ -1,0 +1,73 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"manydb/internal/job"
+	"manydb/internal/measure"
+	"manydb/internal/results"
+)
+
+// TestLimitRows: the tables show the mappings and pthread keys per open
+// store and the first limit with its name; a record made before the
+// limits were recorded says so in each.
+func TestLimitRows(t *testing.T) {
+	var recs []results.Record
+	for _, v := range []string{"obx", "sqlite"} {
+		r := results.Record{Schema: results.Schema, Study: "s", Variant: v, Setting: "default", Status: results.StatusOK,
+			Phase: job.PhaseHold, Hold: &results.Hold{Held: 100, RssKB: 400, AnonKB: 30}}
+		if v == "obx" {
+			h := r.Hold
+			h.FDsBefore, h.FDs, h.MappingsBefore, h.Mappings = 10, 310, 100, 500
+			h.PthreadKeysMax, h.PthreadKeysFreeBefore, h.PthreadKeysFree = 1024, 1000, 900
+			h.MemAvailableKB, h.Limits = 24<<20, &measure.Limits{OpenFiles: 20000, Mappings: 65530, Threads: 100000}
+		}
+		recs = append(recs, r)
+	}
+	var b bytes.Buffer
+	if err := Tables(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| Memory mappings per open store | 4 | – (not recorded) |",
+		"| pthread keys per open store | 1 | – (not recorded) |",
+		"| Open stores until the first limit here | 1,000 | – (not recorded) |",
+		"| same, which limit (per open store; left before the first open) | pthread keys (1 per store; 1,000 left) | – (not recorded) |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the tables lack %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestOOMKilledStep: a serve step the OOM killer ended shows its limit's
+// figures and "OOM-killed" in the others, never a latency; a step under
+// a kernel without refault counts says n/a.
+func TestOOMKilledStep(t *testing.T) {
+	lim := func(ooms, refaults int64) *results.MemoryLimit {
+		return &results.MemoryLimit{LimitBytes: 1 << 30, PeakBytes: 1 << 30, LimitHits: -1, RefaultPages: refaults, ReclaimedPages: -1, OOMKills: ooms}
+	}
+	recs := []results.Record{
+		{Schema: results.Schema, Study: "s", Variant: "obx", Setting: "default", Status: results.StatusOK, Phase: job.PhaseServe, PoolStep: 1,
+			Serve: &results.Serve{Pool: 0, Requests: 100, Warmup: 5, P50Ms: 1.5, P99Ms: 3, WallS: 1, Limit: lim(0, -1)}},
+		{Schema: results.Schema, Study: "s", Variant: "obx", Setting: "default", Status: results.StatusOOMKilled, Phase: job.PhaseServe, PoolStep: 2,
+			Error: "the OOM killer ended the worker", Serve: &results.Serve{Pool: 10, Limit: lim(1, 256)}},
+	}
+	var b bytes.Buffer
+	if err := Tables(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	pool10 := got[strings.Index(got, "### Pool of 10 open stores"):]
+	for _, want := range []string{"| Latency p50 | OOM-killed |", "| OOM kills | 1 |", "| Memory limit (cgroup) | 1GiB (v1) |",
+		"| Page cache read again after eviction (refaults) | 1.0 MB", "| Pages reclaimed | n/a (cgroup v1 has no count) |", "| Limit reached (charges that reclaimed first) | n/a (cgroup v1: see the peak) |", "| 10 | OOM-killed: the OOM killer ended the worker |"} {
+		if !strings.Contains(pool10, want) {
+			t.Errorf("the pool of 10's block lacks %q:\n%s", want, pool10)
+		}
+	}
+	if !strings.Contains(got, "| Page cache read again after eviction (refaults) | n/a (this kernel does not count them) |") {
+		t.Errorf("pool 0's refaults without a count:\n%s", got)
+	}
+}
