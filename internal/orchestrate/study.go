@@ -1025,7 +1025,7 @@ func (s *study) tooManyOpen(v string, set settings.Setting, n, extra int, checkM
 		open := n + extra
 		need := float64(h.FDsBefore) + perStore*float64(open)
 		if need > float64(lim.Max) {
-			return fmt.Sprintf("%d open stores need about %.0f open files (%.1f per open store, from %s), more than the limit of %d here (ulimit -n; raise the hard limit to serve this pool)",
+			return fmt.Sprintf("%d open stores need about %.0f open files (%.1f per open store, from %s), more than the limit of %d here (ulimit -n; raising the hard limit moves this wall)",
 				open, need, perStore, from, lim.Max)
 		}
 	}

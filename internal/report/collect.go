@@ -94,17 +94,20 @@ type column struct {
 	na         bool                // the setting does not apply to this variant
 	naWhy      string              // why, as its record says
 	options    map[string][]string // engine option → the values its records name (lean), in order
-	storesFrom string              // serve: the study whose kept stores were reused
-	version    map[string][]string // library → the versions its records name, in order
-	variant    string              // the variant of the column's records
-	machine    string              // its machine's label when the table has several, else ""
-	study      string              // the study of the column's records
-	runs       int                 // warm open runs its study asked for
-	turnRuns   int                 // turn runs its study asked for
+	// skippedHolds: hold count → why that hold was skipped before it
+	// started (one of several hold counts that would not fit).
+	skippedHolds map[int]string
+	storesFrom   string              // serve: the study whose kept stores were reused
+	version      map[string][]string // library → the versions its records name, in order
+	variant      string              // the variant of the column's records
+	machine      string              // its machine's label when the table has several, else ""
+	study        string              // the study of the column's records
+	runs         int                 // warm open runs its study asked for
+	turnRuns     int                 // turn runs its study asked for
 }
 
 func newCell(r *results.Record, machine string) *column {
-	return &column{failed: map[job.Phase]bool{}, failedRuns: map[int]bool{}, failedTurn: map[int]bool{}, version: map[string][]string{},
+	return &column{failed: map[job.Phase]bool{}, failedRuns: map[int]bool{}, failedTurn: map[int]bool{}, version: map[string][]string{}, skippedHolds: map[int]string{},
 		variant: r.Variant, machine: machine, study: r.Study}
 }
 
@@ -253,6 +256,11 @@ func (t *table) add(col string, c *column, r *results.Record) {
 	case r.Phase == job.PhaseServe && r.Status != results.StatusFailed:
 		t.served = true
 		c.recs.put(runKey{r.Phase, r.Cache, r.Repeat()}, r)
+	case r.Status == results.StatusNotApplicable && r.Phase == job.PhaseHold && r.HoldStep > 0 && r.Hold != nil:
+		// One of several hold counts, skipped as it would not fit: the
+		// setting applies to the variant.
+		c.skippedHolds[r.Hold.Held] = r.Error
+		t.noteHold(r.Hold.Held)
 	case r.StoresFrom != "" && r.Status == results.StatusNotApplicable:
 		c.storesFrom = r.StoresFrom
 	case r.Status == results.StatusNotApplicable:
@@ -325,7 +333,7 @@ func (t *table) addOK(col string, c *column, r *results.Record) {
 			delete(c.failedRuns, r.Run)
 		}
 	case job.PhaseHold:
-		t.held = r.Hold.Held
+		t.noteHold(r.Hold.Held)
 	case job.PhaseTurn:
 		t.turned = true
 		delete(c.failedTurn, r.Turn)
@@ -379,4 +387,14 @@ func highestRun(recs []*results.Record, failed map[int]bool) int {
 		n = max(n, r)
 	}
 	return n
+}
+
+// noteHold notes a hold count of the table: the hold rows' count is the
+// largest, and with several each gets a block of rows.
+func (t *table) noteHold(held int) {
+	if !slices.Contains(t.holds, held) {
+		t.holds = append(t.holds, held)
+		slices.Sort(t.holds)
+	}
+	t.held = max(t.held, held)
 }

@@ -71,3 +71,38 @@ func TestOOMKilledStep(t *testing.T) {
 		t.Errorf("pool 0's refaults without a count:\n%s", got)
 	}
 }
+
+// TestSeveralHoldCounts: a study of two hold counts shows a block of hold
+// rows per count; a column whose larger hold was skipped says "skipped"
+// there (not the smaller hold's figure under the larger count's label),
+// the notes say why, and the column is not n/a.
+func TestSeveralHoldCounts(t *testing.T) {
+	hold := func(v string, step, held int, rss float64) results.Record {
+		return results.Record{Schema: results.Schema, Study: "s", Variant: v, Setting: "default", Status: results.StatusOK,
+			Phase: job.PhaseHold, HoldStep: step, Hold: &results.Hold{Held: held, RssKB: rss, AnonKB: rss}}
+	}
+	skipped := hold("obx", 2, 10000, 0)
+	skipped.Status, skipped.Error = results.StatusNotApplicable, "10000 open stores need about 26.1 GB"
+	skipped.Hold = &results.Hold{Held: 10000}
+	recs := []results.Record{hold("obx", 1, 1000, 2546), skipped, hold("sqlite", 1, 1000, 431), hold("sqlite", 2, 10000, 430)}
+	var b bytes.Buffer
+	if err := Tables(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{
+		"| Memory per open store (1,000 open), resident | 2,546 KB | 431 KB |",
+		"| Memory per open store (10,000 open), resident | skipped | 430 KB |",
+		"Holds skipped before they started: obx at 10,000 open: 10000 open stores need about 26.1 GB.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the tables lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "\nn/a: ") {
+		t.Errorf("a skipped hold made a column n/a:\n%s", got)
+	}
+	if strings.Index(got, "(1,000 open)") > strings.Index(got, "(10,000 open)") {
+		t.Errorf("the larger hold's block comes first:\n%s", got)
+	}
+}

@@ -41,8 +41,12 @@ type figure struct {
 	// when, when set, says whether a table shows the row: rows of a
 	// measurement a study made or not (--queries, --cache, --turns).
 	when func(t *table) bool
-	// text, for a table row that is no figure, is its text in a column.
-	text func(t *table, c *column) string
+	// text, for a table row that is no figure, is its text in a column
+	// (given the row's figure: its held).
+	text func(t *table, c *column, f figure) string
+	// held, for a hold phase's figure in a table of several hold counts,
+	// is the hold count of its row; 0: the table's (table.held).
+	held int
 	uses use
 }
 

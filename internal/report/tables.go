@@ -15,6 +15,7 @@
 package report
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -45,7 +46,8 @@ type table struct {
 	columns  map[string]*column
 	workload string
 	objects  int
-	held     int
+	held     int              // the largest hold count (the hold rows' count when there is one)
+	holds    []int            // every hold count of the table's hold records, smallest first
 	runs     int              // warm open runs the studies asked for (the most)
 	turnRuns int              // turn runs the studies asked for (the most)
 	loud     []string         // phases during which the load rose above --max-load
@@ -126,20 +128,49 @@ type row struct {
 // that order.
 func (t *table) rows() []row {
 	var rows []row
+	var holdRows []figure // the hold phase's rows, drawn once per hold count
 	for _, f := range figures {
-		if f.when == nil || f.when(t) {
+		switch {
+		case f.when != nil && !f.when(t):
+		case f.phase == job.PhaseHold && len(t.holds) > 1:
+			if holdRows == nil {
+				rows = append(rows, row{}) // where the blocks go
+			}
+			holdRows = append(holdRows, f)
+		default:
 			rows = append(rows, row{f.labelFor(t.objects, t.held), f})
 		}
 	}
-	return rows
+	if holdRows == nil {
+		return rows
+	}
+	// With several hold counts, a block of the hold rows per count, in
+	// place of the first hold row.
+	var blocks []row
+	for _, h := range t.holds {
+		for _, f := range holdRows {
+			f.held = h
+			blocks = append(blocks, row{f.labelFor(t.objects, h), f})
+		}
+	}
+	at := slices.IndexFunc(rows, func(r row) bool { return r.label == "" })
+	return slices.Concat(rows[:at], blocks, rows[at+1:])
 }
 
 // text is what a row shows in column c.
 func (t *table) text(f figure, c *column) string {
 	if f.text != nil {
-		return f.text(t, c)
+		return f.text(t, c, f)
 	}
 	recs := c.records(f.phase, f.cache)
+	if f.phase == job.PhaseHold {
+		recs = nil
+		if r := t.holdRecord(c, f); r != nil {
+			recs = []*results.Record{r}
+		} else {
+			return t.noHold(c, f)
+		}
+	}
 	if len(recs) == 0 {
 		return missing(c, f.phase)
 	}
@@ -187,15 +218,17 @@ func (t *table) pooledText(f figure, c *column, recs []*results.Record) string {
 
 // runsPooled says how many warm runs a column's open figures pool, of the
 // runs the study asked for, and which are missing or failed.
-func (t *table) runsPooled(c *column) string { return pooledRuns(c, c.opens(), c.failedRuns, c.runs) }
+func (t *table) runsPooled(c *column, _ figure) string {
+	return pooledRuns(c, c.opens(), c.failedRuns, c.runs)
+}
 
 // turnRunsPooled says the same of the turn runs.
-func (t *table) turnRunsPooled(c *column) string {
+func (t *table) turnRunsPooled(c *column, _ figure) string {
 	return pooledRuns(c, c.turns(), c.failedTurn, c.turnRuns)
 }
 
 // loadAtStart is the highest load at the start of a column's warm runs.
-func (t *table) loadAtStart(c *column) string {
+func (t *table) loadAtStart(c *column, _ figure) string {
 	opens := c.opens()
 	if len(opens) == 0 {
 		return missing(c, job.PhaseOpen)
@@ -209,23 +242,50 @@ func (t *table) loadAtStart(c *column) string {
 
 // perOpenStore is the threads, open files and goroutines a column's hold
 // phase added per open store.
-func (t *table) perOpenStore(c *column) string {
-	hold := c.last(job.PhaseHold)
+func (t *table) perOpenStore(c *column, f figure) string {
+	hold := t.holdRecord(c, f)
 	if hold == nil {
-		return missing(c, job.PhaseHold)
+		return t.noHold(c, f)
 	}
 	h := hold.Hold
 	per := func(before, after int) string { return fmt.Sprintf("%.1f", float64(after-before)/float64(h.Held)) }
 	return per(h.ThreadsBefore, h.Threads) + ", " + per(h.FDsBefore, h.FDs) + ", " + per(h.GoroutinesBefore, h.Goroutines)
 }
 
+// heldOf is the hold count of a hold figure's row: its own in a table of
+// several hold counts, else the table's.
+func (t *table) heldOf(f figure) int { return cmp.Or(f.held, t.held) }
+
+// holdRecord is a column's last ok hold record of the row's hold count
+// (heldOf); with one hold count, its last hold record. nil when it has
+// none.
+func (t *table) holdRecord(c *column, f figure) *results.Record {
+	recs := c.records(job.PhaseHold, "")
+	for i := len(recs) - 1; i >= 0; i-- {
+		if len(t.holds) <= 1 || (recs[i].Hold != nil && recs[i].Hold.Held == t.heldOf(f)) {
+			return recs[i]
+		}
+	}
+	return nil
+}
+
+// noHold is a hold row's text in a column without a hold of its count:
+// "skipped" when that hold was skipped before it started (the notes say
+// why), else as missing.
+func (t *table) noHold(c *column, f figure) string {
+	if _, ok := c.skippedHolds[t.heldOf(f)]; ok {
+		return "skipped"
+	}
+	return missing(c, job.PhaseHold)
+}
+
 // firstLimit names the limit that stops a column's open stores first,
 // what each open store takes of it and what was left of it before the
 // hold's first open (results.Hold.Walls).
-func (t *table) firstLimit(c *column) string {
-	hold := c.last(job.PhaseHold)
+func (t *table) firstLimit(c *column, f figure) string {
+	hold := t.holdRecord(c, f)
 	if hold == nil {
-		return missing(c, job.PhaseHold)
+		return t.noHold(c, f)
 	}
 	switch {
 	case hold.Hold.Held < 1:
@@ -342,6 +402,9 @@ func (t *table) writeNotes(w io.Writer) {
 		fmt.Fprintf(w, "Failed and not redone: %s.\n", strings.Join(t.failures, "; "))
 	}
 	if s := t.spreadNote(); s != "" {
+		fmt.Fprintln(w, s)
+	}
+	if s := t.skippedHoldsNote(); s != "" {
 		fmt.Fprintln(w, s)
 	}
 	malloc, lean := t.notApplicable()
@@ -589,4 +652,22 @@ func thousands(v float64) string {
 		b.WriteRune(ch)
 	}
 	return b.String()
+}
+
+// skippedHoldsNote says which hold counts were skipped before they
+// started, in which column, and why (their records say): "" when none.
+func (t *table) skippedHoldsNote() string {
+	var parts []string
+	for _, v := range t.variants {
+		c := t.columns[v]
+		for _, h := range t.holds {
+			if why, ok := c.skippedHolds[h]; ok {
+				parts = append(parts, fmt.Sprintf("%s at %s open: %s", v, thousands(float64(h)), why))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Holds skipped before they started: " + strings.Join(parts, "; ") + "."
 }
