@@ -122,7 +122,7 @@ var figures = []figure{
 	{label: "Load at start of the warm open runs (max)", text: (*table).loadAtStart},
 	{name: "space-per-store", label: "Space per store, files", unit: "KB", phase: job.PhaseSpace,
 		value: spacePerStore, uses: exported | swept | inOverview},
-	{label: "Threads, open files, goroutines per open store", text: (*table).perOpenStore},
+	{label: "Threads, open files, goroutines per open store", phase: job.PhaseHold, text: (*table).perOpenStore},
 	// the limits open stores use up besides memory (results.Hold.Walls)
 	{name: "mappings-per-open-store", label: "Memory mappings per open store", unit: "mappings", phase: job.PhaseHold,
 		value: held(mappingsPerStore), na: limitsNotRecorded, when: (*table).recordedLimits, uses: exported},
@@ -130,7 +130,7 @@ var figures = []figure{
 		value: held(pthreadKeysPerStore), na: pthreadKeysNA, when: (*table).recordedLimits, uses: exported},
 	{name: "open-stores-until-limit", label: "Open stores until the first limit here", unit: "stores", phase: job.PhaseHold,
 		value: held(storesUntilLimit), na: noWall, when: (*table).recordedLimits, uses: exported},
-	{label: "same, which limit (per open store; left before the first open)", text: (*table).firstLimit, when: (*table).recordedLimits},
+	{label: "same, which limit (per open store; left before the first open)", phase: job.PhaseHold, text: (*table).firstLimit, when: (*table).recordedLimits},
 }
 
 // recordedLimits tells whether a hold of the table recorded the limits
