@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"time"
 
+	units "github.com/docker/go-units"
+
 	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/memcg"
@@ -818,7 +820,7 @@ func (s *study) readLimit(g memcg.Group) (*results.MemoryLimit, error) {
 func (s *study) oomKilled(res workerResult, label, bin string, args []string, v string, p phase, limit *results.MemoryLimit) results.Record {
 	rec := failedRecord(res, bin, args, v, p.name, p.run, s.Workload, s.Stores)
 	rec.Status = results.StatusOOMKilled
-	rec.Error = fmt.Sprintf("the OOM killer ended the worker at its memory limit of %s (%v)", bytesText(float64(limit.LimitBytes)), res.err)
+	rec.Error = fmt.Sprintf("the OOM killer ended the worker at its memory limit of %s (%v)", units.BytesSize(float64(limit.LimitBytes)), res.err)
 	rec.Serve = &results.Serve{Pool: p.pool, Limit: limit}
 	fmt.Fprintf(s.Log, "%s: %s\n", label, rec.Error)
 	return rec
