@@ -10,7 +10,11 @@ func TestFreePthreadKeysCountsKeysTaken(t *testing.T) {
 	if max < 128 || free0 <= 5 || free0 > max {
 		t.Fatalf("free pthread keys %d of %d: want PTHREAD_KEYS_MAX ≥ 128 and more than 5 free", free0, max)
 	}
-	release := takePthreadKeys(5)
+	release, made := takePthreadKeys(5)
+	if made != 5 {
+		release()
+		t.Fatalf("made %d of 5 pthread keys with %d free", made, free0)
+	}
 	free1, _ := freePthreadKeys()
 	release()
 	free2, _ := freePthreadKeys()
