@@ -233,8 +233,10 @@ func TestOOMKillIsCounted(t *testing.T) {
 	if p.OOMKills != 1 || p.LimitHits == 0 { // -1 under v1: not counted
 		t.Fatalf("a child killed at its 16 MiB limit (%v): pressure %+v, want 1 OOM kill and limit hits", err, p)
 	}
-	if p.PeakBytes > 16<<20 {
-		t.Errorf("peak %d bytes above the 16 MiB limit", p.PeakBytes)
+	// The peak reaches the limit (the kernel may overshoot by a charge
+	// batch of a few pages); 0 where the kernel keeps no peak.
+	if p.PeakBytes != 0 && (p.PeakBytes < 12<<20 || p.PeakBytes > 17<<20) {
+		t.Errorf("peak %d bytes: want about the 16 MiB limit", p.PeakBytes)
 	}
 }
 
