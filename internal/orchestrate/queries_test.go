@@ -511,10 +511,18 @@ func TestServeUnderMemoryMax(t *testing.T) {
 		t.Fatal(err)
 	}
 	byPool := map[int]results.Record{}
+	var failedS float64 = -1
 	for _, r := range recs {
 		if r.Phase == job.PhaseServe && r.Serve != nil {
 			byPool[r.Serve.Pool] = r
 		}
+		if r.Phase == job.PhaseEnd && r.Budget != nil {
+			failedS = r.Budget.Failed
+		}
+	}
+	// The killed worker's time is not counted as manydb's own work.
+	if failedS <= 0 {
+		t.Errorf("time budget: %v s in workers that failed, want the OOM-killed worker's time", failedS)
 	}
 	r0, r20 := byPool[0], byPool[20]
 	if r0.Serve == nil {

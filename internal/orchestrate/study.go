@@ -649,6 +649,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 			return false, fmt.Errorf("%s: %w", label, err)
 		}
 	}
+	timed := res // what the time budget counts: an OOM-killed worker's time as a failed one's, not as manydb's own work
 	switch {
 	case res.err != nil && limit != nil && limit.OOMKills > 0:
 		rec = s.oomKilled(res, label, bin, args, v, p, limit)
@@ -671,7 +672,7 @@ func (s *study) phase(ctx context.Context, set settings.Setting, v, bin, dir str
 			return false, err
 		}
 	}
-	s.countWorkerTime(res, rec, rebuild)
+	s.countWorkerTime(timed, rec, rebuild)
 	if rebuild {
 		return res.err == nil, nil
 	}
