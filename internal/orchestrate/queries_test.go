@@ -542,7 +542,7 @@ func TestServeUnderMemoryMax(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"limited to 64MiB", "| Memory limit (cgroup) | 64MiB (v", "| OOM kills | 0 |", "| OOM kills | 1 |",
-		"| Latency p50 | OOM-killed |", "| 20 | OOM-killed: the OOM killer ended the worker"} {
+		"| Latency p50 | OOM-killed |", "| 20 | OOM-killed |", "fake_hog, pool of 20: the OOM killer ended the worker at its memory limit of 64MiB"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("serve tables lack %q:\n%s", want, out.String())
 		}

@@ -82,6 +82,9 @@ func (t *table) writeServe(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
+	if line := t.oomNote(); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	for _, v := range t.variants {
 		if line := t.storesFromLine(v); line != "" {
 			fmt.Fprintln(w, line)
@@ -361,9 +364,7 @@ func (t *table) serveText(v string, pool int, value func(s *results.Serve) strin
 	for _, rec := range c.serves() {
 		switch {
 		case rec.Serve.Pool != pool:
-		case rec.Status == results.StatusOOMKilled && why:
-			return "OOM-killed: " + rec.Error
-		case rec.Status == results.StatusOOMKilled:
+		case rec.Status == results.StatusOOMKilled: // why: oomNote, below the table
 			return "OOM-killed"
 		case rec.Status != results.StatusOK && why:
 			return "skipped: " + rec.Error
@@ -380,4 +381,21 @@ func (t *table) serveText(v string, pool int, value func(s *results.Serve) strin
 		return "failed"
 	}
 	return "–"
+}
+
+// oomNote says which serve steps the OOM killer ended, and why (their
+// records say): "" when none.
+func (t *table) oomNote() string {
+	var parts []string
+	for _, v := range t.variants {
+		for _, r := range t.columns[v].serves() {
+			if r.Status == results.StatusOOMKilled {
+				parts = append(parts, fmt.Sprintf("%s, pool of %s: %s", v, thousands(float64(r.Serve.Pool)), r.Error))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "OOM-killed (an outcome of the step under --memory-max, not a failure): " + strings.Join(parts, "; ") + "."
 }

@@ -407,6 +407,9 @@ func (t *table) writeNotes(w io.Writer) {
 	if s := t.skippedHoldsNote(); s != "" {
 		fmt.Fprintln(w, s)
 	}
+	if s := t.oomNote(); s != "" {
+		fmt.Fprintln(w, s)
+	}
 	malloc, lean := t.notApplicable()
 	if malloc != "" {
 		fmt.Fprintf(w, "n/a: the setting %s changes the C allocator (malloc) only, and %s do not allocate with it (pure Go).\n", t.setting, malloc)
