@@ -62,7 +62,7 @@ func TestOOMKilledStep(t *testing.T) {
 	got := b.String()
 	pool10 := got[strings.Index(got, "### Pool of 10 open stores"):]
 	for _, want := range []string{"| Latency p50 | OOM-killed |", "| OOM kills | 1 |", "| Memory limit (cgroup) | 1GiB (v1) |",
-		"| Page cache read again after eviction (refaults) | 1.0 MB", "| Pages reclaimed | n/a (cgroup v1 has no count) |", "| Limit reached (charges that reclaimed first) | n/a (cgroup v1: see the peak) |", "| 10 | OOM-killed |"} {
+		"| Refaults: MB / pages per request | 1.0 |", "| Pages reclaimed | n/a (v1: no count) |", "| Limit reached (times) | n/a (v1: see the peak) |", "| 10 | OOM-killed |"} {
 		if !strings.Contains(pool10, want) {
 			t.Errorf("the pool of 10's block lacks %q:\n%s", want, pool10)
 		}
@@ -70,7 +70,7 @@ func TestOOMKilledStep(t *testing.T) {
 	if !strings.Contains(got, "OOM-killed (an outcome of the step under --memory-max, not a failure): obx, pool of 10: the OOM killer ended the worker.") {
 		t.Errorf("no note of the OOM-killed step and why:\n%s", got)
 	}
-	if !strings.Contains(got, "| Page cache read again after eviction (refaults) | n/a (this kernel does not count them) |") {
+	if !strings.Contains(got, "| Refaults: MB / pages per request | n/a (not counted) |") {
 		t.Errorf("pool 0's refaults without a count:\n%s", got)
 	}
 }

@@ -159,25 +159,25 @@ func limitRows() []serveRow {
 			}
 			return mb(float64(s.Limit.PeakBytes) / 1024)
 		}, true},
-		{"Limit reached (charges that reclaimed first)", func(s *results.Serve) string {
+		{"Limit reached (times)", func(s *results.Serve) string {
 			switch {
 			case na(s):
 				return "n/a"
 			case s.Limit.LimitHits < 0:
-				return "n/a (cgroup v1: see the peak)"
+				return "n/a (v1: see the peak)"
 			}
 			return thousands(float64(s.Limit.LimitHits))
 		}, true},
-		{"Page cache read again after eviction (refaults)", func(s *results.Serve) string {
+		{"Refaults: MB / pages per request", func(s *results.Serve) string {
 			switch {
 			case na(s):
 				return "n/a"
 			case s.Limit.RefaultPages < 0:
-				return "n/a (this kernel does not count them)"
+				return "n/a (not counted)"
 			}
-			text := mb(float64(s.Limit.RefaultPages*pageBytes) / 1024)
+			text := fmt.Sprintf("%.1f", float64(s.Limit.RefaultPages*pageBytes)/(1<<20))
 			if n := s.Warmup + s.Served(); n > 0 {
-				text += fmt.Sprintf(", %.1f pages per request", float64(s.Limit.RefaultPages)/float64(n))
+				return text + fmt.Sprintf(" / %.1f", float64(s.Limit.RefaultPages)/float64(n))
 			}
 			return text
 		}, true},
@@ -186,7 +186,7 @@ func limitRows() []serveRow {
 			case na(s):
 				return "n/a"
 			case s.Limit.ReclaimedPages < 0:
-				return "n/a (cgroup v1 has no count)"
+				return "n/a (v1: no count)"
 			}
 			return thousands(float64(s.Limit.ReclaimedPages))
 		}, true},
