@@ -38,8 +38,8 @@ With --memory-max SIZE (root), each pool size's worker runs in a memory
 cgroup of its own (v1 or v2) limited to SIZE, as in a container: the
 worker first evicts the stores' files from the page cache, so the pages
 its requests read are charged to it. The figures gain the cgroup's peak,
-how often it reached its limit, the page-cache pages read again after
-their eviction (refaults) and, under cgroup v2, the pages reclaimed. A
+the page-cache pages read again after their eviction (refaults) and,
+under cgroup v2, how often it reached its limit and the pages reclaimed. A
 worker the OOM killer ends is recorded as oom-killed, with those figures,
 not as a failure. The pools are then not skipped for their memory.
 
