@@ -108,4 +108,12 @@ func TestSeveralHoldCounts(t *testing.T) {
 	if strings.Index(got, "(1,000 open)") > strings.Index(got, "(10,000 open)") {
 		t.Errorf("the larger hold's block comes first:\n%s", got)
 	}
+	// The overview, labelled with the larger count, shows the same.
+	b.Reset()
+	if err := WriteOverview(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	if ov := b.String(); !strings.Contains(ov, "(10,000 open)") || strings.Contains(ov, "2,546") || strings.Contains(ov, "2.49 MB") {
+		t.Errorf("the overview shows obx's 1,000 hold under the 10,000 label:\n%s", ov)
+	}
 }

@@ -175,7 +175,7 @@ func distinct(tables []*table, key func(t *table) string) int {
 // text is the table's reason (n/a, failed, –).
 func cellOf(f figure, t *table, c *column) cell {
 	none := cell{value: math.NaN(), text: t.text(f, c)}
-	recs := c.records(f.phase, f.cache)
+	recs := t.recordsOf(f, c)
 	if len(recs) == 0 || (f.na != nil && f.na(recs) != "") {
 		return none
 	}

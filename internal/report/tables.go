@@ -162,16 +162,11 @@ func (t *table) text(f figure, c *column) string {
 	if f.text != nil {
 		return f.text(t, c, f)
 	}
-	recs := c.records(f.phase, f.cache)
-	if f.phase == job.PhaseHold {
-		recs = nil
-		if r := t.holdRecord(c, f); r != nil {
-			recs = []*results.Record{r}
-		} else {
-			return t.noHold(c, f)
-		}
-	}
-	if len(recs) == 0 {
+	recs := t.recordsOf(f, c)
+	switch {
+	case len(recs) == 0 && f.phase == job.PhaseHold:
+		return t.noHold(c, f)
+	case len(recs) == 0:
 		return missing(c, f.phase)
 	}
 	if f.na != nil {
@@ -250,6 +245,19 @@ func (t *table) perOpenStore(c *column, f figure) string {
 	h := hold.Hold
 	per := func(before, after int) string { return fmt.Sprintf("%.1f", float64(after-before)/float64(h.Held)) }
 	return per(h.ThreadsBefore, h.Threads) + ", " + per(h.FDsBefore, h.FDs) + ", " + per(h.GoroutinesBefore, h.Goroutines)
+}
+
+// recordsOf returns the records figure f is computed from in column c:
+// of a hold figure, the column's hold of the row's count (holdRecord);
+// else the last record of each run of its phase and cache mode.
+func (t *table) recordsOf(f figure, c *column) []*results.Record {
+	if f.phase != job.PhaseHold {
+		return c.records(f.phase, f.cache)
+	}
+	if r := t.holdRecord(c, f); r != nil {
+		return []*results.Record{r}
+	}
+	return nil
 }
 
 // heldOf is the hold count of a hold figure's row: its own in a table of
