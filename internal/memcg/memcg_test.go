@@ -3,6 +3,7 @@ package memcg
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,10 +61,32 @@ func TestMain(m *testing.M) {
 	os.Exit(0)
 }
 
-// charged starts the child of kind, moves it into a fresh cgroup, lets it
-// go and returns what the cgroup is charged once the child is ready
+// charged starts the child of kind in a fresh cgroup, lets it go and
+// returns what the cgroup is charged once the child is ready
 // (ReadSettled).
 func charged(t *testing.T, kind string, env ...string) Charge {
+	t.Helper()
+	g := testGroup(t)
+	cmd, in, out := startChild(t, g, kind, env...)
+	defer func() {
+		in.Close()
+		cmd.Wait()
+	}()
+	in.Write([]byte("g"))
+	if _, err := out.Read(make([]byte, 6)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := g.ReadSettled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// testGroup makes a fresh cgroup, removed when the test ends (after the
+// test's own defers, so its children are gone); it skips a test that is
+// not root where no cgroup can be made.
+func testGroup(t *testing.T) Group {
 	t.Helper()
 	g, err := Default().New("manydb-test")
 	if errors.Is(err, ErrUnavailable) && os.Geteuid() != 0 {
@@ -72,6 +95,18 @@ func charged(t *testing.T, kind string, env ...string) Charge {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if err := g.Remove(); err != nil {
+			t.Error(err)
+		}
+	})
+	return g
+}
+
+// startChild starts this test binary as the child of kind and moves it
+// into g; the child waits for a byte on in before it goes.
+func startChild(t *testing.T, g Group, kind string, env ...string) (*exec.Cmd, io.WriteCloser, io.Reader) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -83,26 +118,12 @@ func charged(t *testing.T, kind string, env ...string) Charge {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		in.Close()
-		cmd.Wait()
-		if err := g.Remove(); err != nil {
-			t.Error(err)
-		}
-	}()
 	if err := g.Join(cmd.Process.Pid); err != nil {
 		cmd.Process.Kill()
+		cmd.Wait()
 		t.Fatal(err)
 	}
-	in.Write([]byte("g"))
-	if _, err := out.Read(make([]byte, 6)); err != nil {
-		t.Fatal(err)
-	}
-	c, err := g.ReadSettled()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return cmd, in, out
 }
 
 func TestAnonymousIsCharged(t *testing.T) {
@@ -180,37 +201,11 @@ func TestRemoveStaleRemovesOnlyGoneProcessesGroups(t *testing.T) {
 // (read after memory.stat's fold) and how the child ended.
 func underLimit(t *testing.T, kind string, limit int64, env ...string) (Pressure, error) {
 	t.Helper()
-	g, err := Default().New("manydb-test")
-	if errors.Is(err, ErrUnavailable) && os.Geteuid() != 0 {
-		t.Skipf("not root, so no cgroup can be made: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := g.Remove(); err != nil {
-			t.Error(err)
-		}
-	}()
+	g := testGroup(t)
 	if err := g.SetLimit(limit); err != nil {
 		t.Fatal(err)
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe)
-	cmd.Env = append(append(os.Environ(), childEnv+"="+kind), env...)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Join(cmd.Process.Pid); err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatal(err)
-	}
+	cmd, in, out := startChild(t, g, kind, env...)
 	in.Write([]byte("g"))
 	out.Read(make([]byte, 6)) // "ready", or EOF when the child was killed
 	in.Close()
