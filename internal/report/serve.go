@@ -143,60 +143,59 @@ func (t *table) limited(pool int) bool {
 const pageBytes = 4096
 
 // limitRows are the figures of a serve step under a memory limit, over
-// the whole step (warm-up included), from the worker's cgroup.
+// the whole step (warm-up included), from the worker's cgroup; a step
+// without a limit reads "n/a" in each (limitRow).
 func limitRows() []serveRow {
-	na := func(s *results.Serve) bool { return s.Limit == nil }
 	return []serveRow{
-		{"Memory limit (cgroup)", func(s *results.Serve) string {
-			if na(s) {
+		{label: "Memory limit (cgroup)", limit: true, value: func(s *results.Serve) string {
+			if s.Limit == nil {
 				return "none"
 			}
 			return units.BytesSize(float64(s.Limit.LimitBytes)) + " (" + cgroupVersion(s.Limit) + ")"
-		}, true},
-		{"Charged to the cgroup, peak", func(s *results.Serve) string {
-			if na(s) || s.Limit.PeakBytes == 0 {
+		}},
+		limitRow("Charged to the cgroup, peak", func(l *results.MemoryLimit, _ *results.Serve) string {
+			if l.PeakBytes == 0 {
 				return "n/a"
 			}
-			return mb(float64(s.Limit.PeakBytes) / 1024)
-		}, true},
-		{"Limit reached (times)", func(s *results.Serve) string {
-			switch {
-			case na(s):
-				return "n/a"
-			case s.Limit.LimitHits < 0:
+			return mb(float64(l.PeakBytes) / 1024)
+		}),
+		limitRow("Limit reached (times)", func(l *results.MemoryLimit, _ *results.Serve) string {
+			if l.LimitHits < 0 {
 				return "n/a (v1: see the peak)"
 			}
-			return thousands(float64(s.Limit.LimitHits))
-		}, true},
-		{"Refaults: MB / pages per request", func(s *results.Serve) string {
-			switch {
-			case na(s):
-				return "n/a"
-			case s.Limit.RefaultPages < 0:
+			return thousands(float64(l.LimitHits))
+		}),
+		limitRow("Refaults: MB / pages per request", func(l *results.MemoryLimit, s *results.Serve) string {
+			if l.RefaultPages < 0 {
 				return "n/a (not counted)"
 			}
-			text := fmt.Sprintf("%.1f", float64(s.Limit.RefaultPages*pageBytes)/(1<<20))
+			text := fmt.Sprintf("%.1f", float64(l.RefaultPages*pageBytes)/(1<<20))
 			if n := s.Warmup + s.Served(); n > 0 {
-				return text + fmt.Sprintf(" / %.1f", float64(s.Limit.RefaultPages)/float64(n))
+				text += fmt.Sprintf(" / %.1f", float64(l.RefaultPages)/float64(n))
 			}
 			return text
-		}, true},
-		{"Pages reclaimed", func(s *results.Serve) string {
-			switch {
-			case na(s):
-				return "n/a"
-			case s.Limit.ReclaimedPages < 0:
+		}),
+		limitRow("Pages reclaimed", func(l *results.MemoryLimit, _ *results.Serve) string {
+			if l.ReclaimedPages < 0 {
 				return "n/a (v1: no count)"
 			}
-			return thousands(float64(s.Limit.ReclaimedPages))
-		}, true},
-		{"OOM kills", func(s *results.Serve) string {
-			if na(s) {
-				return "n/a"
-			}
-			return thousands(float64(s.Limit.OOMKills))
-		}, true},
+			return thousands(float64(l.ReclaimedPages))
+		}),
+		limitRow("OOM kills", func(l *results.MemoryLimit, _ *results.Serve) string {
+			return thousands(float64(l.OOMKills))
+		}),
 	}
+}
+
+// limitRow is a row of a memory limit's figure: "n/a" for a step without
+// a limit, else value of the step's limit.
+func limitRow(label string, value func(l *results.MemoryLimit, s *results.Serve) string) serveRow {
+	return serveRow{label: label, limit: true, value: func(s *results.Serve) string {
+		if s.Limit == nil {
+			return "n/a"
+		}
+		return value(s.Limit, s)
+	}}
 }
 
 func cgroupVersion(l *results.MemoryLimit) string {
