@@ -811,8 +811,7 @@ func (s *study) readLimit(g memcg.Group) (*results.MemoryLimit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &results.MemoryLimit{Cgroup: g.Path, V2: g.V2, LimitBytes: s.Serve.MemoryMaxBytes, PeakBytes: p.PeakBytes,
-		LimitHits: p.LimitHits, RefaultPages: p.RefaultPages, ReclaimedPages: p.ReclaimedPages, OOMKills: p.OOMKills}, nil
+	return &results.MemoryLimit{Cgroup: g.Path, V2: g.V2, LimitBytes: s.Serve.MemoryMaxBytes, Pressure: p}, nil
 }
 
 // oomKilled is the record of a serve step whose worker the OOM killer

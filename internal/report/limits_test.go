@@ -7,6 +7,7 @@ import (
 
 	"manydb/internal/job"
 	"manydb/internal/measure"
+	"manydb/internal/memcg"
 	"manydb/internal/results"
 )
 
@@ -47,7 +48,8 @@ func TestLimitRows(t *testing.T) {
 // a kernel without refault counts says n/a.
 func TestOOMKilledStep(t *testing.T) {
 	lim := func(ooms, refaults int64) *results.MemoryLimit {
-		return &results.MemoryLimit{LimitBytes: 1 << 30, PeakBytes: 1 << 30, LimitHits: -1, RefaultPages: refaults, ReclaimedPages: -1, OOMKills: ooms}
+		return &results.MemoryLimit{LimitBytes: 1 << 30,
+			Pressure: memcg.Pressure{PeakBytes: 1 << 30, LimitHits: -1, RefaultPages: refaults, ReclaimedPages: -1, OOMKills: ooms}}
 	}
 	recs := []results.Record{
 		{Schema: results.Schema, Study: "s", Variant: "obx", Setting: "default", Status: results.StatusOK, Phase: job.PhaseServe, PoolStep: 1,

@@ -14,6 +14,7 @@ import (
 
 	"manydb/internal/job"
 	"manydb/internal/measure"
+	"manydb/internal/memcg"
 	"manydb/internal/workload"
 )
 
@@ -302,20 +303,12 @@ type Serve struct {
 
 // MemoryLimit is a serve worker's memory cgroup under a limit, counted
 // over the whole step (warm-up included), from the cgroup's files
-// (internal/memcg.Pressure says which).
+// (memcg.Pressure says which; -1 where a count is not kept).
 type MemoryLimit struct {
 	Cgroup     string `json:"cgroup"`
 	V2         bool   `json:"v2,omitempty"` // the unified hierarchy; else v1
 	LimitBytes int64  `json:"limit_bytes"`
-	PeakBytes  int64  `json:"peak_bytes"` // 0: the kernel has no peak figure
-	LimitHits  int64  `json:"limit_hits"` // v2 only; -1 under v1
-	// RefaultPages: page-cache pages read again soon after they were
-	// evicted (4 KiB each); -1 where the kernel does not count them.
-	RefaultPages int64 `json:"refault_pages"`
-	// ReclaimedPages: pages the kernel reclaimed from the group (v2); -1
-	// under v1, which has no such count.
-	ReclaimedPages int64 `json:"reclaimed_pages"`
-	OOMKills       int64 `json:"oom_kills"`
+	memcg.Pressure
 }
 
 // Served is the number of recorded requests the figures are of: Done when
