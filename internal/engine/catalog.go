@@ -24,6 +24,10 @@ type Family struct {
 	// option for many open stores, why: the lean setting does not apply to
 	// it (its cells are n/a, not the default measured again).
 	NoLean map[string]string
+	// NoVectors gives, for each variant that cannot keep embeddings or
+	// search them (no engine.VectorVariant), why: under --dims its cells
+	// are n/a with that reason.
+	NoVectors map[string]string
 }
 
 // Catalog lists every family manydb knows, in the default column order.
@@ -31,7 +35,8 @@ func Catalog() []Family {
 	return []Family{
 		// The reference study's engines, in its column order.
 		{Binary: "worker-objectbox", Variants: []string{"obx", "obx_cached", "obx_nosync"}, Cgo: true,
-			Needs: "the ObjectBox C library (make build fetches it from PyPI's objectbox-clib wheel)"},
+			Needs:     "the ObjectBox C library (make build fetches it from PyPI's objectbox-clib wheel)",
+			NoVectors: map[string]string{"obx": "objectbox-go v1.9.0 has no vector API (no float-vector property, HNSW index or nearest-neighbour query); obx_cached and obx_nosync use the C API's"}},
 		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)"},
 		// Turso defines no global allocator here: it allocates with glibc malloc.
 		{Binary: "worker-turso", Variants: []string{"turso", "turso_ckpt"}, Cgo: true,

@@ -62,6 +62,42 @@ type Store interface {
 	Close() error
 }
 
+// VectorVariant is implemented by a Variant whose stores can keep each
+// note's embedding (workload.Note.Emb) and find the notes nearest to a
+// query vector: the knn query of a workload with vectors (--dims). A
+// variant without it is n/a there, for the reason its catalog family
+// gives (Family.NoVectors).
+type VectorVariant interface {
+	// CreateVectors is Create for notes with embeddings of dims float32
+	// values: the store keeps each note's Emb (Insert and Append), with
+	// the engine's vector index if the variant uses one, and the store
+	// Create returns, and Open later, implement VectorStore.
+	CreateVectors(dir string, dims int) (Store, error)
+	// VectorSearch says how the variant's knn searches.
+	VectorSearch() VectorSearch
+}
+
+// VectorSearch describes a variant's nearest-neighbour search; the
+// worker records it with every record of a workload with vectors.
+type VectorSearch struct {
+	// Method names the engine's search as its API names it, with the
+	// options given, e.g. "vec0 virtual table (sqlite-vec v0.1.6), emb
+	// float[D] distance_metric=cosine" or "exact scan in Go".
+	Method string `json:"method"`
+	// Exact is true when the search compares the query with every note:
+	// its answer must then be the true nearest notes (recall 1), and any
+	// other answer fails the phase.
+	Exact bool `json:"exact"`
+}
+
+// VectorStore is a store of a VectorVariant made by CreateVectors.
+type VectorStore interface {
+	// KNN appends to dst the ids of the k notes nearest to q by cosine
+	// distance, nearest first, and returns it. The search is the engine's
+	// own (VectorSearch), answered from the store.
+	KNN(q []float32, k int, dst []int64) ([]int64, error)
+}
+
 // ErrNotFound is wrapped by Store.Get when a requested id is not stored.
 var ErrNotFound = errors.New("note not found")
 

@@ -13,6 +13,10 @@ type Note struct {
 	ID   int64
 	Text string
 	Ts   int64
+	// Emb is the note's embedding when the workload has vectors (Spec.Dims
+	// > 0; Spec.Embedder), nil otherwise. Queries other than knn do not
+	// return it.
+	Emb []float32
 }
 
 // Spec is the content of one store.
@@ -24,6 +28,9 @@ type Spec struct {
 	Objects int `json:"objects"`
 	// TextLen is the length of each note's text in bytes (ASCII).
 	TextLen int `json:"text_len"`
+	// Dims is the length of each note's embedding (--dims), 0 for notes
+	// without one (the reference's workload).
+	Dims int `json:"dims,omitempty"`
 }
 
 // Lookup returns the named workload, with objects and textLen overriding its
@@ -99,7 +106,7 @@ func appendPrefixed(b *strings.Builder, word string, j, i, n int) {
 }
 
 // Fill writes the notes of store i into notes, which must have Objects
-// elements. Ids run from 1; ts is a fixed base (October 2025, in
+// elements, with their embeddings when the workload has vectors. Ids run from 1; ts is a fixed base (October 2025, in
 // milliseconds since 1970) plus j seconds, so every run writes the same
 // bytes. All texts share one allocation: this runs once per store, outside
 // the timed spans but inside the create phase's wall time.
@@ -110,8 +117,16 @@ func (s Spec) Fill(i int, notes []Note) {
 		appendText(&b, i, j, s.TextLen)
 	}
 	all := b.String()
+	var embs []float32
+	e := s.Embedder(i)
+	if e != nil {
+		embs = make([]float32, len(notes)*s.Dims)
+	}
 	for j := range notes {
 		notes[j] = Note{ID: int64(j + 1), Text: all[j*s.TextLen : (j+1)*s.TextLen], Ts: Ts(int64(j + 1))}
+		if e != nil {
+			notes[j].Emb = e.Note(notes[j].ID, embs[j*s.Dims:(j+1)*s.Dims:(j+1)*s.Dims])
+		}
 	}
 }
 
@@ -127,7 +142,11 @@ func (s Spec) TurnNote(i, k int) Note {
 	var b strings.Builder
 	appendPrefixed(&b, "turn ", k, i, s.TextLen)
 	id := int64(s.Objects + k)
-	return Note{ID: id, Text: b.String(), Ts: Ts(id)}
+	n := Note{ID: id, Text: b.String(), Ts: Ts(id)}
+	if e := s.Embedder(i); e != nil {
+		n.Emb = e.Note(id, make([]float32, s.Dims))
+	}
+	return n
 }
 
 // Check reports whether n is note id of store i after appended turns,

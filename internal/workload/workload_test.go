@@ -50,7 +50,7 @@ func TestCheck(t *testing.T) {
 	notes := make([]Note, s.Objects)
 	s.Fill(4, notes)
 	for _, n := range notes {
-		if w := s.Want(4, n.ID); w != n {
+		if w := s.Want(4, n.ID); w.ID != n.ID || w.Text != n.Text || w.Ts != n.Ts || n.Emb != nil {
 			t.Fatalf("Want(4, %d) = %+v, Fill wrote %+v", n.ID, w, n)
 		}
 		if err := s.Check(4, n.ID, n); err != nil {

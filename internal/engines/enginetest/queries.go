@@ -128,7 +128,8 @@ func same(what string, got, want []workload.Note) error {
 		return fmt.Errorf("%s: %d notes, want %d", what, len(got), len(want))
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		g, w := got[i], want[i]
+		if g.ID != w.ID || g.Text != w.Text || g.Ts != w.Ts {
 			return fmt.Errorf("%s: note %d is {%d %q %d}, want {%d %q %d}", what, i,
 				got[i].ID, got[i].Text, got[i].Ts, want[i].ID, want[i].Text, want[i].Ts)
 		}

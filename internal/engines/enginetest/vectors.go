@@ -1,0 +1,125 @@
+package enginetest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"manydb/internal/engine"
+	"manydb/internal/vector"
+	"manydb/internal/workload"
+)
+
+// VectorSpec is the small clustered set CheckVectors searches: stores of
+// 300 notes with embeddings of 128 values.
+var VectorSpec = workload.Spec{Name: "vectors", Objects: 300, TextLen: 40, Dims: 128}
+
+// CheckVectors checks the knn answers of v, which must be an
+// engine.VectorVariant: on two stores of VectorSpec, 20 queries each
+// (drawn as the worker draws them), every answer is checked
+// (vector.CheckAnswer) and its recall@10 computed against the exact
+// answer. An exact search (VectorSearch().Exact) must have recall 1 on
+// every query; an index must reach a mean recall of floor. Then one note
+// is appended with its embedding, and a query with that embedding must
+// find it first, after the store is opened again. It returns the mean
+// recall.
+func CheckVectors(t *testing.T, v engine.Variant, floor float64) float64 {
+	t.Helper()
+	vv, ok := v.(engine.VectorVariant)
+	if !ok {
+		t.Fatalf("%s is not an engine.VectorVariant", v.ID())
+	}
+	search := vv.VectorSearch()
+	if search.Method == "" {
+		t.Fatalf("%s: VectorSearch().Method is empty", v.ID())
+	}
+	spec := VectorSpec
+	dir := t.TempDir()
+	var sum float64
+	var n int
+	for i := range 2 {
+		store := filepath.Join(dir, fmt.Sprintf("%06d", i))
+		if err := os.Mkdir(store, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		notes := make([]workload.Note, spec.Objects)
+		spec.Fill(i, notes)
+		s, err := vv.CreateVectors(store, spec.Dims)
+		if err != nil {
+			t.Fatalf("CreateVectors: %v", err)
+		}
+		if err := s.Insert(notes); err != nil {
+			t.Fatalf("insert: %v", err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s, err = v.Open(store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, ok := s.(engine.VectorStore)
+		if !ok {
+			t.Fatalf("%s: a store of CreateVectors, opened, is not an engine.VectorStore", v.ID())
+		}
+		e := spec.Embedder(i)
+		q := make([]float32, spec.Dims)
+		var ids []int64
+		for seed := range uint64(20) {
+			q, _ = e.Query(seed, spec.Objects, q)
+			ids, err = vs.KNN(q, vector.K, ids[:0])
+			if err != nil {
+				t.Fatalf("store %d, query %d: knn: %v", i, seed, err)
+			}
+			if err := vector.CheckAnswer(vector.K, spec.Objects, ids, search.Exact); err != nil {
+				t.Fatalf("store %d, query %d: %v", i, seed, err)
+			}
+			r := vector.Recall(vector.K, Distances(notes, q), ids)
+			if search.Exact && r != 1 {
+				t.Fatalf("store %d, query %d: %s is exact but its answer %v has recall %.2f", i, seed, v.ID(), ids, r)
+			}
+			sum += r
+			n++
+		}
+		// Append one note with its embedding; after a reopen, a query
+		// with that very embedding must find it first.
+		turn := spec.TurnNote(i, 1)
+		if err := s.Append(turn); err != nil {
+			t.Fatalf("append: %v", err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s, err = v.Open(store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err = s.(engine.VectorStore).KNN(turn.Emb, vector.K, ids[:0])
+		if cerr := s.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatalf("knn after the append: %v", err)
+		}
+		if len(ids) == 0 || ids[0] != turn.ID {
+			t.Fatalf("knn for the appended note's own embedding returned %v, want note %d first", ids, turn.ID)
+		}
+	}
+	mean := sum / float64(n)
+	if mean < floor {
+		t.Fatalf("%s (%s): mean recall@10 %.3f, below the floor %.2f", v.ID(), search.Method, mean, floor)
+	}
+	t.Logf("%s (%s): mean recall@10 %.3f over %d queries", v.ID(), search.Method, mean, n)
+	return mean
+}
+
+// Distances returns the exact cosine distance of every note to q, in id
+// order (as vector.Recall takes them).
+func Distances(notes []workload.Note, q []float32) []float64 {
+	d := make([]float64, len(notes))
+	for k, n := range notes {
+		d[k] = vector.Distance(n.Emb, q)
+	}
+	return d
+}
