@@ -45,6 +45,7 @@ func (j Job) Args() []string {
 		args = append(args, "--workload", j.Workload.Name,
 			"--objects", strconv.Itoa(j.Workload.Objects),
 			"--text-len", strconv.Itoa(j.Workload.TextLen))
+		num("--dims", j.Workload.Dims)
 	}
 	boolean("--progress", j.Progress)
 	boolean("--thp-off", j.THPOff)
@@ -100,6 +101,7 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	fs.StringVar(&j.Workload.Name, "workload", large.Name, "workload name, as recorded")
 	fs.IntVar(&j.Workload.Objects, "objects", large.Objects, "notes per store")
 	fs.IntVar(&j.Workload.TextLen, "text-len", large.TextLen, "text length of a note")
+	fs.IntVar(&j.Workload.Dims, "dims", 0, "values per note embedding (0: notes without embeddings)")
 	fs.IntVar(&j.Run, "run", 0, "the repetition: open or turn run, hold count or pool size (1, 2, …)")
 	fs.Uint64Var(&j.Seed, "seed", 0, "open, turn, serve: seed of the store order")
 	fs.IntVar(&j.Hold, "hold", 0, "hold: stores to keep open")
@@ -180,6 +182,10 @@ func (j Job) Validate() error {
 		return fmt.Errorf("--stores %d: need at least one store", j.Stores)
 	case j.Workload.Objects < 1:
 		return fmt.Errorf("--objects %d: need at least one note per store", j.Workload.Objects)
+	case j.Workload.Dims < 0 || j.Workload.Dims > MaxDims:
+		return fmt.Errorf("--dims %d: use 0 (no embeddings) to %d values", j.Workload.Dims, MaxDims)
+	case slices.Contains(j.Queries, QueryKNN) && j.Workload.Dims == 0:
+		return fmt.Errorf("--queries %s: the knn query needs embeddings (--dims)", JoinNames(j.Queries, ","))
 	case (j.Phase == PhaseOpen || j.Phase == PhaseTurn || j.Phase == PhaseServe) && j.Seed == 0:
 		return fmt.Errorf("--seed is required for the %s phase (1, 2, …)", j.Phase)
 	case j.Fanout < 0 || j.Fanout > MaxFanout:

@@ -41,6 +41,9 @@ const (
 	QueryRecent Query = "recent" // the RecentN newest notes
 	QueryGet    Query = "get"    // GetN notes by id, drawn per store from the run's seed
 	QueryScan   Query = "scan"   // every note
+	// QueryKNN asks for the vector.K notes nearest to a query vector by
+	// cosine distance (a workload with embeddings, --dims).
+	QueryKNN Query = "knn"
 	// QueryAppend is the write of a turn: one new note in its own transaction.
 	QueryAppend Query = "append"
 )
@@ -52,7 +55,11 @@ const (
 )
 
 // Queries lists the queries an open run can make, in their usual order.
-func Queries() []Query { return []Query{QueryCount, QueryRecent, QueryGet, QueryScan} }
+func Queries() []Query { return []Query{QueryCount, QueryRecent, QueryGet, QueryScan, QueryKNN} }
+
+// MaxDims is the longest embedding --dims takes: sqlite-vec's limit
+// (8,192), the lowest of the engines'.
+const MaxDims = 8192
 
 // ParseQueries reads a --queries list: known queries, each at most once.
 func ParseQueries(s string) ([]Query, error) {

@@ -137,6 +137,16 @@ type Record struct {
 	// Appended is the number of notes the turn phase had appended to every
 	// store before this phase (a turn run appends one more).
 	Appended int `json:"appended,omitempty"`
+	// Recall is, for an open run with the knn query and for a turn of a
+	// workload with embeddings, the recall@10 of each store's knn answer
+	// against the exact nearest notes, in the run's order
+	// (vector.Recall).
+	Recall []float64 `json:"recall,omitempty"`
+	// VectorSearch names the variant's knn search in every record of a
+	// workload with embeddings (engine.VectorSearch's Method), and
+	// VectorExact whether it compares the query with every note.
+	VectorSearch string `json:"vector_search,omitempty"`
+	VectorExact  bool   `json:"vector_exact,omitempty"`
 
 	// hold
 	Hold *Hold `json:"hold,omitempty"`

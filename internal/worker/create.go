@@ -19,6 +19,14 @@ func create(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) e
 	dirs := storeDirs(j)
 	notes := make([]workload.Note, j.Workload.Objects)
 	samples := make([]float64, j.Stores)
+	mk := v.Create
+	if j.Workload.Dims > 0 {
+		vv, ok := v.(engine.VectorVariant)
+		if !ok {
+			return fmt.Errorf("variant %s keeps no embeddings (engine.VectorVariant), so it cannot run a workload with --dims", v.ID())
+		}
+		mk = func(dir string) (engine.Store, error) { return vv.CreateVectors(dir, j.Workload.Dims) }
+	}
 	start := time.Now()
 	err := loop.eachStore(j.Stores, nil, func(_, i int) error {
 		dir := dirs[i]
@@ -35,7 +43,7 @@ func create(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) e
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return storeError(j, i, "mkdir", err)
 		}
-		s, err := v.Create(dir)
+		s, err := mk(dir)
 		if err != nil {
 			return storeError(j, i, "create", err)
 		}

@@ -14,7 +14,8 @@ import (
 	"manydb/internal/results"
 )
 
-// hold opens the first job.Hold stores, counts each and keeps them all
+// hold opens the first job.Hold stores, counts each (and, with
+// embeddings, asks it a knn query) and keeps them all
 // open, then reports (after − before) / held of the process' memory, and
 // the time of each open alone: store i is opened with i stores already
 // open (the n-th open; its count is outside that span). Before the first
@@ -25,6 +26,9 @@ import (
 // returns freed Go memory to the OS, so only live memory counts for
 // pure-Go engines too. The loop is locked to one OS thread, as the timed
 // phases are.
+// holdSeed draws the held stores' knn queries (the hold has no run seed).
+const holdSeed = 1
+
 func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	// Only the paths used: a slice of every store's path (10 MB for a
 	// million stores) would be garbage collected between the snapshots
@@ -50,9 +54,20 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 		}
 		cg = &g
 	}
+	// With embeddings each held store also answers a knn query after its
+	// count, so that the memory per open store is with its vector index
+	// (or vectors) loaded, as an agent's store is after it recalled.
+	k, err := newKNN(j.Workload, v)
+	if err != nil {
+		return err
+	}
+	var recall []float64
+	if k != nil {
+		recall = make([]float64, j.Hold)
+	}
 	warm := min(j.Hold, j.Stores-1)
 	loop.at(warm)
-	if err := openCountClose(v, job.StoreDir(j.Dir, warm, j.Fanout), want); err != nil {
+	if err := openCountClose(v, job.StoreDir(j.Dir, warm, j.Fanout), want, k); err != nil {
 		return storeError(j, warm, "warm-up", err)
 	}
 	if cg != nil {
@@ -83,7 +98,7 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 			return err
 		}
 	}
-	var engineTime time.Duration // the opens and counts, without the loop's yields
+	var engineTime time.Duration // the opens, counts and knn, without the loop's yields
 	err = loop.eachStore(j.Hold, nil, func(_, i int) error {
 		t0 := time.Now()
 		s, err := v.Open(dirs[i])
@@ -99,6 +114,20 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 		}
 		if got != want {
 			return storeError(j, i, "count", fmt.Errorf("count returned %d notes, want %d", got, want))
+		}
+		if k != nil {
+			t2 := time.Now()
+			k.draw(holdSeed, i, int(want))
+			t3 := time.Now()
+			if err := k.run(s); err != nil {
+				return storeError(j, i, string(job.QueryKNN), err)
+			}
+			engineTime += time.Since(t3)
+			if recall[i], err = k.check(int(want)); err != nil {
+				return storeError(j, i, string(job.QueryKNN), err)
+			}
+			engineTime += t2.Sub(t0)
+			return nil
 		}
 		engineTime += time.Since(t0)
 		return nil
@@ -154,16 +183,22 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	}
 	open = nil
 	rec.Hold.EngineS = (engineTime + time.Since(start)).Seconds()
+	rec.Recall = recall
 	return nil
 }
 
-// openCountClose opens, counts and closes one store, untimed.
-func openCountClose(v engine.Variant, dir string, want int64) error {
+// openCountClose opens, counts and closes one store, untimed, with a knn
+// query after the count when k is not nil.
+func openCountClose(v engine.Variant, dir string, want int64, k *knn) error {
 	s, err := v.Open(dir)
 	if err != nil {
 		return err
 	}
 	got, err := s.Count()
+	if err == nil && k != nil {
+		k.draw(holdSeed, 0, int(want))
+		err = k.run(s)
+	}
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}

@@ -22,6 +22,8 @@ type answers struct {
 	get    []workload.Note
 	scan   []workload.Note
 	onNote func(workload.Note) // appends to scan; made once
+	knn    *knn                // nil without embeddings
+	recall float64             // of the last knn answer checked
 }
 
 func newAnswers(total int) *answers {
@@ -44,6 +46,14 @@ func (a *answers) drawIDs(seed uint64, i, total int) {
 	}
 }
 
+// draw picks store i's get ids and knn query for a run's seed.
+func (a *answers) draw(seed uint64, i, total int) {
+	a.drawIDs(seed, i, total)
+	if a.knn != nil {
+		a.knn.draw(seed, i, total)
+	}
+}
+
 // run makes query name on s.
 func (a *answers) run(name job.Query, s engine.Store) error {
 	var err error
@@ -57,6 +67,11 @@ func (a *answers) run(name job.Query, s engine.Store) error {
 	case job.QueryScan:
 		a.scan = a.scan[:0]
 		err = s.Scan(a.onNote)
+	case job.QueryKNN:
+		if a.knn == nil {
+			return fmt.Errorf("knn without embeddings (--dims)")
+		}
+		err = a.knn.run(s)
 	default:
 		err = fmt.Errorf("unknown query %q", name)
 	}
@@ -86,6 +101,10 @@ func (a *answers) check(spec workload.Spec, name job.Query, i, total int) error 
 		if bytes != total*spec.TextLen {
 			return fmt.Errorf("scan read %d bytes of text, want %d", bytes, total*spec.TextLen)
 		}
+	case job.QueryKNN:
+		r, err := a.knn.check(total)
+		a.recall = r
+		return err
 	}
 	return nil
 }
@@ -141,17 +160,25 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 		rec.ResidentBefore = &r
 	}
 	a := newAnswers(total)
+	var recall []float64
+	if slices.Contains(queries, job.QueryKNN) {
+		k, err := newKNN(j.Workload, v)
+		if err != nil {
+			return err
+		}
+		a.knn, recall = k, make([]float64, n)
+	}
 	stamps := make([]time.Time, len(queries)+1)
 	// One untimed pass over the run's last store first, so the engine's
 	// one-time set-up in this fresh process is not in a sample.
 	last := order[n-1]
 	loop.at(last)
-	a.drawIDs(j.Seed, last, total)
+	a.draw(j.Seed, last, total)
 	if err := visit(v, dirs[last], queries, a); err != nil {
 		return storeError(j, last, "warm-up", err)
 	}
 	err := loop.eachStore(n, order, func(k, i int) error {
-		a.drawIDs(j.Seed, i, total)
+		a.draw(j.Seed, i, total)
 		if resident != nil {
 			r, err := evict(dirs[i])
 			if err != nil {
@@ -188,6 +215,9 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 			}
 			perQuery[q][k] = ms(stamps[q].Sub(from))
 		}
+		if recall != nil {
+			recall[k] = a.recall
+		}
 		openMs[k], queryMs[k], closeMs[k], totalMs[k] = ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(t3.Sub(t2)), ms(t3.Sub(t0))
 		return nil
 	})
@@ -195,7 +225,7 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 		return err
 	}
 	rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs = openMs, queryMs, closeMs, totalMs
-	rec.Cache, rec.Resident, rec.Appended = j.Cache, resident, j.Appended
+	rec.Cache, rec.Resident, rec.Appended, rec.Recall = j.Cache, resident, j.Appended, recall
 	if !slices.Equal(queries, []job.Query{job.QueryCount}) {
 		rec.Queries = queries
 		rec.QueriesMs = map[job.Query][]float64{}

@@ -15,6 +15,7 @@ import (
 	"manydb/internal/memcg"
 	"manydb/internal/results"
 	"manydb/internal/serve"
+	"manydb/internal/vector"
 	"manydb/internal/workload"
 )
 
@@ -23,7 +24,10 @@ const sampleEvery = 250 * time.Millisecond
 
 // serveRun serves agent traffic on the job's stores (internal/serve):
 // each request opens its agent's store or takes it from the pool, reads
-// its 20 newest notes, appends one and gives it back. The first request on
+// its 20 newest notes, appends one and gives it back. With embeddings it
+// also recalls between the two: a knn query for the embedding of the
+// newest note it read (serveKNN; its recall is not computed, which would
+// take longer than the request). The first request on
 // a store in this process checks the notes it finds against the workload;
 // every later one must find the note the request before it appended
 // first. A warm-up of 5 % of the requests is not recorded. With a time
@@ -54,6 +58,14 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 		Pool: sj.Pool, Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate, TimeLimit: sj.PoolTime}
 	newest := make([]int64, j.Stores) // guarded by the pool's lock of each store
 	spec := j.Workload
+	var exact *bool // with embeddings: whether the variant's knn is exact
+	if spec.Dims > 0 {
+		k, err := newKNN(spec, v)
+		if err != nil {
+			return err
+		}
+		exact = &k.exact
+	}
 	f := serve.Funcs{
 		Open: func(i int) (engine.Store, error) { return v.Open(dirs[i]) },
 		Turn: func(i int, s engine.Store) error {
@@ -74,6 +86,11 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 			for k, n := range notes {
 				if err := spec.Check(i, top-int64(k), n); err != nil {
 					return fmt.Errorf("recent: %w", err)
+				}
+			}
+			if exact != nil {
+				if err := serveKNN(s, spec.Embedder(i).Note(top, make([]float32, spec.Dims)), top, *exact); err != nil {
+					return err
 				}
 			}
 			note := spec.TurnNote(i, int(top)-spec.Objects+1)
@@ -186,4 +203,27 @@ func (s *sampler) stop() *sampler {
 	s.wg.Wait()
 	s.sample()
 	return s
+}
+
+// serveKNN asks s for the notes nearest to q, the embedding of its newest
+// note, newest, and checks the answer: it must be possible
+// (vector.CheckAnswer), and an exact search must find that note first.
+// (The full check, against the exact nearest notes, would take longer
+// than the request; the open runs and turns make it.)
+func serveKNN(s engine.Store, q []float32, newest int64, exact bool) error {
+	vs, ok := s.(engine.VectorStore)
+	if !ok {
+		return fmt.Errorf("knn: the store is not an engine.VectorStore")
+	}
+	ids, err := vs.KNN(q, vector.K, make([]int64, 0, vector.K))
+	if err != nil {
+		return fmt.Errorf("knn: %w", err)
+	}
+	if err := vector.CheckAnswer(vector.K, int(newest), ids, exact); err != nil {
+		return fmt.Errorf("knn: %w", err)
+	}
+	if exact && ids[0] != newest {
+		return fmt.Errorf("knn: an exact search for note %d's own embedding returned %v, not that note first", newest, ids)
+	}
+	return nil
 }

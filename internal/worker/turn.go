@@ -14,7 +14,10 @@ const readBack = 10
 
 // turn runs one agent turn on every store, in the random order of the
 // job's seed: open, the RecentN newest notes, append one note in its own
-// transaction, close; each step and the whole span timed. The newest note
+// transaction, close; each step and the whole span timed. With
+// embeddings a turn recalls before it reads: the knn query for the
+// embedding of the note it is about to append comes first, its answer
+// checked (and its recall recorded) after the close. The newest note
 // read must be the one the previous turn appended (or the workload's last
 // note before the first turn), so every append is read back by the next
 // turn. The warm-up opens and reads the run's last store without
@@ -26,18 +29,43 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	n := j.Stores
 	openMs, recentMs, appendMs, closeMs, totalMs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	a := newAnswers(total)
+	k, err := newKNN(j.Workload, v)
+	if err != nil {
+		return err
+	}
+	var knnMs, recall []float64
+	if k != nil {
+		a.knn, knnMs, recall = k, make([]float64, n), make([]float64, n)
+	}
 	last := order[n-1]
 	loop.at(last)
-	if err := visit(v, dirs[last], []job.Query{job.QueryRecent}, a); err != nil {
+	warmup := []job.Query{job.QueryRecent}
+	if a.knn != nil {
+		a.knn.drawNote(last, int64(total+1))
+		warmup = []job.Query{job.QueryKNN, job.QueryRecent}
+	}
+	if err := visit(v, dirs[last], warmup, a); err != nil {
 		return storeError(j, last, "warm-up", err)
 	}
-	err := loop.eachStore(n, order, func(k, i int) error {
+	err = loop.eachStore(n, order, func(k, i int) error {
 		note := j.Workload.TurnNote(i, j.Appended+1)
+		if a.knn != nil {
+			a.knn.drawNote(i, note.ID)
+		}
 		t0 := time.Now()
 		s, err := v.Open(dirs[i])
 		t1 := time.Now()
 		if err != nil {
 			return storeError(j, i, "open", err)
+		}
+		tk := t1 // the knn's end: the recent's start
+		if a.knn != nil {
+			err = a.knn.run(s)
+			tk = time.Now()
+			if err != nil {
+				s.Close()
+				return storeError(j, i, string(job.QueryKNN), err)
+			}
 		}
 		a.recent, err = s.Recent(job.RecentN, a.recent[:0])
 		t2 := time.Now()
@@ -59,7 +87,14 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 		if err := a.check(j.Workload, job.QueryRecent, i, total); err != nil {
 			return storeError(j, i, string(job.QueryRecent), fmt.Errorf("the notes before turn %d: %w", j.Appended+1, err))
 		}
-		openMs[k], recentMs[k], appendMs[k] = ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(t3.Sub(t2))
+		if a.knn != nil {
+			r, err := a.knn.check(total)
+			if err != nil {
+				return storeError(j, i, string(job.QueryKNN), fmt.Errorf("turn %d: %w", j.Appended+1, err))
+			}
+			knnMs[k], recall[k] = ms(tk.Sub(t1)), r
+		}
+		openMs[k], recentMs[k], appendMs[k] = ms(t1.Sub(t0)), ms(t2.Sub(tk)), ms(t3.Sub(t2))
 		closeMs[k], totalMs[k] = ms(t4.Sub(t3)), ms(t4.Sub(t0))
 		return nil
 	})
@@ -91,6 +126,11 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	rec.OpenMs, rec.CloseMs, rec.TotalMs = openMs, closeMs, totalMs
 	rec.Queries = []job.Query{job.QueryRecent, job.QueryAppend}
 	rec.QueriesMs = map[job.Query][]float64{job.QueryRecent: recentMs, job.QueryAppend: appendMs}
+	if a.knn != nil {
+		rec.Queries = append([]job.Query{job.QueryKNN}, rec.Queries...)
+		rec.QueriesMs[job.QueryKNN] = knnMs
+		rec.Recall = recall
+	}
 	rec.Appended = j.Appended
 	return nil
 }

@@ -226,6 +226,14 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 		// The options the lean setting set; none otherwise.
 		EngineOptions: options(v),
 	}
+	if j.Workload.Dims > 0 {
+		vv, ok := v.(engine.VectorVariant)
+		if !ok {
+			return results.Record{}, fmt.Errorf("%s %s: the variant keeps no embeddings (engine.VectorVariant), so it cannot run a workload with --dims", j.Variant, j.Phase)
+		}
+		search := vv.VectorSearch()
+		rec.VectorSearch, rec.VectorExact = search.Method, search.Exact
+	}
 	if j.Phase == job.PhaseVersions {
 		return rec, nil
 	}

@@ -25,6 +25,10 @@
 //	fake_wrongget    returns the note after each one asked for
 //	fake_wrongscan   leaves out the last note when scanning
 //	fake_lostappend  says an append succeeded without writing it
+//	fake_wrongknn    an exact knn search that leaves out the nearest note
+//	fake_approxknn   a knn "index" (not exact) that replaces the nearest
+//	                 note by the farthest: recall 0.9, recorded, not a
+//	                 failure
 //	null             does nothing at all (no files): measures the harness's
 //	                 own cost per timed span
 package fakeengine
@@ -40,15 +44,18 @@ import (
 	"time"
 
 	"manydb/internal/engine"
+	"manydb/internal/vector"
 	"manydb/internal/workload"
 )
 
 // The interfaces the fake and null engines implement.
 var (
-	_ engine.Variant = (*Variant)(nil)
-	_ engine.Store   = (*store)(nil)
-	_ engine.Variant = (*Null)(nil)
-	_ engine.Store   = nullStore{}
+	_ engine.Variant       = (*Variant)(nil)
+	_ engine.Store         = (*store)(nil)
+	_ engine.VectorVariant = (*Variant)(nil)
+	_ engine.VectorStore   = (*store)(nil)
+	_ engine.Variant       = (*Null)(nil)
+	_ engine.Store         = nullStore{}
 )
 
 // FileName is the fake store's only file.
@@ -67,7 +74,7 @@ func New(id string) func() (engine.Variant, error) {
 	return func() (engine.Variant, error) {
 		switch id {
 		case "fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_nthopen", "fake_panic", "fake_sigkill", "fake_createfail", "fake_hang",
-			"fake_hog", "fake_wrongrecent", "fake_wrongget", "fake_wrongscan", "fake_lostappend":
+			"fake_hog", "fake_wrongrecent", "fake_wrongget", "fake_wrongscan", "fake_lostappend", "fake_wrongknn", "fake_approxknn":
 			return &Variant{id: id}, nil
 		}
 		return nil, fmt.Errorf("no fake variant %q", id)
@@ -113,6 +120,18 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	}
 	v.open.Add(1)
 	return &store{path: path, v: v}, nil
+}
+
+// CreateVectors implements engine.VectorVariant: the notes' JSON keeps
+// their embeddings.
+func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) { return v.Create(dir) }
+
+// VectorSearch implements engine.VectorVariant.
+func (v *Variant) VectorSearch() engine.VectorSearch {
+	if v.id == "fake_approxknn" {
+		return engine.VectorSearch{Method: "FAKE index: the exact answer with its nearest note replaced by its farthest"}
+	}
+	return engine.VectorSearch{Method: "FAKE exact scan of the notes' JSON", Exact: true}
 }
 
 // Open implements engine.Variant.
@@ -195,6 +214,32 @@ func (s *store) Count() (int64, error) {
 		n++
 	}
 	return n, err
+}
+
+// KNN implements engine.VectorStore: an exact scan, made wrong on purpose
+// by fake_wrongknn and fake_approxknn.
+func (s *store) KNN(q []float32, k int, dst []int64) ([]int64, error) {
+	notes, err := s.read()
+	if err != nil {
+		return dst, err
+	}
+	top := vector.NewTopK(k + 1)
+	far := vector.NewTopK(1)
+	for _, n := range notes {
+		d := vector.Distance(n.Emb, q)
+		top.Offer(n.ID, d)
+		far.Offer(n.ID, -d)
+	}
+	ids := top.AppendIDs(nil)
+	switch s.v.id {
+	case "fake_wrongknn":
+		ids = ids[1:]
+	case "fake_approxknn":
+		ids = append(far.AppendIDs(nil), ids[1:min(k, len(ids))]...)
+	default:
+		ids = ids[:min(k, len(ids))]
+	}
+	return append(dst, ids[:min(k, len(ids))]...), nil
 }
 
 // Recent implements engine.Store.

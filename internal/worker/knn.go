@@ -1,0 +1,80 @@
+package worker
+
+import (
+	"fmt"
+
+	"manydb/internal/engine"
+	"manydb/internal/vector"
+	"manydb/internal/workload"
+)
+
+// knn is the knn query of one store: its query vector, the engine's
+// answer, and what checking the answer needs. Its buffers are reused from
+// store to store.
+type knn struct {
+	spec  workload.Spec
+	exact bool // the variant searches exactly: any recall below 1 is a wrong answer
+	emb   *workload.Embedder
+	q     []float32
+	ids   []int64
+	vec   []float32
+	dists []float64
+}
+
+// newKNN returns the knn query of variant v on stores of spec, or nil
+// when spec has no embeddings; an error when v cannot search them.
+func newKNN(spec workload.Spec, v engine.Variant) (*knn, error) {
+	if spec.Dims == 0 {
+		return nil, nil
+	}
+	vv, ok := v.(engine.VectorVariant)
+	if !ok {
+		return nil, fmt.Errorf("variant %s keeps no embeddings (engine.VectorVariant), so it cannot run a workload with --dims", v.ID())
+	}
+	return &knn{spec: spec, exact: vv.VectorSearch().Exact, q: make([]float32, spec.Dims),
+		ids: make([]int64, 0, vector.K), vec: make([]float32, spec.Dims)}, nil
+}
+
+// draw makes store i's query for a run's seed, near one of its total
+// notes (workload.Embedder.Query).
+func (k *knn) draw(seed uint64, i, total int) {
+	k.emb = k.spec.Embedder(i)
+	k.q, _ = k.emb.Query(seed, total, k.q)
+}
+
+// drawNote makes store i's query the embedding of its note id: a turn
+// recalls the notes nearest to the note it is about to write.
+func (k *knn) drawNote(i int, id int64) {
+	k.emb = k.spec.Embedder(i)
+	k.q = k.emb.Note(id, k.q)
+}
+
+// run asks s for the vector.K notes nearest to the query.
+func (k *knn) run(s engine.Store) error {
+	vs, ok := s.(engine.VectorStore)
+	if !ok {
+		return fmt.Errorf("the store is not an engine.VectorStore")
+	}
+	var err error
+	k.ids, err = vs.KNN(k.q, vector.K, k.ids[:0])
+	return err
+}
+
+// check checks the answer against the exact nearest of the store's total
+// notes, made again from the workload, and returns its recall@K: an
+// exact search must find them all, an index may miss some.
+func (k *knn) check(total int) (float64, error) {
+	if err := vector.CheckAnswer(vector.K, total, k.ids, k.exact); err != nil {
+		return 0, err
+	}
+	k.dists = k.dists[:0]
+	for id := range int64(total) {
+		k.vec = k.emb.Note(id+1, k.vec)
+		k.dists = append(k.dists, vector.Distance(k.vec, k.q))
+	}
+	r := vector.Recall(vector.K, k.dists, k.ids)
+	if k.exact && r < 1 {
+		return r, fmt.Errorf("an exact search returned %v, recall@%d %.2f: not the nearest notes", k.ids, vector.K, r)
+	}
+	return r, nil
+}

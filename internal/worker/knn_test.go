@@ -1,0 +1,111 @@
+package worker
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"manydb/internal/job"
+	"manydb/internal/workload"
+)
+
+// vectorJob returns a fake job of 12 stores of 30 notes with embeddings of
+// 32 values, its stores created.
+func vectorJob(t *testing.T) job.Job {
+	t.Helper()
+	j := fakeJob(t, job.PhaseCreate)
+	j.Workload = workload.Spec{Name: "small-custom", Objects: 30, TextLen: 40, Dims: 32}
+	rec, err := RunJob(j, newFake(t, "fake"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.VectorSearch == "" || !rec.VectorExact {
+		t.Fatalf("create record: vector_search %q, exact %v; want the fake's exact scan", rec.VectorSearch, rec.VectorExact)
+	}
+	return j
+}
+
+// TestKNNQuery: an open run with knn records one recall per store, 1 for
+// an exact search; a wrong exact answer fails the phase; an index's
+// misses are recorded as its recall, not failed.
+func TestKNNQuery(t *testing.T) {
+	j := vectorJob(t)
+	j.Phase, j.Run, j.Seed = job.PhaseOpen, 1, 1
+	j.Queries = []job.Query{job.QueryCount, job.QueryKNN, job.QueryRecent}
+	rec, err := RunJob(j, newFake(t, "fake"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Recall) != j.Stores || len(rec.QueriesMs[job.QueryKNN]) != j.Stores {
+		t.Fatalf("%d recalls and %d knn samples, want %d each", len(rec.Recall), len(rec.QueriesMs[job.QueryKNN]), j.Stores)
+	}
+	for k, r := range rec.Recall {
+		if r != 1 {
+			t.Errorf("store %d: recall %v from an exact search, want 1", k, r)
+		}
+	}
+	if _, err := RunJob(j, newFake(t, "fake_wrongknn"), io.Discard); err == nil || !strings.Contains(err.Error(), ": knn: ") {
+		t.Errorf("a wrong exact answer: err = %v, want the knn query to fail the phase", err)
+	}
+	rec, err = RunJob(j, newFake(t, "fake_approxknn"), io.Discard)
+	if err != nil {
+		t.Fatalf("an index's misses failed the phase: %v", err)
+	}
+	for k, r := range rec.Recall {
+		if r != 0.9 {
+			t.Errorf("store %d: the fake index's recall %v, want 0.9", k, r)
+		}
+	}
+	// Without embeddings the knn query is refused.
+	plain := created(t)
+	plain.Phase, plain.Run, plain.Seed, plain.Queries = job.PhaseOpen, 1, 1, []job.Query{job.QueryKNN}
+	if _, err := RunJob(plain, newFake(t, "fake"), io.Discard); err == nil {
+		t.Error("knn ran on stores without embeddings")
+	}
+}
+
+// TestKNNTurn: a turn with embeddings recalls first (knn, recent, append),
+// checks the knn against the notes before the append, and the next turn's
+// knn sees the appended note's embedding.
+func TestKNNTurn(t *testing.T) {
+	j := vectorJob(t)
+	for turn := 1; turn <= 2; turn++ {
+		j.Phase, j.Run, j.Seed, j.Appended = job.PhaseTurn, turn, uint64(turn), turn-1
+		rec, err := RunJob(j, newFake(t, "fake"), io.Discard)
+		if err != nil {
+			t.Fatalf("turn %d: %v", turn, err)
+		}
+		if len(rec.Queries) != 3 || rec.Queries[0] != job.QueryKNN || len(rec.Recall) != j.Stores {
+			t.Fatalf("turn %d: queries %v, %d recalls; want knn, recent, append and %d", turn, rec.Queries, len(rec.Recall), j.Stores)
+		}
+	}
+	j.Phase, j.Run, j.Seed, j.Appended = job.PhaseTurn, 3, 3, 2
+	if _, err := RunJob(j, newFake(t, "fake_wrongknn"), io.Discard); err == nil || !strings.Contains(err.Error(), "knn") {
+		t.Errorf("a wrong exact answer in a turn: err = %v, want a knn failure", err)
+	}
+}
+
+// TestKNNHoldAndServe: the hold asks every held store a knn query (its
+// recall recorded), and serve's requests check their knn answers.
+func TestKNNHoldAndServe(t *testing.T) {
+	j := vectorJob(t)
+	j.Phase, j.Hold = job.PhaseHold, 5
+	rec, err := RunJob(j, newFake(t, "fake"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Recall) != 5 || rec.Recall[0] != 1 {
+		t.Fatalf("hold recalls %v, want 5 of 1", rec.Recall)
+	}
+	if _, err := RunJob(j, newFake(t, "fake_wrongknn"), io.Discard); err == nil {
+		t.Error("a hold with wrong knn answers passed")
+	}
+	j.Phase, j.Seed = job.PhaseServe, 1
+	j.Serve = job.Serve{Pool: 2, Requests: 40, Concurrency: 2, Zipf: 1.1}
+	if _, err := RunJob(j, newFake(t, "fake"), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RunJob(j, newFake(t, "fake_wrongknn"), io.Discard); err == nil || !strings.Contains(err.Error(), "knn") {
+		t.Errorf("serve with wrong knn answers: err = %v, want a knn failure", err)
+	}
+}
