@@ -124,6 +124,7 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"tables", empty}, empty + " holds no manydb records"},
 		{[]string{"run", "--queries", "count,sum"}, `unknown query "sum"`},
 		{[]string{"run", "--queries", "count,count"}, "count is listed twice"},
+		{[]string{"run", "--queries", "count,knn"}, "--queries knn needs embeddings: give --dims"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", filepath.Join(dir, "r"), "--cache", "lukewarm"}, `unknown mode "lukewarm"`},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", filepath.Join(dir, "r"), "--turns", "-1"}, "--turns -1"},
 		{[]string{"tables", "--format", "xml", empty}, `unknown --format "xml"`},

@@ -39,13 +39,26 @@ interrupted at any moment, even by SIGKILL, loses at most the cell in
 progress. Use --fresh to start a new study instead.
 
 Queries and turns (what an agent does with its store):
-  --queries count,recent,get,scan   the queries of each open run, each timed
-      on its own between open and close, in the order given, every answer
-      checked: count (the reference's), recent (the 20 newest notes), get
-      (10 notes by id, drawn per store from the run's seed), scan (every note).
+  --queries count,recent,get,scan,knn   the queries of each open run, each
+      timed on its own between open and close, in the order given, every
+      answer checked: count (the reference's), recent (the 20 newest notes),
+      get (10 notes by id, drawn per store from the run's seed), scan (every
+      note), knn (the 10 nearest by embedding; needs --dims, see below).
   --turns R   R turn runs after the space phase: per store, in a random order,
       open, recent, append one note in its own durable transaction, close;
       the next turn reads each appended note back first.
+
+Vectors (an agent's memory recalled by meaning):
+  --dims D   every note carries an embedding of D float32 values (synthetic,
+      clustered around a few topics per agent, docs/method.md; 384 is a
+      small sentence-embedding model's), kept by each engine's own vector
+      search where it has one (docs/engines.md); obx, without a vector API,
+      is n/a. The query knn (--queries count,knn,recent) asks for the 10
+      notes nearest to a query near one of the store's notes; after the
+      close manydb computes the exact answer and records recall@10 (an
+      exact search must reach 1, or the phase fails). A turn recalls
+      first (knn for the new note's embedding, recent, append); the hold
+      asks each store a knn before the memory snapshot.
   --cache warm,cold,drop   the open runs' page cache: warm (the reference's);
       cold evicts each store's files before its open (fdatasync and
       posix_fadvise DONTNEED, no root) and records with mincore how much
@@ -155,6 +168,9 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	}
 	if opt.queries == string(job.QueryCount) {
 		queries = nil // the reference's query, recorded as such
+	}
+	if slices.Contains(queries, job.QueryKNN) && cfg.Workload.Dims == 0 {
+		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: --queries knn needs embeddings: give --dims (e.g. --dims 384)"}
 	}
 	var cache []string
 	if opt.cache != job.CacheWarm.Name() {

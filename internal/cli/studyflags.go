@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/orchestrate"
 	"manydb/internal/settings"
 	"manydb/internal/workload"
@@ -25,6 +26,7 @@ type studyFlags struct {
 	engines  string
 	settings string
 	workload string
+	dims     int
 	root     string
 	out      string
 	binDir   string
@@ -65,6 +67,7 @@ func (f *studyFlags) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.root, "root", "manydb-data", "data root for the stores")
 	fs.StringVar(&f.out, "out", f.out, "results file, appended to")
 	fs.StringVar(&f.workload, "workload", "large", "large (1,000 notes of 300 characters) or small (10 notes of 40)")
+	fs.IntVar(&f.dims, "dims", 0, fmt.Sprintf("values in each note's embedding (synthetic, clustered; 384 is a small sentence-embedding model's), searched by the knn query and by turns; 0: none, the reference's workload; at most %d", job.MaxDims))
 	fs.BoolVar(&f.keep, "keep", false, "keep the stores after the study")
 	fs.BoolVar(&f.fresh, "fresh", false, "start a new study even if the results file holds one to resume")
 	fs.Float64Var(&f.maxLoad, "max-load", 0, "before each phase, wait until the 1-minute load average is below this (0: don't wait)")
@@ -82,6 +85,9 @@ func (f studyFlags) Validate() error {
 	}
 	if _, err := workload.Lookup(f.workload, 0, 0); err != nil {
 		return f.inputError(err.Error())
+	}
+	if f.dims < 0 || f.dims > job.MaxDims {
+		return f.inputError(fmt.Sprintf("--dims %d: give the embedding's length, 1 to %d, or 0 for notes without embeddings", f.dims, job.MaxDims))
 	}
 	if !(f.maxLoad >= 0) || math.IsInf(f.maxLoad, 1) {
 		return f.inputError(fmt.Sprintf("--max-load %v: use a finite load average, or 0 not to wait", f.maxLoad))
@@ -123,6 +129,7 @@ func (f studyFlags) config(ctx context.Context, o Options, objects, textLen int)
 	if err != nil {
 		return orchestrate.Config{}, f.inputError(err.Error())
 	}
+	wl.Dims = f.dims
 	return orchestrate.Config{
 		Variants:   variants,
 		Settings:   sets,

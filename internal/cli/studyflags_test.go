@@ -26,6 +26,8 @@ func TestStudyFlagsValidateFirst(t *testing.T) {
 		{[]string{"serve", "--settings", "lukewarm"}, "serve: --settings: "},
 		{[]string{"serve", "--workload", "huge"}, `serve: unknown workload "huge"`},
 		{[]string{"run", "--stall-limit", "-1s"}, "run: --stall-limit -1s"},
+		{[]string{"run", "--dims", "-3"}, "run: --dims -3"},
+		{[]string{"serve", "--dims", "10000"}, "serve: --dims 10000"},
 	}
 	for _, tt := range tests {
 		o, _, errOut := options(t)

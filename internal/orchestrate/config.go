@@ -162,6 +162,10 @@ func (c *Config) Validate() error {
 		return &InputError{"serve takes one --hold count"}
 	case c.Workload.Objects < 1 || c.Workload.TextLen < 1:
 		return &InputError{"--objects and --text-len must be at least 1"}
+	case c.Workload.Dims < 0 || c.Workload.Dims > job.MaxDims:
+		return &InputError{fmt.Sprintf("--dims %d: use 1 to %d values per embedding, or 0 for none", c.Workload.Dims, job.MaxDims)}
+	case slices.Contains(c.Queries, job.QueryKNN) && c.Workload.Dims == 0:
+		return &InputError{"--queries knn needs embeddings: give --dims (e.g. --dims 384)"}
 	case c.Root == "":
 		return &InputError{"--root is empty: name a directory for the stores"}
 	case c.Out == "":

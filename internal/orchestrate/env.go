@@ -198,11 +198,13 @@ func (c *Config) removableBytes() float64 {
 }
 
 // EstimateStoreBytes is a generous estimate of one store on disk: 1.6
-// times the notes' payload (text plus 40 bytes per note) plus 64 KiB of
-// fixed files; docs/method.md says where the ratio comes from. It is a
-// float so that absurd sizes compare instead of overflowing.
+// times the notes' payload (text, the embedding's 4 bytes per value, and
+// 40 bytes per note) plus 64 KiB of fixed files; docs/method.md says
+// where the ratio comes from, and that a vector index can take far more
+// (libSQL's default index: about 50 times the vectors). It is a float so
+// that absurd sizes compare instead of overflowing.
 func EstimateStoreBytes(w workload.Spec) float64 {
-	return float64(w.Objects)*float64(w.TextLen+40)*1.6 + 64<<10
+	return float64(w.Objects)*float64(w.TextLen+4*w.Dims+40)*1.6 + 64<<10
 }
 
 // bytesText writes a size in the unit that fits: "820 KB", "3.4 MB", "1.2 GB".

@@ -38,8 +38,7 @@ func newSessionETA(c Config, studies []*study) *sessionETA {
 // pendingPhases is the number of phases of variant v under set that are
 // not recorded yet (what study.variant will run).
 func (s *study) pendingPhases(set settings.Setting, v string) int {
-	fam, _ := s.family(v)
-	if why := set.NotApplicable(fam, v); why != "" {
+	if why := s.notApplicable(set, v); why != "" {
 		if s.done[cellKey{v, set.Name, job.PhaseCreate, 0, ""}] {
 			return 0
 		}

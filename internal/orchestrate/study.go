@@ -381,12 +381,26 @@ func (s *study) holdPhases() []phase {
 	return ps
 }
 
+// notApplicable says why variant v is not measured under set, or "":
+// the setting does not change it (settings.Setting.NotApplicable), or
+// the workload has embeddings and its catalog family says why it cannot
+// keep them (engine.Family.NoVectors).
+func (s *study) notApplicable(set settings.Setting, v string) string {
+	fam, _ := s.family(v)
+	if why := set.NotApplicable(fam, v); why != "" {
+		return why
+	}
+	if s.Workload.Dims > 0 {
+		return fam.NoVectors[v]
+	}
+	return ""
+}
+
 // variant runs the phases of one variant under one setting that are not
 // recorded yet, then removes its stores (unless --keep, a phase failed or
 // leaveStores is set); failed says whether a phase failed.
 func (s *study) variant(ctx context.Context, set settings.Setting, v string) (failed bool, err error) {
-	fam, _ := s.family(v)
-	if why := set.NotApplicable(fam, v); why != "" {
+	if why := s.notApplicable(set, v); why != "" {
 		if s.done[cellKey{v, set.Name, job.PhaseCreate, 0, ""}] {
 			return false, nil
 		}
@@ -394,6 +408,7 @@ func (s *study) variant(ctx context.Context, set settings.Setting, v string) (fa
 			Status: results.StatusNotApplicable, Workload: s.Workload, Stores: s.Stores, Started: time.Now().UTC(),
 			Error: why})
 	}
+	fam, _ := s.family(v)
 	var todo []phase
 	for _, p := range s.phases() {
 		if !s.done[cellKey{v, set.Name, p.name, p.run, p.cache}] {

@@ -32,7 +32,7 @@ const fakeWorkerEnv = "MANYDB_TEST_FAKE_WORKER"
 // that study as an orchestrator process (to be killed by a test).
 const orchestratorEnv = "MANYDB_TEST_ORCHESTRATOR"
 
-var fakeVariants = []string{"fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_sigkill", "fake_createfail", "fake_hang", "fake_wrongrecent", "fake_hog"}
+var fakeVariants = []string{"fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_sigkill", "fake_createfail", "fake_hang", "fake_wrongrecent", "fake_hog", "fake_approxknn", "fake_wrongknn"}
 
 func TestMain(m *testing.M) {
 	if os.Getenv(fakeWorkerEnv) == "1" {
