@@ -104,6 +104,7 @@ type column struct {
 	study        string              // the study of the column's records
 	runs         int                 // warm open runs its study asked for
 	turnRuns     int                 // turn runs its study asked for
+	search       string              // its knn search, as its records name it (--dims)
 }
 
 func newCell(r *results.Record, machine string) *column {
@@ -252,6 +253,13 @@ func (t *table) add(col string, c *column, r *results.Record) {
 	t.noteFailure(col, r)
 	t.workload = fmt.Sprintf("%s: %s notes of %d characters per store", r.Workload.Name, thousands(float64(r.Workload.Objects)), r.Workload.TextLen)
 	t.objects = r.Workload.Objects
+	if r.Workload.Dims > 0 {
+		t.dims = r.Workload.Dims
+		t.workload += fmt.Sprintf(", each with an embedding of %d values", r.Workload.Dims)
+	}
+	if r.VectorSearch != "" && c.search == "" {
+		c.search = r.VectorSearch
+	}
 	switch {
 	case r.Phase == job.PhaseServe && r.Status != results.StatusFailed:
 		t.served = true

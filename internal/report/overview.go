@@ -28,12 +28,15 @@ type notApplied struct{ setting, variants, why string }
 // notAppliedOf is what table t's setting does not apply to, with why.
 func notAppliedOf(t *table) []notApplied {
 	var out []notApplied
-	malloc, lean := t.notApplicable()
+	malloc, lean, vectors := t.notApplicable()
 	if malloc != "" {
 		out = append(out, notApplied{t.setting, malloc, "the setting changes the C allocator (malloc) only, and they do not allocate with it"})
 	}
 	if lean != "" {
 		out = append(out, notApplied{t.setting, "", "the lean setting has no engine option " + lean})
+	}
+	if vectors != "" {
+		out = append(out, notApplied{t.setting, "", "no knn search " + vectors})
 	}
 	return out
 }
@@ -82,6 +85,24 @@ func overviewFigures(objects, held int) ([]figure, []string) {
 	return figs, labels
 }
 
+// shownFigures keeps the figures that some table shows (a figure with a
+// when, such as knn's, only where a study made it), with their labels.
+func shownFigures(tables []*table, figs []figure, labels []string) ([]figure, []string) {
+	var keptFigs []figure
+	var keptLabels []string
+	for i, f := range figs {
+		shown := f.when == nil
+		for _, t := range tables {
+			shown = shown || f.when(t)
+		}
+		if shown {
+			keptFigs = append(keptFigs, f)
+			keptLabels = append(keptLabels, labels[i])
+		}
+	}
+	return keptFigs, keptLabels
+}
+
 // overviews builds one overview per workload of the tables (serve
 // studies have their own chart), in the order the workloads appear.
 func overviews(tables []*table) []*overview {
@@ -108,6 +129,7 @@ func overviews(tables []*table) []*overview {
 // per run (open, query, close), the rows without it last.
 func newOverview(tables []*table) *overview {
 	figs, labels := overviewFigures(tables[0].objects, tables[0].held)
+	figs, labels = shownFigures(tables, figs, labels)
 	o := &overview{workload: tables[0].workload}
 	settings, studies := distinct(tables, func(t *table) string { return t.setting }), distinct(tables, func(t *table) string { return t.study })
 	for _, t := range tables {

@@ -87,9 +87,18 @@ var figures = []figure{
 	warmIf("get-p99", "same, p99", querySamples(job.QueryGet), stats.P99, 0, made(job.QueryGet)),
 	warmIf("scan", "Scan all notes (median)", querySamples(job.QueryScan), stats.Median, exported|drawn, made(job.QueryScan)),
 	warmIf("scan-p99", "same, p99", querySamples(job.QueryScan), stats.P99, 0, made(job.QueryScan)),
+	// knn (--dims): the nearest notes by embedding, and how many of the
+	// true nearest the engine found (exact searches: all)
+	warmIf("knn", "knn: 10 nearest by embedding (median)", querySamples(job.QueryKNN), stats.Median, exported|drawn|inOverview, made(job.QueryKNN)),
+	warmIf("knn-p99", "same, p99", querySamples(job.QueryKNN), stats.P99, exported, made(job.QueryKNN)),
+	{name: "recall", label: "knn recall@10 (mean)", unit: "%", phase: job.PhaseOpen, perRun: true, samples: recallPercent, stat: stats.Mean,
+		when: made(job.QueryKNN), uses: exported | inOverview},
+	{name: "recall-p5", label: "same, 5th percentile", unit: "%", phase: job.PhaseOpen, perRun: true, samples: recallPercent, stat: stats.P5,
+		when: made(job.QueryKNN), uses: exported},
 	cached(job.CacheCold, "cold-open", "Open, cold cache (median)", openMs, stats.Median, exported|drawn|inOverview),
 	cached(job.CacheCold, "cold-open-query-close", "Open, query, close, cold cache (median)", totalMs, stats.Median, exported),
 	cached(job.CacheCold, "cold-open-query-close-p99", "same, p99", totalMs, stats.P99, 0),
+	coldKNN(cached(job.CacheCold, "cold-knn", "knn, cold cache (median)", querySamples(job.QueryKNN), stats.Median, exported)),
 	{name: "cold-resident", label: "Store pages resident before a cold open (median)", unit: "%", phase: job.PhaseOpen, cache: job.CacheCold,
 		perRun: true, samples: residentPercent, stat: stats.Median, when: madeCache(job.CacheCold)},
 	cached(job.CacheDrop, "drop-open", "Open, drop cache (median)", openMs, stats.Median, 0),
@@ -101,6 +110,8 @@ var figures = []figure{
 	turn("turn-recent", "Turn: recent (median)", querySamples(job.QueryRecent), stats.Median, 0),
 	turn("turn-append", "Turn: append, own transaction (median)", querySamples(job.QueryAppend), stats.Median, exported),
 	turn("turn-append-p99", "same, p99", querySamples(job.QueryAppend), stats.P99, 0),
+	turnKNN(turn("turn-knn", "Turn: knn for the new note (median)", querySamples(job.QueryKNN), stats.Median, exported)),
+	turnKNN(turn("turn-recall", "Turn: knn recall@10 (mean)", recallPercent, stats.Mean, exported)),
 	{name: "rss-per-open-store", label: "Memory per open store ({held} open), resident", unit: "KB", phase: job.PhaseHold,
 		value: held(func(h *results.Hold) float64 { return h.RssKB }), uses: exported | swept},
 	{name: "anon-per-open-store", label: "same, anonymous (process' own memory)", unit: "KB", phase: job.PhaseHold,
@@ -270,6 +281,32 @@ func countSamples(r *results.Record) []float64 {
 // querySamples picks one query's own samples (--queries, and turns).
 func querySamples(name job.Query) func(r *results.Record) []float64 {
 	return func(r *results.Record) []float64 { return r.QueriesMs[name] }
+}
+
+// recallPercent picks each store's knn recall@10, in percent.
+func recallPercent(r *results.Record) []float64 {
+	xs := make([]float64, len(r.Recall))
+	for i, x := range r.Recall {
+		xs[i] = 100 * x
+	}
+	return xs
+}
+
+// coldKNN shows a cold figure of the knn query only in tables of cold
+// runs that made it.
+func coldKNN(f figure) figure {
+	f.when = func(t *table) bool { return madeCache(job.CacheCold)(t) && made(job.QueryKNN)(t) }
+	return f
+}
+
+// turnKNN shows a figure of the turns' knn only in tables of turns of a
+// workload with embeddings; a recall is in percent.
+func turnKNN(f figure) figure {
+	f.when = func(t *table) bool { return t.turned && t.dims > 0 }
+	if f.name == "turn-recall" {
+		f.unit = "%"
+	}
+	return f
 }
 
 // residentPercent picks the percentage of each store's pages resident

@@ -46,6 +46,7 @@ type table struct {
 	columns  map[string]*column
 	workload string
 	objects  int
+	dims     int              // values per embedding (0: notes without)
 	held     int              // the largest hold count (the hold rows' count when there is one)
 	holds    []int            // every hold count of the table's hold records, smallest first
 	runs     int              // warm open runs the studies asked for (the most)
@@ -418,12 +419,15 @@ func (t *table) writeNotes(w io.Writer) {
 	if s := t.oomNote(); s != "" {
 		fmt.Fprintln(w, s)
 	}
-	malloc, lean := t.notApplicable()
+	malloc, lean, vectors := t.notApplicable()
 	if malloc != "" {
 		fmt.Fprintf(w, "n/a: the setting %s changes the C allocator (malloc) only, and %s do not allocate with it (pure Go).\n", t.setting, malloc)
 	}
 	if lean != "" {
 		fmt.Fprintf(w, "n/a: the lean setting has no engine option %s.\n", lean)
+	}
+	if vectors != "" {
+		fmt.Fprintf(w, "n/a: no knn search %s.\n", vectors)
 	}
 	if len(t.queries) > 0 {
 		fmt.Fprintf(w, "Open, query, close spans the queries %s, in that order; each query's row times it alone.\n", job.JoinNames(t.queries, ", "))
@@ -549,18 +553,26 @@ func (t *table) runsAsked() string {
 // notApplicable lists the table's n/a columns that a malloc setting does
 // not apply to (pure-Go engines), and says why lean does not apply to the
 // others: the catalog's reason (engine.Family.NoLean), its variants
-// grouped, else the record's.
-func (t *table) notApplicable() (malloc, lean string) {
+// grouped, else the record's; and, with embeddings, why a variant keeps
+// none (engine.Family.NoVectors).
+func (t *table) notApplicable() (malloc, lean, vectors string) {
 	set, _ := settings.Lookup(t.setting)
 	var na []string
-	var whys []string
-	byWhy := map[string][]string{}
+	var whys, vecWhys []string
+	byWhy, byVecWhy := map[string][]string{}, map[string][]string{}
 	for _, v := range t.variants {
 		c := t.columns[v]
 		if !c.na {
 			continue
 		}
 		fam, ok := engine.Lookup(c.variant)
+		if why := fam.NoVectors[c.variant]; t.dims > 0 && why != "" {
+			if byVecWhy[why] == nil {
+				vecWhys = append(vecWhys, why)
+			}
+			byVecWhy[why] = append(byVecWhy[why], v)
+			continue
+		}
 		if !set.Lean || (set.CgoOnly && (!ok || !fam.Cgo)) {
 			na = append(na, v)
 			continue
@@ -574,19 +586,40 @@ func (t *table) notApplicable() (malloc, lean string) {
 		}
 		byWhy[why] = append(byWhy[why], v)
 	}
+	return strings.Join(na, ", "), forEach(whys, byWhy), forEach(vecWhys, byVecWhy)
+}
+
+// forEach writes each reason with the variants it is given for: "for a,
+// b: why; for c: other".
+func forEach(whys []string, byWhy map[string][]string) string {
 	var parts []string
 	for _, why := range whys {
 		parts = append(parts, fmt.Sprintf("for %s: %s", strings.Join(byWhy[why], ", "), why))
 	}
-	return strings.Join(na, ", "), strings.Join(parts, "; ")
+	return strings.Join(parts, "; ")
 }
 
 // writeEngineOptions writes the line of engine options the columns'
-// records name (the lean setting's), if any does.
+// records name (the lean setting's), if any does, and with embeddings the
+// line of each column's knn search.
 func (t *table) writeEngineOptions(w io.Writer) {
 	if opts := t.engineOptions(); opts != "" {
 		fmt.Fprintf(w, "Engine options (docs/engines.md): %s.\n", opts)
 	}
+	if s := t.vectorSearches(); s != "" {
+		fmt.Fprintf(w, "With embeddings a turn is open, knn, recent, append, close, and each held store answered one knn before the memory snapshot. knn search (docs/engines.md): %s.\n", s)
+	}
+}
+
+// vectorSearches names each column's knn search, "" without embeddings.
+func (t *table) vectorSearches() string {
+	var parts []string
+	for _, v := range t.variants {
+		if c := t.columns[v]; c.search != "" {
+			parts = append(parts, v+": "+c.search)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // engineOptions lists the engine options each column's records name (the

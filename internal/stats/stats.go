@@ -38,6 +38,21 @@ func Quantile(xs []float64, q float64) float64 {
 // Median returns the median of xs, NaN for no samples.
 func Median(xs []float64) float64 { return Quantile(xs, 0.5) }
 
+// P5 returns the 5th percentile of xs (recall's worst queries).
+func P5(xs []float64) float64 { return Quantile(xs, 0.05) }
+
+// Mean returns the arithmetic mean of xs, NaN for no samples.
+func Mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
 // P90 returns the 90th percentile of xs.
 func P90(xs []float64) float64 { return Quantile(xs, 0.9) }
 

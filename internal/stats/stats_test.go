@@ -86,3 +86,19 @@ func TestTheilSen(t *testing.T) {
 		t.Errorf("lengths differ: %v, want NaN", s)
 	}
 }
+
+func TestMeanAndP5(t *testing.T) {
+	xs := []float64{0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+	if got := Mean(xs); math.Abs(got-20.0/21) > 1e-12 {
+		t.Errorf("Mean = %v, want 20/21", got)
+	}
+	if got := P5(xs); got != 1 { // position 0.05·20 = 1: the second value
+		t.Errorf("P5 = %v, want 1", got)
+	}
+	if got := P5([]float64{0, 10}); math.Abs(got-0.5) > 1e-12 {
+		t.Errorf("P5 of {0, 10} = %v, want 0.5", got)
+	}
+	if !math.IsNaN(Mean(nil)) {
+		t.Error("Mean of nothing is not NaN")
+	}
+}

@@ -1,0 +1,110 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"manydb/internal/job"
+	"manydb/internal/results"
+	"manydb/internal/workload"
+)
+
+// vectorRecords is a study with embeddings: sqlite exact, obx_cached an
+// index with recall below 1, obx n/a (no vector API), each with warm and
+// cold open runs of count, knn and recent, one turn and a hold.
+func vectorRecords() []results.Record {
+	wl := workload.Spec{Name: "large", Objects: 1000, TextLen: 300, Dims: 384}
+	base := func(v string, p job.Phase) results.Record {
+		return results.Record{Schema: results.Schema, Study: "s", Variant: v, Setting: "default", Status: results.StatusOK,
+			Phase: p, Workload: wl, Stores: 4, VectorSearch: v + "'s <search>", VectorExact: v == "sqlite"}
+	}
+	queries := []job.Query{job.QueryCount, job.QueryKNN, job.QueryRecent}
+	var recs []results.Record
+	for _, v := range []string{"sqlite", "obx_cached"} {
+		knn, recall := []float64{1, 2, 3, 4}, []float64{1, 1, 1, 1}
+		if v == "obx_cached" {
+			knn, recall = []float64{0.5, 0.5, 0.5, 0.5}, []float64{1, 0.8, 0.6, 0}
+		}
+		c := base(v, job.PhaseCreate)
+		c.CreateMs, c.WallS = []float64{10, 10, 10, 10}, 1
+		open := func(cache job.CacheMode) results.Record {
+			r := base(v, job.PhaseOpen)
+			r.Run, r.Seed, r.Cache, r.Queries = 1, 1, cache, queries
+			r.OpenMs, r.QueryMs, r.CloseMs, r.TotalMs = knn, knn, knn, knn
+			r.QueriesMs = map[job.Query][]float64{job.QueryCount: knn, job.QueryKNN: knn, job.QueryRecent: knn}
+			r.Recall = recall
+			if cache == job.CacheCold {
+				r.Resident = []float64{0, 0, 0, 0}
+			}
+			return r
+		}
+		tr := base(v, job.PhaseTurn)
+		tr.Turn, tr.Seed = 1, 1
+		tr.Queries = []job.Query{job.QueryKNN, job.QueryRecent, job.QueryAppend}
+		tr.OpenMs, tr.CloseMs, tr.TotalMs = knn, knn, knn
+		tr.QueriesMs = map[job.Query][]float64{job.QueryKNN: knn, job.QueryRecent: knn, job.QueryAppend: knn}
+		tr.Recall = recall
+		h := base(v, job.PhaseHold)
+		h.Hold = &results.Hold{Held: 4, RssKB: 100, AnonKB: 90}
+		recs = append(recs, c, open(""), open(job.CacheCold), tr, h)
+	}
+	na := base("obx", job.PhaseCreate)
+	na.Status, na.Error, na.VectorSearch = results.StatusNotApplicable, "objectbox-go v1.9.0 has no vector API", ""
+	return append(recs, na)
+}
+
+// TestVectorTables: the knn rows, recall as mean and 5th percentile, the
+// turn's knn, each column's search named, and obx n/a with its reason.
+func TestVectorTables(t *testing.T) {
+	recs := vectorRecords()
+	var b bytes.Buffer
+	if err := Tables(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{
+		"each with an embedding of 384 values",
+		"| knn: 10 nearest by embedding (median) | 2.500 ms | 0.500 ms | n/a |",
+		"| knn recall@10 (mean) | 100 % | 60 % | n/a |",
+		"| same, 5th percentile | 100 % | 9 % | n/a |",
+		"| knn, cold cache (median) | 2.500 ms | 0.500 ms | n/a |",
+		"| Turn: knn for the new note (median) |",
+		"| Turn: knn recall@10 (mean) | 100 % | 60 % | n/a |",
+		"knn search (docs/engines.md): sqlite: sqlite's <search>; obx_cached: obx_cached's <search>.",
+		"n/a: no knn search for obx: objectbox-go v1.9.0 has no vector API",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the tables lack %q:\n%s", want, got)
+		}
+	}
+	// Without knn the rows are left out, in the overview too.
+	var plain []results.Record
+	for _, r := range recs {
+		r.Queries, r.QueriesMs, r.Recall, r.Workload.Dims, r.VectorSearch = nil, nil, nil, 0, ""
+		if r.Phase != job.PhaseTurn {
+			plain = append(plain, r)
+		}
+	}
+	b.Reset()
+	if err := Tables(&b, plain); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); strings.Contains(s, "knn") || strings.Contains(s, "recall") {
+		t.Errorf("tables without knn show its rows:\n%s", s)
+	}
+	b.Reset()
+	if err := WriteOverview(&b, plain); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); strings.Contains(s, "knn") || strings.Contains(s, "recall") {
+		t.Errorf("an overview without knn shows its columns:\n%s", s)
+	}
+	b.Reset()
+	if err := WriteOverview(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); !strings.Contains(s, "knn recall@10") || strings.Contains(s, "C allocator") {
+		t.Errorf("the overview of a knn study lacks recall:\n%s", s)
+	}
+}
