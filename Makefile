@@ -8,8 +8,10 @@
 #               reference study at 10,000 stores (default and mmap-threshold,
 #               5 warm runs), the create-time profile (disk and tmpfs), the
 #               agent workload at 2,000 stores, serve at 10,000 stores (pools
-#               0, 1 %, 10 %, 100 %, 20,000 requests, at most 3 min each);
-#               resumable, about 2.5 hours; RESULTS_PARTS=study,profile runs
+#               0, 1 %, 10 %, 100 %, 20,000 requests, at most 3 min each),
+#               vector memory at 2,000 stores (--dims 384, knn, default and
+#               lean index options; docs/vectors.md says how long);
+#               resumable; RESULTS_PARTS=study,profile runs
 #               some parts now. A small check: make results RESULTS_STORES=100
 #               RESULTS_AGENT_STORES=20 RESULTS_REQUESTS=2000 RESULTS_DIR=/tmp/r
 #
@@ -64,6 +66,7 @@ PROFILE_TMPFS   ?= /dev/shm/manydb-profile
 # make's command line, they are exported to it.
 RESULTS_VARS := RESULTS_DIR RESULTS_ENGINES RESULTS_STORES RESULTS_RUNS RESULTS_HOLD \
 	RESULTS_AGENT_STORES RESULTS_AGENT_RUNS RESULTS_PROFILE_STORES RESULTS_REQUESTS \
+	RESULTS_VECTOR_STORES RESULTS_VECTOR_SETTINGS RESULTS_DIMS \
 	RESULTS_POOLS RESULTS_POOL_TIME RESULTS_MAX_LOAD RESULTS_ROOT RESULTS_TMPFS RESULTS_PARTS FORCE
 export $(RESULTS_VARS)
 

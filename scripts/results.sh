@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make results: the results of record on the machine at hand, at one
 # commit, into one folder (docs/results/DATE/ unless RESULTS_DIR is given).
-# Four parts, in order, each a resumable manydb study in a results file of
+# Five parts, in order, each a resumable manydb study in a results file of
 # its own (see docs/results.md):
 #
 #   study    the reference study: every variant, settings default and
@@ -12,6 +12,12 @@
 #            warm and cold caches, RESULTS_AGENT_STORES stores
 #   serve    manydb serve of every variant, RESULTS_STORES stores, pools
 #            RESULTS_POOLS, each pool step limited to RESULTS_POOL_TIME
+#   vectors  vector memory per agent: embeddings of RESULTS_DIMS values,
+#            queries count,knn,recent, 2 turns, warm and cold caches,
+#            settings RESULTS_VECTOR_SETTINGS (the engines' default index
+#            options and lean's for small stores), RESULTS_VECTOR_STORES
+#            stores (libSQL's default index takes seconds per store: see
+#            docs/vectors.md)
 #
 # Running it again resumes: a finished part is skipped, an unfinished one
 # is resumed by the same manydb command (manydb skips the recorded cells;
@@ -32,10 +38,13 @@
 #   RESULTS_AGENT_STORES    stores of the agent part (2000)
 #   RESULTS_AGENT_RUNS      warm runs of the agent part (3)
 #   RESULTS_PROFILE_STORES  stores per medium of the profile part (200)
+#   RESULTS_VECTOR_STORES   stores of the vectors part (2000)
+#   RESULTS_VECTOR_SETTINGS settings of the vectors part (default,lean)
+#   RESULTS_DIMS            values per embedding in the vectors part (384)
 #   RESULTS_REQUESTS        recorded requests per pool size (20000)
 #   RESULTS_POOLS           pool sizes (0,1%,10%,100%)
 #   RESULTS_POOL_TIME       time limit of each pool step (3m)
-#   RESULTS_PARTS           the parts to run now, in order (study,profile,agent,serve)
+#   RESULTS_PARTS           the parts to run now, in order (study,profile,agent,serve,vectors)
 #   RESULTS_MAX_LOAD        start a phase only below this load (1; 0: don't wait)
 #   RESULTS_ROOT            data root for the stores (data/results)
 #   RESULTS_TMPFS           tmpfs root of the profile part (/dev/shm/manydb-profile)
@@ -51,10 +60,13 @@ RESULTS_HOLD=${RESULTS_HOLD:-1000}
 RESULTS_AGENT_STORES=${RESULTS_AGENT_STORES:-2000}
 RESULTS_AGENT_RUNS=${RESULTS_AGENT_RUNS:-3}
 RESULTS_PROFILE_STORES=${RESULTS_PROFILE_STORES:-200}
+RESULTS_VECTOR_STORES=${RESULTS_VECTOR_STORES:-2000}
+RESULTS_VECTOR_SETTINGS=${RESULTS_VECTOR_SETTINGS:-default,lean}
+RESULTS_DIMS=${RESULTS_DIMS:-384}
 RESULTS_REQUESTS=${RESULTS_REQUESTS:-20000}
 RESULTS_POOLS=${RESULTS_POOLS:-0,1%,10%,100%}
 RESULTS_POOL_TIME=${RESULTS_POOL_TIME:-3m}
-RESULTS_PARTS=${RESULTS_PARTS:-study,profile,agent,serve}
+RESULTS_PARTS=${RESULTS_PARTS:-study,profile,agent,serve,vectors}
 export RESULTS_PARTS
 RESULTS_MAX_LOAD=${RESULTS_MAX_LOAD:-1}
 RESULTS_ROOT=${RESULTS_ROOT:-data/results}
@@ -105,6 +117,7 @@ say "results in $RESULTS_DIR; machine: $here"
 
 hold=$((RESULTS_HOLD < RESULTS_STORES ? RESULTS_HOLD : RESULTS_STORES))
 agent_hold=$((RESULTS_HOLD < RESULTS_AGENT_STORES ? RESULTS_HOLD : RESULTS_AGENT_STORES))
+vector_hold=$((RESULTS_HOLD < RESULTS_VECTOR_STORES ? RESULTS_HOLD : RESULTS_VECTOR_STORES))
 
 # part_cmd PART: the manydb command of a part (profile: one per variant,
 # VARIANT standing for it).
@@ -114,6 +127,7 @@ part_cmd() {
 	study) echo "$MANYDB run --engines $RESULTS_ENGINES --settings default,mmap-threshold --stores $RESULTS_STORES --runs $RESULTS_RUNS --hold $hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/study --out $out" ;;
 	profile) echo "$MANYDB profile --engine VARIANT --stores $RESULTS_PROFILE_STORES --root $RESULTS_ROOT/profile --tmpfs $RESULTS_TMPFS --out $out" ;;
 	agent) echo "$MANYDB run --engines $RESULTS_ENGINES --queries count,recent,get,scan --turns 2 --cache warm,cold --stores $RESULTS_AGENT_STORES --runs $RESULTS_AGENT_RUNS --hold $agent_hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/agent --out $out" ;;
+	vectors) echo "$MANYDB run --engines $RESULTS_ENGINES --settings $RESULTS_VECTOR_SETTINGS --dims $RESULTS_DIMS --queries count,knn,recent --turns 2 --cache warm,cold --stores $RESULTS_VECTOR_STORES --runs $RESULTS_AGENT_RUNS --hold $vector_hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/vectors --out $out" ;;
 	serve) echo "$MANYDB serve --engines $RESULTS_ENGINES --stores $RESULTS_STORES --requests $RESULTS_REQUESTS --pool $RESULTS_POOLS --pool-time $RESULTS_POOL_TIME --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/serve --out $out" ;;
 	esac
 }
@@ -219,12 +233,12 @@ run_part() {
 	compress "$part"
 }
 
-all_parts="study profile agent serve"
+all_parts="study profile agent serve vectors"
 parts=$(echo "$RESULTS_PARTS" | tr , ' ')
 for p in $parts; do
 	case " $all_parts " in
 	*" $p "*) ;;
-	*) die "RESULTS_PARTS: unknown part \"$p\": use study, profile, agent and serve" ;;
+	*) die "RESULTS_PARTS: unknown part \"$p\": use study, profile, agent, serve and vectors" ;;
 	esac
 done
 # Every part of one folder is of one code commit: a part of another
