@@ -43,6 +43,11 @@ under cgroup v2, how often it reached its limit and the pages reclaimed. A
 worker the OOM killer ends is recorded as oom-killed, with those figures,
 not as a failure. The pools are then not skipped for their memory.
 
+With --dims D every note carries an embedding of D values (as in manydb
+run --dims), and each request also asks its store for the 10 notes
+nearest to the embedding of the newest note it read, before it appends:
+an exact search must return that note first.
+
 Figures per variant and pool size: latency p50, p90, p99, p99.9 and max
 (an HDR histogram), throughput, the pool's hit rate, opens and closes per
 second, and the process' resident and anonymous memory, threads and open
