@@ -32,7 +32,9 @@ type Vectors struct {
 	// itself (vector.TopK).
 	KNNSQL   string
 	ScanInGo bool
-	// Search is what the variant reports (engine.VectorVariant).
+	// Search is what the variant reports (engine.VectorVariant). It
+	// names no dims (D stands for them): a variant reports it before it
+	// makes a store.
 	Search engine.VectorSearch
 }
 
@@ -55,14 +57,16 @@ const insertWithEmb = "INSERT INTO notes(id, text, ts, emb) VALUES (?, ?, ?, ?)"
 // virtual table of the embeddings keyed by the note's id, searched by its
 // KNN query, which compares the query with every vector (exact).
 func SQLiteVec(dims int, version string) Vectors {
-	table := fmt.Sprintf("CREATE VIRTUAL TABLE %s USING vec0(emb float[%d] distance_metric=cosine)", VecTable, dims)
+	table := func(dims string) string {
+		return fmt.Sprintf("CREATE VIRTUAL TABLE %s USING vec0(emb float[%s] distance_metric=cosine)", VecTable, dims)
+	}
 	return Vectors{
-		Schema:       []string{Schema, table},
+		Schema:       []string{Schema, table(fmt.Sprint(dims))},
 		InsertSQL:    InsertSQL,
 		VecInsertSQL: "INSERT INTO " + VecTable + "(rowid, emb) VALUES (?, ?)",
 		KNNSQL:       "SELECT rowid FROM " + VecTable + " WHERE emb MATCH ? AND k = ?",
 		Search: engine.VectorSearch{Exact: true,
-			Method: fmt.Sprintf("sqlite-vec %s vec0 table, %s; knn: %s MATCH … AND k = 10 (a full scan)", version, table, VecTable)},
+			Method: fmt.Sprintf("sqlite-vec %s vec0 table, %s; knn: %s MATCH … AND k = 10 (a full scan)", version, table("D"), VecTable)},
 	}
 }
 
