@@ -21,11 +21,21 @@
 // bulk page allocation, reads through mmap) and the DSN adds
 // _cache_size=-64, which the driver runs as PRAGMA cache_size at every
 // open.
+//
+// With vectors (CreateVectors) both variants of this package use
+// sqlite-vec (github.com/asg017/sqlite-vec-go-bindings/cgo): its C source
+// is compiled with SQLITE_CORE against the sqlite3.h on the system include
+// path (scripts/ensure-sqlite-dev.sh) and calls the SQLite that mattn
+// compiles, the only one in the binary. Each variant registers it with
+// sqlite3_auto_extension before its first open (registerVec), so that
+// every connection of the process has its vec0 table (sqlnotes.SQLiteVec).
 package sqlite
 
 import (
+	"fmt"
 	"path/filepath"
 
+	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"manydb/internal/engine"
@@ -33,11 +43,12 @@ import (
 	"manydb/internal/engines/sqlnotes"
 )
 
-// Variant is an engine.Variant; its stores are sqlnotes.Store, an
-// engine.Store.
+// Variant is an engine.Variant; Create returns a sqlnotes.Store, Open and
+// CreateVectors a sqlnotes.VectorStore.
 var (
-	_ engine.Variant  = (*Variant)(nil)
-	_ engine.Optioner = (*Variant)(nil)
+	_ engine.Variant       = (*Variant)(nil)
+	_ engine.Optioner      = (*Variant)(nil)
+	_ engine.VectorVariant = (*Variant)(nil)
 )
 
 // FileName is the database file inside a store's directory.
@@ -48,6 +59,7 @@ type Variant struct {
 	drv     sqlite3.SQLiteDriver
 	dsn     string            // added to the file name: "?_sync=FULL…"
 	options map[string]string // what lean set
+	vec     string            // sqlite-vec's version, vec_version()
 }
 
 // dsn is every open's DSN after the file name; lean adds leanDSN.
@@ -67,8 +79,61 @@ const IDCapi = "sqlite_capi"
 // and, on the same compiled SQLite, the C API floor.
 func Factories() []engine.Factory {
 	return []engine.Factory{{ID: ID, New: New, Lean: NewLean},
-		{ID: IDCapi, New: func() (engine.Variant, error) { return sqlitecapi.New(IDCapi, nil) },
-			Lean: func() (engine.Variant, error) { return sqlitecapi.NewLean(IDCapi, nil, true) }}}
+		{ID: IDCapi, New: func() (engine.Variant, error) { return newCapi(false) },
+			Lean: func() (engine.Variant, error) { return newCapi(true) }}}
+}
+
+// newCapi returns the sqlite_capi variant, lean or not, with sqlite-vec
+// registered (its version among the variant's versions).
+func newCapi(lean bool) (engine.Variant, error) {
+	var v *sqlitecapi.Variant
+	var err error
+	if lean {
+		v, err = sqlitecapi.NewLean(IDCapi, nil, true)
+	} else {
+		v, err = sqlitecapi.New(IDCapi, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	version, err := registerVec()
+	if err != nil {
+		return nil, err
+	}
+	return v.WithVectors(vectors(version), map[string]string{VecVersionKey: version}), nil
+}
+
+// VecVersionKey is the key of sqlite-vec's version in Versions.
+const VecVersionKey = "sqlite_vec"
+
+// vectors is the statements of both variants: sqlite-vec's vec0 table.
+func vectors(version string) sqlnotes.VectorsFunc {
+	return func(dims int) sqlnotes.Vectors { return sqlnotes.SQLiteVec(dims, version) }
+}
+
+// registerVec registers sqlite-vec with SQLite for every connection
+// opened from now on (sqlite3_auto_extension), and returns its version as
+// a connection of mattn's driver reports it (SELECT vec_version()). It
+// must follow sqlitecapi.Configure: sqlite3_shutdown clears the list of
+// automatic extensions (sqlite3_reset_auto_extension); registering the
+// same extension twice is a no-op.
+func registerVec() (string, error) {
+	sqlitevec.Auto()
+	var drv sqlite3.SQLiteDriver
+	c, err := drv.Open(":memory:")
+	if err != nil {
+		return "", fmt.Errorf("open an in-memory database: %w", err)
+	}
+	defer c.Close()
+	row, err := sqlnotes.QueryRow(c, "SELECT vec_version()", 1)
+	if err != nil {
+		return "", fmt.Errorf("sqlite-vec is not registered: %w", err)
+	}
+	version, ok := row[0].(string)
+	if !ok {
+		return "", fmt.Errorf("vec_version() returned %T, want a string", row[0])
+	}
+	return version, nil
 }
 
 // New returns the sqlite variant, SQLite's process-wide configuration its
@@ -77,7 +142,15 @@ func New() (engine.Variant, error) {
 	if err := sqlitecapi.Configure(false, false); err != nil {
 		return nil, err
 	}
-	return &Variant{dsn: dsn}, nil
+	return newVariant(dsn, nil)
+}
+
+func newVariant(dsn string, options map[string]string) (*Variant, error) {
+	version, err := registerVec()
+	if err != nil {
+		return nil, err
+	}
+	return &Variant{dsn: dsn, options: options, vec: version}, nil
 }
 
 // NewLean returns the sqlite variant under the lean setting: SQLite
@@ -87,7 +160,7 @@ func NewLean() (engine.Variant, error) {
 	if err := sqlitecapi.Configure(true, true); err != nil {
 		return nil, err
 	}
-	return &Variant{dsn: dsn + leanDSN, options: sqlnotes.LeanConfig(true)}, nil
+	return newVariant(dsn+leanDSN, sqlnotes.LeanConfig(true))
 }
 
 // Options implements engine.Optioner.
@@ -96,10 +169,10 @@ func (v *Variant) Options() map[string]string { return v.options }
 // ID implements engine.Variant.
 func (v *Variant) ID() string { return ID }
 
-// Versions implements engine.Variant.
+// Versions implements engine.Variant: SQLite's and sqlite-vec's.
 func (v *Variant) Versions() map[string]string {
 	lib, _, source := sqlite3.Version()
-	return map[string]string{"sqlite": lib, "sqlite_source_id": source}
+	return map[string]string{"sqlite": lib, "sqlite_source_id": source, VecVersionKey: v.vec}
 }
 
 func (v *Variant) connect(dir string) (*sqlite3.SQLiteConn, error) {
@@ -120,11 +193,27 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	return sqlnotes.Create(c)
 }
 
-// Open implements engine.Variant.
+// CreateVectors implements engine.VectorVariant: Create with the notes
+// table and sqlite-vec's vec0 table (sqlnotes.SQLiteVec), committed in
+// one transaction.
+func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
+	c, err := v.connect(dir)
+	if err != nil {
+		return nil, err
+	}
+	return sqlnotes.CreateVectors(c, dims, vectors(v.vec))
+}
+
+// VectorSearch implements engine.VectorVariant.
+func (v *Variant) VectorSearch() engine.VectorSearch { return vectors(v.vec).Search() }
+
+// Open implements engine.Variant: a sqlnotes.VectorStore, which writes
+// and searches embeddings when its notes have them, and otherwise runs
+// the statements of sqlnotes.Store.
 func (v *Variant) Open(dir string) (engine.Store, error) {
 	c, err := v.connect(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &sqlnotes.Store{Conn: c}, nil
+	return &sqlnotes.VectorStore{Store: sqlnotes.Store{Conn: c}, Vectors: vectors(v.vec)}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"manydb/internal/engine"
@@ -48,7 +49,7 @@ func TestStore(t *testing.T) {
 	if n, err := s.Count(); err != nil || n != 25 {
 		t.Fatalf("Count = %d, %v; want 25", n, err)
 	}
-	c := s.(*sqlnotes.Store).Conn.(*sqlite3.SQLiteConn)
+	c := s.(*sqlnotes.VectorStore).Conn.(*sqlite3.SQLiteConn)
 	rows, err := c.Query("SELECT text FROM notes WHERE id = 3", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +96,7 @@ func TestLean(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		if got, err := sqlnotes.Pragmas(s.(*sqlnotes.Store).Conn, "cache_size", "mmap_size"); err != nil || !maps.Equal(got, want) {
+		if got, err := sqlnotes.Pragmas(s.(*sqlnotes.VectorStore).Conn, "cache_size", "mmap_size"); err != nil || !maps.Equal(got, want) {
 			t.Errorf("pragmas %v, %v; want %v", got, err, want)
 		}
 	}
@@ -105,6 +106,56 @@ func TestLean(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(def, map[string]string{"cache_size": "-2000", "mmap_size": "0"})
+}
+
+// TestVectors checks the knn of both variants, default and lean, with
+// sqlite-vec's vec0 table: a full scan, so every answer must be exact.
+func TestVectors(t *testing.T) {
+	for _, f := range Factories() {
+		for _, lean := range []bool{false, true} {
+			mk := f.New
+			if lean {
+				mk = f.Lean
+			}
+			v, err := mk()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Run(fmt.Sprintf("%s/lean=%t", f.ID, lean), func(t *testing.T) {
+				if got := v.Versions()[VecVersionKey]; !strings.HasPrefix(got, "v0.1.") {
+					t.Errorf("versions %v: want %s v0.1.x", v.Versions(), VecVersionKey)
+				}
+				if s := v.(engine.VectorVariant).VectorSearch(); !s.Exact || !strings.Contains(s.Method, "vec0") {
+					t.Errorf("VectorSearch() = %+v, want sqlite-vec's vec0, exact", s)
+				}
+				enginetest.CheckVectors(t, v, 1)
+			})
+		}
+	}
+}
+
+// TestVecLinked checks that sqlite-vec runs in mattn's SQLite, the only
+// SQLite of the binary: its functions answer on a connection of mattn's
+// driver, whose sqlite_version() is mattn's.
+func TestVecLinked(t *testing.T) {
+	if _, err := New(); err != nil {
+		t.Fatal(err)
+	}
+	var drv sqlite3.SQLiteDriver
+	c, err := drv.Open(":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	row, err := sqlnotes.QueryRow(c, "SELECT vec_version(), sqlite_version(), vec_distance_cosine(vec_f32('[1, 0]'), vec_f32('[0, 1]'))", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, _, _ := sqlite3.Version()
+	if row[1] != lib || row[2] != 1.0 {
+		t.Errorf("vec_version(), sqlite_version(), a distance = %v; want SQLite %s (mattn's) and 1", row, lib)
+	}
+	t.Logf("sqlite-vec %v in SQLite %v", row[0], row[1])
 }
 
 // BenchmarkOpenCountClose times one open, count and close of a store of

@@ -18,6 +18,14 @@
 // stores before the first open (Configure: no lookaside, no bulk page
 // allocation, reads through mmap) and every open sets PRAGMA
 // cache_size=-64; the sqlite and libsql variants use the same Configure.
+//
+// With vectors (CreateVectors) the library linked decides the search:
+// libSQL's C library has its own (an F32_BLOB column with a DiskANN index,
+// sqlnotes.LibSQL: LibSQLIndexDefault under New, LibSQLIndexLean under
+// NewLean), which this package finds by the function libsql_libversion,
+// declared weak so that it is NULL in SQLite's build. SQLite has none;
+// the package linking it names one with WithVectors (package sqlite:
+// sqlite-vec, which it registers).
 package sqlitecapi
 
 /*
@@ -37,6 +45,7 @@ extern int sqlite3_reset(sqlite3_stmt *st);
 extern int sqlite3_finalize(sqlite3_stmt *st);
 extern int sqlite3_bind_int64(sqlite3_stmt *st, int i, int64_t v);
 extern int sqlite3_bind_text(sqlite3_stmt *st, int i, const char *v, int n, void (*destructor)(void *));
+extern int sqlite3_bind_blob(sqlite3_stmt *st, int i, const void *v, int n, void (*destructor)(void *));
 extern int64_t sqlite3_column_int64(sqlite3_stmt *st, int i);
 extern const unsigned char *sqlite3_column_text(sqlite3_stmt *st, int i);
 extern int sqlite3_column_bytes(sqlite3_stmt *st, int i);
@@ -46,6 +55,12 @@ extern const char *sqlite3_sourceid(void);
 extern int sqlite3_shutdown(void);
 extern int sqlite3_config(int op, ...);
 extern int sqlite3_db_status(sqlite3 *db, int op, int *cur, int *hiwtr, int reset);
+// libSQL's own version: defined by libSQL's C library only, so NULL
+// (weak) where the library linked is SQLite.
+extern const char *libsql_libversion(void) __attribute__((weak));
+
+// manydb_is_libsql tells whether the library linked is libSQL's.
+static int manydb_is_libsql(void) { return libsql_libversion != NULL; }
 
 #define MANYDB_SQLITE_OK 0
 #define MANYDB_SQLITE_ROW 100
@@ -119,6 +134,45 @@ static int manydb_insert_one(sqlite3_stmt *st, int64_t id, const char *text, int
 	sqlite3_reset(st);
 	return rc == MANYDB_SQLITE_DONE ? MANYDB_SQLITE_OK : rc;
 }
+
+// manydb_insert_emb is manydb_insert_one with the note's embedding bound
+// to a fourth parameter (copied, SQLITE_TRANSIENT) when emb is not NULL.
+static int manydb_insert_emb(sqlite3_stmt *st, int64_t id, const char *text, int n, int64_t ts, const void *emb, int emb_n) {
+	if (text == NULL) text = "";
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, text, n, (void (*)(void *))-1);
+	sqlite3_bind_int64(st, 3, ts);
+	if (emb != NULL) sqlite3_bind_blob(st, 4, emb, emb_n, (void (*)(void *))-1);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == MANYDB_SQLITE_DONE ? MANYDB_SQLITE_OK : rc;
+}
+
+// manydb_insert_vec binds a note's id and embedding (copied) to the
+// prepared insert of a vector table, steps and resets it.
+static int manydb_insert_vec(sqlite3_stmt *st, int64_t id, const void *emb, int emb_n) {
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_blob(st, 2, emb, emb_n, (void (*)(void *))-1);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == MANYDB_SQLITE_DONE ? MANYDB_SQLITE_OK : rc;
+}
+
+// manydb_knn binds the query's blob (copied) and k to the prepared knn
+// query and steps it to the end, writing the first column of at most k
+// rows, the ids, to ids and their number to *n: one cgo call per query.
+static int manydb_knn(sqlite3_stmt *st, const void *q, int q_n, int k, int64_t *ids, int *n) {
+	*n = 0;
+	int rc = sqlite3_bind_blob(st, 1, q, q_n, (void (*)(void *))-1);
+	if (rc == MANYDB_SQLITE_OK) rc = sqlite3_bind_int64(st, 2, k);
+	if (rc != MANYDB_SQLITE_OK) return rc;
+	while ((rc = sqlite3_step(st)) == MANYDB_SQLITE_ROW) {
+		if (*n < k) ids[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_reset(st);
+	return rc == MANYDB_SQLITE_DONE ? MANYDB_SQLITE_OK : rc;
+}
+
 // manydb_prepare prepares sql on db.
 static int manydb_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st) {
 	return sqlite3_prepare_v2(db, sql, -1, st, NULL);
@@ -147,20 +201,25 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 	"unsafe"
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/sqlnotes"
+	"manydb/internal/vector"
 	"manydb/internal/workload"
 )
 
 // The interfaces this package implements.
 var (
-	_ engine.Variant  = (*Variant)(nil)
-	_ engine.Optioner = (*Variant)(nil)
-	_ engine.Store    = (*store)(nil)
+	_ engine.Variant       = (*Variant)(nil)
+	_ engine.Optioner      = (*Variant)(nil)
+	_ engine.VectorVariant = (*Variant)(nil)
+	_ engine.Store         = (*store)(nil)
+	_ engine.VectorStore   = (*store)(nil)
 )
 
 // Variant is SQLite's C API called directly, under the variant id of the
@@ -171,27 +230,58 @@ type Variant struct {
 	// pragmas, NUL-terminated, run after every open; nil for none.
 	pragmas []byte
 	options map[string]string // what lean set (engine.Optioner)
+	// vectors is the vector search's statements; nil for none.
+	vectors sqlnotes.VectorsFunc
 }
 
 // New returns the variant id; extra versions (the linking library's own)
 // are added to SQLite's in Versions. SQLite's process-wide configuration
-// is its default (Configure).
+// is its default (Configure). When the library linked is libSQL's, its
+// vector index has libSQL's default options (sqlnotes.LibSQLIndexDefault).
 func New(id string, extra map[string]string) (*Variant, error) {
 	if err := Configure(false, false); err != nil {
 		return nil, err
 	}
-	return &Variant{id: id, extra: extra}, nil
+	v := &Variant{id: id, extra: extra}
+	if C.manydb_is_libsql() != 0 {
+		v.vectors = libSQLVectors(sqlnotes.LibSQLIndexDefault)
+	}
+	return v, nil
+}
+
+// libSQLVectors is libSQL's vector search with the index options given.
+func libSQLVectors(options []string) sqlnotes.VectorsFunc {
+	return func(dims int) sqlnotes.Vectors { return sqlnotes.LibSQL(dims, options) }
+}
+
+// WithVectors sets v's vector search to the statements of vectors (for
+// SQLite, whose vector search is an extension the linking package
+// registers), adds extra to its versions (the extension's), and returns
+// v.
+func (v *Variant) WithVectors(vectors sqlnotes.VectorsFunc, extra map[string]string) *Variant {
+	v.vectors = vectors
+	versions := make(map[string]string, len(v.extra)+len(extra))
+	maps.Copy(versions, v.extra)
+	maps.Copy(versions, extra)
+	v.extra = versions
+	return v
 }
 
 // NewLean returns the variant id under the lean setting: SQLite configured
 // for many open stores (Configure, with bulk for a library whose
 // connections have their own page caches) and sqlnotes.LeanPragma run
-// after every open.
+// after every open. When the library linked is libSQL's, its vector index
+// has the lean options (sqlnotes.LibSQLIndexLean), recorded in Options.
 func NewLean(id string, extra map[string]string, bulk bool) (*Variant, error) {
 	if err := Configure(true, bulk); err != nil {
 		return nil, err
 	}
-	return &Variant{id: id, extra: extra, pragmas: append([]byte(sqlnotes.LeanPragma), 0), options: sqlnotes.LeanConfig(bulk)}, nil
+	v := &Variant{id: id, extra: extra, pragmas: append([]byte(sqlnotes.LeanPragma), 0), options: sqlnotes.LeanConfig(bulk)}
+	if C.manydb_is_libsql() != 0 {
+		v.vectors = libSQLVectors(sqlnotes.LibSQLIndexLean)
+		v.options[sqlnotes.LibSQLIndexOption] = sqlnotes.LibSQLOptionValue(sqlnotes.LibSQLIndexLean)
+	}
+	return v, nil
 }
 
 // Options implements engine.Optioner.
@@ -285,7 +375,7 @@ func (v *Variant) open(dir string, create bool) (*store, error) {
 		}
 		return nil, err
 	}
-	return &store{db: db}, nil
+	return &store{db: db, vectors: v.vectors}, nil
 }
 
 func errmsg(db *C.sqlite3) string {
@@ -309,6 +399,41 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	return s, nil
 }
 
+// CreateVectors implements engine.VectorVariant: a new database with the
+// vector search's schema (sqlnotes.Vectors) committed in one
+// transaction.
+func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
+	if v.vectors == nil {
+		return nil, fmt.Errorf("%s has no vector search: the library linked is not libSQL's, and no extension was given (WithVectors)", v.id)
+	}
+	s, err := v.open(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	vec := v.vectors(dims)
+	if err := s.inTx(func() error {
+		for _, q := range vec.Schema {
+			if err := s.exec(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("create the store with vectors: %w", err)
+	}
+	return s, nil
+}
+
+// VectorSearch implements engine.VectorVariant; its Method is empty when
+// the variant has no vector search.
+func (v *Variant) VectorSearch() engine.VectorSearch {
+	if v.vectors == nil {
+		return engine.VectorSearch{}
+	}
+	return v.vectors.Search()
+}
+
 // Open implements engine.Variant. A missing file is an error, not a new
 // database.
 func (v *Variant) Open(dir string) (engine.Store, error) {
@@ -320,7 +445,12 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 }
 
 type store struct {
-	db *C.sqlite3
+	db      *C.sqlite3
+	vectors sqlnotes.VectorsFunc // nil for none
+	vec     sqlnotes.Vectors     // vectors(dims) for the dims last seen
+	dims    int
+	blob    []byte  // the embedding being bound
+	ids     []int64 // a knn answer
 }
 
 func (s *store) exec(sql string) error {
@@ -350,8 +480,11 @@ func (s *store) queryInt(sql string) (int64, error) {
 func (s *store) lookasideHits() int { return int(C.manydb_lookaside_hits(s.db)) }
 
 // Insert writes all notes between BEGIN and COMMIT with one prepared
-// statement.
+// statement; notes with embeddings through insertVectors.
 func (s *store) Insert(notes []workload.Note) (err error) {
+	if len(notes) > 0 && notes[0].Emb != nil {
+		return s.insertVectors(notes)
+	}
 	if err := s.exec("BEGIN"); err != nil {
 		return err
 	}
@@ -466,8 +599,12 @@ func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 func (s *store) Scan(fn func(workload.Note)) error { return sqlnotes.Preparer(s.prep).Scan(fn) }
 
 // Append implements engine.Store: one autocommitted insert, prepared,
-// bound, stepped and finalized.
+// bound, stepped and finalized; a note with an embedding through
+// insertVectors, in its own transaction.
 func (s *store) Append(n workload.Note) error {
+	if n.Emb != nil {
+		return s.insertVectors([]workload.Note{n})
+	}
 	q, err := s.prepare(sqlnotes.InsertSQL)
 	if err != nil {
 		return err
@@ -477,4 +614,96 @@ func (s *store) Append(n workload.Note) error {
 		err = fmt.Errorf("insert note %d: %s (%d)", n.ID, errmsg(s.db), rc)
 	}
 	return errors.Join(err, q.Close())
+}
+
+// statements returns the vector search's statements for dims, made once
+// per dims.
+func (s *store) statements(dims int) (*sqlnotes.Vectors, error) {
+	if s.vectors == nil {
+		return nil, errors.New("this variant has no vector search")
+	}
+	if s.vec.KNNSQL == "" || s.dims != dims {
+		s.vec, s.dims = s.vectors(dims), dims
+	}
+	return &s.vec, nil
+}
+
+// inTx runs fn between BEGIN and COMMIT, rolling back when it fails.
+func (s *store) inTx(fn func() error) error {
+	if err := s.exec("BEGIN"); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		return errors.Join(err, s.exec("ROLLBACK"))
+	}
+	return s.exec("COMMIT")
+}
+
+// insertVectors writes notes with their embeddings in one transaction,
+// with the vector search's insert (and its vector table's, if it has
+// one) prepared once.
+func (s *store) insertVectors(notes []workload.Note) error {
+	vec, err := s.statements(len(notes[0].Emb))
+	if err != nil {
+		return err
+	}
+	return s.inTx(func() (err error) {
+		ins, err := s.prepare(vec.InsertSQL)
+		if err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, ins.Close()) }()
+		var vins *stmt
+		if vec.VecInsertSQL != "" {
+			if vins, err = s.prepare(vec.VecInsertSQL); err != nil {
+				return err
+			}
+			defer func() { err = errors.Join(err, vins.Close()) }()
+		}
+		for _, n := range notes {
+			if len(n.Emb) != s.dims {
+				return fmt.Errorf("note %d: an embedding of %d values, want %d", n.ID, len(n.Emb), s.dims)
+			}
+			s.blob = vector.AppendBlob(s.blob[:0], n.Emb)
+			blob, size := unsafe.Pointer(&s.blob[0]), C.int(len(s.blob))
+			text := (*C.char)(unsafe.Pointer(unsafe.StringData(n.Text)))
+			emb := blob
+			if !vec.EmbInNotes {
+				emb = nil
+			}
+			if rc := C.manydb_insert_emb(ins.st, C.int64_t(n.ID), text, C.int(len(n.Text)), C.int64_t(n.Ts), emb, size); rc != C.MANYDB_SQLITE_OK {
+				return fmt.Errorf("insert note %d: %s (%d)", n.ID, errmsg(s.db), rc)
+			}
+			if vins != nil {
+				if rc := C.manydb_insert_vec(vins.st, C.int64_t(n.ID), blob, size); rc != C.MANYDB_SQLITE_OK {
+					return fmt.Errorf("insert note %d's embedding: %s (%d)", n.ID, errmsg(s.db), rc)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// KNN implements engine.VectorStore: the vector search's knn query,
+// prepared, bound with the query's blob and k, stepped to the end and
+// finalized.
+func (s *store) KNN(q []float32, k int, dst []int64) ([]int64, error) {
+	vec, err := s.statements(len(q))
+	if err != nil {
+		return dst, err
+	}
+	if vec.ScanInGo || len(q) == 0 || k < 1 {
+		return dst, fmt.Errorf("knn of %d values, k %d: not a query of this package's searches", len(q), k)
+	}
+	st, err := s.prepare(vec.KNNSQL)
+	if err != nil {
+		return dst, err
+	}
+	s.blob = vector.AppendBlob(s.blob[:0], q)
+	s.ids = slices.Grow(s.ids[:0], k)[:k]
+	var n C.int
+	if rc := C.manydb_knn(st.st, unsafe.Pointer(&s.blob[0]), C.int(len(s.blob)), C.int(k), (*C.int64_t)(unsafe.Pointer(&s.ids[0])), &n); rc != C.MANYDB_SQLITE_OK {
+		err = fmt.Errorf("knn: %s (%d)", errmsg(s.db), rc)
+	}
+	return append(dst, s.ids[:n]...), errors.Join(err, st.Close())
 }
