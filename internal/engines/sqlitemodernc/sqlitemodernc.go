@@ -45,11 +45,12 @@ import (
 	"manydb/internal/engines/sqlnotes"
 )
 
-// Variant is an engine.Variant; its stores are sqlnotes.Store, an
-// engine.Store.
+// Variant is an engine.Variant; Create returns a sqlnotes.Store, Open and
+// CreateVectors a sqlnotes.VectorStore.
 var (
-	_ engine.Variant  = (*Variant)(nil)
-	_ engine.Optioner = (*Variant)(nil)
+	_ engine.Variant       = (*Variant)(nil)
+	_ engine.Optioner      = (*Variant)(nil)
+	_ engine.VectorVariant = (*Variant)(nil)
 )
 
 // FileName is the database file inside a store's directory.
@@ -196,11 +197,31 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	return sqlnotes.Create(c)
 }
 
-// Open implements engine.Variant.
+// vectors is the embeddings as blobs, the knn an exact scan in Go
+// (sqlnotes.ScanInGo): modernc's SQLite is Go and cannot load sqlite-vec,
+// which is C.
+func vectors(int) sqlnotes.Vectors { return sqlnotes.ScanInGo() }
+
+// CreateVectors implements engine.VectorVariant: Create with an emb
+// column of type BLOB (sqlnotes.ScanInGo).
+func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
+	c, err := v.connectStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	return sqlnotes.CreateVectors(c, dims, vectors)
+}
+
+// VectorSearch implements engine.VectorVariant.
+func (v *Variant) VectorSearch() engine.VectorSearch { return sqlnotes.VectorsFunc(vectors).Search() }
+
+// Open implements engine.Variant: a sqlnotes.VectorStore, which writes
+// and searches embeddings when its notes have them, and otherwise runs
+// sqlnotes.Store's statements.
 func (v *Variant) Open(dir string) (engine.Store, error) {
 	c, err := v.connectStore(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &sqlnotes.Store{Conn: c}, nil
+	return &sqlnotes.VectorStore{Store: sqlnotes.Store{Conn: c}, Vectors: vectors}, nil
 }

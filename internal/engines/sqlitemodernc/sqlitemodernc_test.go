@@ -80,3 +80,15 @@ func TestLean(t *testing.T) {
 		conn.Close()
 	}
 }
+
+// TestVectors checks the knn, default and lean: a scan in Go, so every
+// answer must be exact.
+func TestVectors(t *testing.T) {
+	for _, mk := range []func() (engine.Variant, error){New, NewLean} {
+		v, err := mk()
+		if err != nil {
+			t.Fatal(err)
+		}
+		enginetest.CheckVectors(t, v, 1)
+	}
+}

@@ -1,10 +1,11 @@
 // Package tursogo is manydb's adapter for Turso Database through
 // github.com/tursodatabase/turso-go, which loads a Rust library embedded in
 // the Go module with purego (no cgo). Variant id: turso_go. It uses the
-// driver's connection directly (sqlnotes.Store), not database/sql. A store
-// is a directory holding notes.db and notes.db-wal. turso-go aborts the
-// process on a missing directory and creates a missing file, so Create and
-// Open check the path first. docs/engines.md has the details.
+// driver's connection directly (sqlnotes.Store and VectorStore), not
+// database/sql. A store is a directory holding notes.db and notes.db-wal.
+// turso-go aborts the process on a missing directory and creates a
+// missing file, so Create and Open check the path first. docs/engines.md
+// has the details.
 package tursogo
 
 import (
@@ -22,9 +23,12 @@ import (
 	"manydb/internal/engines/sqlnotes"
 )
 
-// Variant is an engine.Variant; its stores are sqlnotes.Store, an
-// engine.Store.
-var _ engine.Variant = (*Variant)(nil)
+// Variant is an engine.Variant; Create returns a sqlnotes.Store, Open and
+// CreateVectors a sqlnotes.VectorStore.
+var (
+	_ engine.Variant       = (*Variant)(nil)
+	_ engine.VectorVariant = (*Variant)(nil)
+)
 
 // FileName is the database file inside a store's directory; Turso adds
 // FileName+"-wal" beside it.
@@ -80,8 +84,8 @@ func (v *Variant) Versions() map[string]string { return v.versions }
 // Create implements engine.Variant: open a new database and commit the
 // schema (its own transaction, as an application creating it would).
 func (v *Variant) Create(dir string) (engine.Store, error) {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("store directory %s does not exist (turso-go would abort the process): %w", dir, errors.Join(err, errNotDir(fi)))
+	if err := checkDir(dir); err != nil {
+		return nil, err
 	}
 	s, err := v.open(filepath.Join(dir, FileName))
 	if err != nil {
@@ -90,12 +94,41 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	return sqlnotes.Create(s.Conn)
 }
 
+// checkDir fails unless dir is a directory: turso-go would abort the
+// process.
+func checkDir(dir string) error {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("store directory %s does not exist (turso-go would abort the process): %w", dir, errors.Join(err, errNotDir(fi)))
+	}
+	return nil
+}
+
 func errNotDir(fi os.FileInfo) error {
 	if fi != nil && !fi.IsDir() {
 		return errors.New("not a directory")
 	}
 	return nil
 }
+
+// vectors is turso_core's vector functions: the embedding as a blob, an
+// exact scan ordered by vector_distance_cos (sqlnotes.Turso).
+func vectors(int) sqlnotes.Vectors { return sqlnotes.Turso() }
+
+// CreateVectors implements engine.VectorVariant: Create with an emb
+// column of type BLOB (sqlnotes.Turso).
+func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
+	if err := checkDir(dir); err != nil {
+		return nil, err
+	}
+	s, err := v.open(filepath.Join(dir, FileName))
+	if err != nil {
+		return nil, err
+	}
+	return sqlnotes.CreateVectors(s.Conn, dims, vectors)
+}
+
+// VectorSearch implements engine.VectorVariant.
+func (v *Variant) VectorSearch() engine.VectorSearch { return sqlnotes.VectorsFunc(vectors).Search() }
 
 // Open implements engine.Variant. It checks first that the database file
 // exists: turso-go would create an empty one, or abort the process when
@@ -108,10 +141,13 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	return v.open(path)
 }
 
-func (v *Variant) open(path string) (*sqlnotes.Store, error) {
+// open returns a sqlnotes.VectorStore: it writes and searches embeddings
+// when its notes have them, and otherwise runs sqlnotes.Store's
+// statements.
+func (v *Variant) open(path string) (*sqlnotes.VectorStore, error) {
 	c, err := v.drv.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &sqlnotes.Store{Conn: c}, nil
+	return &sqlnotes.VectorStore{Store: sqlnotes.Store{Conn: c}, Vectors: vectors}, nil
 }

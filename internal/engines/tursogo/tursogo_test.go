@@ -88,3 +88,13 @@ func TestMissing(t *testing.T) {
 		t.Errorf("Open created %s in an empty directory", FileName)
 	}
 }
+
+// TestVectors checks the knn with Turso's vector functions: an exact scan
+// (ORDER BY vector_distance_cos), so every answer must be exact.
+func TestVectors(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.CheckVectors(t, v, 1)
+}
