@@ -18,7 +18,9 @@
 # make build also installs strace when it is missing and it can (root,
 # apt-get): manydb profile counts the sync calls with it; and the malloc
 # libraries of the settings jemalloc, mimalloc and tcmalloc (Debian's
-# libjemalloc2, libmimalloc2.0, libtcmalloc-minimal4).
+# libjemalloc2, libmimalloc2.0, libtcmalloc-minimal4); and sqlite3.h
+# (Debian's libsqlite3-dev), which sqlite-vec's C source needs to compile
+# into worker-sqlite.
 
 GO      ?= go
 BIN     := bin
@@ -77,6 +79,7 @@ build:
 	@./scripts/fetch-objectbox.sh
 	@./scripts/ensure-strace.sh
 	@./scripts/ensure-allocators.sh
+	@./scripts/ensure-sqlite-dev.sh
 	@./scripts/build-capi.sh turso
 	@./scripts/build-capi.sh libsql
 	@$(MAKE) --no-print-directory workers
