@@ -9,6 +9,12 @@
 // Lookaside cannot be turned off: the module has no sqlite3_config, and
 // Conn.Config sets boolean DBCONFIGs only (SQLITE_DBCONFIG_LOOKASIDE is
 // left out of its constants, const.go); SQLite is built into the module.
+//
+// With vectors (CreateVectors) the embeddings are blobs and the knn an
+// exact scan in Go (sqlnotes.ScanInGo): the module's SQLite is Wasm
+// translated to Go and cannot load sqlite-vec's C, and the sqlite-vec
+// bindings' package for this module (its ncruces package, v0.1.6) sets
+// sqlite3.Binary, which v0.37.0 of the module no longer has.
 package sqlitencruces
 
 import (
@@ -21,14 +27,17 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/sqlnotes"
+	"manydb/internal/vector"
 	"manydb/internal/workload"
 )
 
 // The interfaces this package implements.
 var (
-	_ engine.Variant  = (*Variant)(nil)
-	_ engine.Optioner = (*Variant)(nil)
-	_ engine.Store    = (*store)(nil)
+	_ engine.Variant       = (*Variant)(nil)
+	_ engine.Optioner      = (*Variant)(nil)
+	_ engine.VectorVariant = (*Variant)(nil)
+	_ engine.Store         = (*store)(nil)
+	_ engine.VectorStore   = (*store)(nil)
 )
 
 // FileName is the database file inside a store's directory.
@@ -123,12 +132,119 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	return &store{c: c}, nil
 }
 
-type store struct {
-	c *sqlite3.Conn
+// CreateVectors implements engine.VectorVariant: Create with an emb
+// column of type BLOB (sqlnotes.ScanInGo), committed in one transaction.
+func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
+	c, err := v.connect(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &store{c: c}
+	if err := s.inTx(func() error {
+		for _, q := range s.statements().Schema {
+			if err := c.Exec(q); err != nil {
+				return fmt.Errorf("%s: %w", q, err)
+			}
+		}
+		return nil
+	}); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("create the store with vectors: %w", err)
+	}
+	return s, nil
 }
 
-// Insert writes all notes in one transaction with one prepared statement.
+// VectorSearch implements engine.VectorVariant.
+func (v *Variant) VectorSearch() engine.VectorSearch { return sqlnotes.ScanInGo().Search }
+
+type store struct {
+	c *sqlite3.Conn
+	// For embeddings: the statements (made at their first use), the blob
+	// being bound, an embedding read back and the nearest notes kept.
+	vec  *sqlnotes.Vectors
+	blob []byte
+	emb  []float32
+	top  *vector.TopK
+	topK int
+}
+
+// statements returns sqlnotes.ScanInGo, made once.
+func (s *store) statements() *sqlnotes.Vectors {
+	if s.vec == nil {
+		vec := sqlnotes.ScanInGo()
+		s.vec = &vec
+	}
+	return s.vec
+}
+
+// inTx runs fn between BEGIN and COMMIT, rolling back when it fails.
+func (s *store) inTx(fn func() error) error {
+	if err := s.c.Exec("BEGIN"); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		return errors.Join(err, s.c.Exec("ROLLBACK"))
+	}
+	return s.c.Exec("COMMIT")
+}
+
+// insertVectors writes notes with their embeddings in one transaction
+// with one prepared statement (sqlnotes.ScanInGo's insert).
+func (s *store) insertVectors(notes []workload.Note) error {
+	return s.inTx(func() (err error) {
+		st, _, err := s.c.Prepare(s.statements().InsertSQL)
+		if err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, st.Close()) }()
+		for _, n := range notes {
+			s.blob = vector.AppendBlob(s.blob[:0], n.Emb)
+			if err := st.BindBlob(4, s.blob); err != nil {
+				return fmt.Errorf("insert note %d: %w", n.ID, err)
+			}
+			if err := bindExec(st, n); err != nil {
+				return fmt.Errorf("insert note %d: %w", n.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// KNN implements engine.VectorStore: every note's id and embedding read
+// (sqlnotes.ScanInGo's query) and the k nearest kept in Go.
+func (s *store) KNN(q []float32, k int, dst []int64) (_ []int64, err error) {
+	st, _, err := s.c.Prepare(s.statements().KNNSQL)
+	if err != nil {
+		return dst, err
+	}
+	defer func() { err = errors.Join(err, st.Close()) }()
+	if s.top == nil || s.topK != k {
+		s.top, s.topK = vector.NewTopK(k), k
+	}
+	s.top.Reset()
+	for st.Step() {
+		id := st.ColumnInt64(0)
+		// The raw blob is SQLite's, valid until the next step.
+		if s.emb, err = vector.FromBlob(st.ColumnRawBlob(1), s.emb); err != nil {
+			return dst, fmt.Errorf("note %d: %w", id, err)
+		}
+		if len(s.emb) != len(q) {
+			return dst, fmt.Errorf("note %d: an embedding of %d values, the query has %d", id, len(s.emb), len(q))
+		}
+		s.top.Offer(id, vector.Distance(s.emb, q))
+	}
+	if err := st.Err(); err != nil {
+		return dst, err
+	}
+	return s.top.AppendIDs(dst), nil
+}
+
+// Insert writes all notes in one transaction with one prepared statement;
+// notes with embeddings through insertVectors.
 func (s *store) Insert(notes []workload.Note) (err error) {
+	if len(notes) > 0 && notes[0].Emb != nil {
+		return s.insertVectors(notes)
+	}
 	if err := s.c.Exec("BEGIN"); err != nil {
 		return err
 	}
@@ -227,8 +343,12 @@ func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 // Scan implements engine.Store (sqlnotes.ScanSQL).
 func (s *store) Scan(fn func(workload.Note)) error { return sqlnotes.Preparer(s.prep).Scan(fn) }
 
-// Append implements engine.Store: one autocommitted insert.
+// Append implements engine.Store: one autocommitted insert; a note with
+// an embedding through insertVectors, in its own transaction.
 func (s *store) Append(n workload.Note) (err error) {
+	if n.Emb != nil {
+		return s.insertVectors([]workload.Note{n})
+	}
 	st, _, err := s.c.Prepare(sqlnotes.InsertSQL)
 	if err != nil {
 		return err

@@ -76,3 +76,15 @@ func TestPerStore(t *testing.T) {
 	}
 	enginetest.PerStore(t, v, 4, workload.Spec{Objects: 100, TextLen: 60})
 }
+
+// TestVectors checks the knn, default and lean: a scan in Go, so every
+// answer must be exact.
+func TestVectors(t *testing.T) {
+	for _, mk := range []func() (engine.Variant, error){New, NewLean} {
+		v, err := mk()
+		if err != nil {
+			t.Fatal(err)
+		}
+		enginetest.CheckVectors(t, v, 1)
+	}
+}
