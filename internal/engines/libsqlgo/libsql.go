@@ -14,6 +14,13 @@
 // many open stores before the variant's first open (sqlitecapi.Configure:
 // go-libsql's static library exports SQLite's C API, sqlite3_config
 // included) and every open executes PRAGMA cache_size=-64.
+//
+// With vectors (CreateVectors) a store uses libSQL's own vector search,
+// which the static library has although its SQLite base is older
+// (3.45.1): an F32_BLOB column with a DiskANN index (sqlnotes.LibSQL),
+// made with libSQL's default options (sqlnotes.LibSQLIndexDefault), or
+// the lean ones under the lean setting (sqlnotes.LibSQLIndexLean,
+// recorded in Options).
 package libsqlgo
 
 /*
@@ -35,14 +42,17 @@ import (
 	"manydb/internal/engine"
 	"manydb/internal/engines/sqlitecapi"
 	"manydb/internal/engines/sqlnotes"
+	"manydb/internal/vector"
 	"manydb/internal/workload"
 )
 
 // The interfaces this package implements.
 var (
-	_ engine.Variant  = (*Variant)(nil)
-	_ engine.Optioner = (*Variant)(nil)
-	_ engine.Store    = (*store)(nil)
+	_ engine.Variant       = (*Variant)(nil)
+	_ engine.Optioner      = (*Variant)(nil)
+	_ engine.VectorVariant = (*Variant)(nil)
+	_ engine.Store         = (*store)(nil)
+	_ engine.VectorStore   = (*store)(nil)
 )
 
 // FileName is the database file inside a store's directory.
@@ -60,6 +70,7 @@ type Variant struct {
 	drv      driver.DriverContext
 	versions map[string]string
 	options  map[string]string // what lean set
+	index    []string          // the options of libSQL's vector index
 }
 
 // ID is the variant id.
@@ -90,6 +101,8 @@ func NewLean() (engine.Variant, error) {
 		return nil, err
 	}
 	v.options = sqlnotes.LeanConfig(false)
+	v.index = sqlnotes.LibSQLIndexLean
+	v.options[sqlnotes.LibSQLIndexOption] = sqlnotes.LibSQLOptionValue(v.index)
 	return v, nil
 }
 
@@ -104,7 +117,7 @@ func newVariant() (*Variant, error) {
 	if !ok {
 		return nil, errors.New("go-libsql's driver has no OpenConnector: this go-libsql version is not supported, use the one in go.mod")
 	}
-	v := &Variant{drv: drv}
+	v := &Variant{drv: drv, index: sqlnotes.LibSQLIndexDefault}
 	sqliteVersion, sourceID, err := v.sqliteVersion()
 	if err != nil {
 		return nil, fmt.Errorf("read libSQL's version: %w", err)
@@ -158,6 +171,34 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	return s, nil
 }
 
+// vectors is libSQL's vector search with the variant's index options.
+func (v *Variant) vectors(dims int) sqlnotes.Vectors { return sqlnotes.LibSQL(dims, v.index) }
+
+// CreateVectors implements engine.VectorVariant: a new database with the
+// notes table, its F32_BLOB(dims) column and libSQL's vector index
+// (sqlnotes.LibSQL), committed in one transaction.
+func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
+	s, err := v.open(filepath.Join(dir, FileName))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.inTx(func() error {
+		for _, q := range s.statements(dims).Schema {
+			if _, err := s.x.ExecContext(context.Background(), q, nil); err != nil {
+				return fmt.Errorf("%s: %w", q, err)
+			}
+		}
+		return nil
+	}); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("create the store with vectors: %w", err)
+	}
+	return s, nil
+}
+
+// VectorSearch implements engine.VectorVariant.
+func (v *Variant) VectorSearch() engine.VectorSearch { return sqlnotes.VectorsFunc(v.vectors).Search() }
+
 // Open implements engine.Variant.
 func (v *Variant) Open(dir string) (engine.Store, error) {
 	return v.open(filepath.Join(dir, FileName))
@@ -179,7 +220,7 @@ func (v *Variant) open(path string) (*store, error) {
 		closeConnector(ctr)
 		return nil, fmt.Errorf("connect to %s: %w", dsn, err)
 	}
-	s := &store{ctr: ctr, c: c}
+	s := &store{ctr: ctr, c: c, vectors: v.vectors}
 	var ok1, ok2 bool
 	s.x, ok1 = c.(driver.ExecerContext)
 	s.q, ok2 = c.(driver.QueryerContext)
@@ -208,12 +249,82 @@ type store struct {
 	c   driver.Conn      // its one connection (libsql_connection_t)
 	x   driver.ExecerContext
 	q   driver.QueryerContext
+
+	vectors sqlnotes.VectorsFunc // the variant's
+	vec     sqlnotes.Vectors     // vectors(dims) for the dims last seen
+	dims    int
+	blob    []byte // the embedding being bound
 }
 
-// Insert writes all notes in one transaction. The arguments are passed with
-// 1-based ordinals, as database/sql does: go-libsql binds Ordinal as the
-// SQLite parameter index (its Stmt.Exec passes 0-based ones).
+// statements returns the vector search's statements for dims, made once
+// per dims.
+func (s *store) statements(dims int) *sqlnotes.Vectors {
+	if s.vec.KNNSQL == "" || s.dims != dims {
+		s.vec, s.dims = s.vectors(dims), dims
+	}
+	return &s.vec
+}
+
+// inTx runs fn between BEGIN and COMMIT, rolling back when it fails.
+func (s *store) inTx(fn func() error) error {
+	ctx := context.Background()
+	if _, err := s.x.ExecContext(ctx, "BEGIN", nil); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		_, rerr := s.x.ExecContext(ctx, "ROLLBACK", nil)
+		return errors.Join(err, rerr)
+	}
+	_, err := s.x.ExecContext(ctx, "COMMIT", nil)
+	return err
+}
+
+// insertVectors writes notes with their embeddings (little-endian float32
+// blobs) in one transaction, through the vector search's insert.
+func (s *store) insertVectors(notes []workload.Note) error {
+	vec := s.statements(len(notes[0].Emb))
+	if !vec.EmbInNotes || vec.VecInsertSQL != "" {
+		return errors.New("libSQL's statements keep the embedding in the notes table")
+	}
+	return s.inTx(func() error {
+		ctx := context.Background()
+		args := []driver.NamedValue{{Ordinal: 1}, {Ordinal: 2}, {Ordinal: 3}, {Ordinal: 4}}
+		for _, n := range notes {
+			if len(n.Emb) != s.dims {
+				return fmt.Errorf("note %d: an embedding of %d values, want %d", n.ID, len(n.Emb), s.dims)
+			}
+			s.blob = vector.AppendBlob(s.blob[:0], n.Emb)
+			args[0].Value, args[1].Value, args[2].Value, args[3].Value = n.ID, n.Text, n.Ts, s.blob
+			if _, err := s.x.ExecContext(ctx, vec.InsertSQL, args); err != nil {
+				return fmt.Errorf("insert note %d: %w", n.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// KNN implements engine.VectorStore: libSQL's knn query (vector_top_k)
+// with the query's blob and k.
+func (s *store) KNN(q []float32, k int, dst []int64) ([]int64, error) {
+	vec := s.statements(len(q))
+	s.blob = vector.AppendBlob(s.blob[:0], q)
+	args := []driver.NamedValue{{Ordinal: 1, Value: s.blob}, {Ordinal: 2, Value: int64(k)}}
+	rows, err := s.q.QueryContext(context.Background(), vec.KNNSQL, args)
+	if err != nil {
+		return dst, fmt.Errorf("%s: %w", vec.KNNSQL, err)
+	}
+	dst, err = sqlnotes.IDs(rows, dst)
+	return dst, errors.Join(err, rows.Close())
+}
+
+// Insert writes all notes in one transaction; notes with embeddings
+// through insertVectors. The arguments are passed with 1-based ordinals,
+// as database/sql does: go-libsql binds Ordinal as the SQLite parameter
+// index (its Stmt.Exec passes 0-based ones).
 func (s *store) Insert(notes []workload.Note) (err error) {
+	if len(notes) > 0 && notes[0].Emb != nil {
+		return s.insertVectors(notes)
+	}
 	ctx := context.Background()
 	if _, err := s.x.ExecContext(ctx, "BEGIN", nil); err != nil {
 		return err
@@ -294,8 +405,12 @@ func (s *store) Scan(fn func(workload.Note)) error {
 	return err
 }
 
-// Append implements engine.Store: one autocommitted insert.
+// Append implements engine.Store: one autocommitted insert; a note with
+// an embedding through insertVectors, in its own transaction.
 func (s *store) Append(n workload.Note) error {
+	if n.Emb != nil {
+		return s.insertVectors([]workload.Note{n})
+	}
 	args := []driver.NamedValue{{Ordinal: 1, Value: n.ID}, {Ordinal: 2, Value: n.Text}, {Ordinal: 3, Value: n.Ts}}
 	_, err := s.x.ExecContext(context.Background(), insertSQL, args)
 	return err

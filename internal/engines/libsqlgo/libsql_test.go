@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/engine"
 	"manydb/internal/engines/enginetest"
 	"manydb/internal/engines/sqlnotes"
 	"manydb/internal/workload"
@@ -77,6 +78,56 @@ func TestOpenMissing(t *testing.T) {
 	}
 	if _, err := v.Open(filepath.Join(t.TempDir(), "nope")); err == nil {
 		t.Fatal("opening a store in a missing directory succeeded")
+	}
+}
+
+// recallFloor is the floor of the mean recall@10 of libSQL's index on
+// enginetest.VectorSpec. The index is DiskANN, a graph searched
+// approximately; on these stores of 300 clustered notes (8 to 32 topics)
+// its search list (search_l, 200 by default) covers most of a store, so a
+// miss is rare, and the lean index's neighbours, compressed to one bit
+// per dimension, lose a little more. 0.8 fails on a broken index (the
+// wrong metric, notes left out of it) and leaves room for the
+// approximation.
+const recallFloor = 0.8
+
+// TestVectors checks that the library's vector functions work although
+// its SQLite base is 3.45.1, and the knn with libSQL's index, default and
+// lean, with the index options each reports. It comes before TestLean:
+// once lean, SQLite is not configured back to its defaults here.
+func TestVectors(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := v.(*Variant).open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := sqlnotes.QueryRow(s.c, "SELECT vector_extract(vector32('[1,2]')), vector_distance_cos(vector32('[1,0]'), vector32('[0,1]'))", 2)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil || row[0] != "[1,2]" || row[1] != 1.0 {
+		t.Fatalf("libSQL's vector functions: %v, %v; want [1,2] and 1", row, err)
+	}
+	for _, lean := range []bool{false, true} {
+		opts := sqlnotes.LibSQLIndexDefault
+		if lean {
+			opts = sqlnotes.LibSQLIndexLean
+			if v, err = NewLean(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		search := v.(engine.VectorVariant).VectorSearch()
+		if search.Exact || !strings.Contains(search.Method, "libsql_vector_idx(emb, '"+strings.Join(opts, "', '")+"')") {
+			t.Errorf("lean %t: VectorSearch() = %+v; want libSQL's index with %v, not exact", lean, search, opts)
+		}
+		got := v.(*Variant).Options()[sqlnotes.LibSQLIndexOption]
+		if want := sqlnotes.LibSQLOptionValue(opts); lean && got != want || !lean && got != "" {
+			t.Errorf("lean %t: Options()[%s] = %q", lean, sqlnotes.LibSQLIndexOption, got)
+		}
+		enginetest.CheckVectors(t, v, recallFloor)
 	}
 }
 
