@@ -44,6 +44,23 @@ int manydb_libsql_insert_notes(ManydbLibsqlStore *s, size_t n, const int64_t *id
                                const int64_t *ts, const int64_t *text_lens,
                                const uint8_t *text, char **err);
 
+/* Inserts n notes with their embeddings in one transaction, as
+ * manydb_libsql_insert_notes does, but with the caller's INSERT (sql),
+ * which takes (id, text, ts, emb): note i's embedding is bound as a blob,
+ * the i-th run of emb_size bytes of emb (its float32 values,
+ * little-endian, as F32_BLOB stores them). */
+int manydb_libsql_insert_notes_emb(ManydbLibsqlStore *s, const char *sql, size_t n,
+                                   const int64_t *ids, const int64_t *ts,
+                                   const int64_t *text_lens, const uint8_t *text,
+                                   const uint8_t *emb, size_t emb_size, char **err);
+
+/* Runs the caller's knn query (sql, prepared for this call and finalized)
+ * bound with (q, a blob of q_size bytes; k) and writes the first column of
+ * its first k rows, the ids in the query's order, to ids (room for k);
+ * their number to *n. */
+int manydb_libsql_knn(ManydbLibsqlStore *s, const char *sql, const uint8_t *q, size_t q_size,
+                      size_t k, int64_t *ids, size_t *n, char **err);
+
 /* SELECT count(*) FROM notes, the value in *out. */
 int manydb_libsql_count(ManydbLibsqlStore *s, int64_t *out, char **err);
 

@@ -237,53 +237,174 @@ pub unsafe extern "C" fn manydb_libsql_insert_notes(
 ) -> c_int {
     guard(err, || {
         let s = store(s)?;
-        if n == 0 {
+        let Some(notes) = columns("manydb_libsql_insert_notes", n, ids, ts, text_lens, text)? else {
             return Ok(());
-        }
-        if ids.is_null() || ts.is_null() || text_lens.is_null() {
-            return Err("manydb_libsql_insert_notes: NULL argument".to_string());
-        }
-        let ids = std::slice::from_raw_parts(ids, n);
-        let ts = std::slice::from_raw_parts(ts, n);
-        let lens = std::slice::from_raw_parts(text_lens, n);
-        if lens.iter().any(|&l| l < 0) {
-            return Err("manydb_libsql_insert_notes: negative text length".to_string());
-        }
-        let total: i64 = lens.iter().sum();
-        if total > 0 && text.is_null() {
-            return Err("manydb_libsql_insert_notes: text is NULL".to_string());
-        }
-        let text = if total == 0 {
-            &[][..]
-        } else {
-            std::slice::from_raw_parts(text, total as usize)
         };
-        exec(&s.conn, "BEGIN")?;
-        match insert_all(&s.conn, ids, ts, lens, text) {
-            Ok(()) => exec(&s.conn, "COMMIT"),
-            Err(e) => {
-                let _ = exec(&s.conn, "ROLLBACK");
-                Err(e)
-            }
-        }
+        in_tx(&s.conn, || insert_all(&s.conn, INSERT_SQL, &notes, None))
     })
 }
 
-fn insert_all(conn: &Connection, ids: &[i64], ts: &[i64], lens: &[i64], text: &[u8]) -> Result<(), String> {
-    const SQL: &str = "INSERT INTO notes(id, text, ts) VALUES (?, ?, ?)";
+/// Inserts n notes with their embeddings in one transaction, as
+/// `manydb_libsql_insert_notes` does, with the caller's INSERT (sql), which
+/// takes (id, text, ts, emb): note i's embedding, bound as a blob, is the
+/// i-th run of emb_size bytes of emb (its float32 values, little-endian:
+/// libSQL's F32_BLOB).
+///
+/// # Safety
+/// sql must be NUL-terminated; ids, ts and text_lens must point to n
+/// values each, text to their sum of bytes, emb to n * emb_size bytes; s
+/// an open store; err a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn manydb_libsql_insert_notes_emb(
+    s: *mut ManydbLibsqlStore,
+    sql: *const c_char,
+    n: usize,
+    ids: *const i64,
+    ts: *const i64,
+    text_lens: *const i64,
+    text: *const u8,
+    emb: *const u8,
+    emb_size: usize,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        let s = store(s)?;
+        if sql.is_null() {
+            return Err("manydb_libsql_insert_notes_emb: sql is NULL".to_string());
+        }
+        let sql = CStr::from_ptr(sql).to_str().map_err(|e| format!("sql is not UTF-8: {e}"))?;
+        let Some(notes) = columns("manydb_libsql_insert_notes_emb", n, ids, ts, text_lens, text)? else {
+            return Ok(());
+        };
+        if emb.is_null() || emb_size == 0 {
+            return Err("manydb_libsql_insert_notes_emb: no embeddings".to_string());
+        }
+        let emb = std::slice::from_raw_parts(emb, n * emb_size);
+        in_tx(&s.conn, || insert_all(&s.conn, sql, &notes, Some((emb, emb_size))))
+    })
+}
+
+/// The notes of an insert, column by column, as the caller laid them out.
+struct Columns<'a> {
+    ids: &'a [i64],
+    ts: &'a [i64],
+    lens: &'a [i64],
+    text: &'a [u8],
+}
+
+/// Checks and borrows the columns of n notes; None for no notes.
+unsafe fn columns<'a>(
+    what: &str,
+    n: usize,
+    ids: *const i64,
+    ts: *const i64,
+    text_lens: *const i64,
+    text: *const u8,
+) -> Result<Option<Columns<'a>>, String> {
+    if n == 0 {
+        return Ok(None);
+    }
+    if ids.is_null() || ts.is_null() || text_lens.is_null() {
+        return Err(format!("{what}: NULL argument"));
+    }
+    let ids = std::slice::from_raw_parts(ids, n);
+    let ts = std::slice::from_raw_parts(ts, n);
+    let lens = std::slice::from_raw_parts(text_lens, n);
+    if lens.iter().any(|&l| l < 0) {
+        return Err(format!("{what}: negative text length"));
+    }
+    let total: i64 = lens.iter().sum();
+    if total > 0 && text.is_null() {
+        return Err(format!("{what}: text is NULL"));
+    }
+    let text = if total == 0 {
+        &[][..]
+    } else {
+        std::slice::from_raw_parts(text, total as usize)
+    };
+    Ok(Some(Columns { ids, ts, lens, text }))
+}
+
+/// Runs f between BEGIN and COMMIT, or ROLLBACK when it fails.
+fn in_tx(conn: &Connection, f: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    exec(conn, "BEGIN")?;
+    match f() {
+        Ok(()) => exec(conn, "COMMIT"),
+        Err(e) => {
+            let _ = exec(conn, "ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+/// The insert of a note without an embedding.
+const INSERT_SQL: &str = "INSERT INTO notes(id, text, ts) VALUES (?, ?, ?)";
+
+/// Executes sql once per note, bound with (id, text, ts) and, when emb is
+/// given as (bytes, bytes per note), the note's embedding as a blob.
+fn insert_all(conn: &Connection, sql: &str, notes: &Columns, emb: Option<(&[u8], usize)>) -> Result<(), String> {
     // Dropped (sqlite3_finalize) when this function returns.
-    let st = now(conn.prepare(SQL))?.map_err(|e| format!("prepare insert: {e}"))?;
+    let st = now(conn.prepare(sql))?.map_err(|e| format!("prepare insert: {e}"))?;
     let mut off = 0usize;
-    for i in 0..ids.len() {
-        let end = off + lens[i] as usize;
-        let t = std::str::from_utf8(&text[off..end])
-            .map_err(|e| format!("note {}: text is not UTF-8: {e}", ids[i]))?;
+    for i in 0..notes.ids.len() {
+        let end = off + notes.lens[i] as usize;
+        let t = std::str::from_utf8(&notes.text[off..end])
+            .map_err(|e| format!("note {}: text is not UTF-8: {e}", notes.ids[i]))?;
         off = end;
-        st.reset(); // sqlite3_reset; the three parameters are bound anew
-        let params = vec![Value::Integer(ids[i]), Value::Text(t.to_string()), Value::Integer(ts[i])];
-        now(st.execute(params))?.map_err(|e| format!("insert note {}: {e}", ids[i]))?;
+        st.reset(); // sqlite3_reset; the parameters are bound anew
+        let mut params = vec![Value::Integer(notes.ids[i]), Value::Text(t.to_string()), Value::Integer(notes.ts[i])];
+        if let Some((emb, size)) = emb {
+            params.push(Value::Blob(emb[i * size..(i + 1) * size].to_vec()));
+        }
+        now(st.execute(params))?.map_err(|e| format!("insert note {}: {e}", notes.ids[i]))?;
     }
     Ok(())
+}
+
+/// Runs the caller's knn query (sql), bound with (q as a blob of q_size
+/// bytes, k), and writes the first column of its first k rows, the ids in
+/// the query's order, to ids; their number to *n.
+///
+/// # Safety
+/// s must be an open store; sql NUL-terminated; q q_size bytes; ids room
+/// for k values; n and err valid pointers.
+#[no_mangle]
+pub unsafe extern "C" fn manydb_libsql_knn(
+    s: *mut ManydbLibsqlStore,
+    sql: *const c_char,
+    q: *const u8,
+    q_size: usize,
+    k: usize,
+    ids: *mut i64,
+    n: *mut usize,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        let s = store(s)?;
+        if sql.is_null() || q.is_null() || ids.is_null() || n.is_null() {
+            return Err("manydb_libsql_knn: NULL argument".to_string());
+        }
+        *n = 0;
+        let sql = CStr::from_ptr(sql).to_str().map_err(|e| format!("sql is not UTF-8: {e}"))?;
+        let q = std::slice::from_raw_parts(q, q_size).to_vec();
+        let out = std::slice::from_raw_parts_mut(ids, k);
+        let params = vec![Value::Blob(q), Value::Integer(k as i64)];
+        // prepare + first step; the statement is finalized when rows drops.
+        let mut rows = now(s.conn.query(sql, params))?.map_err(|e| format!("{sql}: {e}"))?;
+        let mut got = 0usize;
+        while let Some(row) = now(rows.next())?.map_err(|e| format!("{sql}: {e}"))? {
+            if got == k {
+                break;
+            }
+            out[got] = match row.get_value(0).map_err(|e| format!("{sql}: {e}"))? {
+                Value::Integer(id) => id,
+                other => return Err(format!("{sql}: got {other:?}, want an id")),
+            };
+            got += 1;
+        }
+        *n = got;
+        Ok(())
+    })
 }
 
 /// Runs SELECT count(*) FROM notes and stores the result in *out.
