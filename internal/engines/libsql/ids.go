@@ -5,7 +5,10 @@
 // with the build tag libsql (libsql_disabled.go otherwise). Every call,
 // the close included, runs on the calling thread. Variant ids: libsql, and
 // libsql_capi, the C API of the same library called directly. A store is a
-// directory holding notes.db; docs/engines.md has the details.
+// directory holding notes.db; docs/engines.md has the details. With
+// vectors (CreateVectors) the libsql variant uses libSQL's DiskANN index
+// (sqlnotes.LibSQL), with its default options, or the lean ones under
+// lean (vectors.go).
 package libsql
 
 // Variant ids: the SDK, and SQLite's C API of the same library called

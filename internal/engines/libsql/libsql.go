@@ -44,27 +44,35 @@ func Factories() []engine.Factory {
 // Variant is the libsql variant.
 type Variant struct {
 	options map[string]string // what lean set
+	// vectors is the vector search (CreateVectors): libSQL's index with
+	// its default options, or under lean the lean ones.
+	vectors sqlnotes.VectorsFunc
 }
 
 // New returns the libsql variant, SQLite's process-wide configuration its
-// default.
+// default, and with vectors libSQL's vector index with its default
+// options (sqlnotes.LibSQLIndexDefault).
 func New() (engine.Variant, error) {
 	if err := sqlitecapi.Configure(false, false); err != nil {
 		return nil, err
 	}
-	return &Variant{}, nil
+	return &Variant{vectors: vectorsWith(sqlnotes.LibSQLIndexDefault)}, nil
 }
 
 // NewLean returns the libsql variant under the lean setting: libSQL's
 // SQLite configured for many open stores before the crate's first open
 // (sqlitecapi.Configure: no lookaside, mmap; the crate then configures
 // SQLITE_CONFIG_SERIALIZED and initialises it, local/database.rs) and
-// PRAGMA cache_size=-64 executed after every open.
+// PRAGMA cache_size=-64 executed after every open. With vectors, the
+// vector index has the lean options (sqlnotes.LibSQLIndexLean), recorded
+// in Options.
 func NewLean() (engine.Variant, error) {
 	if err := sqlitecapi.Configure(true, false); err != nil {
 		return nil, err
 	}
-	return &Variant{options: sqlnotes.LeanConfig(false)}, nil
+	options := sqlnotes.LeanConfig(false)
+	options[sqlnotes.LibSQLIndexOption] = sqlnotes.LibSQLOptionValue(sqlnotes.LibSQLIndexLean)
+	return &Variant{options: options, vectors: vectorsWith(sqlnotes.LibSQLIndexLean)}, nil
 }
 
 // Options implements engine.Optioner.
@@ -105,8 +113,16 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 // library opens without SQLite's create flag).
 func (v *Variant) Open(dir string) (engine.Store, error) { return v.open(dir, false) }
 
+// store is one open store. Open cannot tell a store with embeddings from
+// one without: a note with an embedding is written with it by the vector
+// search's statements, which must then be those the store was made with
+// (CreateVectors); a note without one is written as without vectors, so
+// a store made by Create runs the same calls as before.
 type store struct {
-	s *C.ManydbLibsqlStore
+	s       *C.ManydbLibsqlStore
+	vectors sqlnotes.VectorsFunc
+	vec     vecSQL // vectors' statements for the dims last seen
+	blob    []byte // embeddings being bound
 }
 
 // cError turns an error string from the library into a Go error and
@@ -122,8 +138,12 @@ func cError(op string, msg *C.char) error {
 // open opens the store in dir and, under lean, sets its page cache.
 func (v *Variant) open(dir string, create bool) (*store, error) {
 	s, err := open(dir, create)
-	if err != nil || v.options == nil {
-		return s, err
+	if err != nil {
+		return nil, err
+	}
+	s.vectors = v.vectors
+	if v.options == nil {
+		return s, nil
 	}
 	if err := s.exec(sqlnotes.LeanPragma); err != nil {
 		s.Close()
@@ -158,10 +178,13 @@ func (s *store) exec(sql string) error {
 
 // Insert writes all notes in one transaction with one prepared statement,
 // in one call to the library: ids, timestamps, text lengths and the texts
-// one after another.
+// one after another; notes with embeddings through insertVectors.
 func (s *store) Insert(notes []workload.Note) error {
 	if len(notes) == 0 {
 		return nil
+	}
+	if notes[0].Emb != nil {
+		return s.insertVectors(notes)
 	}
 	ids, ts, lens, text := sqlnotes.Columns(notes)
 	var msg *C.char

@@ -12,6 +12,7 @@ import (
 	"manydb/internal/engine"
 	"manydb/internal/engines/enginetest"
 	"manydb/internal/engines/sqlnotes"
+	"manydb/internal/vector"
 	"manydb/internal/workload"
 )
 
@@ -125,4 +126,71 @@ func TestLean(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(def, -2000)
+}
+
+// The floor of the libsql variant's mean recall@10 on
+// enginetest.VectorSpec. libSQL's index is DiskANN, a graph searched
+// approximately; on these stores of 300 clustered notes its search list
+// (search_l 200 by default) covers most of a store, so a miss is rare, and
+// the lean index's neighbours, compressed to one bit per dimension, lose a
+// little more. 0.8 fails on a broken index (the wrong metric, an index
+// not written by Append or Insert) and leaves room for the approximation.
+const recallFloor = 0.8
+
+// TestVectors checks the libsql variant's knn, default and lean, with
+// libSQL's index: the search and options each reports, the recall, and
+// that the ids come nearest first.
+func TestVectors(t *testing.T) {
+	for _, lean := range []bool{false, true} {
+		mk, opts := New, sqlnotes.LibSQLIndexDefault
+		if lean {
+			mk, opts = NewLean, sqlnotes.LibSQLIndexLean
+		}
+		v, err := mk()
+		if err != nil {
+			t.Fatal(err)
+		}
+		search := v.(engine.VectorVariant).VectorSearch()
+		if search.Exact || !strings.Contains(search.Method, "libsql_vector_idx(emb, '"+strings.Join(opts, "', '")+"')") {
+			t.Errorf("lean %t: VectorSearch() = %+v; want libSQL's index with %v, not exact", lean, search, opts)
+		}
+		got := v.(engine.Optioner).Options()[sqlnotes.LibSQLIndexOption]
+		if want := sqlnotes.LibSQLOptionValue(sqlnotes.LibSQLIndexLean); lean && got != want || !lean && got != "" {
+			t.Errorf("lean %t: Options()[%s] = %q", lean, sqlnotes.LibSQLIndexOption, got)
+		}
+		enginetest.CheckVectors(t, v, recallFloor)
+		checkNearestFirst(t, v)
+	}
+}
+
+// checkNearestFirst checks on a store of enginetest.VectorSpec that every
+// knn answer comes in ascending distance to the query (vector_top_k's
+// order), within vector.Tolerance for float32 sums.
+func checkNearestFirst(t *testing.T, v engine.Variant) {
+	t.Helper()
+	spec := enginetest.VectorSpec
+	notes := make([]workload.Note, spec.Objects)
+	spec.Fill(0, notes)
+	s, err := v.(engine.VectorVariant).CreateVectors(t.TempDir(), spec.Dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Insert(notes); err != nil {
+		t.Fatal(err)
+	}
+	e := spec.Embedder(0)
+	q := make([]float32, spec.Dims)
+	var ids []int64
+	for seed := range uint64(10) {
+		q, _ = e.Query(seed, spec.Objects, q)
+		if ids, err = s.(engine.VectorStore).KNN(q, vector.K, ids[:0]); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(ids); i++ {
+			if a, b := vector.Distance(notes[ids[i-1]-1].Emb, q), vector.Distance(notes[ids[i]-1].Emb, q); b < a-vector.Tolerance {
+				t.Fatalf("query %d: knn %v: id %d (distance %.6f) after id %d (%.6f)", seed, ids, ids[i], b, ids[i-1], a)
+			}
+		}
+	}
 }
