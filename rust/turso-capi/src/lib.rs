@@ -193,53 +193,177 @@ pub unsafe extern "C" fn mt_insert_notes(
 ) -> c_int {
     guard(err, || {
         let s = store(s)?;
-        if n == 0 {
+        let Some(notes) = columns("mt_insert_notes", n, ids, ts, text_lens, text)? else {
             return Ok(());
-        }
-        if ids.is_null() || ts.is_null() || text_lens.is_null() {
-            return Err("mt_insert_notes: NULL argument".to_string());
-        }
-        let ids = std::slice::from_raw_parts(ids, n);
-        let ts = std::slice::from_raw_parts(ts, n);
-        let lens = std::slice::from_raw_parts(text_lens, n);
-        let total: i64 = lens.iter().sum();
-        if lens.iter().any(|&l| l < 0) || (total > 0 && text.is_null()) {
-            return Err("mt_insert_notes: bad text lengths".to_string());
-        }
-        let text = if total == 0 {
-            &[][..]
-        } else {
-            std::slice::from_raw_parts(text, total as usize)
         };
-        exec(&s.conn, "BEGIN")?;
-        let res = insert_all(&s.conn, ids, ts, lens, text);
-        match res {
-            Ok(()) => exec(&s.conn, "COMMIT"),
-            Err(e) => {
-                let _ = exec(&s.conn, "ROLLBACK");
-                Err(e)
-            }
-        }
+        in_tx(&s.conn, || insert_all(&s.conn, INSERT_SQL, &notes, None))
     })
 }
 
-fn insert_all(conn: &TursoConnection, ids: &[i64], ts: &[i64], lens: &[i64], text: &[u8]) -> Result<(), String> {
-    const SQL: &str = "INSERT INTO notes(id, text, ts) VALUES (?, ?, ?)";
-    let mut st = conn.prepare_single(SQL).map_err(|e| format!("prepare insert: {e}"))?;
+/// Inserts n notes with their embeddings in one transaction, as
+/// `mt_insert_notes` does, with the caller's INSERT (sql), which takes
+/// (id, text, ts, emb): note i's embedding, bound as a blob, is the i-th
+/// run of emb_size bytes of emb (its float32 values, little-endian, which
+/// Turso's vector32 reads as is).
+///
+/// # Safety
+/// sql must be NUL-terminated; ids, ts and text_lens must point to n
+/// values each, text to their sum of bytes, emb to n * emb_size bytes; s
+/// an open store; err a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn mt_insert_notes_emb(
+    s: *mut MtStore,
+    sql: *const c_char,
+    n: usize,
+    ids: *const i64,
+    ts: *const i64,
+    text_lens: *const i64,
+    text: *const u8,
+    emb: *const u8,
+    emb_size: usize,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        let s = store(s)?;
+        if sql.is_null() {
+            return Err("mt_insert_notes_emb: sql is NULL".to_string());
+        }
+        let sql = CStr::from_ptr(sql).to_str().map_err(|e| format!("sql is not UTF-8: {e}"))?;
+        let Some(notes) = columns("mt_insert_notes_emb", n, ids, ts, text_lens, text)? else {
+            return Ok(());
+        };
+        if emb.is_null() || emb_size == 0 {
+            return Err("mt_insert_notes_emb: no embeddings".to_string());
+        }
+        let emb = std::slice::from_raw_parts(emb, n * emb_size);
+        in_tx(&s.conn, || insert_all(&s.conn, sql, &notes, Some((emb, emb_size))))
+    })
+}
+
+/// The notes of an insert, column by column, as the caller laid them out.
+struct Columns<'a> {
+    ids: &'a [i64],
+    ts: &'a [i64],
+    lens: &'a [i64],
+    text: &'a [u8],
+}
+
+/// Checks and borrows the columns of n notes; None for no notes.
+unsafe fn columns<'a>(
+    what: &str,
+    n: usize,
+    ids: *const i64,
+    ts: *const i64,
+    text_lens: *const i64,
+    text: *const u8,
+) -> Result<Option<Columns<'a>>, String> {
+    if n == 0 {
+        return Ok(None);
+    }
+    if ids.is_null() || ts.is_null() || text_lens.is_null() {
+        return Err(format!("{what}: NULL argument"));
+    }
+    let ids = std::slice::from_raw_parts(ids, n);
+    let ts = std::slice::from_raw_parts(ts, n);
+    let lens = std::slice::from_raw_parts(text_lens, n);
+    let total: i64 = lens.iter().sum();
+    if lens.iter().any(|&l| l < 0) || (total > 0 && text.is_null()) {
+        return Err(format!("{what}: bad text lengths"));
+    }
+    let text = if total == 0 {
+        &[][..]
+    } else {
+        std::slice::from_raw_parts(text, total as usize)
+    };
+    Ok(Some(Columns { ids, ts, lens, text }))
+}
+
+/// Runs f between BEGIN and COMMIT, or ROLLBACK when it fails.
+fn in_tx(conn: &TursoConnection, f: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    exec(conn, "BEGIN")?;
+    match f() {
+        Ok(()) => exec(conn, "COMMIT"),
+        Err(e) => {
+            let _ = exec(conn, "ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+/// The insert of a note without an embedding.
+const INSERT_SQL: &str = "INSERT INTO notes(id, text, ts) VALUES (?, ?, ?)";
+
+/// Executes sql once per note, bound with (id, text, ts) and, when emb is
+/// given as (bytes, bytes per note), the note's embedding as a blob.
+fn insert_all(conn: &TursoConnection, sql: &str, notes: &Columns, emb: Option<(&[u8], usize)>) -> Result<(), String> {
+    let mut st = conn.prepare_single(sql).map_err(|e| format!("prepare insert: {e}"))?;
     let mut off = 0usize;
-    for i in 0..ids.len() {
-        let end = off + lens[i] as usize;
-        let t = std::str::from_utf8(&text[off..end]).map_err(|e| format!("note {}: text is not UTF-8: {e}", ids[i]))?;
+    for i in 0..notes.ids.len() {
+        let id = notes.ids[i];
+        let end = off + notes.lens[i] as usize;
+        let t = std::str::from_utf8(&notes.text[off..end]).map_err(|e| format!("note {id}: text is not UTF-8: {e}"))?;
         off = end;
-        st.reset().map_err(|e| format!("insert note {}: {e}", ids[i]))?;
-        st.bind_positional(1, Value::from_i64(ids[i]))
+        st.reset().map_err(|e| format!("insert note {id}: {e}"))?;
+        st.bind_positional(1, Value::from_i64(id))
             .and_then(|_| st.bind_positional(2, Value::Text(t.to_string().into())))
-            .and_then(|_| st.bind_positional(3, Value::from_i64(ts[i])))
-            .and_then(|_| st.execute(None))
-            .map_err(|e| format!("insert note {}: {e}", ids[i]))?;
+            .and_then(|_| st.bind_positional(3, Value::from_i64(notes.ts[i])))
+            .map_err(|e| format!("insert note {id}: {e}"))?;
+        if let Some((emb, size)) = emb {
+            let blob = Value::from_slice(&emb[i * size..(i + 1) * size]).map_err(|e| format!("note {id}'s embedding: {e}"))?;
+            st.bind_positional(4, blob).map_err(|e| format!("insert note {id}: {e}"))?;
+        }
+        st.execute(None).map_err(|e| format!("insert note {id}: {e}"))?;
     }
     st.finalize(None).map_err(|e| format!("finalize insert: {e}"))?;
     Ok(())
+}
+
+/// Runs the caller's knn query (sql, prepared for this call and
+/// finalized), bound with (q as a blob of q_size bytes, k), and writes the
+/// first column of its first k rows, the ids in the query's order, to
+/// ids; their number to *n.
+///
+/// # Safety
+/// s must be an open store; sql NUL-terminated; q q_size bytes; ids room
+/// for k values; n and err valid pointers.
+#[no_mangle]
+pub unsafe extern "C" fn mt_knn(
+    s: *mut MtStore,
+    sql: *const c_char,
+    q: *const u8,
+    q_size: usize,
+    k: usize,
+    ids: *mut i64,
+    n: *mut usize,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        let s = store(s)?;
+        if sql.is_null() || q.is_null() || ids.is_null() || n.is_null() {
+            return Err("mt_knn: NULL argument".to_string());
+        }
+        *n = 0;
+        let sql = CStr::from_ptr(sql).to_str().map_err(|e| format!("sql is not UTF-8: {e}"))?;
+        let q = Value::from_slice(std::slice::from_raw_parts(q, q_size)).map_err(|e| format!("query vector: {e}"))?;
+        let out = std::slice::from_raw_parts_mut(ids, k);
+        let mut st = s.conn.prepare_single(sql).map_err(|e| format!("{sql}: {e}"))?;
+        st.bind_positional(1, q)
+            .and_then(|_| st.bind_positional(2, Value::from_i64(k as i64)))
+            .map_err(|e| format!("{sql}: bind: {e}"))?;
+        let mut got = 0usize;
+        while got < k {
+            match st.step(None).map_err(|e| format!("{sql}: {e}"))? {
+                TursoStatusCode::Row => {}
+                TursoStatusCode::Done => break,
+                other => return Err(format!("{sql}: step: status {other:?}")),
+            }
+            out[got] = integer(st.row_value(0).map_err(|e| format!("{sql}: {e}"))?, "id")?;
+            got += 1;
+        }
+        st.finalize(None).map_err(|e| format!("{sql}: {e}"))?;
+        *n = got;
+        Ok(())
+    })
 }
 
 /// Runs SELECT count(*) FROM notes and stores the result in *out.
