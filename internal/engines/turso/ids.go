@@ -5,7 +5,9 @@
 // with the build tag turso (turso_disabled.go otherwise). Variants: turso
 // (the connection's own close) and turso_ckpt (a WAL checkpoint, then the
 // same close). A store is a directory holding notes.db and notes.db-wal.
-// docs/engines.md says what each call does and why.
+// docs/engines.md says what each call does and why. With vectors
+// (CreateVectors) both use Turso's vector functions in an exact scan
+// (sqlnotes.Turso; Turso 0.8 has no dense vector index): vectors.go.
 package turso
 
 // Variant ids.

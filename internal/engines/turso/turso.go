@@ -96,9 +96,16 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	return open(path, v.checkpoint)
 }
 
+// store is one open store. Open cannot tell a store with embeddings from
+// one without: a note with an embedding is written with it by the vector
+// search's statements (vectors.go), which need a store made by
+// CreateVectors; a note without one is written as without vectors, so a
+// store made by Create runs the same calls as before.
 type store struct {
 	s          *C.MtStore
 	checkpoint bool
+	vec        vecSQL // the vector search's statements, made at first use
+	blob       []byte // embeddings being bound
 }
 
 // cError turns an error string from the library into a Go error and
@@ -134,10 +141,13 @@ func (s *store) exec(sql string) error {
 
 // Insert writes all notes in one transaction with one prepared statement
 // (in one call to the library: ids, timestamps, text lengths and the
-// texts one after another).
+// texts one after another); notes with embeddings through insertVectors.
 func (s *store) Insert(notes []workload.Note) error {
 	if len(notes) == 0 {
 		return nil
+	}
+	if notes[0].Emb != nil {
+		return s.insertVectors(notes)
 	}
 	ids, ts, lens, text := sqlnotes.Columns(notes)
 	var msg *C.char

@@ -137,3 +137,20 @@ func TestMissingPath(t *testing.T) {
 	}
 	t.Logf("as expected: %v", err)
 }
+
+// TestVectors checks both variants' knn: Turso's vector functions in an
+// exact scan, so every answer must have recall 1 (enginetest.CheckVectors).
+func TestVectors(t *testing.T) {
+	for _, newV := range []func() (engine.Variant, error){New, NewCheckpoint} {
+		v, err := newV()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(v.ID(), func(t *testing.T) {
+			if search := v.(engine.VectorVariant).VectorSearch(); !search.Exact || !strings.Contains(search.Method, "vector_distance_cos") {
+				t.Errorf("VectorSearch() = %+v; want Turso's exact scan", search)
+			}
+			enginetest.CheckVectors(t, v, 1)
+		})
+	}
+}
