@@ -8,6 +8,12 @@
 // FillPercent 1.0 because ids only grow; Count walks every key with a
 // cursor, as SQLite's count(*) walks every leaf. docs/engines.md has the
 // measured effect of these choices.
+//
+// A store made by CreateVectors has a second bucket, "embeddings"
+// (kvnote.EmbBucket), of each note's embedding as a float32 blob under
+// the note's key, filled at the same fill percent; its sequence is the
+// embeddings' length. KNN walks it with a cursor and keeps the nearest in
+// Go (kvnote.Search). The notes bucket is the same as without vectors.
 package bbolt
 
 import (
@@ -22,13 +28,16 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/kvnote"
+	"manydb/internal/vector"
 	"manydb/internal/workload"
 )
 
 // The interfaces this package implements.
 var (
-	_ engine.Variant = (*Variant)(nil)
-	_ engine.Store   = (*store)(nil)
+	_ engine.Variant       = (*Variant)(nil)
+	_ engine.VectorVariant = (*Variant)(nil)
+	_ engine.Store         = (*store)(nil)
+	_ engine.VectorStore   = (*store)(nil)
 )
 
 // FileName is the database file inside a store's directory.
@@ -93,18 +102,44 @@ func open(dir string, opts *bolt.Options) (*bolt.DB, error) {
 }
 
 // Create implements engine.Variant: a new file with the bucket committed.
-func (v *Variant) Create(dir string) (engine.Store, error) {
+func (v *Variant) Create(dir string) (engine.Store, error) { return v.create(dir, 0) }
+
+// CreateVectors implements engine.VectorVariant: Create, and the
+// embeddings bucket with its sequence set to dims in the same commit.
+func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
+	if dims < 1 {
+		return nil, fmt.Errorf("bbolt create %s: %d dims, want at least 1", dir, dims)
+	}
+	return v.create(dir, dims)
+}
+
+// VectorSearch implements engine.VectorVariant.
+func (v *Variant) VectorSearch() engine.VectorSearch {
+	return kvnote.VectorSearch(`bbolt bucket "` + kvnote.EmbBucket + `" beside the notes' bucket: key the note's id as 8 bytes big-endian, value the embedding as little-endian float32 values; a cursor over that bucket`)
+}
+
+// create makes the store, with the embeddings bucket when dims > 0.
+func (v *Variant) create(dir string, dims int) (engine.Store, error) {
 	db, err := open(dir, &v.opts)
 	if err != nil {
 		return nil, err
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucket([]byte(bucketName))
-		return err
+		if _, err := tx.CreateBucket([]byte(bucketName)); err != nil {
+			return fmt.Errorf("create bucket %s: %w", bucketName, err)
+		}
+		if dims == 0 {
+			return nil
+		}
+		e, err := tx.CreateBucket([]byte(kvnote.EmbBucket))
+		if err != nil {
+			return fmt.Errorf("create bucket %s: %w", kvnote.EmbBucket, err)
+		}
+		return e.SetSequence(uint64(dims))
 	})
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("create bucket %s: %w", bucketName, err)
+		return nil, err
 	}
 	return &store{db: db, fill: v.fill}, nil
 }
@@ -119,12 +154,15 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 }
 
 type store struct {
-	db   *bolt.DB
-	fill float64
-	buf  []byte
+	db     *bolt.DB
+	fill   float64
+	buf    []byte
+	search kvnote.Search
 }
 
-// Insert writes all notes in one read-write transaction.
+// Insert writes all notes in one read-write transaction, with the
+// embedding of each note that has one when the store has the embeddings
+// bucket.
 func (s *store) Insert(notes []workload.Note) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(bucketName))
@@ -132,6 +170,8 @@ func (s *store) Insert(notes []workload.Note) error {
 			return fmt.Errorf("no bucket %s: the store was not made by manydb's bbolt variant", bucketName)
 		}
 		b.FillPercent = s.fill
+		var e *bolt.Bucket // the embeddings, looked up at the first note with one
+		lookedUp := false
 		var key [8]byte
 		for _, n := range notes {
 			binary.BigEndian.PutUint64(key[:], uint64(n.ID))
@@ -141,23 +181,54 @@ func (s *store) Insert(notes []workload.Note) error {
 			if err := b.Put(k, val); err != nil {
 				return fmt.Errorf("put note %d: %w", n.ID, err)
 			}
+			if n.Emb == nil {
+				continue
+			}
+			if !lookedUp {
+				lookedUp = true
+				if e = tx.Bucket([]byte(kvnote.EmbBucket)); e != nil {
+					e.FillPercent = s.fill
+				}
+			}
+			if e == nil {
+				continue // a store without vectors
+			}
+			if err := kvnote.CheckEmb(n, int(e.Sequence())); err != nil {
+				return err
+			}
+			if err := e.Put(k, s.encodeEmb(n.Emb)); err != nil {
+				return fmt.Errorf("put the embedding of note %d: %w", n.ID, err)
+			}
 		}
 		return nil
 	})
 }
 
-// encode appends key and the value of n to the store's buffer and returns
-// the two slices of it.
-func (s *store) encode(key []byte, n workload.Note) (k, val []byte) {
-	need := len(key) + 8 + len(n.Text)
+// grow makes room for need more bytes in the store's buffer, in a new
+// buffer if it is full (the slices returned before stay valid).
+func (s *store) grow(need int) {
 	if cap(s.buf)-len(s.buf) < need {
 		s.buf = make([]byte, 0, max(need, 64<<10))
 	}
+}
+
+// encode appends key and the value of n to the store's buffer and returns
+// the two slices of it.
+func (s *store) encode(key []byte, n workload.Note) (k, val []byte) {
+	s.grow(len(key) + 8 + len(n.Text))
 	start := len(s.buf)
 	s.buf = append(s.buf, key...)
 	s.buf = binary.BigEndian.AppendUint64(s.buf, uint64(n.Ts))
 	s.buf = append(s.buf, n.Text...)
 	return s.buf[start : start+len(key)], s.buf[start+len(key):]
+}
+
+// encodeEmb appends the blob of emb to the store's buffer and returns it.
+func (s *store) encodeEmb(emb []float32) []byte {
+	s.grow(4 * len(emb))
+	start := len(s.buf)
+	s.buf = vector.AppendBlob(s.buf, emb)
+	return s.buf[start:]
 }
 
 // Count walks every key of the bucket with a cursor.
@@ -244,6 +315,33 @@ func (s *store) Scan(fn func(workload.Note)) error {
 	})
 }
 
-// Append implements engine.Store: Insert of one note, one Put in its
-// own read-write transaction, synced at commit.
+// Append implements engine.Store: Insert of one note, one Put (two with
+// its embedding) in its own read-write transaction, synced at commit.
 func (s *store) Append(n workload.Note) error { return s.Insert([]workload.Note{n}) }
+
+// KNN implements engine.VectorStore: a cursor over the embeddings bucket
+// in one read-only transaction, each blob compared with q in Go.
+func (s *store) KNN(q []float32, k int, dst []int64) ([]int64, error) {
+	err := s.db.View(func(tx *bolt.Tx) error {
+		e := tx.Bucket([]byte(kvnote.EmbBucket))
+		if e == nil {
+			return kvnote.NoVectors("bbolt")
+		}
+		if err := s.search.Start(q, k, int(e.Sequence())); err != nil {
+			return err
+		}
+		c := e.Cursor()
+		for key, blob := c.First(); key != nil; key, blob = c.Next() {
+			id, err := kvnote.EmbID(key)
+			if err != nil {
+				return err
+			}
+			if err := s.search.Offer(id, blob); err != nil {
+				return err
+			}
+		}
+		dst = s.search.AppendIDs(dst)
+		return nil
+	})
+	return dst, err
+}

@@ -106,3 +106,13 @@ func TestOpenMissingFile(t *testing.T) {
 		t.Errorf("Open made %s (%v)", FileName, err)
 	}
 }
+
+// TestVectors checks the knn of a store made by CreateVectors: an exact
+// scan, so recall 1 on every query (floor 1).
+func TestVectors(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.CheckVectors(t, v, 1)
+}
