@@ -7,16 +7,23 @@
 // by the text. One block cache and one file cache are shared by every
 // store of the process (made by New, released by CloseVariant); every open
 // sets a small memtable and the plain OS file system. Insert commits one
-// synced batch and flushes it to an sstable; Count iterates over every key.
-// docs/engines.md says why each option has its value.
+// synced batch and flushes it to an sstable; Count iterates over every
+// note's key. docs/engines.md says why each option has its value.
 //
 // Under the lean setting (NewLean) every open sets MemTableSize to
 // LeanMemTableSize: Pebble allocates a store's first memtable at
 // min(256 KiB, MemTableSize) when it opens (options.go, open.go), and each
 // memtable reserves its size in the shared block cache.
+//
+// A store made by CreateVectors also keeps each note's embedding, as a
+// float32 blob under the key 0xFF and the note's key, after the key 0xFF
+// that holds dims (kvnote's layout); the notes' iterators stop before
+// 0xFF (UpperBound), and KNN iterates from it (LowerBound) and keeps the
+// nearest in Go (kvnote.Search).
 package pebble
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -26,15 +33,18 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/kvnote"
+	"manydb/internal/vector"
 	"manydb/internal/workload"
 )
 
 // The interfaces this package implements.
 var (
-	_ engine.Variant  = (*Variant)(nil)
-	_ engine.Closer   = (*Variant)(nil)
-	_ engine.Optioner = (*Variant)(nil)
-	_ engine.Store    = (*store)(nil)
+	_ engine.Variant       = (*Variant)(nil)
+	_ engine.VectorVariant = (*Variant)(nil)
+	_ engine.Closer        = (*Variant)(nil)
+	_ engine.Optioner      = (*Variant)(nil)
+	_ engine.Store         = (*store)(nil)
+	_ engine.VectorStore   = (*store)(nil)
 )
 
 // Sizes of the process-wide caches and of each store's memtable.
@@ -122,10 +132,35 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pebble create %s: %w", dir, err)
 	}
-	return &store{db: db}, nil
+	return &store{db: db, dimsKnown: true}, nil
 }
 
-// Open implements engine.Variant.
+// CreateVectors implements engine.VectorVariant: Create, and the marker
+// key holding dims, committed with pebble.Sync.
+func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
+	if dims < 1 {
+		return nil, fmt.Errorf("pebble create %s: %d dims, want at least 1", dir, dims)
+	}
+	st, err := v.Create(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := st.(*store)
+	if err := s.db.Set(kvnote.MarkerKey(), kvnote.AppendDims(nil, dims), pebble.Sync); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("pebble create %s: write the vector marker: %w", dir, err)
+	}
+	s.dims = dims
+	return s, nil
+}
+
+// VectorSearch implements engine.VectorVariant.
+func (v *Variant) VectorSearch() engine.VectorSearch {
+	return kvnote.VectorSearch("Pebble keys 0xFF + the note's id as 8 bytes big-endian, after the notes' keys, value the embedding as little-endian float32 values; an iterator with LowerBound 0xFF")
+}
+
+// Open implements engine.Variant. It reads nothing: whether the store has
+// vectors is read when a note with an embedding is written (dims).
 func (v *Variant) Open(dir string) (engine.Store, error) {
 	opts := v.opts
 	opts.ErrorIfNotExists = true
@@ -138,20 +173,73 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 
 type store struct {
 	db *pebble.DB
+	// dims is the embeddings' length, 0 in a store without vectors;
+	// known once made or read from the marker.
+	dims      int
+	dimsKnown bool
+	search    kvnote.Search
 }
 
-// Insert commits all notes in one synced batch, then flushes the memtable.
+// vectorDims returns the embeddings' length, 0 when the store has no
+// vectors, reading the marker the first time.
+func (s *store) vectorDims() (int, error) {
+	if s.dimsKnown {
+		return s.dims, nil
+	}
+	v, closer, err := s.db.Get(kvnote.MarkerKey())
+	if errors.Is(err, pebble.ErrNotFound) {
+		s.dimsKnown = true
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read the vector marker: %w", err)
+	}
+	s.dims, err = kvnote.Dims(v)
+	closer.Close()
+	s.dimsKnown = err == nil
+	return s.dims, err
+}
+
+// setEmb adds the embedding of n to b when n has one and the store has
+// vectors.
+func (s *store) setEmb(b *pebble.Batch, n workload.Note, blob []byte) ([]byte, error) {
+	if n.Emb == nil {
+		return blob, nil
+	}
+	dims, err := s.vectorDims()
+	if err != nil || dims == 0 {
+		return blob, err
+	}
+	if err := kvnote.CheckEmb(n, dims); err != nil {
+		return blob, err
+	}
+	var key [9]byte
+	blob = vector.AppendBlob(blob[:0], n.Emb)
+	if err := b.Set(kvnote.EmbKey(&key, n.ID), blob, nil); err != nil { // Set copies both
+		return blob, fmt.Errorf("put the embedding of note %d: %w", n.ID, err)
+	}
+	return blob, nil
+}
+
+// Insert commits all notes in one synced batch, with the embedding of
+// each note that has one when the store has vectors, then flushes the
+// memtable.
 func (s *store) Insert(notes []workload.Note) error {
 	b := s.db.NewBatch()
 	defer b.Close()
 	var key [8]byte
 	val := make([]byte, 0, 512)
+	var blob []byte
 	for _, n := range notes {
 		binary.BigEndian.PutUint64(key[:], uint64(n.ID))
 		val = binary.BigEndian.AppendUint64(val[:0], uint64(n.Ts))
 		val = append(val, n.Text...)
 		if err := b.Set(key[:], val, nil); err != nil { // Set copies both
 			return fmt.Errorf("put note %d: %w", n.ID, err)
+		}
+		var err error
+		if blob, err = s.setEmb(b, n, blob); err != nil {
+			return err
 		}
 	}
 	if err := b.Commit(pebble.Sync); err != nil {
@@ -163,9 +251,13 @@ func (s *store) Insert(notes []workload.Note) error {
 	return nil
 }
 
-// Count iterates over every key.
+// notes are the iterator options of the notes: the keys below the
+// marker's.
+func notes() *pebble.IterOptions { return &pebble.IterOptions{UpperBound: kvnote.NotesEnd()} }
+
+// Count iterates over every note's key.
 func (s *store) Count() (int64, error) {
-	it, err := s.db.NewIter(nil)
+	it, err := s.db.NewIter(notes())
 	if err != nil {
 		return 0, err
 	}
@@ -193,7 +285,7 @@ func (quietLogger) Fatalf(format string, args ...any) { pebble.DefaultLogger.Fat
 
 // Recent implements engine.Store: an iterator from the last key backwards.
 func (s *store) Recent(n int, dst []workload.Note) (_ []workload.Note, err error) {
-	it, err := s.db.NewIter(nil)
+	it, err := s.db.NewIter(notes())
 	if err != nil {
 		return dst, err
 	}
@@ -233,7 +325,7 @@ func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 
 // Scan implements engine.Store: an iterator from the first key on.
 func (s *store) Scan(fn func(workload.Note)) (err error) {
-	it, err := s.db.NewIter(nil)
+	it, err := s.db.NewIter(notes())
 	if err != nil {
 		return err
 	}
@@ -250,8 +342,57 @@ func (s *store) Scan(fn func(workload.Note)) (err error) {
 
 // Append implements engine.Store: one Set committed with pebble.Sync
 // (the write-ahead log synced, as Insert's batch is; no memtable flush,
-// which an application appending a note would not force).
+// which an application appending a note would not force). A note with an
+// embedding, in a store with vectors, is a batch of two Sets instead.
 func (s *store) Append(n workload.Note) error {
 	var key [8]byte
+	if n.Emb != nil {
+		dims, err := s.vectorDims()
+		if err != nil {
+			return err
+		}
+		if dims > 0 {
+			b := s.db.NewBatch()
+			defer b.Close()
+			if err := b.Set(kvnote.Key(&key, n.ID), kvnote.AppendValue(nil, n), nil); err != nil {
+				return fmt.Errorf("put note %d: %w", n.ID, err)
+			}
+			if _, err := s.setEmb(b, n, nil); err != nil {
+				return err
+			}
+			return b.Commit(pebble.Sync)
+		}
+	}
 	return s.db.Set(kvnote.Key(&key, n.ID), kvnote.AppendValue(nil, n), pebble.Sync)
+}
+
+// KNN implements engine.VectorStore: one iterator from the marker's key
+// on (LowerBound), the marker first and then every embedding, each
+// compared with q in Go.
+func (s *store) KNN(q []float32, k int, dst []int64) (_ []int64, err error) {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: kvnote.MarkerKey()})
+	if err != nil {
+		return dst, err
+	}
+	defer func() { err = errors.Join(err, it.Close()) }()
+	if !it.First() || !bytes.Equal(it.Key(), kvnote.MarkerKey()) {
+		return dst, kvnote.NoVectors("pebble")
+	}
+	dims, err := kvnote.Dims(it.Value())
+	if err != nil {
+		return dst, err
+	}
+	if err := s.search.Start(q, k, dims); err != nil {
+		return dst, err
+	}
+	for ok := it.Next(); ok; ok = it.Next() {
+		id, err := kvnote.EmbID(it.Key())
+		if err != nil {
+			return dst, err
+		}
+		if err := s.search.Offer(id, it.Value()); err != nil {
+			return dst, err
+		}
+	}
+	return s.search.AppendIDs(dst), nil
 }
