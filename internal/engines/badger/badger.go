@@ -7,7 +7,7 @@
 // by the text. Badger's defaults are made for one large database per
 // process, so every open sets small memtables, no caches, no compactors
 // and synced writes (options, below). Close flushes the memtable to a
-// table; Count iterates over every key without fetching values.
+// table; Count iterates over every note's key without fetching values.
 // docs/engines.md says why each option has its value.
 //
 // Under the lean setting (NewLean) every open also turns off what the
@@ -15,9 +15,21 @@
 // conflict detection (one writer per store) and bloom filters
 // (LeanOptions). The memtable stays at MemTableSize: a transaction may use
 // 15 % of it, and the create writes about 340 KB in one.
+//
+// A store made by CreateVectors also keeps each note's embedding, as a
+// float32 blob under the key 0xFF and the note's key, after the key 0xFF
+// that holds dims (kvnote's layout): the notes' iterators stop at the
+// first key that is not a note's (a reverse one starts at the largest
+// note key, kvnote.LastKey), and KNN iterates over the prefix 0xFF and
+// keeps the nearest in Go (kvnote.Search). An embedding of 256 values or
+// more (1 KiB) passes ValueThreshold and goes to the value log, where the
+// transaction counts it as a 12-byte pointer; one of fewer values stays in
+// the LSM tree and counts whole against the transaction's limit (15 % of
+// MemTableSize): 1,000 notes of 300 characters with 128 dims exceed it.
 package badger
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -27,14 +39,17 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/kvnote"
+	"manydb/internal/vector"
 	"manydb/internal/workload"
 )
 
 // The interfaces this package implements.
 var (
-	_ engine.Variant  = (*Variant)(nil)
-	_ engine.Optioner = (*Variant)(nil)
-	_ engine.Store    = (*store)(nil)
+	_ engine.Variant       = (*Variant)(nil)
+	_ engine.VectorVariant = (*Variant)(nil)
+	_ engine.Optioner      = (*Variant)(nil)
+	_ engine.Store         = (*store)(nil)
+	_ engine.VectorStore   = (*store)(nil)
 )
 
 // Option values; see the package documentation.
@@ -109,7 +124,9 @@ func LeanOptions(dir string) badger.Options {
 	return Options(dir).WithDetectConflicts(false).WithBloomFalsePositive(0)
 }
 
-func (v *Variant) open(dir string) (engine.Store, error) {
+// open opens the store in dir; dimsKnown says that the caller knows
+// whether it has vectors (Create: it has none).
+func (v *Variant) open(dir string, dimsKnown bool) (*store, error) {
 	opts := Options(dir)
 	if v.lean {
 		opts = LeanOptions(dir)
@@ -118,27 +135,108 @@ func (v *Variant) open(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("badger open %s (is another process holding it?): %w", dir, err)
 	}
-	return &store{db: db}, nil
+	return &store{db: db, dimsKnown: dimsKnown}, nil
 }
 
 // Create implements engine.Variant. Badger has no schema to commit.
-func (v *Variant) Create(dir string) (engine.Store, error) { return v.open(dir) }
+func (v *Variant) Create(dir string) (engine.Store, error) {
+	s, err := v.open(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
 
-// Open implements engine.Variant.
-func (v *Variant) Open(dir string) (engine.Store, error) { return v.open(dir) }
+// CreateVectors implements engine.VectorVariant: Create, and the marker
+// key holding dims, committed (synced).
+func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
+	if dims < 1 {
+		return nil, fmt.Errorf("badger create %s: %d dims, want at least 1", dir, dims)
+	}
+	s, err := v.open(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	err = s.db.Update(func(txn *badger.Txn) error {
+		return txn.Set(kvnote.MarkerKey(), kvnote.AppendDims(nil, dims))
+	})
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("badger create %s: write the vector marker: %w", dir, err)
+	}
+	s.dims = dims
+	return s, nil
+}
+
+// VectorSearch implements engine.VectorVariant.
+func (v *Variant) VectorSearch() engine.VectorSearch {
+	return kvnote.VectorSearch("Badger keys 0xFF + the note's id as 8 bytes big-endian, after the notes' keys, value the embedding as little-endian float32 values; an iterator with Prefix 0xFF")
+}
+
+// Open implements engine.Variant. It reads nothing: whether the store has
+// vectors is read when a note with an embedding is written (dims).
+func (v *Variant) Open(dir string) (engine.Store, error) {
+	s, err := v.open(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
 
 type store struct {
 	db *badger.DB
+	// dims is the embeddings' length, 0 in a store without vectors;
+	// known once made or read from the marker.
+	dims      int
+	dimsKnown bool
+	search    kvnote.Search
 }
 
-// Insert writes all notes in one read-write transaction.
+// vectorDims returns the embeddings' length, 0 when the store has no
+// vectors, reading the marker in txn the first time.
+func (s *store) vectorDims(txn *badger.Txn) (int, error) {
+	if s.dimsKnown {
+		return s.dims, nil
+	}
+	item, err := txn.Get(kvnote.MarkerKey())
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		s.dimsKnown = true
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read the vector marker: %w", err)
+	}
+	err = item.Value(func(v []byte) error {
+		var err error
+		s.dims, err = kvnote.Dims(v)
+		return err
+	})
+	s.dimsKnown = err == nil
+	return s.dims, err
+}
+
+// Insert writes all notes in one read-write transaction, with the
+// embedding of each note that has one when the store has vectors.
 func (s *store) Insert(notes []workload.Note) error {
 	txn := s.db.NewTransaction(true)
 	defer txn.Discard()
+	if err := s.insert(txn, notes); err != nil {
+		return err
+	}
+	if err := txn.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func (s *store) insert(txn *badger.Txn, notes []workload.Note) error {
 	// Set keeps key and value until the commit: one buffer holds them all.
 	size := 0
 	for _, n := range notes {
 		size += 16 + len(n.Text)
+		if n.Emb != nil {
+			size += 9 + 4*len(n.Emb)
+		}
 	}
 	buf := make([]byte, 0, size)
 	for _, n := range notes {
@@ -147,19 +245,41 @@ func (s *store) Insert(notes []workload.Note) error {
 		buf = binary.BigEndian.AppendUint64(buf, uint64(n.Ts))
 		buf = append(buf, n.Text...)
 		if err := txn.Set(buf[start:start+8], buf[start+8:]); err != nil {
-			if errors.Is(err, badger.ErrTxnTooBig) {
-				return fmt.Errorf("put note %d: %w: one transaction may hold 15%% of MemTableSize (%d bytes); raise badger.MemTableSize", n.ID, err, MemTableSize)
-			}
-			return fmt.Errorf("put note %d: %w", n.ID, err)
+			return putError("note", n.ID, err)
 		}
-	}
-	if err := txn.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		if n.Emb == nil {
+			continue
+		}
+		dims, err := s.vectorDims(txn)
+		if err != nil {
+			return err
+		}
+		if dims == 0 {
+			continue // a store without vectors
+		}
+		if err := kvnote.CheckEmb(n, dims); err != nil {
+			return err
+		}
+		start = len(buf)
+		var key [9]byte
+		buf = append(buf, kvnote.EmbKey(&key, n.ID)...)
+		buf = vector.AppendBlob(buf, n.Emb)
+		if err := txn.Set(buf[start:start+9], buf[start+9:]); err != nil {
+			return putError("the embedding of note", n.ID, err)
+		}
 	}
 	return nil
 }
 
-// Count iterates over every key without fetching values.
+// putError is the error of a failed Set of what (of note id).
+func putError(what string, id int64, err error) error {
+	if errors.Is(err, badger.ErrTxnTooBig) {
+		return fmt.Errorf("put %s %d: %w: one transaction may hold 15%% of MemTableSize (%d bytes); raise badger.MemTableSize", what, id, err, MemTableSize)
+	}
+	return fmt.Errorf("put %s %d: %w", what, id, err)
+}
+
+// Count iterates over every note's key without fetching values.
 func (s *store) Count() (int64, error) {
 	txn := s.db.NewTransaction(false)
 	defer txn.Discard()
@@ -168,7 +288,7 @@ func (s *store) Count() (int64, error) {
 	it := txn.NewIterator(opts)
 	defer it.Close()
 	var n int64
-	for it.Rewind(); it.Valid(); it.Next() {
+	for it.Rewind(); it.Valid() && kvnote.IsNoteKey(it.Item().Key()); it.Next() {
 		n++
 	}
 	return n, nil
@@ -178,7 +298,7 @@ func (s *store) Count() (int64, error) {
 func (s *store) Close() error { return s.db.Close() }
 
 // iterate calls fn for up to n notes (all when n < 0) from an iterator,
-// backwards from the last key when reverse is set.
+// backwards from the last note's key when reverse is set.
 func (s *store) iterate(reverse bool, n int, fn func(workload.Note)) error {
 	txn := s.db.NewTransaction(false)
 	defer txn.Discard()
@@ -189,7 +309,12 @@ func (s *store) iterate(reverse bool, n int, fn func(workload.Note)) error {
 	}
 	it := txn.NewIterator(opts)
 	defer it.Close()
-	for it.Rewind(); it.Valid() && n != 0; it.Next() {
+	if reverse {
+		it.Seek(kvnote.LastKey()) // the largest key at or before it
+	} else {
+		it.Rewind()
+	}
+	for ; it.Valid() && n != 0 && kvnote.IsNoteKey(it.Item().Key()); it.Next() {
 		item := it.Item()
 		err := item.Value(func(v []byte) error {
 			note, err := kvnote.Decode(item.Key(), v)
@@ -241,14 +366,59 @@ func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 // Scan implements engine.Store: an iterator from the first key on.
 func (s *store) Scan(fn func(workload.Note)) error { return s.iterate(false, -1, fn) }
 
-// Append implements engine.Store: one Set in its own read-write
-// transaction, synced at commit (SyncWrites) as Insert's is.
+// Append implements engine.Store: one Set (two with the note's
+// embedding, in a store with vectors) in its own read-write transaction,
+// synced at commit (SyncWrites) as Insert's is.
 func (s *store) Append(n workload.Note) error {
 	txn := s.db.NewTransaction(true)
 	defer txn.Discard()
+	if n.Emb != nil {
+		if err := s.insert(txn, []workload.Note{n}); err != nil {
+			return err
+		}
+		return txn.Commit()
+	}
 	var key [8]byte
 	if err := txn.Set(kvnote.Key(&key, n.ID), kvnote.AppendValue(nil, n)); err != nil {
 		return err
 	}
 	return txn.Commit()
+}
+
+// KNN implements engine.VectorStore: one iterator over the keys with the
+// prefix 0xFF, the marker first and then every embedding, each value
+// compared with q in Go as it is read (no prefetch).
+func (s *store) KNN(q []float32, k int, dst []int64) ([]int64, error) {
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
+	opts := badger.DefaultIteratorOptions
+	opts.PrefetchValues = false
+	opts.Prefix = kvnote.MarkerKey()
+	it := txn.NewIterator(opts)
+	defer it.Close()
+	it.Rewind()
+	if !it.Valid() || !bytes.Equal(it.Item().Key(), kvnote.MarkerKey()) {
+		return dst, kvnote.NoVectors("badger")
+	}
+	err := it.Item().Value(func(v []byte) error {
+		dims, err := kvnote.Dims(v)
+		if err != nil {
+			return err
+		}
+		return s.search.Start(q, k, dims)
+	})
+	if err != nil {
+		return dst, err
+	}
+	for it.Next(); it.Valid(); it.Next() {
+		item := it.Item()
+		id, err := kvnote.EmbID(item.Key())
+		if err != nil {
+			return dst, err
+		}
+		if err := item.Value(func(v []byte) error { return s.search.Offer(id, v) }); err != nil {
+			return dst, err
+		}
+	}
+	return s.search.AppendIDs(dst), nil
 }

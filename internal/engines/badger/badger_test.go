@@ -78,3 +78,15 @@ func TestLean(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestVectors checks the knn of stores made by CreateVectors, by New and
+// by NewLean: an exact scan, so recall 1 on every query (floor 1).
+func TestVectors(t *testing.T) {
+	for _, new := range []func() (engine.Variant, error){New, NewLean} {
+		v, err := new()
+		if err != nil {
+			t.Fatal(err)
+		}
+		enginetest.CheckVectors(t, v, 1)
+	}
+}
