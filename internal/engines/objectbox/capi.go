@@ -66,6 +66,14 @@ OBX_query* obx_query(OBX_query_builder* builder);
 obx_err obx_query_limit(OBX_query* query, size_t limit);
 OBX_bytes_array* obx_query_find(OBX_query* query);
 obx_err obx_query_close(OBX_query* query);
+typedef int obx_qb_cond;
+typedef struct OBX_id_score { obx_id id; double score; } OBX_id_score;
+typedef struct OBX_id_score_array { OBX_id_score* ids_scores; size_t count; } OBX_id_score_array;
+bool obx_has_feature(int feature);
+obx_qb_cond obx_qb_nearest_neighbors_f32(OBX_query_builder* builder, obx_schema_id vector_property_id,
+		const float* query_vector, size_t max_result_count);
+OBX_id_score_array* obx_query_find_ids_with_scores(OBX_query* query);
+void obx_id_score_array_free(OBX_id_score_array* array);
 
 #define MDB_NOT_FOUND 404
 #define MDB_ORDER_DESCENDING 1
@@ -185,6 +193,41 @@ static obx_err mdb_all(OBX_store* store, obx_schema_id entity, OBX_txn** txn, OB
 	if (!box) return obx_last_error_code();
 	*out = obx_box_get_all(box);
 	return *out ? 0 : obx_last_error_code();
+}
+
+// OBXFeature_VectorSearch (objectbox.h): the library has HNSW indexes.
+#define MDB_FEATURE_VECTOR_SEARCH 14
+
+// mdb_knn finds the objects nearest to q (the index's dimensions of
+// floats) by the HNSW index of prop: a query with the condition
+// obx_qb_nearest_neighbors_f32(prop, q, count) and, when limit > 0,
+// obx_query_limit(limit), run with obx_query_find_ids_with_scores (sorted
+// by score, the distance, ascending). The first cap ids go to out and,
+// unless scores is NULL, their scores to scores; *n is their number.
+static obx_err mdb_knn(OBX_store* store, obx_schema_id entity, obx_schema_id prop, const float* q, size_t count,
+		size_t limit, obx_id* out, double* scores, size_t cap, size_t* n) {
+	*n = 0;
+	OBX_query_builder* qb = obx_query_builder(store, entity);
+	if (!qb) return obx_last_error_code();
+	obx_qb_nearest_neighbors_f32(qb, prop, q, count);
+	OBX_query* query = obx_query(qb); // fails if the condition did
+	obx_qb_close(qb);
+	if (!query) return obx_last_error_code();
+	obx_err err = limit > 0 ? obx_query_limit(query, limit) : 0;
+	if (err == 0) {
+		OBX_id_score_array* arr = obx_query_find_ids_with_scores(query);
+		if (!arr) {
+			err = obx_last_error_code();
+		} else {
+			for (size_t i = 0; i < arr->count && i < cap; i++, (*n)++) {
+				out[i] = arr->ids_scores[i].id;
+				if (scores) scores[i] = arr->ids_scores[i].score;
+			}
+			obx_id_score_array_free(arr);
+		}
+	}
+	obx_query_close(query);
+	return err;
 }
 
 // mdb_read_end frees arr (may be NULL) and closes the read transaction.
@@ -412,4 +455,39 @@ func (s cStore) scan(entity uint32, fn func(workload.Note)) error {
 		err = each(arr, fn)
 	}
 	return readEnd(txn, arr, err)
+}
+
+// hasVectorSearch reports whether the library has vector search
+// (obx_has_feature(OBXFeature_VectorSearch)).
+func hasVectorSearch() bool { return bool(C.obx_has_feature(C.MDB_FEATURE_VECTOR_SEARCH)) }
+
+// knn appends to dst the ids of at most k objects nearest to q by the
+// HNSW index of prop, nearest first: count is obx_qb_nearest_neighbors_f32's
+// max_result_count, limit obx_query_limit's (0: none). q must hold the
+// index's dimensions of values. With scores not nil, the ids' scores (their
+// distances to q) are appended to *scores.
+func (s cStore) knn(entity, prop uint32, q []float32, count, limit, k int, dst []int64, scores *[]float64) ([]int64, error) {
+	if k <= 0 {
+		return dst, nil
+	}
+	out := make([]C.obx_id, k) // C fills Go memory without Go pointers
+	var sc []C.double
+	var scp *C.double
+	if scores != nil {
+		sc = make([]C.double, k)
+		scp = &sc[0]
+	}
+	var n C.size_t
+	rc := C.mdb_knn(s.p, C.obx_schema_id(entity), C.obx_schema_id(prop), (*C.float)(unsafe.Pointer(&q[0])),
+		C.size_t(count), C.size_t(limit), &out[0], scp, C.size_t(k), &n)
+	if rc != 0 {
+		return dst, lastError(rc)
+	}
+	for i, id := range out[:n] {
+		dst = append(dst, int64(id))
+		if scores != nil {
+			*scores = append(*scores, float64(sc[i]))
+		}
+	}
+	return dst, nil
 }
