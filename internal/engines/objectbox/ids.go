@@ -4,9 +4,10 @@
 // (capi.go). It is compiled only with the build tag objectbox
 // (objectbox_disabled.go otherwise). Variants: obx (objectbox-go's model
 // built and synced on every open), obx_cached (model bytes built once per
-// process), obx_nosync (an existing store opened without a model). A store
-// is a directory holding data.mdb and lock.mdb; package note holds the
-// entity and its generated binding. docs/engines.md says what each call
+// process), obx_nosync (an existing store opened without a model); the
+// last two also keep embeddings in ObjectBox's HNSW index (vectors.go). A
+// store is a directory holding data.mdb and lock.mdb (and emb-dims when it
+// has vectors); package note holds the entity and its generated binding. docs/engines.md says what each call
 // does and why.
 package objectbox
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"unsafe"
 
 	flatbuffers "github.com/google/flatbuffers/go"
@@ -20,14 +21,16 @@ import (
 
 // The interfaces this package implements.
 var (
-	_ engine.Variant   = (*syncVariant)(nil)
-	_ engine.Optioner  = (*syncVariant)(nil)
-	_ engine.Store     = (*syncStore)(nil)
-	_ engine.Variant   = (*cVariant)(nil)
-	_ engine.Optioner  = (*cVariant)(nil)
-	_ engine.Closer    = (*cVariant)(nil)
-	_ engine.Store     = (*cStoreHandle)(nil)
-	_ engine.Marshaler = (*cStoreHandle)(nil)
+	_ engine.Variant       = (*syncVariant)(nil)
+	_ engine.Optioner      = (*syncVariant)(nil)
+	_ engine.Store         = (*syncStore)(nil)
+	_ engine.Variant       = (*cVariant)(nil)
+	_ engine.Optioner      = (*cVariant)(nil)
+	_ engine.Closer        = (*cVariant)(nil)
+	_ engine.Store         = (*cStoreHandle)(nil)
+	_ engine.Marshaler     = (*cStoreHandle)(nil)
+	_ engine.VectorVariant = (*cVariant)(nil)
+	_ engine.VectorStore   = (*cStoreHandle)(nil)
 )
 
 // Files a store's directory holds.
@@ -150,6 +153,11 @@ type cVariant struct {
 	skipSync bool
 	lean     bool    // open with the lean setting's options (cOpen)
 	model    *cModel // the model's FlatBuffers bytes, made once per process
+	hnsw     hnswSetting
+	// vecModels holds the vector model per dimensions (vectorModel),
+	// guarded by mu: serve opens stores of one variant at once.
+	mu        sync.Mutex
+	vecModels map[int]*cModel
 	// scratch reused by every Insert
 	fbb *flatbuffers.Builder
 	obj note.Note
@@ -168,15 +176,11 @@ func newCVariant(id string, skipSync, lean bool) (*cVariant, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build the model bytes from note/objectbox-model.json: %w", err)
 	}
-	return &cVariant{id: id, skipSync: skipSync, lean: lean, model: newCModel(b), fbb: flatbuffers.NewBuilder(1024)}, nil
-}
-
-// Options implements engine.Optioner.
-func (v *cVariant) Options() map[string]string {
-	if !v.lean {
-		return nil
+	v := &cVariant{id: id, skipSync: skipSync, lean: lean, model: newCModel(b), hnsw: defaultHNSW, fbb: flatbuffers.NewBuilder(1024)}
+	if lean {
+		v.hnsw = leanHNSW
 	}
-	return leanOptions()
+	return v, nil
 }
 
 func (v *cVariant) ID() string                  { return v.id }
@@ -188,24 +192,43 @@ func (v *cVariant) CloseVariant() error {
 		v.model.free()
 		v.model = nil
 	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, m := range v.vecModels {
+		m.free()
+	}
+	v.vecModels = nil
 	return nil
 }
 
 // Create opens the new store with the cached model bytes (both variants).
-func (v *cVariant) Create(dir string) (engine.Store, error) { return v.open(dir, v.model) }
+func (v *cVariant) Create(dir string) (engine.Store, error) { return v.open(dir, v.model, 0) }
 
 // Open opens with the cached model bytes (obx_cached), or, for obx_nosync,
 // without a model when dir holds data.mdb (as objectbox-python checks).
+// The model is the vector model when dir holds DimsFile (vectors.go).
 func (v *cVariant) Open(dir string) (engine.Store, error) {
+	dims, err := readDims(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
 	if v.skipSync {
 		if _, err := os.Stat(filepath.Join(dir, DataFile)); err == nil {
-			return v.open(dir, nil)
+			return v.open(dir, nil, dims)
 		}
 	}
-	return v.open(dir, v.model)
+	model := v.model
+	if dims > 0 {
+		if model, err = v.vectorModel(dims); err != nil {
+			return nil, err
+		}
+	}
+	return v.open(dir, model, dims)
 }
 
-func (v *cVariant) open(dir string, model *cModel) (engine.Store, error) {
+// open opens the store in dir with model (nil: none), a store with vectors
+// of dims dimensions unless dims is 0.
+func (v *cVariant) open(dir string, model *cModel, dims int) (engine.Store, error) {
 	if v.model == nil {
 		return nil, errors.New("variant closed")
 	}
@@ -215,12 +238,13 @@ func (v *cVariant) open(dir string, model *cModel) (engine.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}
-	return &cStoreHandle{v: v, s: s}, nil
+	return &cStoreHandle{v: v, s: s, dims: dims}, nil
 }
 
 type cStoreHandle struct {
-	v *cVariant
-	s cStore
+	v    *cVariant
+	s    cStore
+	dims int // the embeddings' dimensions; 0: a store without vectors
 }
 
 // marshaled is the notes as FlatBuffers, back to back: object i is
@@ -233,16 +257,16 @@ type marshaled struct {
 }
 
 // marshal writes notes into m with the generated binding's Flatten, the
-// ids being the workload's (1…N, which the put checks ObjectBox reserves).
-func (v *cVariant) marshal(notes []workload.Note, m *marshaled) error {
+// ids being the workload's (1…N, which the put checks ObjectBox reserves),
+// with their embeddings when dims > 0 (flatten).
+func (v *cVariant) marshal(notes []workload.Note, m *marshaled, dims int) error {
 	m.data, m.offs = m.data[:0], m.offs[:0]
 	for i, n := range notes {
 		if n.ID != notes[0].ID+int64(i) || n.ID < 1 {
 			return fmt.Errorf("note %d has id %d: ids must run 1, 2, … as ObjectBox assigns them", i, n.ID)
 		}
 		v.fbb.Reset()
-		v.obj = note.Note{Id: uint64(n.ID), Text: n.Text, Ts: n.Ts}
-		if err := note.NoteBinding.Flatten(&v.obj, v.fbb, uint64(n.ID)); err != nil {
+		if err := flatten(v.fbb, &v.obj, n, dims); err != nil {
 			return err
 		}
 		v.fbb.Finish(v.fbb.EndObject())
@@ -261,7 +285,7 @@ func (v *cVariant) marshal(notes []workload.Note, m *marshaled) error {
 
 // Insert marshals the notes and puts them in one transaction.
 func (h *cStoreHandle) Insert(notes []workload.Note) error {
-	if err := h.v.marshal(notes, &h.v.m); err != nil {
+	if err := h.v.marshal(notes, &h.v.m, h.dims); err != nil {
 		return err
 	}
 	return h.InsertMarshaled(&h.v.m)
@@ -270,7 +294,7 @@ func (h *cStoreHandle) Insert(notes []workload.Note) error {
 // Marshal implements engine.Marshaler: the notes as FlatBuffers, into the
 // variant's reused buffers, as Insert does (valid until the next Marshal).
 func (h *cStoreHandle) Marshal(notes []workload.Note) (engine.Marshaled, error) {
-	if err := h.v.marshal(notes, &h.v.m); err != nil {
+	if err := h.v.marshal(notes, &h.v.m, h.dims); err != nil {
 		return nil, err
 	}
 	return &h.v.m, nil
@@ -394,8 +418,8 @@ func (h *cStoreHandle) Scan(fn func(workload.Note)) error {
 // several stores of one variant at once.
 func (h *cStoreHandle) Append(n workload.Note) error {
 	fbb := flatbuffers.NewBuilder(512)
-	obj := note.Note{Id: uint64(n.ID), Text: n.Text, Ts: n.Ts}
-	if err := note.NoteBinding.Flatten(&obj, fbb, uint64(n.ID)); err != nil {
+	var obj note.Note
+	if err := flatten(fbb, &obj, n, h.dims); err != nil {
 		return err
 	}
 	fbb.Finish(fbb.EndObject())

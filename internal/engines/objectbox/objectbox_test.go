@@ -128,7 +128,7 @@ func TestNoSyncSkipsModel(t *testing.T) {
 	notes := fill(25)
 	v := newVariant(t, IDNoSync).(*cVariant)
 	var m marshaled
-	if err := v.marshal(notes, &m); err != nil {
+	if err := v.marshal(notes, &m, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.putMany(entityID(), m.data, m.offs, make([]uint64, len(notes)), 1); err != nil {
