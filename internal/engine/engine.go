@@ -90,6 +90,24 @@ type VectorSearch struct {
 	Exact bool `json:"exact"`
 }
 
+// VectorPreparer is implemented by a VectorVariant whose engine needs the
+// process prepared before it opens a store with embeddings (package
+// sqlite registers sqlite-vec with SQLite, which then loads it into every
+// connection opened). The worker calls PrepareVectors once, before the
+// first open, and only when the workload has embeddings, so the
+// connections of the reference workload stay as they were.
+type VectorPreparer interface {
+	PrepareVectors() error
+}
+
+// VectorOptioner is implemented by a lean VectorVariant whose Options
+// include options of its vector index or search: VectorOptions names
+// those (a subset of Options). The worker records them only when the
+// workload has embeddings; without, they set nothing.
+type VectorOptioner interface {
+	VectorOptions() map[string]string
+}
+
 // VectorStore is a store of a VectorVariant made by CreateVectors.
 type VectorStore interface {
 	// KNN appends to dst the ids of the k notes nearest to q by cosine

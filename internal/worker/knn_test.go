@@ -109,3 +109,26 @@ func TestKNNHoldAndServe(t *testing.T) {
 		t.Errorf("serve with wrong knn answers: err = %v, want a knn failure", err)
 	}
 }
+
+// TestPrepareVectorsOnlyWithEmbeddings: the worker prepares the variant
+// for embeddings (engine.VectorPreparer) once, and only for a workload
+// that has them.
+func TestPrepareVectorsOnlyWithEmbeddings(t *testing.T) {
+	plain := fakeJob(t, job.PhaseCreate)
+	v := newFake(t, "fake")
+	if _, err := RunJob(plain, v, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if n := v.Prepared(); n != 0 {
+		t.Errorf("a workload without embeddings prepared the variant %d times, want 0", n)
+	}
+	vec := fakeJob(t, job.PhaseCreate)
+	vec.Workload.Dims = 8
+	v = newFake(t, "fake")
+	if _, err := RunJob(vec, v, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if n := v.Prepared(); n != 1 {
+		t.Errorf("a workload with embeddings prepared the variant %d times, want 1", n)
+	}
+}

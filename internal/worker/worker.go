@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -233,6 +234,18 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 		}
 		search := vv.VectorSearch()
 		rec.VectorSearch, rec.VectorExact = search.Method, search.Exact
+		if p, ok := v.(engine.VectorPreparer); ok {
+			if err := p.PrepareVectors(); err != nil {
+				return results.Record{}, fmt.Errorf("%s %s: prepare the engine for embeddings: %w", j.Variant, j.Phase, err)
+			}
+		}
+	} else if vo, ok := v.(engine.VectorOptioner); ok {
+		// Options of a vector index set nothing without embeddings. (A
+		// copy: Options may return the variant's own map.)
+		rec.EngineOptions = maps.Clone(rec.EngineOptions)
+		for k := range vo.VectorOptions() {
+			delete(rec.EngineOptions, k)
+		}
 	}
 	if j.Phase == job.PhaseVersions {
 		return rec, nil

@@ -223,7 +223,8 @@ func TestRunCommandLine(t *testing.T) {
 }
 
 // TestLean: --lean makes the variant with the factory's Lean, and every
-// record names its engine options; a variant without a lean factory, or
+// record names its engine options, its vector index's only with
+// embeddings; a variant without a lean factory, or
 // whose lean variant names no option, fails before it measures.
 func TestLean(t *testing.T) {
 	factory := engine.Factory{ID: "fake", New: fakeengine.New("fake"), Lean: fakeengine.NewLean("fake")}
@@ -235,6 +236,17 @@ func TestLean(t *testing.T) {
 	var rec results.Record
 	if err := json.Unmarshal(out.Bytes(), &rec); err != nil || !maps.Equal(rec.EngineOptions, fakeengine.LeanOptions()) {
 		t.Errorf("lean record: engine_options %v, %v; want %v", rec.EngineOptions, err, fakeengine.LeanOptions())
+	}
+	// With embeddings the vector index's options are recorded too.
+	out.Reset()
+	if err := Run(append(args, t.TempDir(), "--lean", "--dims", "4"), &out, io.Discard, factory); err != nil {
+		t.Fatal(err)
+	}
+	want := fakeengine.LeanOptions()
+	maps.Copy(want, fakeengine.LeanVectorOptions())
+	var vrec results.Record
+	if err := json.Unmarshal(out.Bytes(), &vrec); err != nil || !maps.Equal(vrec.EngineOptions, want) {
+		t.Errorf("lean record with embeddings: engine_options %v, %v; want %v", vrec.EngineOptions, err, want)
 	}
 	out.Reset()
 	if err := Run(append(args, t.TempDir()), &out, io.Discard, factory); err != nil || strings.Contains(out.String(), "engine_options") {

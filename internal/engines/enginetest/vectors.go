@@ -20,7 +20,8 @@ var VectorSpec = workload.Spec{Name: "vectors", Objects: 300, TextLen: 40, Dims:
 // (drawn as the worker draws them), every answer is checked
 // (vector.CheckAnswer) and its recall@10 computed against the exact
 // answer. An exact search (VectorSearch().Exact) must have recall 1 on
-// every query; an index must reach a mean recall of floor. Then one note
+// every query; an index must reach a mean recall of floor. The variant is
+// prepared first, as the worker does (engine.VectorPreparer). Then one note
 // is appended with its embedding, and a query with that embedding must
 // find it first, after the store is opened again. It returns the mean
 // recall.
@@ -29,6 +30,11 @@ func CheckVectors(t *testing.T, v engine.Variant, floor float64) float64 {
 	vv, ok := v.(engine.VectorVariant)
 	if !ok {
 		t.Fatalf("%s is not an engine.VectorVariant", v.ID())
+	}
+	if p, ok := v.(engine.VectorPreparer); ok {
+		if err := p.PrepareVectors(); err != nil {
+			t.Fatalf("PrepareVectors: %v", err)
+		}
 	}
 	search := vv.VectorSearch()
 	if search.Method == "" {

@@ -37,6 +37,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -67,6 +68,8 @@ type Variant struct {
 	opens   atomic.Int64 // Open is called concurrently by manydb serve
 	creates atomic.Int64
 	open    atomic.Int64 // stores created or opened and not yet closed
+	// prepared counts the calls of PrepareVectors.
+	prepared atomic.Int64
 }
 
 // New returns the fake variant with the given id.
@@ -99,8 +102,20 @@ func LeanOptions() map[string]string { return map[string]string{"fake_cache_page
 // leanVariant is a fake variant made for the lean setting.
 type leanVariant struct{ *Variant }
 
-// Options implements engine.Optioner.
-func (*leanVariant) Options() map[string]string { return LeanOptions() }
+// Options implements engine.Optioner: LeanOptions and
+// LeanVectorOptions.
+func (*leanVariant) Options() map[string]string {
+	o := LeanOptions()
+	maps.Copy(o, LeanVectorOptions())
+	return o
+}
+
+// LeanVectorOptions are the fake lean variant's made-up vector index
+// option (engine.VectorOptioner), recorded only with embeddings.
+func LeanVectorOptions() map[string]string { return map[string]string{"fake_index_width": "64"} }
+
+// VectorOptions implements engine.VectorOptioner.
+func (*leanVariant) VectorOptions() map[string]string { return LeanVectorOptions() }
 
 // ID implements engine.Variant.
 func (v *Variant) ID() string { return v.id }
@@ -125,6 +140,16 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 // CreateVectors implements engine.VectorVariant: the notes' JSON keeps
 // their embeddings.
 func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) { return v.Create(dir) }
+
+// PrepareVectors implements engine.VectorPreparer: it only counts its
+// calls (Prepared).
+func (v *Variant) PrepareVectors() error {
+	v.prepared.Add(1)
+	return nil
+}
+
+// Prepared returns how many times PrepareVectors was called.
+func (v *Variant) Prepared() int64 { return v.prepared.Load() }
 
 // VectorSearch implements engine.VectorVariant.
 func (v *Variant) VectorSearch() engine.VectorSearch {

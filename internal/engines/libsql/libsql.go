@@ -78,6 +78,10 @@ func NewLean() (engine.Variant, error) {
 // Options implements engine.Optioner.
 func (v *Variant) Options() map[string]string { return v.options }
 
+// VectorOptions implements engine.VectorOptioner: the vector index's
+// options among Options (lean's), recorded only with embeddings.
+func (v *Variant) VectorOptions() map[string]string { return sqlnotes.LibSQLVectorOptions(v.options) }
+
 // ID implements engine.Variant.
 func (v *Variant) ID() string { return ID }
 

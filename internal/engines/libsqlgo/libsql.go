@@ -109,6 +109,10 @@ func NewLean() (engine.Variant, error) {
 // Options implements engine.Optioner.
 func (v *Variant) Options() map[string]string { return v.options }
 
+// VectorOptions implements engine.VectorOptioner: the vector index's
+// options among Options (lean's), recorded only with embeddings.
+func (v *Variant) VectorOptions() map[string]string { return sqlnotes.LibSQLVectorOptions(v.options) }
+
 func newVariant() (*Variant, error) {
 	// The zero Connector only serves to reach the driver without
 	// database/sql; go-libsql does not export the driver type.

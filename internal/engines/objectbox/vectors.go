@@ -244,6 +244,16 @@ func (v *cVariant) VectorSearch() engine.VectorSearch {
 	return engine.VectorSearch{Method: v.hnsw.method(cVersion())}
 }
 
+// VectorOptions implements engine.VectorOptioner: the HNSW index's and
+// the knn query's options among Options (lean's), recorded only with
+// embeddings.
+func (v *cVariant) VectorOptions() map[string]string {
+	if !v.lean {
+		return nil
+	}
+	return v.hnsw.options()
+}
+
 // Options implements engine.Optioner: lean's store options and its HNSW
 // index and query options.
 func (v *cVariant) Options() map[string]string {

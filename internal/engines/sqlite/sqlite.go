@@ -26,9 +26,11 @@
 // sqlite-vec (github.com/asg017/sqlite-vec-go-bindings/cgo): its C source
 // is compiled with SQLITE_CORE against the sqlite3.h on the system include
 // path (scripts/ensure-sqlite-dev.sh) and calls the SQLite that mattn
-// compiles, the only one in the binary. Each variant registers it with
-// sqlite3_auto_extension before its first open (registerVec), so that
-// every connection of the process has its vec0 table (sqlnotes.SQLiteVec).
+// compiles, the only one in the binary. It is registered with
+// sqlite3_auto_extension (registerVec) only when the worker prepares the
+// variant for a workload with embeddings (engine.VectorPreparer), before
+// its first open; every connection opened after that has its vec0 table
+// (sqlnotes.SQLiteVec). Without embeddings no connection loads it.
 package sqlite
 
 import (
@@ -96,11 +98,11 @@ func newCapi(lean bool) (engine.Variant, error) {
 	if err != nil {
 		return nil, err
 	}
-	version, err := registerVec()
+	version, err := vecVersion()
 	if err != nil {
 		return nil, err
 	}
-	return v.WithVectors(vectors(version), map[string]string{VecVersionKey: version}), nil
+	return v.WithVectors(vectors(version), map[string]string{VecVersionKey: version}, registerVec), nil
 }
 
 // VecVersionKey is the key of sqlite-vec's version in Versions.
@@ -112,13 +114,24 @@ func vectors(version string) sqlnotes.VectorsFunc {
 }
 
 // registerVec registers sqlite-vec with SQLite for every connection
-// opened from now on (sqlite3_auto_extension), and returns its version as
-// a connection of mattn's driver reports it (SELECT vec_version()). It
-// must follow sqlitecapi.Configure: sqlite3_shutdown clears the list of
-// automatic extensions (sqlite3_reset_auto_extension); registering the
-// same extension twice is a no-op.
-func registerVec() (string, error) {
+// opened from now on (sqlite3_auto_extension): engine.VectorPreparer's
+// PrepareVectors, which the worker calls only for a workload with
+// embeddings, so that the reference workload's connections do not load
+// it. It must follow sqlitecapi.Configure: sqlite3_shutdown clears the
+// list of automatic extensions (sqlite3_reset_auto_extension);
+// registering the same extension twice is a no-op.
+func registerVec() error {
 	sqlitevec.Auto()
+	return nil
+}
+
+// vecVersion returns sqlite-vec's version as a connection of mattn's
+// driver reports it (SELECT vec_version()), registering the extension for
+// that connection only: it is cancelled again
+// (sqlite3_cancel_auto_extension) before vecVersion returns.
+func vecVersion() (string, error) {
+	sqlitevec.Auto()
+	defer sqlitevec.Cancel()
 	var drv sqlite3.SQLiteDriver
 	c, err := drv.Open(":memory:")
 	if err != nil {
@@ -127,7 +140,7 @@ func registerVec() (string, error) {
 	defer c.Close()
 	row, err := sqlnotes.QueryRow(c, "SELECT vec_version()", 1)
 	if err != nil {
-		return "", fmt.Errorf("sqlite-vec is not registered: %w", err)
+		return "", fmt.Errorf("sqlite-vec is not linked: %w", err)
 	}
 	version, ok := row[0].(string)
 	if !ok {
@@ -146,7 +159,7 @@ func New() (engine.Variant, error) {
 }
 
 func newVariant(dsn string, options map[string]string) (*Variant, error) {
-	version, err := registerVec()
+	version, err := vecVersion()
 	if err != nil {
 		return nil, err
 	}
@@ -206,6 +219,10 @@ func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
 
 // VectorSearch implements engine.VectorVariant.
 func (v *Variant) VectorSearch() engine.VectorSearch { return vectors(v.vec).Search() }
+
+// PrepareVectors implements engine.VectorPreparer: sqlite-vec is
+// registered for every connection opened from now on.
+func (v *Variant) PrepareVectors() error { return registerVec() }
 
 // Open implements engine.Variant: a sqlnotes.VectorStore, which writes
 // and searches embeddings when its notes have them, and otherwise runs

@@ -137,8 +137,44 @@ func TestVectors(t *testing.T) {
 // TestVecLinked checks that sqlite-vec runs in mattn's SQLite, the only
 // SQLite of the binary: its functions answer on a connection of mattn's
 // driver, whose sqlite_version() is mattn's.
+// TestVecOnlyWhenPrepared: a variant made without embeddings leaves
+// sqlite-vec out of every connection (the reference workload's opens stay
+// as they were); after PrepareVectors every new connection has it.
+func TestVecOnlyWhenPrepared(t *testing.T) {
+	for _, f := range Factories() {
+		v, err := f.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var drv sqlite3.SQLiteDriver
+		c, err := drv.Open(":memory:")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sqlnotes.QueryRow(c, "SELECT vec_version()", 1); err == nil {
+			t.Errorf("%s: a connection of a variant not prepared for embeddings has sqlite-vec", f.ID)
+		}
+		c.Close()
+		if err := v.(engine.VectorPreparer).PrepareVectors(); err != nil {
+			t.Fatal(err)
+		}
+		c, err = drv.Open(":memory:")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sqlnotes.QueryRow(c, "SELECT vec_version()", 1); err != nil {
+			t.Errorf("%s: after PrepareVectors a new connection lacks sqlite-vec: %v", f.ID, err)
+		}
+		c.Close()
+	}
+}
+
 func TestVecLinked(t *testing.T) {
-	if _, err := New(); err != nil {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.(engine.VectorPreparer).PrepareVectors(); err != nil {
 		t.Fatal(err)
 	}
 	var drv sqlite3.SQLiteDriver

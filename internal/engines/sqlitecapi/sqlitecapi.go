@@ -232,6 +232,9 @@ type Variant struct {
 	options map[string]string // what lean set (engine.Optioner)
 	// vectors is the vector search's statements; nil for none.
 	vectors sqlnotes.VectorsFunc
+	// prepare, when set, readies the process for stores with embeddings
+	// (engine.VectorPreparer): the extension's registration.
+	prepare func() error
 }
 
 // New returns the variant id; extra versions (the linking library's own)
@@ -256,10 +259,10 @@ func libSQLVectors(options []string) sqlnotes.VectorsFunc {
 
 // WithVectors sets v's vector search to the statements of vectors (for
 // SQLite, whose vector search is an extension the linking package
-// registers), adds extra to its versions (the extension's), and returns
-// v.
-func (v *Variant) WithVectors(vectors sqlnotes.VectorsFunc, extra map[string]string) *Variant {
-	v.vectors = vectors
+// registers), adds extra to its versions (the extension's), sets what
+// PrepareVectors calls (the extension's registration), and returns v.
+func (v *Variant) WithVectors(vectors sqlnotes.VectorsFunc, extra map[string]string, prepare func() error) *Variant {
+	v.vectors, v.prepare = vectors, prepare
 	versions := make(map[string]string, len(v.extra)+len(extra))
 	maps.Copy(versions, v.extra)
 	maps.Copy(versions, extra)
@@ -286,6 +289,19 @@ func NewLean(id string, extra map[string]string, bulk bool) (*Variant, error) {
 
 // Options implements engine.Optioner.
 func (v *Variant) Options() map[string]string { return v.options }
+
+// PrepareVectors implements engine.VectorPreparer: it calls what
+// WithVectors gave (nothing for libSQL, whose vector search is built in).
+func (v *Variant) PrepareVectors() error {
+	if v.prepare == nil {
+		return nil
+	}
+	return v.prepare()
+}
+
+// VectorOptions implements engine.VectorOptioner: the vector index's
+// options among Options (lean's), recorded only with embeddings.
+func (v *Variant) VectorOptions() map[string]string { return sqlnotes.LibSQLVectorOptions(v.options) }
 
 // SQLite's compile-time defaults that Configure(false) restores:
 // SQLITE_DEFAULT_LOOKASIDE 1200,40 and SQLITE_DEFAULT_PCACHE_INITSZ 20

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"manydb/internal/engine"
+	"manydb/internal/vector"
 )
 
 // Vectors is how a SQL engine keeps the notes' embeddings and searches
@@ -66,7 +67,7 @@ func SQLiteVec(dims int, version string) Vectors {
 		VecInsertSQL: "INSERT INTO " + VecTable + "(rowid, emb) VALUES (?, ?)",
 		KNNSQL:       "SELECT rowid FROM " + VecTable + " WHERE emb MATCH ? AND k = ?",
 		Search: engine.VectorSearch{Exact: true,
-			Method: fmt.Sprintf("sqlite-vec %s vec0 table, %s; knn: %s MATCH … AND k = 10 (a full scan)", version, table("D"), VecTable)},
+			Method: fmt.Sprintf("sqlite-vec %s vec0 table, %s; knn: %s MATCH … AND k = %d (a full scan)", version, table("D"), VecTable, vector.K)},
 	}
 }
 
@@ -85,6 +86,16 @@ var (
 // LibSQLIndexOption is the engine_options key under which a lean libSQL
 // variant records its index options.
 const LibSQLIndexOption = "libsql_vector_idx"
+
+// LibSQLVectorOptions is the part of a libSQL variant's engine options
+// that concerns its vector index (engine.VectorOptioner): the
+// LibSQLIndexOption entry, if options has one.
+func LibSQLVectorOptions(options map[string]string) map[string]string {
+	if v, ok := options[LibSQLIndexOption]; ok {
+		return map[string]string{LibSQLIndexOption: v}
+	}
+	return nil
+}
 
 // LibSQLOptionValue is options as a record's engine_options shows them.
 func LibSQLOptionValue(options []string) string { return strings.Join(options, ", ") }
