@@ -137,10 +137,10 @@ type Record struct {
 	// Appended is the number of notes the turn phase had appended to every
 	// store before this phase (a turn run appends one more).
 	Appended int `json:"appended,omitempty"`
-	// Recall is, for an open run with the knn query and for a turn of a
-	// workload with embeddings, the recall@10 of each store's knn answer
-	// against the exact nearest notes, in the run's order
-	// (vector.Recall).
+	// Recall is, for an open run with the knn query and for a turn or a
+	// hold of a workload with embeddings, the recall@10 of each store's
+	// knn answer against the exact nearest notes, in the run's order (the
+	// hold's: in store order) (vector.Recall).
 	Recall []float64 `json:"recall,omitempty"`
 	// VectorSearch names the variant's knn search in every record of a
 	// workload with embeddings (engine.VectorSearch's Method), and

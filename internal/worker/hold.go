@@ -14,6 +14,9 @@ import (
 	"manydb/internal/results"
 )
 
+// holdSeed draws the held stores' knn queries (the hold has no run seed).
+const holdSeed = 1
+
 // hold opens the first job.Hold stores, counts each (and, with
 // embeddings, asks it a knn query) and keeps them all
 // open, then reports (after − before) / held of the process' memory, and
@@ -26,9 +29,6 @@ import (
 // returns freed Go memory to the OS, so only live memory counts for
 // pure-Go engines too. The loop is locked to one OS thread, as the timed
 // phases are.
-// holdSeed draws the held stores' knn queries (the hold has no run seed).
-const holdSeed = 1
-
 func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	// Only the paths used: a slice of every store's path (10 MB for a
 	// million stores) would be garbage collected between the snapshots
@@ -67,7 +67,7 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	}
 	warm := min(j.Hold, j.Stores-1)
 	loop.at(warm)
-	if err := openCountClose(v, job.StoreDir(j.Dir, warm, j.Fanout), want, k); err != nil {
+	if err := openCountClose(v, job.StoreDir(j.Dir, warm, j.Fanout), warm, want, k); err != nil {
 		return storeError(j, warm, "warm-up", err)
 	}
 	if cg != nil {
@@ -126,6 +126,7 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 			if recall[i], err = k.check(int(want)); err != nil {
 				return storeError(j, i, string(job.QueryKNN), err)
 			}
+			k.emb = nil
 			engineTime += t2.Sub(t0)
 			return nil
 		}
@@ -187,17 +188,24 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	return nil
 }
 
-// openCountClose opens, counts and closes one store, untimed, with a knn
-// query after the count when k is not nil.
-func openCountClose(v engine.Variant, dir string, want int64, k *knn) error {
+// openCountClose opens, counts and closes store i in dir, untimed, with a
+// knn query after the count when k is not nil.
+func openCountClose(v engine.Variant, dir string, i int, want int64, k *knn) error {
 	s, err := v.Open(dir)
 	if err != nil {
 		return err
 	}
 	got, err := s.Count()
 	if err == nil && k != nil {
-		k.draw(holdSeed, 0, int(want))
+		k.draw(holdSeed, i, int(want))
 		err = k.run(s)
+	}
+	if err == nil && k != nil {
+		// Checked now, so that the check's buffers exist before the
+		// first snapshot; the embedder is dropped, as after each held
+		// store's check, so no store's embedder is live at either.
+		_, err = k.check(int(want))
+		k.emb = nil
 	}
 	if cerr := s.Close(); err == nil {
 		err = cerr

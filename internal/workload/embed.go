@@ -37,7 +37,7 @@ const (
 type Embedder struct {
 	agent   int
 	dims    int
-	centres [][]float64 // unit vectors
+	centres [][]float64 // unit vectors, each made when a note first needs it (nil before)
 	buf     []float64
 }
 
@@ -50,14 +50,20 @@ func (s Spec) Embedder(i int) *Embedder {
 	e := &Embedder{agent: i, dims: s.Dims, buf: make([]float64, s.Dims)}
 	n := MinTopics + int(mix(uint64(i), 0, 0)%uint64(MaxTopics-MinTopics+1))
 	e.centres = make([][]float64, n)
-	for t := range e.centres {
-		c := make([]float64, s.Dims)
-		r := rng(uint64(i), streamCentre, uint64(t))
+	return e
+}
+
+// centre returns topic t's centre, made on first use: a random direction
+// from its own generator, so the order of use does not change it.
+func (e *Embedder) centre(t int) []float64 {
+	if e.centres[t] == nil {
+		c := make([]float64, e.dims)
+		r := rng(uint64(e.agent), streamCentre, uint64(t))
 		r.noise(c, 1)
 		normalize(c)
 		e.centres[t] = c
 	}
-	return e
+	return e.centres[t]
 }
 
 // Topics returns the agent's number of topic centres.
@@ -69,7 +75,7 @@ func (e *Embedder) Topics() int { return len(e.centres) }
 // of norm about NoteSpread, normalised.
 func (e *Embedder) Note(id int64, dst []float32) []float32 {
 	r := rng(uint64(e.agent), streamNote, uint64(id))
-	c := e.centres[r.next()%uint64(len(e.centres))]
+	c := e.centre(int(r.next() % uint64(len(e.centres))))
 	copy(e.buf, c)
 	r.noise(e.buf, NoteSpread)
 	return round(e.buf, dst)
