@@ -154,6 +154,10 @@ type cVariant struct {
 	lean     bool    // open with the lean setting's options (cOpen)
 	model    *cModel // the model's FlatBuffers bytes, made once per process
 	hnsw     hnswSetting
+	// vectors is set once the process works with embeddings
+	// (PrepareVectors, CreateVectors): only then does Open look for a
+	// store's DimsFile, so the reference workload's opens do not.
+	vectors bool
 	// vecModels holds the vector model per dimensions (vectorModel),
 	// guarded by mu: serve opens stores of one variant at once.
 	mu        sync.Mutex
@@ -206,11 +210,16 @@ func (v *cVariant) Create(dir string) (engine.Store, error) { return v.open(dir,
 
 // Open opens with the cached model bytes (obx_cached), or, for obx_nosync,
 // without a model when dir holds data.mdb (as objectbox-python checks).
-// The model is the vector model when dir holds DimsFile (vectors.go).
+// The model is the vector model when dir holds DimsFile (vectors.go),
+// which Open looks for only once the variant works with embeddings
+// (PrepareVectors, CreateVectors).
 func (v *cVariant) Open(dir string) (engine.Store, error) {
-	dims, err := readDims(dir)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", dir, err)
+	var dims int
+	var err error
+	if v.vectors {
+		if dims, err = readDims(dir); err != nil {
+			return nil, fmt.Errorf("open %s: %w", dir, err)
+		}
 	}
 	if v.skipSync {
 		if _, err := os.Stat(filepath.Join(dir, DataFile)); err == nil {

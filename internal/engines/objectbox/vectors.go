@@ -226,6 +226,7 @@ func (v *cVariant) CreateVectors(dir string, dims int) (engine.Store, error) {
 	if dims <= 0 {
 		return nil, fmt.Errorf("create with vectors: %d dimensions", dims)
 	}
+	v.vectors = true
 	if !hasVectorSearch() {
 		return nil, fmt.Errorf("ObjectBox %s has no vector search (obx_has_feature(OBXFeature_VectorSearch) is false)", cVersion())
 	}
@@ -242,6 +243,14 @@ func (v *cVariant) CreateVectors(dir string, dims int) (engine.Store, error) {
 // VectorSearch implements engine.VectorVariant.
 func (v *cVariant) VectorSearch() engine.VectorSearch {
 	return engine.VectorSearch{Method: v.hnsw.method(cVersion())}
+}
+
+// PrepareVectors implements engine.VectorPreparer: from now on Open looks
+// for a store's DimsFile to pick the vector model; before, it opens every
+// store with the plain model, as the reference workload does.
+func (v *cVariant) PrepareVectors() error {
+	v.vectors = true
+	return nil
 }
 
 // VectorOptions implements engine.VectorOptioner: the HNSW index's and

@@ -117,12 +117,24 @@ func TestVectorModelReachesLibrary(t *testing.T) {
 }
 
 // TestVectorsCrossOpen: a store with vectors made by one C variant opens
-// with the other and answers knn (note 1's own embedding finds note 1).
+// with the other, prepared for embeddings (as the worker prepares it), and
+// answers knn (note 1's own embedding finds note 1).
 func TestVectorsCrossOpen(t *testing.T) {
 	for _, creator := range []string{IDCached, IDNoSync} {
 		dir, notes := vectorStore(t, newVariant(t, creator), 50, 8)
+		// Not prepared, obx_cached does not look for the store's
+		// dimensions (the reference workload's open) and so opens it
+		// with the plain model, which ObjectBox refuses.
+		if st, err := newVariant(t, IDCached).Open(dir); err == nil {
+			st.Close()
+			t.Errorf("created by %s: an obx_cached not prepared for embeddings looked for the store's dimensions", creator)
+		}
 		for _, opener := range []string{IDCached, IDNoSync} {
-			st, err := newVariant(t, opener).Open(dir)
+			ov := newVariant(t, opener)
+			if err := ov.(engine.VectorPreparer).PrepareVectors(); err != nil {
+				t.Fatal(err)
+			}
+			st, err := ov.Open(dir)
 			if err != nil {
 				t.Fatalf("created by %s, opened by %s: %v", creator, opener, err)
 			}
