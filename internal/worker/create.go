@@ -21,9 +21,9 @@ func create(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) e
 	samples := make([]float64, j.Stores)
 	mk := v.Create
 	if j.Workload.Dims > 0 {
-		vv, ok := v.(engine.VectorVariant)
-		if !ok {
-			return fmt.Errorf("variant %s keeps no embeddings (engine.VectorVariant), so it cannot run a workload with --dims", v.ID())
+		vv, err := vectorVariant(v)
+		if err != nil {
+			return err
 		}
 		mk = func(dir string) (engine.Store, error) { return vv.CreateVectors(dir, j.Workload.Dims) }
 	}

@@ -27,12 +27,22 @@ func newKNN(spec workload.Spec, v engine.Variant) (*knn, error) {
 	if spec.Dims == 0 {
 		return nil, nil
 	}
+	vv, err := vectorVariant(v)
+	if err != nil {
+		return nil, err
+	}
+	return &knn{spec: spec, exact: vv.VectorSearch().Exact, q: make([]float32, spec.Dims),
+		ids: make([]int64, 0, vector.K), vec: make([]float32, spec.Dims)}, nil
+}
+
+// vectorVariant returns v as an engine.VectorVariant, or an error saying
+// that it cannot run a workload with embeddings.
+func vectorVariant(v engine.Variant) (engine.VectorVariant, error) {
 	vv, ok := v.(engine.VectorVariant)
 	if !ok {
 		return nil, fmt.Errorf("variant %s keeps no embeddings (engine.VectorVariant), so it cannot run a workload with --dims", v.ID())
 	}
-	return &knn{spec: spec, exact: vv.VectorSearch().Exact, q: make([]float32, spec.Dims),
-		ids: make([]int64, 0, vector.K), vec: make([]float32, spec.Dims)}, nil
+	return vv, nil
 }
 
 // draw makes store i's query for a run's seed, near one of its total

@@ -228,9 +228,9 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 		EngineOptions: options(v),
 	}
 	if j.Workload.Dims > 0 {
-		vv, ok := v.(engine.VectorVariant)
-		if !ok {
-			return results.Record{}, fmt.Errorf("%s %s: the variant keeps no embeddings (engine.VectorVariant), so it cannot run a workload with --dims", j.Variant, j.Phase)
+		vv, err := vectorVariant(v)
+		if err != nil {
+			return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 		}
 		search := vv.VectorSearch()
 		rec.VectorSearch, rec.VectorExact = search.Method, search.Exact
