@@ -45,113 +45,177 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 			s.Close()
 		}
 	}()
-	want := int64(j.Workload.Objects + j.Appended)
-	var cg *memcg.Group
-	if j.Cgroup != "" {
-		g := memcg.Open(j.Cgroup)
-		if err := g.Join(os.Getpid()); err != nil {
-			return err
-		}
-		cg = &g
-	}
-	// With embeddings each held store also answers a knn query after its
-	// count, so that the memory per open store is with its vector index
-	// (or vectors) loaded, as an agent's store is after it recalled.
-	k, err := newKNN(j.Workload, v)
+	want := j.Workload.Objects + j.Appended
+	cg, err := joinCgroup(j.Cgroup)
 	if err != nil {
 		return err
 	}
+	vis, err := holdVisitor(j, v, want)
+	if err != nil {
+		return err
+	}
+	steps, kq := holdSteps(vis.a.knn), vis.a.knn
 	var recall []float64
-	if k != nil {
+	if kq != nil {
 		recall = make([]float64, j.Hold)
 	}
-	warm := min(j.Hold, j.Stores-1)
-	loop.at(warm)
-	if err := openCountClose(v, job.StoreDir(j.Dir, warm, j.Fanout), warm, want, k); err != nil {
-		return storeError(j, warm, "warm-up", err)
-	}
-	if cg != nil {
-		// The held stores' pages are read by their opens below, so that
-		// they are charged to this cgroup, as in a new container.
-		for i, dir := range dirs {
-			if err := measure.Evict(dir); err != nil {
-				return storeError(j, i, "evict from the page cache", err)
-			}
-		}
-	}
-	before, err := snapshot()
-	if err != nil {
+	if err := holdWarmUp(vis, loop, steps, want, dirs); err != nil {
 		return err
 	}
-	limits, err := measure.ReadLimits()
+	start, err := readHoldStart(cg)
 	if err != nil {
 		return err
-	}
-	availKB, err := measure.MemAvailableKB()
-	if err != nil {
-		return err
-	}
-	_, keysMax := freePthreadKeys()
-	var cBefore memcg.Charge
-	if cg != nil {
-		if cBefore, err = cg.ReadSettled(); err != nil { // the eviction's effect in memory.stat
-			return err
-		}
 	}
 	var engineTime time.Duration // the opens, counts and knn, without the loop's yields
 	err = loop.eachStore(j.Hold, nil, func(_, i int) error {
-		t0 := time.Now()
-		s, err := v.Open(dirs[i])
-		t1 := time.Now()
-		if err != nil {
-			return storeError(j, i, "open", err)
+		if kq != nil {
+			kq.draw(holdSeed, i, want)
 		}
-		openMs[i] = ms(t1.Sub(t0)) // i stores are open
+		s, err := vis.visit(i, dirs[i], steps, true)
+		if err != nil {
+			return err
+		}
 		open = append(open, s)
-		got, err := s.Count()
-		if err != nil {
-			return storeError(j, i, "count", err)
+		openMs[i] = vis.openMs() // i stores are open
+		engineTime += vis.engineTime()
+		if err := vis.check(i, steps, want); err != nil {
+			return err
 		}
-		if got != want {
-			return storeError(j, i, "count", fmt.Errorf("count returned %d notes, want %d", got, want))
+		if recall != nil {
+			recall[i] = vis.a.recall
 		}
-		if k != nil {
-			t2 := time.Now()
-			k.draw(holdSeed, i, int(want))
-			t3 := time.Now()
-			if err := k.run(s); err != nil {
-				return storeError(j, i, string(job.QueryKNN), err)
-			}
-			engineTime += time.Since(t3)
-			if recall[i], err = k.check(int(want)); err != nil {
-				return storeError(j, i, string(job.QueryKNN), err)
-			}
-			k.emb = nil
-			engineTime += t2.Sub(t0)
-			return nil
-		}
-		engineTime += time.Since(t0)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	after, err := snapshot()
+	if rec.Hold, err = holdRecord(j.Hold, start, cg, openMs); err != nil {
+		return err
+	}
+	closing, err := closeHeld(open)
+	open = nil
 	if err != nil {
 		return err
+	}
+	rec.Hold.EngineS = (engineTime + closing).Seconds()
+	rec.Recall = recall
+	return nil
+}
+
+// holdVisitor returns the hold's visitor of stores of want notes, with a
+// knn query when the workload has embeddings.
+func holdVisitor(j job.Job, v engine.Variant, want int) (*visitor, error) {
+	a := newAnswers(want)
+	// With embeddings each held store also answers a knn query after its
+	// count, so that the memory per open store is with its vector index
+	// (or vectors) loaded, as an agent's store is after it recalled.
+	k, err := newKNN(j.Workload, v)
+	if err != nil {
+		return nil, err
+	}
+	a.knn = k
+	return newVisitor(j, v, a), nil
+}
+
+// holdSteps are what the hold asks each store: its count, then a knn query
+// when k is not nil.
+func holdSteps(k *knn) []job.Query {
+	if k == nil {
+		return []job.Query{job.QueryCount}
+	}
+	return []job.Query{job.QueryCount, job.QueryKNN}
+}
+
+// holdWarmUp visits, untimed, one store outside the held set (the last
+// store when all are held), so that one-time set-up of the engine
+// (library initialisation, shared caches, the check's buffers) is not
+// counted per store. In a cgroup, it then evicts the held stores' pages,
+// which their opens read again, so that they are charged to the cgroup,
+// as in a new container.
+func holdWarmUp(vis *visitor, loop *storeLoop, steps []job.Query, want int, dirs []string) error {
+	j := vis.j
+	warm := min(j.Hold, j.Stores-1)
+	loop.at(warm)
+	if vis.a.knn != nil {
+		vis.a.knn.draw(holdSeed, warm, want)
+	}
+	if err := warmUp(vis, warm, job.StoreDir(j.Dir, warm, j.Fanout), steps, want); err != nil {
+		return err
+	}
+	if j.Cgroup == "" {
+		return nil
+	}
+	for i, dir := range dirs {
+		if err := measure.Evict(dir); err != nil {
+			return storeError(j, i, "evict from the page cache", err)
+		}
+	}
+	return nil
+}
+
+// joinCgroup moves the process into the memory cgroup at path, if one is
+// given, and returns it.
+func joinCgroup(path string) (*memcg.Group, error) {
+	if path == "" {
+		return nil, nil
+	}
+	g := memcg.Open(path)
+	if err := g.Join(os.Getpid()); err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// holdStart is what the hold reads before its first store opens.
+type holdStart struct {
+	snap    procSnapshot
+	limits  measure.Limits
+	availKB int64
+	keysMax int
+	charge  memcg.Charge // in a cgroup
+}
+
+// readHoldStart takes the first snapshot and reads the process' limits,
+// the machine's available memory and, in cgroup cg, its charge.
+func readHoldStart(cg *memcg.Group) (holdStart, error) {
+	var h holdStart
+	var err error
+	if h.snap, err = snapshot(); err != nil {
+		return h, err
+	}
+	if h.limits, err = measure.ReadLimits(); err != nil {
+		return h, err
+	}
+	if h.availKB, err = measure.MemAvailableKB(); err != nil {
+		return h, err
+	}
+	_, h.keysMax = freePthreadKeys()
+	if cg != nil {
+		h.charge, err = cg.ReadSettled() // the eviction's effect in memory.stat
+	}
+	return h, err
+}
+
+// holdRecord takes the second snapshot, with held stores open, and
+// returns the hold's figures: (after − before) / held of the process'
+// memory, and the counts before and after.
+func holdRecord(held int, start holdStart, cg *memcg.Group, openMs []float64) (*results.Hold, error) {
+	after, err := snapshot()
+	if err != nil {
+		return nil, err
 	}
 	var container *results.Container
 	if cg != nil {
 		cAfter, err := cg.ReadSettled()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		container = &results.Container{Cgroup: cg.Path, BytesBefore: cBefore.Bytes, BytesAfter: cAfter.Bytes,
-			FileBefore: cBefore.File, FileAfter: cAfter.File, AnonBefore: cBefore.Anon, AnonAfter: cAfter.Anon}
+		container = &results.Container{Cgroup: cg.Path, BytesBefore: start.charge.Bytes, BytesAfter: cAfter.Bytes,
+			FileBefore: start.charge.File, FileAfter: cAfter.File, AnonBefore: start.charge.Anon, AnonAfter: cAfter.Anon}
 	}
-	h := float64(j.Hold)
-	rec.Hold = &results.Hold{
-		Held:          j.Hold,
+	before, h := start.snap, float64(held)
+	return &results.Hold{
+		Held:          held,
 		RssKB:         float64(after.mem.RssKB-before.mem.RssKB) / h,
 		AnonKB:        float64(after.mem.AnonKB-before.mem.AnonKB) / h,
 		RssBeforeKB:   before.mem.RssKB,
@@ -169,51 +233,26 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 		Mappings:              after.mappings,
 		PthreadKeysFreeBefore: before.keysFree,
 		PthreadKeysFree:       after.keysFree,
-		PthreadKeysMax:        keysMax,
-		Limits:                &limits,
-		MemAvailableKB:        availKB,
+		PthreadKeysMax:        start.keysMax,
+		Limits:                &start.limits,
+		MemAvailableKB:        start.availKB,
 		Container:             container,
 		OpenMs:                openMs,
-	}
-	start := time.Now()
-	for _, s := range open {
-		if err := s.Close(); err != nil {
-			open = nil
-			return fmt.Errorf("close a held store: %w", err)
-		}
-	}
-	open = nil
-	rec.Hold.EngineS = (engineTime + time.Since(start)).Seconds()
-	rec.Recall = recall
-	return nil
+	}, nil
 }
 
-// openCountClose opens, counts and closes store i in dir, untimed, with a
-// knn query after the count when k is not nil.
-func openCountClose(v engine.Variant, dir string, i int, want int64, k *knn) error {
-	s, err := v.Open(dir)
-	if err != nil {
-		return err
+// closeHeld closes the held stores and returns how long that took.
+func closeHeld(open []engine.Store) (time.Duration, error) {
+	start := time.Now()
+	for k, s := range open {
+		if err := s.Close(); err != nil {
+			for _, rest := range open[k+1:] {
+				rest.Close()
+			}
+			return 0, fmt.Errorf("close a held store: %w", err)
+		}
 	}
-	got, err := s.Count()
-	if err == nil && k != nil {
-		k.draw(holdSeed, i, int(want))
-		err = k.run(s)
-	}
-	if err == nil && k != nil {
-		// Checked now, so that the check's buffers exist before the
-		// first snapshot; the embedder is dropped, as after each held
-		// store's check, so no store's embedder is live at either.
-		_, err = k.check(int(want))
-		k.emb = nil
-	}
-	if cerr := s.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && got != want {
-		err = fmt.Errorf("count returned %d notes, want %d", got, want)
-	}
-	return err
+	return time.Since(start), nil
 }
 
 type procSnapshot struct {

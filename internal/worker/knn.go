@@ -83,6 +83,9 @@ func (k *knn) check(total int) (float64, error) {
 		k.dists = append(k.dists, vector.Distance(k.vec, k.q))
 	}
 	r := vector.Recall(vector.K, k.dists, k.ids)
+	// The embedder is dropped once checked: a hold's snapshots then find
+	// no store's embedder live.
+	k.emb = nil
 	if k.exact && r < 1 {
 		return r, fmt.Errorf("an exact search returned %v, recall@%d %.2f: not the nearest notes", k.ids, vector.K, r)
 	}

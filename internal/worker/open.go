@@ -2,7 +2,6 @@ package worker
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -10,117 +9,7 @@ import (
 	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/results"
-	"manydb/internal/workload"
 )
-
-// answers holds what the queries of one store returned; its buffers are
-// reused from store to store, so no query allocates them in a timed span.
-type answers struct {
-	count  int64
-	ids    []int64
-	recent []workload.Note
-	get    []workload.Note
-	scan   []workload.Note
-	onNote func(workload.Note) // appends to scan; made once
-	knn    *knn                // nil without embeddings
-	recall float64             // of the last knn answer checked
-}
-
-func newAnswers(total int) *answers {
-	a := &answers{
-		ids:    make([]int64, job.GetN),
-		recent: make([]workload.Note, 0, job.RecentN),
-		get:    make([]workload.Note, 0, job.GetN),
-		scan:   make([]workload.Note, 0, total),
-	}
-	a.onNote = func(n workload.Note) { a.scan = append(a.scan, n) }
-	return a
-}
-
-// drawIDs picks the ids of store i's get query for a run's seed: GetN ids
-// from 1 to total, from a PCG seeded with (seed, i+1).
-func (a *answers) drawIDs(seed uint64, i, total int) {
-	r := rand.New(rand.NewPCG(seed, uint64(i)+1))
-	for k := range a.ids {
-		a.ids[k] = 1 + r.Int64N(int64(total))
-	}
-}
-
-// draw picks store i's get ids and knn query for a run's seed.
-func (a *answers) draw(seed uint64, i, total int) {
-	a.drawIDs(seed, i, total)
-	if a.knn != nil {
-		a.knn.draw(seed, i, total)
-	}
-}
-
-// run makes query name on s.
-func (a *answers) run(name job.Query, s engine.Store) error {
-	var err error
-	switch name {
-	case job.QueryCount:
-		a.count, err = s.Count()
-	case job.QueryRecent:
-		a.recent, err = s.Recent(job.RecentN, a.recent[:0])
-	case job.QueryGet:
-		a.get, err = s.Get(a.ids, a.get[:0])
-	case job.QueryScan:
-		a.scan = a.scan[:0]
-		err = s.Scan(a.onNote)
-	case job.QueryKNN:
-		if a.knn == nil {
-			return fmt.Errorf("knn without embeddings (--dims)")
-		}
-		err = a.knn.run(s)
-	default:
-		err = fmt.Errorf("unknown query %q", name)
-	}
-	return err
-}
-
-// check compares the answer of query name on store i with the workload,
-// the store holding total notes (the workload's and the appended ones).
-func (a *answers) check(spec workload.Spec, name job.Query, i, total int) error {
-	switch name {
-	case job.QueryCount:
-		if a.count != int64(total) {
-			return fmt.Errorf("count returned %d notes, want %d", a.count, total)
-		}
-	case job.QueryRecent:
-		return checkNotes(spec, i, a.recent, min(job.RecentN, total), func(k int) int64 { return int64(total - k) })
-	case job.QueryGet:
-		return checkNotes(spec, i, a.get, len(a.ids), func(k int) int64 { return a.ids[k] })
-	case job.QueryScan:
-		if err := checkNotes(spec, i, a.scan, total, func(k int) int64 { return int64(k + 1) }); err != nil {
-			return err
-		}
-		bytes := 0
-		for _, n := range a.scan {
-			bytes += len(n.Text)
-		}
-		if bytes != total*spec.TextLen {
-			return fmt.Errorf("scan read %d bytes of text, want %d", bytes, total*spec.TextLen)
-		}
-	case job.QueryKNN:
-		r, err := a.knn.check(total)
-		a.recall = r
-		return err
-	}
-	return nil
-}
-
-// checkNotes checks that got holds n notes, the k-th being note id(k).
-func checkNotes(spec workload.Spec, i int, got []workload.Note, n int, id func(k int) int64) error {
-	if len(got) != n {
-		return fmt.Errorf("%d notes returned, want %d", len(got), n)
-	}
-	for k, note := range got {
-		if err := spec.Check(i, id(k), note); err != nil {
-			return fmt.Errorf("returned note %d: %w", k, err)
-		}
-	}
-	return nil
-}
 
 // openRun opens every store once, in the random order of the job's seed,
 // makes the job's queries one after another and closes it, timing each
@@ -133,51 +22,32 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	order := Order(j.Stores, j.Seed)
 	queries := j.QueriesOrCount()
 	total := j.Workload.Objects + j.Appended
-	n := j.Stores
-	openMs, queryMs, closeMs, totalMs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	perQuery := make([][]float64, len(queries))
-	for q := range perQuery {
-		perQuery[q] = make([]float64, n)
-	}
-	var resident []float64
-	if j.Cache == job.CacheCold {
-		resident = make([]float64, n)
-	}
-	if j.Cache == "" || j.Cache == job.CacheWarm {
-		if j.Prewarm {
-			for i, dir := range dirs {
-				if err := measure.ReadAll(dir); err != nil {
-					return storeError(j, i, "read into the page cache", err)
-				}
-				loop.progress.report(0, time.Now()) // the watchdog's heartbeat
-			}
-			rec.Prewarmed = true
-		}
-		r, err := sampleResidency(dirs, results.ResidencySample)
-		if err != nil {
-			return fmt.Errorf("page cache residency before the run: %w", err)
-		}
-		rec.ResidentBefore = &r
+	if err := warmBefore(j, dirs, rec, loop); err != nil {
+		return err
 	}
 	a := newAnswers(total)
-	var recall []float64
 	if slices.Contains(queries, job.QueryKNN) {
 		k, err := newKNN(j.Workload, v)
 		if err != nil {
 			return err
 		}
-		a.knn, recall = k, make([]float64, n)
+		a.knn = k
 	}
-	stamps := make([]time.Time, len(queries)+1)
-	// One untimed pass over the run's last store first, so the engine's
+	vis := newVisitor(j, v, a)
+	spans := newSpans(j.Stores, queries, a.knn != nil)
+	var resident []float64
+	if j.Cache == job.CacheCold {
+		resident = make([]float64, j.Stores)
+	}
+	// One untimed visit of the run's last store first, so the engine's
 	// one-time set-up in this fresh process is not in a sample.
-	last := order[n-1]
+	last := order[j.Stores-1]
 	loop.at(last)
 	a.draw(j.Seed, last, total)
-	if err := visit(v, dirs[last], queries, a); err != nil {
-		return storeError(j, last, "warm-up", err)
+	if err := warmUp(vis, last, dirs[last], queries, total); err != nil {
+		return err
 	}
-	err := loop.eachStore(n, order, func(k, i int) error {
+	err := loop.eachStore(j.Stores, order, func(k, i int) error {
 		a.draw(j.Seed, i, total)
 		if resident != nil {
 			r, err := evict(dirs[i])
@@ -186,70 +56,95 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 			}
 			resident[k] = r
 		}
-		t0 := time.Now()
-		s, err := v.Open(dirs[i])
-		t1 := time.Now()
-		if err != nil {
-			return storeError(j, i, "open", err)
+		if _, err := vis.visit(i, dirs[i], queries, false); err != nil {
+			return err
 		}
-		for q, name := range queries {
-			if err := a.run(name, s); err != nil {
-				s.Close()
-				return storeError(j, i, string(name), err)
-			}
-			stamps[q] = time.Now()
+		if err := vis.check(i, queries, total); err != nil {
+			return err
 		}
-		t2 := stamps[len(queries)-1]
-		err = s.Close()
-		t3 := time.Now()
-		if err != nil {
-			return storeError(j, i, "close", err)
-		}
-		for q, name := range queries {
-			if err := a.check(j.Workload, name, i, total); err != nil {
-				return storeError(j, i, string(name), err)
-			}
-			from := t1
-			if q > 0 {
-				from = stamps[q-1]
-			}
-			perQuery[q][k] = ms(stamps[q].Sub(from))
-		}
-		if recall != nil {
-			recall[k] = a.recall
-		}
-		openMs[k], queryMs[k], closeMs[k], totalMs[k] = ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(t3.Sub(t2)), ms(t3.Sub(t0))
+		spans.add(k, vis)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs = openMs, queryMs, closeMs, totalMs
-	rec.Cache, rec.Resident, rec.Appended, rec.Recall = j.Cache, resident, j.Appended, recall
+	rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs = spans.open, spans.steps, spans.close, spans.total
+	rec.Cache, rec.Resident, rec.Appended, rec.Recall = j.Cache, resident, j.Appended, spans.recall
 	if !slices.Equal(queries, []job.Query{job.QueryCount}) {
-		rec.Queries = queries
-		rec.QueriesMs = map[job.Query][]float64{}
-		for q, name := range queries {
-			rec.QueriesMs[name] = perQuery[q]
-		}
+		rec.Queries, rec.QueriesMs = queries, spans.perStep
 	}
 	return nil
 }
 
-// visit opens the store in dir, makes the queries, closes it and checks
-// the count, untimed (a warm-up).
-func visit(v engine.Variant, dir string, queries []job.Query, a *answers) error {
-	s, err := v.Open(dir)
-	if err != nil {
-		return err
+// warmBefore, in a warm run, reads every store's files into the page
+// cache first when the job says so (Prewarm) and records the residency
+// of a sample of the stores before the run.
+func warmBefore(j job.Job, dirs []string, rec *results.Record, loop *storeLoop) error {
+	if j.Cache != "" && j.Cache != job.CacheWarm {
+		return nil
 	}
-	for _, name := range queries {
-		if err := a.run(name, s); err != nil {
-			s.Close()
-			return fmt.Errorf("%s: %w", name, err)
+	if j.Prewarm {
+		for i, dir := range dirs {
+			if err := measure.ReadAll(dir); err != nil {
+				return storeError(j, i, "read into the page cache", err)
+			}
+			loop.progress.report(0, time.Now()) // the watchdog's heartbeat
 		}
+		rec.Prewarmed = true
 	}
-	return s.Close()
+	r, err := sampleResidency(dirs, results.ResidencySample)
+	if err != nil {
+		return fmt.Errorf("page cache residency before the run: %w", err)
+	}
+	rec.ResidentBefore = &r
+	return nil
+}
+
+// warmUp makes an untimed visit of store i, the steps checked, before a
+// phase's first timed one: the engine's one-time set-up in a fresh
+// process (libraries, shared caches) is then in no sample.
+func warmUp(vis *visitor, i int, dir string, steps []job.Query, total int) error {
+	if _, err := vis.visit(i, dir, steps, false); err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	if err := vis.check(i, steps, total); err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	return nil
+}
+
+// spans are the timed spans of a phase's visits, one sample per store in
+// the order visited.
+type spans struct {
+	open, steps, close, total []float64
+	perStep                   map[job.Query][]float64
+	recall                    []float64 // with a knn step: each answer's recall
+	names                     []job.Query
+}
+
+// newSpans makes room for n visits of the steps names.
+func newSpans(n int, names []job.Query, knn bool) *spans {
+	s := &spans{open: make([]float64, n), steps: make([]float64, n), close: make([]float64, n),
+		total: make([]float64, n), perStep: map[job.Query][]float64{}, names: names}
+	for _, name := range names {
+		s.perStep[name] = make([]float64, n)
+	}
+	if knn {
+		s.recall = make([]float64, n)
+	}
+	return s
+}
+
+// add keeps the spans of vis's last visit (and its knn's recall) as the
+// k-th sample.
+func (s *spans) add(k int, vis *visitor) {
+	s.open[k], s.steps[k], s.close[k], s.total[k] = vis.openMs(), vis.stepsMs(), vis.closeMs(), vis.totalMs()
+	for q, name := range s.names {
+		s.perStep[name][k] = vis.stepMs(q)
+	}
+	if s.recall != nil {
+		s.recall[k] = vis.a.recall
+	}
 }
 
 // sampleResidency returns the fraction of the file pages of up to k of

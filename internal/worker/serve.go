@@ -56,7 +56,6 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 	}
 	c := serve.Config{Stores: j.Stores, Requests: sj.Requests, Warmup: serve.Warmup(sj.Requests), Concurrency: sj.Concurrency,
 		Pool: sj.Pool, Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate, TimeLimit: sj.PoolTime}
-	newest := make([]int64, j.Stores) // guarded by the pool's lock of each store
 	spec := j.Workload
 	var exact *bool // with embeddings: whether the variant's knn is exact
 	if spec.Dims > 0 {
@@ -68,38 +67,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 	}
 	f := serve.Funcs{
 		Open: func(i int) (engine.Store, error) { return v.Open(dirs[i]) },
-		Turn: func(i int, s engine.Store) error {
-			notes, err := s.Recent(job.RecentN, make([]workload.Note, 0, job.RecentN))
-			if err != nil {
-				return fmt.Errorf("recent: %w", err)
-			}
-			if len(notes) == 0 {
-				return fmt.Errorf("recent returned no note")
-			}
-			top := notes[0].ID
-			if newest[i] != 0 && top != newest[i] {
-				return fmt.Errorf("recent returned note %d first, but the last request appended note %d", top, newest[i])
-			}
-			if top < int64(spec.Objects) {
-				return fmt.Errorf("recent returned note %d first, but the store was made with %d", top, spec.Objects)
-			}
-			for k, n := range notes {
-				if err := spec.Check(i, top-int64(k), n); err != nil {
-					return fmt.Errorf("recent: %w", err)
-				}
-			}
-			if exact != nil {
-				if err := serveKNN(s, spec.Embedder(i).Note(top, make([]float32, spec.Dims)), top, *exact); err != nil {
-					return err
-				}
-			}
-			note := spec.TurnNote(i, int(top)-spec.Objects+1)
-			if err := s.Append(note); err != nil {
-				return fmt.Errorf("append: %w", err)
-			}
-			newest[i] = note.ID
-			return nil
-		},
+		Turn: serveTurn(spec, make([]int64, j.Stores), exact),
 	}
 	var done atomic.Int64
 	f.Done = func() { done.Add(1) }
@@ -124,6 +92,45 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 		SampleMs: int(sampleEvery / time.Millisecond), RssKB: smp.rss, AnonKB: smp.anon, Threads: smp.threads, FDs: smp.fds,
 		BaseRssKB: base.RssKB}
 	return nil
+}
+
+// serveTurn returns serve's request on store i, open as s: recent, then
+// (exact not nil) a knn query, then an append. newest[i] is the note the
+// last request on store i appended (0: none yet), guarded by the pool's
+// lock of each store.
+func serveTurn(spec workload.Spec, newest []int64, exact *bool) func(i int, s engine.Store) error {
+	return func(i int, s engine.Store) error {
+		notes, err := s.Recent(job.RecentN, make([]workload.Note, 0, job.RecentN))
+		if err != nil {
+			return fmt.Errorf("recent: %w", err)
+		}
+		if len(notes) == 0 {
+			return fmt.Errorf("recent returned no note")
+		}
+		top := notes[0].ID
+		if newest[i] != 0 && top != newest[i] {
+			return fmt.Errorf("recent returned note %d first, but the last request appended note %d", top, newest[i])
+		}
+		if top < int64(spec.Objects) {
+			return fmt.Errorf("recent returned note %d first, but the store was made with %d", top, spec.Objects)
+		}
+		for k, n := range notes {
+			if err := spec.Check(i, top-int64(k), n); err != nil {
+				return fmt.Errorf("recent: %w", err)
+			}
+		}
+		if exact != nil {
+			if err := serveKNN(s, spec.Embedder(i).Note(top, make([]float32, spec.Dims)), top, *exact); err != nil {
+				return err
+			}
+		}
+		note := spec.TurnNote(i, int(top)-spec.Objects+1)
+		if err := s.Append(note); err != nil {
+			return fmt.Errorf("append: %w", err)
+		}
+		newest[i] = note.ID
+		return nil
+	}
 }
 
 // reportRequests prints, while serve runs, a progress line every

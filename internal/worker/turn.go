@@ -2,7 +2,6 @@ package worker
 
 import (
 	"fmt"
-	"time"
 
 	"manydb/internal/engine"
 	"manydb/internal/job"
@@ -26,111 +25,68 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	dirs := storeDirs(j)
 	order := Order(j.Stores, j.Seed)
 	total := j.Workload.Objects + j.Appended
-	n := j.Stores
-	openMs, recentMs, appendMs, closeMs, totalMs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	a := newAnswers(total)
-	k, err := newKNN(j.Workload, v)
+	kq, err := newKNN(j.Workload, v)
 	if err != nil {
 		return err
 	}
-	var knnMs, recall []float64
-	if k != nil {
-		a.knn, knnMs, recall = k, make([]float64, n), make([]float64, n)
+	steps := []job.Query{job.QueryRecent, job.QueryAppend}
+	if kq != nil {
+		a.knn, steps = kq, []job.Query{job.QueryKNN, job.QueryRecent, job.QueryAppend}
 	}
-	last := order[n-1]
+	vis := newVisitor(j, v, a)
+	spans := newSpans(j.Stores, steps, kq != nil)
+	last := order[j.Stores-1]
 	loop.at(last)
-	warmup := []job.Query{job.QueryRecent}
-	if a.knn != nil {
-		a.knn.drawNote(last, int64(total+1))
-		warmup = []job.Query{job.QueryKNN, job.QueryRecent}
+	if kq != nil {
+		kq.drawNote(last, int64(total+1))
 	}
-	if err := visit(v, dirs[last], warmup, a); err != nil {
-		return storeError(j, last, "warm-up", err)
+	// A wrong answer is of the notes the turns before left.
+	vis.during = fmt.Sprintf("the notes before turn %d", j.Appended+1)
+	if err := warmUp(vis, last, dirs[last], steps[:len(steps)-1], total); err != nil {
+		return err
 	}
-	err = loop.eachStore(n, order, func(k, i int) error {
-		note := j.Workload.TurnNote(i, j.Appended+1)
-		if a.knn != nil {
-			a.knn.drawNote(i, note.ID)
+	err = loop.eachStore(j.Stores, order, func(k, i int) error {
+		a.note = j.Workload.TurnNote(i, j.Appended+1)
+		if kq != nil {
+			kq.drawNote(i, a.note.ID)
 		}
-		t0 := time.Now()
-		s, err := v.Open(dirs[i])
-		t1 := time.Now()
-		if err != nil {
-			return storeError(j, i, "open", err)
+		if _, err := vis.visit(i, dirs[i], steps, false); err != nil {
+			return err
 		}
-		tk := t1 // the knn's end: the recent's start
-		if a.knn != nil {
-			err = a.knn.run(s)
-			tk = time.Now()
-			if err != nil {
-				s.Close()
-				return storeError(j, i, string(job.QueryKNN), err)
-			}
+		if err := vis.check(i, steps, total); err != nil {
+			return err
 		}
-		a.recent, err = s.Recent(job.RecentN, a.recent[:0])
-		t2 := time.Now()
-		if err != nil {
-			s.Close()
-			return storeError(j, i, string(job.QueryRecent), err)
-		}
-		err = s.Append(note)
-		t3 := time.Now()
-		if err != nil {
-			s.Close()
-			return storeError(j, i, string(job.QueryAppend), err)
-		}
-		err = s.Close()
-		t4 := time.Now()
-		if err != nil {
-			return storeError(j, i, "close", err)
-		}
-		if err := a.check(j.Workload, job.QueryRecent, i, total); err != nil {
-			return storeError(j, i, string(job.QueryRecent), fmt.Errorf("the notes before turn %d: %w", j.Appended+1, err))
-		}
-		if a.knn != nil {
-			r, err := a.knn.check(total)
-			if err != nil {
-				return storeError(j, i, string(job.QueryKNN), fmt.Errorf("turn %d: %w", j.Appended+1, err))
-			}
-			knnMs[k], recall[k] = ms(tk.Sub(t1)), r
-		}
-		openMs[k], recentMs[k], appendMs[k] = ms(t1.Sub(t0)), ms(t2.Sub(tk)), ms(t3.Sub(t2))
-		closeMs[k], totalMs[k] = ms(t4.Sub(t3)), ms(t4.Sub(t0))
+		spans.add(k, vis)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	// The next turn run reads every append back first; the appends of this
-	// run's first readBack stores are read back now as well (untimed), so
-	// the last run's appends are checked too.
-	for _, i := range order[:min(readBack, n)] {
-		loop.at(i)
-		s, err := v.Open(dirs[i])
-		if err != nil {
-			return storeError(j, i, "open to read the append back", err)
-		}
-		a.recent, err = s.Recent(1, a.recent[:0])
-		if cerr := s.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil && len(a.recent) == 1 {
-			err = j.Workload.Check(i, int64(total+1), a.recent[0])
-		} else if err == nil {
-			err = fmt.Errorf("recent returned %d notes, want 1", len(a.recent))
-		}
-		if err != nil {
-			return storeError(j, i, "read the appended note back", err)
-		}
+	if err := readBackAppends(vis, loop, dirs, order[:min(readBack, j.Stores)], total+1); err != nil {
+		return err
 	}
-	rec.OpenMs, rec.CloseMs, rec.TotalMs = openMs, closeMs, totalMs
-	rec.Queries = []job.Query{job.QueryRecent, job.QueryAppend}
-	rec.QueriesMs = map[job.Query][]float64{job.QueryRecent: recentMs, job.QueryAppend: appendMs}
-	if a.knn != nil {
-		rec.Queries = append([]job.Query{job.QueryKNN}, rec.Queries...)
-		rec.QueriesMs[job.QueryKNN] = knnMs
-		rec.Recall = recall
-	}
+	rec.OpenMs, rec.CloseMs, rec.TotalMs = spans.open, spans.close, spans.total
+	rec.Queries, rec.QueriesMs, rec.Recall = steps, spans.perStep, spans.recall
 	rec.Appended = j.Appended
+	return nil
+}
+
+// readBackAppends reads back, untimed, the append of this turn run on the
+// stores in order: their recent query must now start with note newest.
+// The next turn run reads every append back first; these stores' are read
+// back now as well, so that the last run's appends are checked too.
+func readBackAppends(vis *visitor, loop *storeLoop, dirs []string, order []int, newest int) error {
+	vis.during = "read the appended note back"
+	steps := []job.Query{job.QueryRecent}
+	for _, i := range order {
+		loop.at(i)
+		if _, err := vis.visit(i, dirs[i], steps, false); err != nil {
+			return err
+		}
+		if err := vis.check(i, steps, newest); err != nil {
+			return err
+		}
+	}
 	return nil
 }

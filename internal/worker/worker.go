@@ -227,25 +227,8 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 		// The options the lean setting set; none otherwise.
 		EngineOptions: options(v),
 	}
-	if j.Workload.Dims > 0 {
-		vv, err := vectorVariant(v)
-		if err != nil {
-			return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
-		}
-		search := vv.VectorSearch()
-		rec.VectorSearch, rec.VectorExact = search.Method, search.Exact
-		if p, ok := v.(engine.VectorPreparer); ok {
-			if err := p.PrepareVectors(); err != nil {
-				return results.Record{}, fmt.Errorf("%s %s: prepare the engine for embeddings: %w", j.Variant, j.Phase, err)
-			}
-		}
-	} else if vo, ok := v.(engine.VectorOptioner); ok {
-		// Options of a vector index set nothing without embeddings. (A
-		// copy: Options may return the variant's own map.)
-		rec.EngineOptions = maps.Clone(rec.EngineOptions)
-		for k := range vo.VectorOptions() {
-			delete(rec.EngineOptions, k)
-		}
+	if err := prepareVectors(j, v, &rec); err != nil {
+		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 	}
 	if j.Phase == job.PhaseVersions {
 		return rec, nil
@@ -278,26 +261,7 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 		return results.Record{}, err
 	}
 	gc := startGCCount()
-	switch j.Phase {
-	case job.PhaseCreate:
-		err = create(j, v, &rec, loop)
-	case job.PhaseOpen:
-		rec.Run, rec.Seed = j.Run, j.Seed
-		err = openRun(j, v, &rec, loop)
-	case job.PhaseTurn:
-		rec.Turn, rec.Seed = j.Run, j.Seed
-		err = turn(j, v, &rec, loop)
-	case job.PhaseServe:
-		rec.PoolStep, rec.Seed = j.Run, j.Seed
-		err = serveRun(j, v, &rec, loop)
-	case job.PhaseHold:
-		rec.HoldStep = j.Run // one of several hold counts: 1, 2, …
-		err = hold(j, v, &rec, loop)
-	case job.PhaseSpace:
-		err = space(j, v, &rec, loop)
-	case job.PhaseProfile:
-		err = profile(j, v, &rec, loop)
-	}
+	err = phaseFunc(j.Phase)(j, v, &rec, loop)
 	if cerr := stopCPU(); err == nil {
 		err = cerr
 	}
@@ -307,6 +271,72 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	rec.Go = gc.stop()
 	rec.Process = processSettings(j.Phase)
 	return rec, nil
+}
+
+// prepareVectors, for a workload with embeddings, records the variant's
+// vector search and prepares the engine for them (engine.VectorPreparer);
+// without embeddings it leaves the options of a vector index out of the
+// record (engine.VectorOptioner), as they set nothing.
+func prepareVectors(j job.Job, v engine.Variant, rec *results.Record) error {
+	if j.Workload.Dims == 0 {
+		if vo, ok := v.(engine.VectorOptioner); ok {
+			// A copy: Options may return the variant's own map.
+			rec.EngineOptions = maps.Clone(rec.EngineOptions)
+			for k := range vo.VectorOptions() {
+				delete(rec.EngineOptions, k)
+			}
+		}
+		return nil
+	}
+	vv, err := vectorVariant(v)
+	if err != nil {
+		return err
+	}
+	search := vv.VectorSearch()
+	rec.VectorSearch, rec.VectorExact = search.Method, search.Exact
+	if p, ok := v.(engine.VectorPreparer); ok {
+		if err := p.PrepareVectors(); err != nil {
+			return fmt.Errorf("prepare the engine for embeddings: %w", err)
+		}
+	}
+	return nil
+}
+
+// phaseFunc returns the function that runs phase (a worker phase other
+// than versions), with the record's repetition and seed filled in first
+// where the phase has them.
+func phaseFunc(phase job.Phase) func(job.Job, engine.Variant, *results.Record, *storeLoop) error {
+	switch phase {
+	case job.PhaseCreate:
+		return create
+	case job.PhaseOpen:
+		return func(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
+			rec.Run, rec.Seed = j.Run, j.Seed
+			return openRun(j, v, rec, loop)
+		}
+	case job.PhaseTurn:
+		return func(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
+			rec.Turn, rec.Seed = j.Run, j.Seed
+			return turn(j, v, rec, loop)
+		}
+	case job.PhaseServe:
+		return func(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
+			rec.PoolStep, rec.Seed = j.Run, j.Seed
+			return serveRun(j, v, rec, loop)
+		}
+	case job.PhaseHold:
+		return func(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
+			rec.HoldStep = j.Run // one of several hold counts: 1, 2, …
+			return hold(j, v, rec, loop)
+		}
+	case job.PhaseSpace:
+		return space
+	case job.PhaseProfile:
+		return profile
+	}
+	return func(job.Job, engine.Variant, *results.Record, *storeLoop) error {
+		return fmt.Errorf("no phase %q in the worker", phase)
+	}
 }
 
 // processSettings records what the process saw of its setting, whether
