@@ -169,9 +169,6 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	if opt.queries == string(job.QueryCount) {
 		queries = nil // the reference's query, recorded as such
 	}
-	if slices.Contains(queries, job.QueryKNN) && cfg.Workload.Dims == 0 {
-		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: --queries knn needs embeddings: give --dims (e.g. --dims 384)"}
-	}
 	var cache []string
 	if opt.cache != job.CacheWarm.Name() {
 		cache = strings.Split(opt.cache, ",")

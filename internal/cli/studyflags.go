@@ -86,8 +86,8 @@ func (f studyFlags) Validate() error {
 	if _, err := workload.Lookup(f.workload, 0, 0); err != nil {
 		return f.inputError(err.Error())
 	}
-	if f.dims < 0 || f.dims > job.MaxDims {
-		return f.inputError(fmt.Sprintf("--dims %d: give the embedding's length, 1 to %d, or 0 for notes without embeddings", f.dims, job.MaxDims))
+	if err := job.CheckDims(f.dims); err != nil {
+		return f.inputError(err.Error())
 	}
 	if !(f.maxLoad >= 0) || math.IsInf(f.maxLoad, 1) {
 		return f.inputError(fmt.Sprintf("--max-load %v: use a finite load average, or 0 not to wait", f.maxLoad))

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"manydb/internal/serve"
 	"manydb/internal/workload"
 )
 
@@ -164,8 +163,7 @@ func (j Job) Validate() error {
 		return fmt.Errorf("--allocator %q: use %s", j.Allocator, JoinNames(Allocators(), ", "))
 	}
 	if j.Phase == PhaseServe {
-		c := serve.Config{Stores: j.Stores, Requests: j.Serve.Requests, Concurrency: j.Serve.Concurrency, Pool: j.Serve.Pool, Zipf: j.Serve.Zipf, Rate: j.Serve.Rate, TimeLimit: j.Serve.PoolTime}
-		if err := c.Validate(); err != nil {
+		if err := j.Serve.Validate(j.Stores); err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
 	}
@@ -175,23 +173,30 @@ func (j Job) Validate() error {
 	if j.CPUProfile != "" && j.Phase != PhaseCreate && j.Phase != PhaseProfile {
 		return fmt.Errorf("--cpuprofile is for the create and profile phases, not %s", j.Phase)
 	}
-	switch {
-	case j.Dir == "":
+	if j.Dir == "" {
 		return errors.New("--dir is required")
-	case j.Stores < 1:
-		return fmt.Errorf("--stores %d: need at least one store", j.Stores)
-	case j.Workload.Objects < 1:
-		return fmt.Errorf("--objects %d: need at least one note per store", j.Workload.Objects)
-	case j.Workload.Dims < 0 || j.Workload.Dims > MaxDims:
-		return fmt.Errorf("--dims %d: use 0 (no embeddings) to %d values", j.Workload.Dims, MaxDims)
-	case slices.Contains(j.Queries, QueryKNN) && j.Workload.Dims == 0:
-		return fmt.Errorf("--queries %s: the knn query needs embeddings (--dims)", JoinNames(j.Queries, ","))
-	case (j.Phase == PhaseOpen || j.Phase == PhaseTurn || j.Phase == PhaseServe) && j.Seed == 0:
+	}
+	if (j.Phase == PhaseOpen || j.Phase == PhaseTurn || j.Phase == PhaseServe) && j.Seed == 0 {
 		return fmt.Errorf("--seed is required for the %s phase (1, 2, …)", j.Phase)
-	case j.Fanout < 0 || j.Fanout > MaxFanout:
-		return fmt.Errorf("--fanout %d: use 0 (flat) to %d levels", j.Fanout, MaxFanout)
-	case j.Phase == PhaseHold && (j.Hold < 1 || j.Hold > j.Stores):
-		return fmt.Errorf("--hold %d: hold between 1 and --stores (%d) stores", j.Hold, j.Stores)
+	}
+	return firstError(CheckStores(j.Stores), CheckWorkload(j.Workload), CheckQueries(j.Queries, j.Workload.Dims),
+		CheckFanout(j.Fanout), j.checkHold())
+}
+
+// checkHold checks the hold phase's count of stores to keep open.
+func (j Job) checkHold() error {
+	if j.Phase != PhaseHold {
+		return nil
+	}
+	return CheckHold(j.Hold, j.Stores)
+}
+
+// firstError returns the first of errs that is not nil.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

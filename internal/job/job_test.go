@@ -121,7 +121,7 @@ func TestParseRefuses(t *testing.T) {
 		{ok + " --phase delete", `--phase "delete": use create, open, hold, space, turn, serve, profile, versions`},
 		{ok + " --phase open --queries count,count", "count is listed twice"},
 		{ok + " --phase open --queries nearest", `unknown query "nearest"`},
-		{ok + " --phase open --queries knn", "the knn query needs embeddings (--dims)"},
+		{ok + " --phase open --queries knn", "--queries knn needs embeddings: give --dims"},
 		{ok + " --phase open --dims -1", "--dims -1"},
 		{ok + " --phase open --dims 9000", "--dims 9000"},
 		{ok + " --phase open --cache hot", `--cache "hot"`},

@@ -141,59 +141,15 @@ func checkWorker(catalog []engine.Family, binDir, v string, env []string) error 
 	return &InputError{fmt.Sprintf("worker binary %s does not serve %s: run 'make build'", bin, v)}
 }
 
-// Validate checks the configuration before anything is written.
+// Validate checks the configuration before anything is written: the
+// values and the rules between flags (job's rules, and the study's own),
+// then the root, the results file and the workers.
 func (c *Config) Validate() error {
-	switch {
-	case len(c.Variants) == 0:
-		return &InputError{"no engine given: use --engines sqlite (or all)"}
-	case len(c.Settings) == 0:
-		return &InputError{"no setting given: use --settings default"}
-	case c.Stores < 1:
-		return &InputError{fmt.Sprintf("--stores %d: create at least one store", c.Stores)}
-	case c.Runs < 1 && c.Serve == nil:
-		return &InputError{fmt.Sprintf("--runs %d: make at least one warm open run", c.Runs)}
-	case c.Fanout < 0 || c.Fanout > job.MaxFanout:
-		return &InputError{fmt.Sprintf("--fanout %d: use 0 (flat, the reference's layout) to %d levels", c.Fanout, job.MaxFanout)}
-	case len(c.Sweep) > 1 && c.Turns > 0:
-		return &InputError{"--turns with several --stores counts: turns change the stores that the smaller counts reuse; sweep without --turns"}
-	case len(c.Sweep) > 1 && c.Serve != nil:
-		return &InputError{"serve takes one --stores count"}
-	case len(c.Holds) > 1 && c.Serve != nil:
-		return &InputError{"serve takes one --hold count"}
-	case c.Workload.Objects < 1 || c.Workload.TextLen < 1:
-		return &InputError{"--objects and --text-len must be at least 1"}
-	case c.Workload.Dims < 0 || c.Workload.Dims > job.MaxDims:
-		return &InputError{fmt.Sprintf("--dims %d: use 1 to %d values per embedding, or 0 for none", c.Workload.Dims, job.MaxDims)}
-	case slices.Contains(c.Queries, job.QueryKNN) && c.Workload.Dims == 0:
-		return &InputError{"--queries knn needs embeddings: give --dims (e.g. --dims 384)"}
-	case c.Root == "":
-		return &InputError{"--root is empty: name a directory for the stores"}
-	case c.Out == "":
-		return &InputError{"--out is empty: name a results file"}
-	case c.Turns < 0:
-		return &InputError{fmt.Sprintf("--turns %d: make 0 or more turn runs", c.Turns)}
-	case c.MaxLoad < 0:
-		return &InputError{fmt.Sprintf("--max-load %v must not be negative", c.MaxLoad)}
-	case c.MaxLoad > 0 && c.LoadWait <= 0:
-		return &InputError{"--load-wait must be positive"}
-	case c.StallLimit < 0:
-		return &InputError{fmt.Sprintf("--stall-limit %s: use a positive duration, or 0 for the default rule", c.StallLimit)}
+	if err := c.checkValues(); err != nil {
+		return err
 	}
-	for i, h := range c.Holds {
-		switch {
-		case h < 1 || h > c.Stores:
-			return &InputError{fmt.Sprintf("--hold %d: hold between 1 and --stores (%d) stores open", h, c.Stores)}
-		case i > 0 && h == c.Holds[i-1]:
-			return &InputError{fmt.Sprintf("--hold: %d is listed twice", h)}
-		}
-	}
-	for i, n := range c.Sweep {
-		switch {
-		case n < 1:
-			return &InputError{fmt.Sprintf("--stores %d: create at least one store", n)}
-		case i > 0 && n == c.Sweep[i-1]:
-			return &InputError{fmt.Sprintf("--stores: %d is listed twice", n)}
-		}
+	if err := c.checkCounts(); err != nil {
+		return err
 	}
 	if err := checkNotesFit(c.Workload); err != nil {
 		return err
@@ -201,22 +157,8 @@ func (c *Config) Validate() error {
 	if err := c.checkCache(); err != nil {
 		return err
 	}
-	if c.Serve != nil {
-		for _, p := range c.Serve.Pools {
-			sc := serve.Config{Stores: c.Stores, Requests: c.Serve.Requests, Concurrency: c.Serve.Concurrency, Pool: p, Zipf: c.Serve.Zipf, Rate: c.Serve.Rate}
-			if err := sc.Validate(); err != nil {
-				return &InputError{err.Error()}
-			}
-		}
-		if len(c.Serve.Pools) == 0 {
-			return &InputError{"--pool lists no pool size"}
-		}
-		if err := c.checkScheduleTime(); err != nil {
-			return err
-		}
-		if err := c.checkMemoryMax(); err != nil {
-			return err
-		}
+	if err := c.checkServe(); err != nil {
+		return err
 	}
 	if err := CheckRoot(c.Root, "--root"); err != nil {
 		return err
@@ -230,6 +172,86 @@ func (c *Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// checkValues checks each flag's value and the rules between them.
+func (c *Config) checkValues() error {
+	for _, err := range []error{job.CheckStores(c.Stores), job.CheckFanout(c.Fanout), job.CheckWorkload(c.Workload),
+		job.CheckQueries(c.Queries, c.Workload.Dims)} {
+		if err != nil {
+			return &InputError{err.Error()}
+		}
+	}
+	switch {
+	case len(c.Variants) == 0:
+		return &InputError{"no engine given: use --engines sqlite (or all)"}
+	case len(c.Settings) == 0:
+		return &InputError{"no setting given: use --settings default"}
+	case c.Runs < 1 && c.Serve == nil:
+		return &InputError{fmt.Sprintf("--runs %d: make at least one warm open run", c.Runs)}
+	case len(c.Sweep) > 1 && c.Turns > 0:
+		return &InputError{"--turns with several --stores counts: turns change the stores that the smaller counts reuse; sweep without --turns"}
+	case len(c.Sweep) > 1 && c.Serve != nil:
+		return &InputError{"serve takes one --stores count"}
+	case len(c.Holds) > 1 && c.Serve != nil:
+		return &InputError{"serve takes one --hold count"}
+	case c.Root == "":
+		return &InputError{"--root is empty: name a directory for the stores"}
+	case c.Out == "":
+		return &InputError{"--out is empty: name a results file"}
+	case c.Turns < 0:
+		return &InputError{fmt.Sprintf("--turns %d: make 0 or more turn runs", c.Turns)}
+	case c.MaxLoad < 0:
+		return &InputError{fmt.Sprintf("--max-load %v must not be negative", c.MaxLoad)}
+	case c.MaxLoad > 0 && c.LoadWait <= 0:
+		return &InputError{"--load-wait must be positive"}
+	case c.StallLimit < 0:
+		return &InputError{fmt.Sprintf("--stall-limit %s: use a positive duration, or 0 for the default rule", c.StallLimit)}
+	}
+	return nil
+}
+
+// checkCounts checks the hold counts and the sweep's store counts: each in
+// its range, none listed twice (normalize has sorted them).
+func (c *Config) checkCounts() error {
+	for i, h := range c.Holds {
+		if err := job.CheckHold(h, c.Stores); err != nil {
+			return &InputError{err.Error()}
+		}
+		if i > 0 && h == c.Holds[i-1] {
+			return &InputError{fmt.Sprintf("--hold: %d is listed twice", h)}
+		}
+	}
+	for i, n := range c.Sweep {
+		if err := job.CheckStores(n); err != nil {
+			return &InputError{err.Error()}
+		}
+		if i > 0 && n == c.Sweep[i-1] {
+			return &InputError{fmt.Sprintf("--stores: %d is listed twice", n)}
+		}
+	}
+	return nil
+}
+
+// checkServe checks a serve study's traffic at each pool size, its
+// open-loop schedule and its memory limit.
+func (c *Config) checkServe() error {
+	if c.Serve == nil {
+		return nil
+	}
+	if len(c.Serve.Pools) == 0 {
+		return &InputError{"--pool lists no pool size"}
+	}
+	for _, p := range c.Serve.Pools {
+		t := job.Serve{Pool: p, Requests: c.Serve.Requests, Concurrency: c.Serve.Concurrency, Zipf: c.Serve.Zipf, Rate: c.Serve.Rate}
+		if err := t.Validate(c.Stores); err != nil {
+			return &InputError{err.Error()}
+		}
+	}
+	if err := c.checkScheduleTime(); err != nil {
+		return err
+	}
+	return c.checkMemoryMax()
 }
 
 // checkMemoryMax checks, for serve --memory-max, that a memory cgroup can

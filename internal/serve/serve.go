@@ -11,7 +11,6 @@ import (
 	"container/list"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -20,6 +19,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 )
 
 // Config is one serve run.
@@ -40,25 +40,15 @@ type Config struct {
 	TimeLimit time.Duration
 }
 
-// Validate checks c.
+// Validate checks c: its traffic by the rules of job.Serve, and its
+// warm-up.
 func (c Config) Validate() error {
-	switch {
-	case c.Stores < 1:
-		return fmt.Errorf("--stores %d: serve at least one store", c.Stores)
-	case c.Requests < 1:
-		return fmt.Errorf("--requests %d: serve at least one request", c.Requests)
-	case c.Warmup < 0:
+	t := job.Serve{Pool: c.Pool, Requests: c.Requests, Concurrency: c.Concurrency, Zipf: c.Zipf, Rate: c.Rate, PoolTime: c.TimeLimit}
+	if err := t.Validate(c.Stores); err != nil {
+		return err
+	}
+	if c.Warmup < 0 {
 		return fmt.Errorf("warm-up %d must not be negative", c.Warmup)
-	case c.Pool < 0:
-		return fmt.Errorf("--pool %d must not be negative", c.Pool)
-	case c.Concurrency < 1:
-		return fmt.Errorf("--concurrency %d: need at least one goroutine", c.Concurrency)
-	case !(c.Zipf > 1) || math.IsInf(c.Zipf, 1):
-		return fmt.Errorf("--zipf %v: the exponent must be a finite number above 1", c.Zipf)
-	case !(c.Rate >= 0) || math.IsInf(c.Rate, 1):
-		return fmt.Errorf("--rate %v: use a finite number of requests per second, or 0 for a closed loop", c.Rate)
-	case c.TimeLimit < 0:
-		return fmt.Errorf("--pool-time %v: use a positive duration, or 0 for none", c.TimeLimit)
 	}
 	return nil
 }

@@ -1,0 +1,85 @@
+package job
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"manydb/internal/workload"
+)
+
+// The rules on a study's values and between its flags, each with its one
+// message. The worker (Job.Validate), the orchestrator
+// (orchestrate.Config.Validate) and the command line check them here, so
+// a rule and its message live in one place.
+
+// CheckStores checks a count of stores.
+func CheckStores(n int) error {
+	if n < 1 {
+		return fmt.Errorf("--stores %d: create at least one store", n)
+	}
+	return nil
+}
+
+// CheckDims checks the length of the notes' embeddings.
+func CheckDims(dims int) error {
+	if dims < 0 || dims > MaxDims {
+		return fmt.Errorf("--dims %d: give the embedding's length, 1 to %d, or 0 for notes without embeddings", dims, MaxDims)
+	}
+	return nil
+}
+
+// CheckWorkload checks what each store holds: notes, their text and
+// their embeddings.
+func CheckWorkload(w workload.Spec) error {
+	if w.Objects < 1 || w.TextLen < 1 {
+		return fmt.Errorf("--objects %d, --text-len %d: a store holds at least one note of at least one character", w.Objects, w.TextLen)
+	}
+	return CheckDims(w.Dims)
+}
+
+// CheckQueries checks that the queries can run on notes with embeddings
+// of dims values (0: none).
+func CheckQueries(queries []Query, dims int) error {
+	if slices.Contains(queries, QueryKNN) && dims == 0 {
+		return fmt.Errorf("--queries knn needs embeddings: give --dims (e.g. --dims 384)")
+	}
+	return nil
+}
+
+// CheckFanout checks the store directories' layout.
+func CheckFanout(fanout int) error {
+	if fanout < 0 || fanout > MaxFanout {
+		return fmt.Errorf("--fanout %d: use 0 (flat, the reference's layout) to %d levels", fanout, MaxFanout)
+	}
+	return nil
+}
+
+// CheckHold checks a count of stores to hold open out of stores.
+func CheckHold(hold, stores int) error {
+	if hold < 1 || hold > stores {
+		return fmt.Errorf("--hold %d: hold between 1 and --stores (%d) stores open", hold, stores)
+	}
+	return nil
+}
+
+// Validate checks serve's traffic on stores stores.
+func (s Serve) Validate(stores int) error {
+	switch {
+	case stores < 1:
+		return fmt.Errorf("--stores %d: serve at least one store", stores)
+	case s.Requests < 1:
+		return fmt.Errorf("--requests %d: serve at least one request", s.Requests)
+	case s.Pool < 0:
+		return fmt.Errorf("--pool %d must not be negative", s.Pool)
+	case s.Concurrency < 1:
+		return fmt.Errorf("--concurrency %d: need at least one goroutine", s.Concurrency)
+	case !(s.Zipf > 1) || math.IsInf(s.Zipf, 1):
+		return fmt.Errorf("--zipf %v: the exponent must be a finite number above 1", s.Zipf)
+	case !(s.Rate >= 0) || math.IsInf(s.Rate, 1):
+		return fmt.Errorf("--rate %v: use a finite number of requests per second, or 0 for a closed loop", s.Rate)
+	case s.PoolTime < 0:
+		return fmt.Errorf("--pool-time %v: use a positive duration, or 0 for none", s.PoolTime)
+	}
+	return nil
+}
