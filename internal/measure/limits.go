@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"manydb/internal/results"
 )
 
 // Mappings counts this process' memory mappings (the lines of
@@ -19,24 +21,9 @@ func Mappings() (int, error) {
 	return bytes.Count(b, []byte("\n")), nil
 }
 
-// Limits are the limits of this process that open stores use up besides
-// memory, as they stand now.
-type Limits struct {
-	// OpenFiles is RLIMIT_NOFILE's soft limit (Go raises it to the hard
-	// limit when a program starts).
-	OpenFiles int64 `json:"open_files"`
-	// Mappings is vm.max_map_count: the most memory mappings a process
-	// may have.
-	Mappings int64 `json:"mappings"`
-	// Threads is the most threads this process may have: the smaller of
-	// kernel.threads-max and RLIMIT_NPROC's soft limit (which counts the
-	// user's threads; unlimited for root).
-	Threads int64 `json:"threads"`
-}
-
-// ReadLimits reads this process' Limits.
-func ReadLimits() (Limits, error) {
-	var l Limits
+// ReadLimits reads this process' limits (results.Limits).
+func ReadLimits() (results.Limits, error) {
+	var l results.Limits
 	var r syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
 		return l, fmt.Errorf("read the open files limit: %w", err)

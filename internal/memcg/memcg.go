@@ -22,6 +22,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"manydb/internal/results"
 )
 
 // ErrUnavailable is wrapped when no memory cgroup can be made here.
@@ -312,36 +314,9 @@ type limitFile struct {
 	optional    bool // only where the kernel accounts swap
 }
 
-// Pressure is what a group under a memory limit went through, as counts
-// since the group was made (memory.stat's lag applies: see ReadSettled).
-// A serve record keeps it as it is (results.MemoryLimit).
-type Pressure struct {
-	// PeakBytes is the most the group was charged: v1
-	// memory.max_usage_in_bytes, v2 memory.peak (0 where the kernel has
-	// none, before 5.19).
-	PeakBytes int64 `json:"peak_bytes"`
-	// LimitHits counts the charges that found the group at its limit and
-	// had to reclaim first: v2 memory.events "max". -1 under v1, whose
-	// memory.failcnt recent kernels no longer count (6.18 kept it at 0
-	// for a group that reached its limit and refaulted 192 MiB).
-	LimitHits int64 `json:"limit_hits"`
-	// RefaultPages counts the page-cache pages read again soon after they
-	// were evicted: memory.stat workingset_refault_file (v1: its total_
-	// form). The evictions that cost a read. -1 where the kernel's
-	// memory.stat has no such line (v1 before about 5.19, v2 before 5.9).
-	RefaultPages int64 `json:"refault_pages"`
-	// ReclaimedPages counts the pages the kernel reclaimed from the group
-	// (v2 memory.stat pgsteal); -1 under v1, whose memory.stat has no
-	// such count.
-	ReclaimedPages int64 `json:"reclaimed_pages"`
-	// OOMKills counts the processes of the group the OOM killer ended: v1
-	// memory.oom_control oom_kill, v2 memory.events oom_kill.
-	OOMKills int64 `json:"oom_kills"`
-}
-
-// ReadPressure reads g's pressure counts (Pressure).
-func (g Group) ReadPressure() (Pressure, error) {
-	p := Pressure{ReclaimedPages: -1, RefaultPages: -1}
+// ReadPressure reads g's pressure counts (results.Pressure).
+func (g Group) ReadPressure() (results.Pressure, error) {
+	p := results.Pressure{ReclaimedPages: -1, RefaultPages: -1}
 	read := func(file string) (map[string]int64, error) {
 		b, err := os.ReadFile(filepath.Join(g.Path, file))
 		if err != nil {

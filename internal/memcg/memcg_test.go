@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"manydb/internal/measure"
+	"manydb/internal/results"
 )
 
 // The test binary doubles as a child that, once told to go (a byte on
@@ -199,7 +200,7 @@ func TestRemoveStaleRemovesOnlyGoneProcessesGroups(t *testing.T) {
 // underLimit runs the child of kind in a fresh cgroup limited to limit
 // bytes until it is ready or gone, and returns the group's pressure
 // (read after memory.stat's fold) and how the child ended.
-func underLimit(t *testing.T, kind string, limit int64, env ...string) (Pressure, error) {
+func underLimit(t *testing.T, kind string, limit int64, env ...string) (results.Pressure, error) {
 	t.Helper()
 	g := testGroup(t)
 	if err := g.SetLimit(limit); err != nil {
@@ -275,7 +276,7 @@ func TestReadPressureV2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Pressure{PeakBytes: 4096, LimitHits: 12, RefaultPages: 37, ReclaimedPages: 410, OOMKills: 1}
+	want := results.Pressure{PeakBytes: 4096, LimitHits: 12, RefaultPages: 37, ReclaimedPages: 410, OOMKills: 1}
 	if p != want {
 		t.Fatalf("pressure %+v, want %+v", p, want)
 	}
@@ -298,7 +299,7 @@ func TestReadPressureV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Pressure{PeakBytes: 4096, LimitHits: -1, RefaultPages: 37, ReclaimedPages: -1, OOMKills: 1}
+	want := results.Pressure{PeakBytes: 4096, LimitHits: -1, RefaultPages: 37, ReclaimedPages: -1, OOMKills: 1}
 	if p != want {
 		t.Fatalf("pressure %+v, want %+v", p, want)
 	}

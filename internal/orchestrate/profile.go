@@ -171,24 +171,8 @@ func Profile(ctx context.Context, c ProfileConfig) (string, error) {
 	// created.
 	var cl claim
 	defer cl.release()
-	if err := cl.lockOut(c.Out); err != nil {
+	if err := c.claimMedia(&cl, media); err != nil {
 		return "", err
-	}
-	for i, flag := range []string{"--root", "--tmpfs"}[:len(media)] {
-		m := &media[i]
-		if err := cl.lockRoot(m.root, flag); err != nil {
-			return "", undoAfter(err, &cl)
-		}
-	}
-	for i := range media {
-		m := &media[i]
-		if err := EmptyTrash(m.root); err != nil {
-			return "", err
-		}
-		m.fs, _ = filesystem(m.root)
-	}
-	if len(media) == 2 && media[0].fs == "tmpfs" {
-		fmt.Fprintf(c.Log, "warning: --root %s is on a tmpfs too: its column shows no disk syncs\n", c.Root)
 	}
 	w, err := results.OpenWriter(c.Out)
 	if err != nil {
@@ -197,21 +181,7 @@ func Profile(ctx context.Context, c ProfileConfig) (string, error) {
 	defer w.Close()
 	start := time.Now()
 	id := newStudyID(start)
-
-	env := Environment(c.Root, c.Version)
-	if len(media) == 2 {
-		env["tmpfs_root"] = c.Tmpfs
-		env["tmpfs_fs"] = media[1].fs
-	}
-	env["strace"] = straceVersion(c.Strace)
-	root, err := filepath.Abs(c.Root)
-	if err != nil {
-		root = c.Root
-	}
-	if err := w.Append(results.Record{Study: id, Phase: job.PhaseEnv, Status: results.StatusOK, Started: start.UTC(),
-		Env: env, Versions: versions, Workload: c.Workload, Stores: c.Stores,
-		Config: &results.StudyConfig{Variants: []string{c.Variant}, Settings: []string{"default"}, Stores: c.Stores,
-			Workload: c.Workload, Root: root}}); err != nil {
+	if err := w.Append(c.envRecord(id, start, media, versions)); err != nil {
 		return id, err
 	}
 
@@ -237,6 +207,51 @@ func Profile(ctx context.Context, c ProfileConfig) (string, error) {
 		return id, &Failed{Phases: failed}
 	}
 	return id, nil
+}
+
+// claimMedia locks the results file, then each medium's root, and
+// empties their trash; a refusal creates no root, and a refused profile
+// removes what it created.
+func (c *ProfileConfig) claimMedia(cl *claim, media []medium) error {
+	if err := cl.lockOut(c.Out); err != nil {
+		return err
+	}
+	for i, flag := range []string{"--root", "--tmpfs"}[:len(media)] {
+		if err := cl.lockRoot(media[i].root, flag); err != nil {
+			return undoAfter(err, cl)
+		}
+	}
+	for i := range media {
+		m := &media[i]
+		if err := EmptyTrash(m.root); err != nil {
+			return err
+		}
+		m.fs, _ = filesystem(m.root)
+	}
+	if len(media) == 2 && media[0].fs == "tmpfs" {
+		fmt.Fprintf(c.Log, "warning: --root %s is on a tmpfs too: its column shows no disk syncs\n", c.Root)
+	}
+	return nil
+}
+
+// envRecord returns the profile's env record: the environment, the
+// tmpfs medium's root and filesystem, strace's version and the worker's
+// versions.
+func (c *ProfileConfig) envRecord(id string, start time.Time, media []medium, versions map[string]string) results.Record {
+	env := Environment(c.Root, c.Version)
+	if len(media) == 2 {
+		env["tmpfs_root"] = c.Tmpfs
+		env["tmpfs_fs"] = media[1].fs
+	}
+	env["strace"] = straceVersion(c.Strace)
+	root, err := filepath.Abs(c.Root)
+	if err != nil {
+		root = c.Root
+	}
+	return results.Record{Study: id, Phase: job.PhaseEnv, Status: results.StatusOK, Started: start.UTC(),
+		Env: env, Versions: versions, Workload: c.Workload, Stores: c.Stores,
+		Config: &results.StudyConfig{Variants: []string{c.Variant}, Settings: []string{"default"}, Stores: c.Stores,
+			Workload: c.Workload, Root: root}}
 }
 
 // profileMedium makes the timed run and the counting run on one medium

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"manydb/internal/job"
-	"manydb/internal/measure"
-	"manydb/internal/memcg"
 	"manydb/internal/results"
 )
 
@@ -23,7 +21,7 @@ func TestLimitRows(t *testing.T) {
 			h := r.Hold
 			h.FDsBefore, h.FDs, h.MappingsBefore, h.Mappings = 10, 310, 100, 500
 			h.PthreadKeysMax, h.PthreadKeysFreeBefore, h.PthreadKeysFree = 1024, 1000, 900
-			h.MemAvailableKB, h.Limits = 24<<20, &measure.Limits{OpenFiles: 20000, Mappings: 65530, Threads: 100000}
+			h.MemAvailableKB, h.Limits = 24<<20, &results.Limits{OpenFiles: 20000, Mappings: 65530, Threads: 100000}
 		}
 		recs = append(recs, r)
 	}
@@ -49,7 +47,7 @@ func TestLimitRows(t *testing.T) {
 func TestOOMKilledStep(t *testing.T) {
 	lim := func(ooms, refaults int64) *results.MemoryLimit {
 		return &results.MemoryLimit{LimitBytes: 1 << 30,
-			Pressure: memcg.Pressure{PeakBytes: 1 << 30, LimitHits: -1, RefaultPages: refaults, ReclaimedPages: -1, OOMKills: ooms}}
+			Pressure: results.Pressure{PeakBytes: 1 << 30, LimitHits: -1, RefaultPages: refaults, ReclaimedPages: -1, OOMKills: ooms}}
 	}
 	recs := []results.Record{
 		{Schema: results.Schema, Study: "s", Variant: "obx", Setting: "default", Status: results.StatusOK, Phase: job.PhaseServe, PoolStep: 1,

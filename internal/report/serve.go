@@ -19,34 +19,15 @@ import (
 // size".
 func (t *table) writeServe(w io.Writer) {
 	fmt.Fprintf(w, "## Serve s%s\n\n", t.title()[1:])
-	pools := t.servePools()
-	cfg := ""
-	for _, v := range t.variants {
-		for _, r := range t.columns[v].serves() {
-			if r.Status == results.StatusOK && cfg == "" {
-				s := r.Serve
-				cfg = fmt.Sprintf("%s requests per pool size (after a warm-up of %s), %d goroutines, Zipf s = %g, %s", thousands(float64(s.Requests)),
-					thousands(float64(s.Warmup)), s.Concurrency, s.Zipf, loop(s.Rate))
-				if s.PoolTimeS > 0 {
-					cfg += fmt.Sprintf(", at most %s per pool size (--pool-time; a step that reached it stopped early, and its figures are of the requests it served)", poolTime(s.PoolTimeS))
-				}
-				if s.Limit != nil {
-					cfg += fmt.Sprintf(", each pool size's worker in a memory cgroup (%s) limited to %s (--memory-max; the stores' files evicted from the page cache first)", cgroupVersion(s.Limit), units.BytesSize(float64(s.Limit.LimitBytes)))
-				}
-			}
-		}
-	}
-	fmt.Fprintf(w, "Workload %s. %s; each request: open or take the agent's store, its 20 newest notes, one note appended, give it back.\n\n", t.workload, cfg)
+	fmt.Fprintf(w, "Workload %s. %s; each request: open or take the agent's store, its 20 newest notes, one note appended, give it back.\n\n", t.workload, t.serveConfigText())
 	if s := t.sessionsLine(); s != "" {
 		fmt.Fprintf(w, "%s\n\n", s)
 	}
-	header := func() {
-		fmt.Fprintf(w, "| |%s|\n", " "+strings.Join(t.variants, " | ")+" ")
-		fmt.Fprintf(w, "| --- |%s\n", strings.Repeat(" --- |", len(t.variants)))
-	}
+	pools := t.servePools()
 	for _, pool := range pools {
 		fmt.Fprintf(w, "### Pool of %s open stores\n\n", thousands(float64(pool)))
-		header()
+		fmt.Fprintf(w, "| |%s|\n", " "+strings.Join(t.variants, " | ")+" ")
+		fmt.Fprintf(w, "| --- |%s\n", strings.Repeat(" --- |", len(t.variants)))
 		for _, r := range t.serveRows(pool) {
 			vals := make([]string, len(t.variants))
 			for i, v := range t.variants {
@@ -56,6 +37,52 @@ func (t *table) writeServe(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
+	t.writeServeSummary(w, pools)
+	if line := t.oomNote(); line != "" {
+		fmt.Fprintln(w, line)
+	}
+	for _, v := range t.variants {
+		if line := t.storesFromLine(v); line != "" {
+			fmt.Fprintln(w, line)
+		}
+	}
+	if len(t.loud) > 0 {
+		fmt.Fprintf(w, "The load rose to --max-load or above during: %s.\n", strings.Join(t.loud, ", "))
+	}
+	t.writeDuplicates(w)
+	t.writeRenamed(w)
+	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
+	t.writeEngineOptions(w)
+	t.writeSessions(w)
+}
+
+// serveConfigText describes the traffic of the study's first served
+// pool size: requests, warm-up, goroutines, Zipf exponent, loop, time
+// limit and memory limit.
+func (t *table) serveConfigText() string {
+	for _, v := range t.variants {
+		for _, r := range t.columns[v].serves() {
+			if r.Status != results.StatusOK {
+				continue
+			}
+			s := r.Serve
+			cfg := fmt.Sprintf("%s requests per pool size (after a warm-up of %s), %d goroutines, Zipf s = %g, %s", thousands(float64(s.Requests)),
+				thousands(float64(s.Warmup)), s.Concurrency, s.Zipf, loop(s.Rate))
+			if s.PoolTimeS > 0 {
+				cfg += fmt.Sprintf(", at most %s per pool size (--pool-time; a step that reached it stopped early, and its figures are of the requests it served)", poolTime(s.PoolTimeS))
+			}
+			if s.Limit != nil {
+				cfg += fmt.Sprintf(", each pool size's worker in a memory cgroup (%s) limited to %s (--memory-max; the stores' files evicted from the page cache first)", cgroupVersion(s.Limit), units.BytesSize(float64(s.Limit.LimitBytes)))
+			}
+			return cfg
+		}
+	}
+	return ""
+}
+
+// writeServeSummary writes "p99 latency and memory per pool size" (a row
+// per pool size) and each variant's memory per open store from its hold.
+func (t *table) writeServeSummary(w io.Writer, pools []int) {
 	fmt.Fprintln(w, "### p99 latency and memory per pool size")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Each cell: p99 latency / peak resident memory of the worker.")
@@ -82,22 +109,6 @@ func (t *table) writeServe(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
-	if line := t.oomNote(); line != "" {
-		fmt.Fprintln(w, line)
-	}
-	for _, v := range t.variants {
-		if line := t.storesFromLine(v); line != "" {
-			fmt.Fprintln(w, line)
-		}
-	}
-	if len(t.loud) > 0 {
-		fmt.Fprintf(w, "The load rose to --max-load or above during: %s.\n", strings.Join(t.loud, ", "))
-	}
-	t.writeDuplicates(w)
-	t.writeRenamed(w)
-	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
-	t.writeEngineOptions(w)
-	t.writeSessions(w)
 }
 
 func loop(rate float64) string {

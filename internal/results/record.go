@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"manydb/internal/job"
-	"manydb/internal/measure"
-	"manydb/internal/memcg"
 	"manydb/internal/workload"
 )
 
@@ -218,8 +216,8 @@ type Hold struct {
 	// Limits are the worker's limits besides memory when the stores were
 	// opened, and MemAvailableKB the machine's available memory then
 	// (/proc/meminfo): what Walls divides by. nil in older records.
-	Limits         *measure.Limits `json:"limits,omitempty"`
-	MemAvailableKB int64           `json:"mem_available_kb,omitempty"`
+	Limits         *Limits `json:"limits,omitempty"`
+	MemAvailableKB int64   `json:"mem_available_kb,omitempty"`
 	// Container is the memory charged to the worker's own memory cgroup
 	// before and with the stores open; nil when there was none, and then
 	// ContainerNA says why.
@@ -313,12 +311,12 @@ type Serve struct {
 
 // MemoryLimit is a serve worker's memory cgroup under a limit, counted
 // over the whole step (warm-up included), from the cgroup's files
-// (memcg.Pressure says which; -1 where a count is not kept).
+// (Pressure says which; -1 where a count is not kept).
 type MemoryLimit struct {
 	Cgroup     string `json:"cgroup"`
 	V2         bool   `json:"v2,omitempty"` // the unified hierarchy; else v1
 	LimitBytes int64  `json:"limit_bytes"`
-	memcg.Pressure
+	Pressure
 }
 
 // Served is the number of recorded requests the figures are of: Done when

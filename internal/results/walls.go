@@ -22,7 +22,7 @@ type Wall struct {
 // left out (it does not stop them). nil for a record made before the
 // limits were recorded. Memory is the machine's available memory over
 // the anonymous memory per open store (page cache can be reclaimed); the
-// others are the worker's own limits (measure.Limits). Counts of a small
+// others are the worker's own limits (Limits). Counts of a small
 // hold are coarse: one file more or less over 10 stores is 0.1 per store.
 func (h *Hold) Walls() []Wall {
 	if h == nil || h.Limits == nil || h.Held < 1 {

@@ -2,8 +2,6 @@ package results
 
 import (
 	"testing"
-
-	"manydb/internal/measure"
 )
 
 // A hold of 100 stores that took 3 files, 4 mappings, no thread and one
@@ -13,7 +11,7 @@ import (
 func TestWallsFirstLimitFirst(t *testing.T) {
 	h := &Hold{Held: 100, FDsBefore: 10, FDs: 310, MappingsBefore: 100, Mappings: 500, ThreadsBefore: 5, Threads: 5,
 		PthreadKeysMax: 1024, PthreadKeysFreeBefore: 1000, PthreadKeysFree: 900, AnonKB: 30, MemAvailableKB: 24 << 20,
-		Limits: &measure.Limits{OpenFiles: 20000, Mappings: 65530, Threads: 100000}}
+		Limits: &Limits{OpenFiles: 20000, Mappings: 65530, Threads: 100000}}
 	ws := h.Walls()
 	want := []struct {
 		name   string

@@ -169,7 +169,7 @@ func joinCgroup(path string) (*memcg.Group, error) {
 // holdStart is what the hold reads before its first store opens.
 type holdStart struct {
 	snap    procSnapshot
-	limits  measure.Limits
+	limits  results.Limits
 	availKB int64
 	keysMax int
 	charge  memcg.Charge // in a cgroup

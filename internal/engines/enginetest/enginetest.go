@@ -63,6 +63,35 @@ type Case struct {
 // open runs 1 and 2, hold, space.
 func Run(t *testing.T, c Case) []results.Record {
 	t.Helper()
+	ph := newPhases(t, &c)
+	recs := []results.Record{ph.checkCreate()}
+	for r := 1; r <= 2; r++ { // the open phase checks every count itself
+		recs = append(recs, ph.checkOpen(r))
+	}
+	ph.checkWrongAnswer()
+	recs = append(recs, ph.checkHold(), ph.checkSpace())
+	ph.checkReopen()
+	if c.CorruptAborts == "" {
+		corrupt(t, c.Variant, ph.base)
+	} else {
+		t.Logf("corrupt store not checked: %s", c.CorruptAborts)
+	}
+	CheckQueries(t, c.Variant)
+	CheckServe(t, c.Variant)
+	return recs
+}
+
+// phases runs the worker's phases of a Case, each from the job base.
+type phases struct {
+	t    *testing.T
+	c    Case
+	base job.Job
+}
+
+// newPhases fills in c's defaults (5 stores of 50 objects in a temporary
+// directory), closes its variant when t ends and returns its phases.
+func newPhases(t *testing.T, c *Case) *phases {
+	t.Helper()
 	if c.Stores == 0 {
 		c.Stores = 5
 	}
@@ -79,30 +108,39 @@ func Run(t *testing.T, c Case) []results.Record {
 	if c.Dir == "" {
 		c.Dir = t.TempDir()
 	}
-	base := job.Job{
+	return &phases{t: t, c: *c, base: job.Job{
 		Variant:  c.Variant.ID(),
 		Dir:      c.Dir,
 		Stores:   c.Stores,
 		Workload: workload.Spec{Name: "custom", Objects: c.Objects, TextLen: 60},
-	}
-	run := func(phase job.Phase, edit func(*job.Job)) results.Record {
-		t.Helper()
-		j := base
-		j.Phase = phase
-		if edit != nil {
-			edit(&j)
-		}
-		rec, err := worker.RunJob(j, c.Variant, io.Discard)
-		if err != nil {
-			t.Fatalf("%s phase: %v", phase, err)
-		}
-		if rec.Status != results.StatusOK {
-			t.Fatalf("%s phase: status %q", phase, rec.Status)
-		}
-		return rec
-	}
+	}}
+}
 
-	create := run(job.PhaseCreate, nil)
+// run runs phase from the base job, edited by edit, and fails the test
+// unless the phase succeeds.
+func (ph *phases) run(phase job.Phase, edit func(*job.Job)) results.Record {
+	ph.t.Helper()
+	j := ph.base
+	j.Phase = phase
+	if edit != nil {
+		edit(&j)
+	}
+	rec, err := worker.RunJob(j, ph.c.Variant, io.Discard)
+	if err != nil {
+		ph.t.Fatalf("%s phase: %v", phase, err)
+	}
+	if rec.Status != results.StatusOK {
+		ph.t.Fatalf("%s phase: status %q", phase, rec.Status)
+	}
+	return rec
+}
+
+// checkCreate creates the stores: one sample each, and the versions the
+// Case names.
+func (ph *phases) checkCreate() results.Record {
+	t, c := ph.t, ph.c
+	t.Helper()
+	create := ph.run(job.PhaseCreate, nil)
 	if len(create.CreateMs) != c.Stores {
 		t.Errorf("create: %d samples, want %d", len(create.CreateMs), c.Stores)
 	}
@@ -111,35 +149,53 @@ func Run(t *testing.T, c Case) []results.Record {
 			t.Errorf("versions: no %q in %v", k, create.Versions)
 		}
 	}
+	return create
+}
 
-	var recs = []results.Record{create}
-	for r := 1; r <= 2; r++ { // the open phase checks every count itself
-		open := run(job.PhaseOpen, func(j *job.Job) { j.Run, j.Seed = r, uint64(r) })
-		if len(open.TotalMs) != c.Stores || len(open.QueryMs) != c.Stores {
-			t.Errorf("open run %d: %d samples, want %d", r, len(open.TotalMs), c.Stores)
-		}
-		recs = append(recs, open)
+// checkOpen makes open run r: one sample per store.
+func (ph *phases) checkOpen(r int) results.Record {
+	ph.t.Helper()
+	open := ph.run(job.PhaseOpen, func(j *job.Job) { j.Run, j.Seed = r, uint64(r) })
+	if len(open.TotalMs) != ph.c.Stores || len(open.QueryMs) != ph.c.Stores {
+		ph.t.Errorf("open run %d: %d samples, want %d", r, len(open.TotalMs), ph.c.Stores)
 	}
+	return open
+}
 
-	// A wrong answer fails the phase: the stores hold Objects notes, not one more.
-	wrong := base
+// checkWrongAnswer: a wrong answer fails the phase; the stores hold
+// Objects notes, not one more.
+func (ph *phases) checkWrongAnswer() {
+	t, c := ph.t, ph.c
+	t.Helper()
+	wrong := ph.base
 	wrong.Phase, wrong.Run, wrong.Seed = job.PhaseOpen, 1, 1
 	wrong.Workload.Objects++
 	if _, err := worker.RunJob(wrong, c.Variant, io.Discard); err == nil ||
 		!strings.Contains(err.Error(), fmt.Sprintf("count returned %d notes, want %d", c.Objects, c.Objects+1)) {
 		t.Errorf("open run expecting %d notes in stores of %d: err = %v, want a count error", c.Objects+1, c.Objects, err)
 	}
+}
 
-	hold := run(job.PhaseHold, func(j *job.Job) { j.Hold = c.Stores - 1 })
+// checkHold holds all stores but one open: each keeps a file open.
+func (ph *phases) checkHold() results.Record {
+	t, c := ph.t, ph.c
+	t.Helper()
+	hold := ph.run(job.PhaseHold, func(j *job.Job) { j.Hold = c.Stores - 1 })
 	if hold.Hold == nil || hold.Hold.Held != c.Stores-1 {
 		t.Fatalf("hold: record %+v, want %d stores held", hold.Hold, c.Stores-1)
 	}
 	if per := float64(hold.Hold.FDs-hold.Hold.FDsBefore) / float64(hold.Hold.Held); per < 1 {
 		t.Errorf("hold: %.1f open files per open store (%d before, %d after): every engine keeps its store's file open", per, hold.Hold.FDsBefore, hold.Hold.FDs)
 	}
-	recs = append(recs, hold)
+	return hold
+}
 
-	space := run(job.PhaseSpace, nil)
+// checkSpace measures the stores' files: every store has bytes, and the
+// files the Case names are there.
+func (ph *phases) checkSpace() results.Record {
+	t, c := ph.t, ph.c
+	t.Helper()
+	space := ph.run(job.PhaseSpace, nil)
 	if len(space.Bytes) != c.Stores {
 		t.Fatalf("space: %d samples, want %d", len(space.Bytes), c.Stores)
 	}
@@ -153,12 +209,16 @@ func Run(t *testing.T, c Case) []results.Record {
 			t.Errorf("space: no file %q among %v", f, space.Files)
 		}
 	}
-	recs = append(recs, space)
+	return space
+}
 
-	// A store that is opened, counted and closed again still holds every
-	// note: catches an engine whose data lives only in a log that a close
-	// forgets, or that a reopen truncates.
-	s, err := c.Variant.Open(job.StoreDir(base.Dir, 0, 0))
+// checkReopen: a store that is opened, counted and closed again still
+// holds every note. It catches an engine whose data lives only in a log
+// that a close forgets, or that a reopen truncates.
+func (ph *phases) checkReopen() {
+	t, c := ph.t, ph.c
+	t.Helper()
+	s, err := c.Variant.Open(job.StoreDir(ph.base.Dir, 0, 0))
 	if err != nil {
 		t.Fatalf("reopen store 0: %v", err)
 	}
@@ -169,14 +229,6 @@ func Run(t *testing.T, c Case) []results.Record {
 	if err != nil || n != int64(c.Objects) {
 		t.Fatalf("reopen store 0: count %d, %v; want %d", n, err, c.Objects)
 	}
-	if c.CorruptAborts == "" {
-		corrupt(t, c.Variant, base)
-	} else {
-		t.Logf("corrupt store not checked: %s", c.CorruptAborts)
-	}
-	CheckQueries(t, c.Variant)
-	CheckServe(t, c.Variant)
-	return recs
 }
 
 // Lean runs c (its Variant left nil) with the variant f.Lean makes, as a

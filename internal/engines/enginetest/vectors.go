@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"manydb/internal/engine"
+	"manydb/internal/stats"
 	"manydb/internal/vector"
 	"manydb/internal/workload"
 )
@@ -40,84 +41,108 @@ func CheckVectors(t *testing.T, v engine.Variant, floor float64) float64 {
 	if search.Method == "" {
 		t.Fatalf("%s: VectorSearch().Method is empty", v.ID())
 	}
-	spec := VectorSpec
 	dir := t.TempDir()
-	var sum float64
-	var n int
+	var recalls []float64
 	for i := range 2 {
 		store := filepath.Join(dir, fmt.Sprintf("%06d", i))
-		if err := os.Mkdir(store, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		notes := make([]workload.Note, spec.Objects)
-		spec.Fill(i, notes)
-		s, err := vv.CreateVectors(store, spec.Dims)
-		if err != nil {
-			t.Fatalf("CreateVectors: %v", err)
-		}
-		if err := s.Insert(notes); err != nil {
-			t.Fatalf("insert: %v", err)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-		s, err = v.Open(store)
+		notes := createVectorStore(t, vv, store, i)
+		s, err := v.Open(store)
 		if err != nil {
 			t.Fatal(err)
 		}
-		vs, ok := s.(engine.VectorStore)
-		if !ok {
-			t.Fatalf("%s: a store of CreateVectors, opened, is not an engine.VectorStore", v.ID())
-		}
-		e := spec.Embedder(i)
-		q := make([]float32, spec.Dims)
-		var ids []int64
-		for seed := range uint64(20) {
-			q, _ = e.Query(seed, spec.Objects, q)
-			ids, err = vs.KNN(q, vector.K, ids[:0])
-			if err != nil {
-				t.Fatalf("store %d, query %d: knn: %v", i, seed, err)
-			}
-			if err := vector.CheckAnswer(vector.K, spec.Objects, ids, search.Exact); err != nil {
-				t.Fatalf("store %d, query %d: %v", i, seed, err)
-			}
-			r := vector.Recall(vector.K, Distances(notes, q), ids)
-			if search.Exact && r != 1 {
-				t.Fatalf("store %d, query %d: %s is exact but its answer %v has recall %.2f", i, seed, v.ID(), ids, r)
-			}
-			sum += r
-			n++
-		}
-		// Append one note with its embedding; after a reopen, a query
-		// with that very embedding must find it first.
-		turn := spec.TurnNote(i, 1)
-		if err := s.Append(turn); err != nil {
-			t.Fatalf("append: %v", err)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-		s, err = v.Open(store)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, err = s.(engine.VectorStore).KNN(turn.Emb, vector.K, ids[:0])
-		if cerr := s.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			t.Fatalf("knn after the append: %v", err)
-		}
-		if len(ids) == 0 || ids[0] != turn.ID {
-			t.Fatalf("knn for the appended note's own embedding returned %v, want note %d first", ids, turn.ID)
-		}
+		recalls = append(recalls, checkKNNAnswers(t, s, search.Exact, i, notes)...)
+		checkAppendFound(t, v, s, store, i)
 	}
-	mean := sum / float64(n)
+	mean := stats.Mean(recalls)
 	if mean < floor {
 		t.Fatalf("%s (%s): mean recall@10 %.3f, below the floor %.2f", v.ID(), search.Method, mean, floor)
 	}
-	t.Logf("%s (%s): mean recall@10 %.3f over %d queries", v.ID(), search.Method, mean, n)
+	t.Logf("%s (%s): mean recall@10 %.3f over %d queries", v.ID(), search.Method, mean, len(recalls))
 	return mean
+}
+
+// createVectorStore makes store i of VectorSpec in dir with its
+// embeddings and returns its notes.
+func createVectorStore(t *testing.T, vv engine.VectorVariant, dir string, i int) []workload.Note {
+	t.Helper()
+	spec := VectorSpec
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notes := make([]workload.Note, spec.Objects)
+	spec.Fill(i, notes)
+	s, err := vv.CreateVectors(dir, spec.Dims)
+	if err != nil {
+		t.Fatalf("CreateVectors: %v", err)
+	}
+	if err := s.Insert(notes); err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return notes
+}
+
+// checkKNNAnswers asks store i, open as s, 20 knn queries and returns
+// each answer's recall@10; an impossible answer, or an exact search's
+// recall below 1, fails t.
+func checkKNNAnswers(t *testing.T, s engine.Store, exact bool, i int, notes []workload.Note) []float64 {
+	t.Helper()
+	spec := VectorSpec
+	vs, ok := s.(engine.VectorStore)
+	if !ok {
+		t.Fatalf("a store of CreateVectors, opened, is not an engine.VectorStore")
+	}
+	e := spec.Embedder(i)
+	q := make([]float32, spec.Dims)
+	var ids []int64
+	var recalls []float64
+	for seed := range uint64(20) {
+		q, _ = e.Query(seed, spec.Objects, q)
+		var err error
+		ids, err = vs.KNN(q, vector.K, ids[:0])
+		if err != nil {
+			t.Fatalf("store %d, query %d: knn: %v", i, seed, err)
+		}
+		if err := vector.CheckAnswer(vector.K, spec.Objects, ids, exact); err != nil {
+			t.Fatalf("store %d, query %d: %v", i, seed, err)
+		}
+		r := vector.Recall(vector.K, Distances(notes, q), ids)
+		if exact && r != 1 {
+			t.Fatalf("store %d, query %d: the search is exact but its answer %v has recall %.2f", i, seed, ids, r)
+		}
+		recalls = append(recalls, r)
+	}
+	return recalls
+}
+
+// checkAppendFound appends one note with its embedding to store i, open
+// as s, and closes it; after a reopen, a query with that very embedding
+// must find it first.
+func checkAppendFound(t *testing.T, v engine.Variant, s engine.Store, dir string, i int) {
+	t.Helper()
+	turn := VectorSpec.TurnNote(i, 1)
+	if err := s.Append(turn); err != nil {
+		t.Fatalf("append: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := v.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := s.(engine.VectorStore).KNN(turn.Emb, vector.K, make([]int64, 0, vector.K))
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatalf("knn after the append: %v", err)
+	}
+	if len(ids) == 0 || ids[0] != turn.ID {
+		t.Fatalf("knn for the appended note's own embedding returned %v, want note %d first", ids, turn.ID)
+	}
 }
 
 // Distances returns the exact cosine distance of every note to q, in id
