@@ -24,7 +24,7 @@ import (
 var limits = map[string]shape{
 	"manydb/internal/worker":      {Loop: 3, Pairs: 3},
 	"manydb/internal/cli":         {Loop: 10, Pairs: 9},
-	"manydb/internal/orchestrate": {Loop: 8, Pairs: 7},
+	"manydb/internal/orchestrate": {Loop: 3, Pairs: 3},
 	"manydb/internal/report":      {Loop: 18, Pairs: 18},
 }
 

@@ -42,3 +42,18 @@ func (s *study) writeEnd() error {
 	return s.w.Append(results.Record{Study: s.id, Phase: job.PhaseEnd, Status: results.StatusOK,
 		Workload: s.Workload, Stores: s.Stores, Sweep: s.sweepID, Started: s.start.UTC(), WallS: b.Wall, WaitS: b.Wait, EngineS: b.Engine, Budget: &b})
 }
+
+// countWorkerTime adds a worker's time to the time budget: a rebuild's
+// as cleanup, a failed worker's as failed, else the engine's and the
+// workers'.
+func (s *study) countWorkerTime(res workerResult, rec results.Record, rebuild bool) {
+	switch {
+	case rebuild:
+		s.budget.Cleanup += res.seconds
+	case res.err == nil:
+		s.budget.Engine += engineSeconds(rec)
+		s.budget.Workers += res.seconds
+	default:
+		s.budget.Failed += res.seconds
+	}
+}

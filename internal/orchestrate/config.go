@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"manydb/internal/engine"
@@ -302,18 +303,6 @@ func (c *Config) checkScheduleTime() error {
 		c.Serve.Rate, c.Serve.Requests, len(c.Serve.Pools), len(c.Variants), len(c.Settings), FormatSeconds(secs), FormatSeconds(MaxScheduleTime.Seconds()))}
 }
 
-// FormatSeconds formats a length of time for people: "1h23m45s" up to a
-// few years, then in days.
-func FormatSeconds(secs float64) string {
-	switch {
-	case secs < 10:
-		return time.Duration(secs * float64(time.Second)).Round(time.Millisecond).String()
-	case secs < 1e8:
-		return time.Duration(secs * float64(time.Second)).Round(time.Second).String()
-	}
-	return fmt.Sprintf("%.3g days", secs/86400)
-}
-
 // checkNotesFit refuses a workload whose notes for one store (generated
 // in the worker in one allocation) would take more than half the machine's
 // memory.
@@ -413,4 +402,27 @@ func (c *Config) cacheModes() []string {
 		return []string{job.CacheWarm.Name()}
 	}
 	return c.Cache
+}
+
+// removeStaleCgroups removes the memory cgroups that manydb processes now
+// gone left behind (a SIGKILL during a hold), and says so.
+func (c *Config) removeStaleCgroups() {
+	removed, err := c.cgroups().RemoveStale(cgroupPrefix)
+	if len(removed) > 0 {
+		fmt.Fprintf(c.Log, "removed %d memory cgroups left by manydb processes that are gone: %s\n", len(removed), strings.Join(removed, ", "))
+	}
+	if err != nil {
+		fmt.Fprintf(c.Log, "warning: %v\n", err)
+	}
+}
+
+// cgroupPrefix starts the name of every memory cgroup manydb makes.
+const cgroupPrefix = "manydb"
+
+// cgroups returns where hold workers' memory cgroups are made.
+func (c *Config) cgroups() memcg.Hierarchy {
+	if c.Cgroups != nil {
+		return *c.Cgroups
+	}
+	return memcg.Default()
 }

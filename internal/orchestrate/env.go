@@ -206,16 +206,3 @@ func (c *Config) removableBytes() float64 {
 func EstimateStoreBytes(w workload.Spec) float64 {
 	return float64(w.Objects)*float64(w.TextLen+4*w.Dims+40)*1.6 + 64<<10
 }
-
-// bytesText writes a size in the unit that fits: "820 KB", "3.4 MB", "1.2 GB".
-func bytesText(b float64) string {
-	switch {
-	case b >= 1e12:
-		return fmt.Sprintf("%.1f TB", b/1e12)
-	case b >= 1e9:
-		return fmt.Sprintf("%.1f GB", b/1e9)
-	case b >= 1e6:
-		return fmt.Sprintf("%.1f MB", b/1e6)
-	}
-	return fmt.Sprintf("%.0f KB", b/1e3)
-}

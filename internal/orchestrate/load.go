@@ -73,3 +73,20 @@ func (s *study) waitForLoad(ctx context.Context, what string) (float64, error) {
 		}
 	}
 }
+
+// awaitLoad waits until the load allows the phase (waitForLoad) and
+// returns the load then and the seconds waited, which the time budget
+// counts (0 when the study does not wait for the load).
+func (s *study) awaitLoad(ctx context.Context, label string) (load, wait float64, err error) {
+	waitStart := time.Now()
+	load, err = s.waitForLoad(ctx, label)
+	if err != nil {
+		return 0, 0, err
+	}
+	wait = time.Since(waitStart).Seconds()
+	if s.MaxLoad <= 0 {
+		wait = 0
+	}
+	s.budget.Wait += wait
+	return load, wait, nil
+}

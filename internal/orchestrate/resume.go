@@ -10,18 +10,6 @@ import (
 	"manydb/internal/results"
 )
 
-// cellKey names one cell of a study.
-type cellKey struct {
-	variant, setting string
-	phase            job.Phase
-	run              int
-	cache            job.CacheMode // open runs: warm, cold or drop
-}
-
-// storesKey names a variant's stores under one setting (the folder
-// Root/setting/variant).
-type storesKey struct{ variant, setting string }
-
 // readPrior reads the records already in the results file, if any.
 func readPrior(out string) ([]results.Record, error) {
 	recs, err := results.ReadFile(out)

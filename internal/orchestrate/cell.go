@@ -1,0 +1,487 @@
+package orchestrate
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	units "github.com/docker/go-units"
+
+	"manydb/internal/job"
+	"manydb/internal/memcg"
+	"manydb/internal/results"
+	"manydb/internal/settings"
+)
+
+// A cell is one variant under one setting in a study: its stores' dir,
+// its worker binary and the phases it runs there. Its methods run those
+// phases; what they share across cells (the results file, the budget,
+// the cells done) is the study's.
+type cell struct {
+	*study
+	set settings.Setting
+	v   string // the variant
+	dir string // its stores: ROOT/SETTING/VARIANT
+	bin string // its worker binary
+}
+
+// cell returns variant v under set.
+func (s *study) cell(set settings.Setting, v string) *cell {
+	fam, _ := s.family(v)
+	return &cell{study: s, set: set, v: v, dir: filepath.Join(s.Root, set.Name, v), bin: filepath.Join(s.BinDir, fam.Binary)}
+}
+
+// variant runs the phases of one variant under one setting that are not
+// recorded yet, then removes its stores (unless --keep, a phase failed or
+// leaveStores is set); failed says whether a phase failed.
+func (c *cell) run(ctx context.Context) (failed bool, err error) {
+	if why := c.notApplicable(c.set, c.v); why != "" {
+		if c.done[cellKey{c.v, c.set.Name, job.PhaseCreate, 0, ""}] {
+			return false, nil
+		}
+		return false, c.record(results.Record{Study: c.id, Variant: c.v, Setting: c.set.Name, Phase: job.PhaseCreate,
+			Status: results.StatusNotApplicable, Workload: c.Workload, Stores: c.Stores, Started: time.Now().UTC(),
+			Error: why})
+	}
+	var todo []phase
+	for _, p := range c.phases() {
+		if !c.done[cellKey{c.v, c.set.Name, p.name, p.run, p.cache}] {
+			todo = append(todo, p)
+		}
+	}
+	if len(todo) == 0 {
+		return false, nil
+	}
+	todo, err = c.readyStores(todo)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range todo {
+		ok, err := c.phase(ctx, p, p.replay)
+		if err != nil {
+			return false, err
+		}
+		failed = failed || !ok
+		if p.name == job.PhaseTurn && !ok {
+			// The stores now differ in their number of notes: the next
+			// turn run cannot know what to expect. A rerun rebuilds them.
+			fmt.Fprintf(c.Log, "%s (%s): a turn run failed, skipping the turn runs after it\n", c.v, c.set.Name)
+			break
+		}
+		if p.name == job.PhaseCreate && !ok {
+			// A rerun always creates the stores again: the partial ones
+			// only take space.
+			fmt.Fprintf(c.Log, "%s (%s): create failed, skipping its other phases and removing its stores\n", c.v, c.set.Name)
+			return true, c.remove(c.dir)
+		}
+	}
+	switch {
+	case c.Keep, c.leaveStores && !failed:
+		return failed, nil
+	case failed:
+		// Kept for a rerun of the same command, which redoes only the
+		// failed cells on these stores.
+		fmt.Fprintf(c.Log, "%s (%s): keeping its stores in %s for the failed phases: the same command redoes them (if a store itself is damaged, remove %s first and the stores are made again)\n", c.v, c.set.Name, c.dir, c.dir)
+		return true, nil
+	}
+	return false, c.remove(c.dir)
+}
+
+// readyStores readies dir's stores for the phases todo and returns the
+// phases then left: a create first unless the stores are reused, kept by
+// another study or taken from a larger count of the sweep. When that
+// create only makes the stores again (its cell is recorded), it and the
+// turn runs recorded before the first turn run left are replays
+// (replayTurns), so that turn run finds the notes it expects.
+//
+// The stores of a recorded create phase are reused only if they are the
+// complete set made for this study, variant, setting, workload and engine
+// version (their manifest says so). Otherwise they are made anew; when the
+// create is recorded already, its figure stands and the new stores only
+// serve the remaining phases. Whatever is in dir lies inside the marked
+// root: manydb made it.
+func (c *cell) readyStores(todo []phase) (left []phase, err error) {
+	rebuild := false
+	if todo[0].name != job.PhaseCreate {
+		if ok, why := c.storesReady(); !ok {
+			fmt.Fprintf(c.Log, "%s (%s): the stores in %s cannot be reused (%s); creating them again for the remaining phases (the create figure recorded earlier stands)\n", c.v, c.set.Name, c.dir, why)
+			todo = append([]phase{{name: job.PhaseCreate, replay: true}}, replayTurns(todo)...)
+			rebuild = true
+		}
+	}
+	if !rebuild && todo[0].name == job.PhaseCreate && c.Serve != nil {
+		reused, err := c.reuseKept()
+		if err != nil {
+			return nil, err
+		}
+		if reused {
+			todo = todo[1:]
+		}
+	}
+	if !rebuild && len(todo) > 0 && todo[0].name == job.PhaseCreate && c.from != nil {
+		taken, err := c.takeFromSweep()
+		if err != nil {
+			return nil, err
+		}
+		if taken {
+			todo = todo[1:]
+		}
+	}
+	if len(todo) > 0 && todo[0].name == job.PhaseCreate {
+		if err := c.remove(c.dir); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(c.dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create store directory: %w", err)
+		}
+	}
+	return todo, nil
+}
+
+// storesReady tells whether dir holds the stores this study's remaining
+// phases need, and if not, why: its own complete set, or in a sweep the
+// largest count's set, whose first Stores stores are this study's.
+func (c *cell) storesReady() (bool, string) {
+	ok, why := storesMatch(c.dir, c.manifest(c.set, c.v))
+	if ok || c.from == nil {
+		return ok, why
+	}
+	if ok, _ := storesMatch(c.dir, c.from.manifest(c.set, c.v)); ok {
+		return true, ""
+	}
+	return false, why
+}
+
+// takeFromSweep gives a smaller count of a sweep its stores: the first
+// Stores stores of the largest count's set in dir, when that set is
+// complete and its create is recorded. The create record holds those
+// stores' own samples (they were made first, in the same order, so store
+// i was created beside i others, as in a study of this count) and names
+// the study that made them; its wall time is left out (that create made
+// more stores), so it has no stores-per-second figure.
+func (c *cell) takeFromSweep() (bool, error) {
+	key := storesKey{c.v, c.set.Name}
+	src := c.from.creates[key]
+	if src == nil || len(src.CreateMs) < c.Stores {
+		return false, nil
+	}
+	if ok, _ := storesMatch(c.dir, c.from.manifest(c.set, c.v)); !ok {
+		return false, nil
+	}
+	rec := *src
+	rec.Study, rec.Stores, rec.StoresFrom, rec.Sweep = c.id, c.Stores, c.from.id, c.sweepID
+	rec.CreateMs, rec.WallS, rec.WorkerS, rec.LoadDuring = slices.Clone(src.CreateMs[:c.Stores]), 0, 0, nil
+	fmt.Fprintf(c.Log, "%s (%s): the first %d of the %d stores made by study %s\n", c.v, c.set.Name, c.Stores, c.from.Stores, c.from.id)
+	return true, c.record(rec)
+}
+
+// reuseKept takes over for a serve study the stores that another study
+// kept in dir (manydb run --keep with the same --root), when their
+// manifest matches this study's variant, setting, workload, store count
+// and engine versions and no turn or serve phase changed them unevenly. It
+// records the create cell as n/a naming that study (no create figure is
+// copied from other stores) and reports whether it took them.
+func (c *cell) reuseKept() (bool, error) {
+	got, err := readManifest(c.dir)
+	if err != nil || got.Study == c.id {
+		return false, nil
+	}
+	want := c.manifest(c.set, c.v)
+	want.Study = got.Study
+	if ok, _ := storesMatch(c.dir, want); !ok {
+		return false, nil
+	}
+	if !got.Kept {
+		fmt.Fprintf(c.Log, "%s (%s): not reusing the stores in %s: study %s made them without --keep (it may resume on them); this study makes its own\n",
+			c.v, c.set.Name, c.dir, got.Study)
+		return false, nil
+	}
+	if missing := missingStore(c.dir, c.Stores, c.Fanout); missing != "" {
+		fmt.Fprintf(c.Log, "%s (%s): not reusing the stores kept in %s by study %s: %s is missing; this study makes its own\n",
+			c.v, c.set.Name, c.dir, got.Study, missing)
+		return false, nil
+	}
+	fmt.Fprintf(c.Log, "%s (%s): reusing the %d stores kept in %s by study %s (no create figure); serve appends to them, so they are removed at the end unless --keep\n",
+		c.v, c.set.Name, c.Stores, c.dir, got.Study)
+	m := got
+	m.Study, m.CreatedBy = c.id, got.Study
+	if err := writeManifest(c.dir, m); err != nil {
+		return false, err
+	}
+	return true, c.record(results.Record{Study: c.id, Variant: c.v, Setting: c.set.Name, Phase: job.PhaseCreate,
+		Status: results.StatusNotApplicable, Workload: c.Workload, Stores: c.Stores, Started: time.Now().UTC(), StoresFrom: got.Study,
+		Error: fmt.Sprintf("stores kept by study %s reused: not created by this study", got.Study)})
+}
+
+// phase runs one worker and appends its record; ok is false when the phase
+// failed (its failed record is appended). err is for problems that stop
+// the study (interrupt, results file).
+//
+// A rebuild is a create that only makes the stores again for the phases
+// left (the create cell is recorded already): its record is not appended.
+func (c *cell) phase(ctx context.Context, p phase, rebuild bool) (ok bool, err error) {
+	label := c.phaseLabel(p, rebuild)
+	load, wait, err := c.awaitLoad(ctx, label)
+	if err != nil {
+		return false, err
+	}
+	if why := c.skipReason(p); why != "" {
+		fmt.Fprintf(c.Log, "%s: skipped: %s\n", label, why)
+		return true, c.record(c.skippedRecord(p, why))
+	}
+	wj := c.workerJob(p)
+	// The hold worker reports what a container holding only it is charged,
+	// in a memory cgroup of its own when one can be made here.
+	var cgroupNA string
+	if p.name == job.PhaseHold {
+		var removeCgroup func()
+		wj.Cgroup, cgroupNA, removeCgroup = c.makeCgroup(label)
+		defer removeCgroup()
+	}
+	// A serve worker under --memory-max runs in a cgroup of its own with
+	// that limit.
+	var limited *memcg.Group
+	if p.name == job.PhaseServe && c.Serve.MemoryMaxBytes > 0 {
+		g, remove, err := c.makeLimitedCgroup(label, c.Serve.MemoryMaxBytes)
+		if err != nil {
+			return false, err
+		}
+		defer remove()
+		limited, wj.Cgroup = &g, g.Path
+	}
+	m, err := prepareStores(c.dir, p, label)
+	if err != nil {
+		return false, err
+	}
+	wj.Appended = m.Appended
+	args := wj.Args()
+	started := time.Now().UTC()
+	res, during := c.runPhaseWorker(ctx, label, args, p)
+	if ctx.Err() != nil {
+		return false, fmt.Errorf("interrupted during %s; the records of finished phases are in %s, and the same command resumes the study", label, c.Out)
+	}
+	rec := res.rec
+	var limit *results.MemoryLimit
+	if limited != nil {
+		if limit, err = c.readLimit(*limited); err != nil {
+			return false, fmt.Errorf("%s: %w", label, err)
+		}
+	}
+	timed := res // what the time budget counts: an OOM-killed worker's time as a failed one's, not as manydb's own work
+	switch {
+	case res.err != nil && limit != nil && limit.OOMKills > 0:
+		rec = c.oomKilled(res, label, args, p, limit)
+		res.err = nil // an outcome of the step, not a failure
+	case res.err != nil:
+		rec = c.phaseFailed(res, label, args, p)
+	case limit != nil:
+		rec.Serve.Limit = limit
+	}
+	if rec.Hold != nil && rec.Hold.Container == nil {
+		rec.Hold.ContainerNA = cgroupNA
+	}
+	rec.Study, rec.Setting, rec.Load1, rec.Started, rec.Sweep = c.id, c.set.Name, load, started, c.sweepID
+	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = c.MaxLoad, wait, res.seconds, during
+	if p.name == job.PhaseServe { // the study that made the stores it serves
+		rec.StoresFrom = cmp.Or(m.CreatedBy, m.Study)
+	}
+	if res.err == nil {
+		if err := c.markStores(p, m); err != nil {
+			return false, err
+		}
+	}
+	c.countWorkerTime(timed, rec, rebuild)
+	if rebuild {
+		return res.err == nil, nil
+	}
+	return res.err == nil, c.record(rec)
+}
+
+// phaseLabel names a phase on the console and in failures: the variant,
+// its setting when there are several or it is not the default, the phase.
+func (c *cell) phaseLabel(p phase, rebuild bool) string {
+	label := fmt.Sprintf("%s %s", c.v, p)
+	if len(c.Settings) > 1 || c.set.Name != "default" {
+		label = fmt.Sprintf("%s [%s] %s", c.v, c.set.Name, p)
+	}
+	switch {
+	case rebuild && p.name == job.PhaseCreate:
+		label += " (stores made again, not recorded)"
+	case rebuild:
+		label += " (redone on the stores made again, not recorded)"
+	}
+	return label
+}
+
+// skipReason says why a phase that holds many stores open, a serve pool or
+// one of several hold counts, would not fit here (tooManyOpen); "" to run
+// it. The reference's one hold phase always runs.
+func (c *cell) skipReason(p phase) string {
+	switch {
+	case p.name == job.PhaseServe:
+		// Under --memory-max the cgroup's limit guards the machine, and
+		// what happens past it is the step's figure.
+		return c.tooManyOpen(c.v, c.set, p.pool, c.Serve.Concurrency, c.Serve.MemoryMaxBytes == 0)
+	case p.name == job.PhaseHold && p.run > 0:
+		return c.tooManyOpen(c.v, c.set, p.hold, 0, true)
+	}
+	return ""
+}
+
+// skippedRecord is the n/a record of a phase skipped for why.
+func (c *cell) skippedRecord(p phase, why string) results.Record {
+	rec := results.Record{Study: c.id, Variant: c.v, Setting: c.set.Name, Phase: p.name,
+		Status: results.StatusNotApplicable, Workload: c.Workload, Stores: c.Stores, Started: time.Now().UTC(),
+		Error: why, Sweep: c.sweepID}
+	rec.SetRepeat(p.run)
+	if p.name == job.PhaseServe {
+		rec.Serve = &results.Serve{Pool: p.pool}
+	} else {
+		rec.Hold = &results.Hold{Held: p.hold}
+	}
+	return rec
+}
+
+// workerJob is the job of phase p's worker on the stores in dir.
+func (c *cell) workerJob(p phase) job.Job {
+	wj := job.Job{Variant: c.v, Phase: p.name, Dir: c.dir, Stores: c.Stores, Workload: c.Workload,
+		Fanout: c.Fanout, Progress: true, THPOff: c.set.THPOff, Lean: c.set.Lean}
+	if fam, _ := c.family(c.v); fam.Cgo {
+		// The worker proves it runs with the setting's malloc, or fails.
+		wj.Allocator = c.set.Malloc()
+	}
+	switch p.name {
+	case job.PhaseOpen:
+		wj.Run, wj.Seed, wj.Queries, wj.Cache = p.run, uint64(p.run), c.Queries, p.cache
+		// A smaller count of a sweep: the larger counts' runs may have
+		// pushed its stores out of the page cache, which its create had
+		// left them in.
+		wj.Prewarm = c.from != nil && p.cache == ""
+	case job.PhaseTurn:
+		wj.Run, wj.Seed = p.run, uint64(p.run)
+	case job.PhaseServe:
+		// The same agents' sequence for every pool size.
+		wj.Run, wj.Seed = p.run, 1
+		wj.Serve = job.Serve{Pool: p.pool, Requests: c.Serve.Requests, Concurrency: c.Serve.Concurrency, Zipf: c.Serve.Zipf, Rate: c.Serve.Rate,
+			PoolTime: time.Duration(c.Serve.PoolTimeS * float64(time.Second))}
+	case job.PhaseHold:
+		wj.Hold, wj.Run = p.hold, p.run
+	}
+	return wj
+}
+
+// oomKilled is the record of a serve step whose worker the OOM killer
+// ended at its memory limit: an outcome (StatusOOMKilled), said on the
+// console, not counted as a failure.
+func (c *cell) oomKilled(res workerResult, label string, args []string, p phase, limit *results.MemoryLimit) results.Record {
+	rec := failedRecord(res, c.bin, args, c.v, p.name, p.run, c.Workload, c.Stores)
+	rec.Status = results.StatusOOMKilled
+	rec.Error = fmt.Sprintf("the OOM killer ended the worker at its memory limit of %s (%v)", units.BytesSize(float64(limit.LimitBytes)), res.err)
+	rec.Serve = &results.Serve{Pool: p.pool, Limit: limit}
+	fmt.Fprintf(c.Log, "%s: %s\n", label, rec.Error)
+	return rec
+}
+
+// runPhaseWorker runs phase p's worker on the stores in dir with the
+// setting's environment, showing its progress and watching it (the
+// watchdog), and returns its result and the load samples taken while it
+// ran.
+func (c *cell) runPhaseWorker(ctx context.Context, label string, args []string, p phase) (workerResult, []float64) {
+	total, unit := c.Stores, "store"
+	switch p.name {
+	case job.PhaseHold:
+		total = p.hold
+	case job.PhaseServe:
+		total, unit = c.Serve.Requests, "request" // warm-up included, as the worker counts
+	}
+	sampler := startLoadSampler(c.SampleEvery)
+	c.Bar.Start(label, total)
+	res := runWorker(ctx, workerCmd{bin: c.bin, args: args, env: append(slices.Clone(c.Env), c.set.Env...),
+		onProgress: c.Bar.Set, stall: c.StallLimit, unit: unit, total: total, storeDir: func(i int) string { return job.StoreDir(c.dir, i, c.Fanout) }, label: label, log: c.Log})
+	c.Bar.Done()
+	return res, sampler.stop()
+}
+
+// phaseFailed is the failed record of phase p, whose worker failed; the
+// phase is counted as failed and said on the console.
+func (c *cell) phaseFailed(res workerResult, label string, args []string, p phase) results.Record {
+	rec := failedRecord(res, c.bin, args, c.v, p.name, p.run, c.Workload, c.Stores)
+	if p.name == job.PhaseOpen || p.name == job.PhaseTurn {
+		rec.Seed = uint64(p.run)
+	}
+	rec.Cache = p.cache
+	c.failed = append(c.failed, label)
+	fmt.Fprintf(c.Log, "%s failed: %v\n  command: %s\n", label, res.err, strings.Join(rec.Command, " "))
+	return rec
+}
+
+// markStores updates the manifest of the stores in dir after phase p
+// succeeded, before its record is appended: a kill between the two makes
+// the rerun create (and record) the stores again, or rebuild them after a
+// turn (which the rerun records once).
+func (c *cell) markStores(p phase, m Manifest) error {
+	switch p.name {
+	case job.PhaseCreate:
+		return writeManifest(c.dir, c.manifest(c.set, c.v))
+	case job.PhaseTurn:
+		m.Uneven, m.Appended = false, m.Appended+1
+		return writeManifest(c.dir, m)
+	}
+	return nil
+}
+
+// missingStore returns the first of the stores 0…n-1 in dir (laid out
+// with fanout) that is not there, or "".
+func missingStore(dir string, n, fanout int) string {
+	for i := range n {
+		path := job.StoreDir(dir, i, fanout)
+		if _, err := os.Lstat(path); err != nil {
+			return fmt.Sprintf("store %d (%s)", i, path)
+		}
+	}
+	return ""
+}
+
+// prepareStores readies the stores in dir for phase p and returns their
+// manifest (none before a create): a turn or serve phase marks them
+// uneven before it changes them, a drop run drops the page cache.
+func prepareStores(dir string, p phase, label string) (Manifest, error) {
+	var m Manifest
+	if p.name != job.PhaseCreate {
+		// Notes appended by earlier turn runs are part of every answer.
+		var err error
+		if m, err = readManifest(dir); err != nil {
+			return m, fmt.Errorf("%s: %w", label, err)
+		}
+	}
+	if p.name == job.PhaseTurn || p.name == job.PhaseServe {
+		// Serve appends to each store as often as its agent is drawn:
+		// unevenly, so the stores are not reused by a rerun either.
+		m.Uneven = true
+		if err := writeManifest(dir, m); err != nil {
+			return m, err
+		}
+	}
+	if p.cache == job.CacheDrop {
+		if err := dropCaches(); err != nil {
+			return m, fmt.Errorf("%s: %w", label, err)
+		}
+	}
+	return m, nil
+}
+
+// dropCaches writes back dirty pages and drops the kernel's page cache
+// (echo 1 > /proc/sys/vm/drop_caches; root only, Validate checked).
+func dropCaches() error {
+	syscall.Sync()
+	if err := os.WriteFile("/proc/sys/vm/drop_caches", []byte("1\n"), 0o200); err != nil {
+		return fmt.Errorf("drop the page cache: %w", err)
+	}
+	return nil
+}

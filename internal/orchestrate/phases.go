@@ -1,0 +1,96 @@
+package orchestrate
+
+import (
+	"slices"
+
+	"manydb/internal/job"
+	"manydb/internal/settings"
+)
+
+// phase is one worker run.
+type phase struct {
+	name  job.Phase
+	run   int           // open, turn: 1..Runs or 1..Turns; serve: 1..len(Pools)
+	cache job.CacheMode // open: warm, cold or drop
+	pool  int           // serve: the pool size
+	hold  int           // hold: the stores held open
+	// replay is set on a phase that only brings stores made again to the
+	// state the phases after it expect: the create of a rebuild, and the
+	// turn runs recorded before (their cells stand; nothing is recorded).
+	replay bool
+}
+
+// phases are a variant's phases in order: create, the open runs of each
+// cache mode, hold, space (the reference's phases) and the turn runs,
+// which change the stores and so come last.
+func (s *study) phases() []phase {
+	ps := []phase{{name: job.PhaseCreate}}
+	if s.Serve != nil {
+		ps = append(ps, s.holdPhases()...)
+		for i := range s.Serve.Pools {
+			ps = append(ps, phase{name: job.PhaseServe, run: i + 1, pool: s.Serve.Pools[i]})
+		}
+		return ps
+	}
+	for _, name := range s.cacheModes() {
+		c, _ := job.CacheModeNamed(name) // checked by Config.Validate
+		for r := 1; r <= s.Runs; r++ {
+			ps = append(ps, phase{name: job.PhaseOpen, run: r, cache: c})
+		}
+	}
+	ps = append(ps, s.holdPhases()...)
+	ps = append(ps, phase{name: job.PhaseSpace})
+	for r := 1; r <= s.Turns; r++ {
+		ps = append(ps, phase{name: job.PhaseTurn, run: r})
+	}
+	return ps
+}
+
+// holdPhases are the hold phases: one (run 0, the reference's) or, with
+// several hold counts, one per count, smallest first (runs 1, 2, …).
+func (s *study) holdPhases() []phase {
+	holds := s.Holds
+	if len(holds) == 0 {
+		holds = []int{s.Hold}
+	}
+	if len(holds) == 1 {
+		return []phase{{name: job.PhaseHold, hold: holds[0]}}
+	}
+	ps := make([]phase, len(holds))
+	for i, h := range holds {
+		ps[i] = phase{name: job.PhaseHold, run: i + 1, hold: h}
+	}
+	return ps
+}
+
+// notApplicable says why variant v is not measured under set, or "":
+// the setting does not change it (settings.Setting.NotApplicable), or
+// the workload has embeddings and its catalog family says why it cannot
+// keep them (engine.Family.NoVectors).
+func (s *study) notApplicable(set settings.Setting, v string) string {
+	fam, _ := s.family(v)
+	if why := set.NotApplicable(fam, v); why != "" {
+		return why
+	}
+	if s.Workload.Dims > 0 {
+		return fam.NoVectors[v]
+	}
+	return ""
+}
+
+// replayTurns returns todo with the turn runs before its first turn run
+// (recorded already) inserted before it as replays: stores made again
+// hold no appended note, and turn run k expects the k−1 notes of the runs
+// before it.
+func replayTurns(todo []phase) []phase {
+	i := slices.IndexFunc(todo, func(p phase) bool { return p.name == job.PhaseTurn })
+	if i < 0 || todo[i].run <= 1 {
+		return todo
+	}
+	var out []phase
+	out = append(out, todo[:i]...)
+	for run := 1; run < todo[i].run; run++ {
+		out = append(out, phase{name: job.PhaseTurn, run: run, replay: true})
+	}
+	return append(out, todo[i:]...)
+}
