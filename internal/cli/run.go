@@ -7,11 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/orchestrate"
-	"manydb/internal/report"
-	"manydb/internal/results"
 )
 
 const runSynopsis = `manydb run [flags]
@@ -212,32 +209,4 @@ func parseCounts(flag, s string) ([]int, error) {
 		xs = append(xs, x)
 	}
 	return xs, nil
-}
-
-// printStudy prints the tables of one study, or of every study of one
-// sweep, from the results file.
-func printStudy(o Options, file, study string) error {
-	recs, err := results.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	var mine []results.Record
-	for _, r := range recs {
-		if r.Study == study || r.Sweep == study {
-			mine = append(mine, r)
-		}
-	}
-	fmt.Fprintln(o.Stdout)
-	return report.Tables(o.Stdout, mine)
-}
-
-func joinIDs() string {
-	s := ""
-	for i, id := range engine.AllVariants() {
-		if i > 0 {
-			s += ", "
-		}
-		s += id
-	}
-	return s
 }

@@ -12,6 +12,8 @@ import (
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/orchestrate"
+	"manydb/internal/report"
+	"manydb/internal/results"
 	"manydb/internal/settings"
 	"manydb/internal/workload"
 )
@@ -193,4 +195,32 @@ func (f studyFlags) hold(stores int) int {
 // inputError is a bad-input error naming the command.
 func (f studyFlags) inputError(msg string) error {
 	return &orchestrate.InputError{Msg: f.cmd + ": " + msg}
+}
+
+func joinIDs() string {
+	s := ""
+	for i, id := range engine.AllVariants() {
+		if i > 0 {
+			s += ", "
+		}
+		s += id
+	}
+	return s
+}
+
+// printStudy prints the tables of one study, or of every study of one
+// sweep, from the results file.
+func printStudy(o Options, file, study string) error {
+	recs, err := results.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var mine []results.Record
+	for _, r := range recs {
+		if r.Study == study || r.Sweep == study {
+			mine = append(mine, r)
+		}
+	}
+	fmt.Fprintln(o.Stdout)
+	return report.Tables(o.Stdout, mine)
 }

@@ -23,7 +23,7 @@ import (
 // may not grow.
 var limits = map[string]shape{
 	"manydb/internal/worker":      {Loop: 3, Pairs: 3},
-	"manydb/internal/cli":         {Loop: 10, Pairs: 9},
+	"manydb/internal/cli":         {Loop: 3, Pairs: 3},
 	"manydb/internal/orchestrate": {Loop: 3, Pairs: 3},
 	"manydb/internal/report":      {Loop: 18, Pairs: 18},
 }
