@@ -13,13 +13,6 @@ import (
 	"manydb/internal/stats"
 )
 
-// A chart group is a figure's distribution as small multiples: one small
-// CDF per engine family, on the same axes.
-type htmlChartGroup struct {
-	Title  string
-	Panels []htmlChart
-}
-
 // Sizes of a small multiple, in points: five side by side at 1280 px.
 const (
 	panelWidth  = 175
@@ -158,10 +151,4 @@ func quantileBand(cols []string, samples map[string][]float64) *plotter.Polygon 
 // dashName names the dash pattern of the k-th variant for a caption.
 func dashName(k int) string {
 	return []string{"solid", "dashed", "dotted", "dash-dot"}[k%4]
-}
-
-// dashes is the dash pattern of the k-th variant of a family in a panel.
-func dashes(k int) []vg.Length {
-	patterns := [][]vg.Length{nil, {vg.Points(4), vg.Points(2)}, {vg.Points(1), vg.Points(1.5)}, {vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)}}
-	return patterns[k%len(patterns)]
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -155,9 +156,6 @@ type tableKey struct {
 	nth          int
 	setting      string
 }
-
-// studyVariant names the records of one variant in one study.
-type studyVariant struct{ study, variant string }
 
 // shapeOnMachine names the studies of one shape on one machine.
 type shapeOnMachine struct{ machine, shape string }
@@ -406,3 +404,177 @@ func (t *table) noteHold(held int) {
 	}
 	t.held = max(t.held, held)
 }
+
+// table is one study and setting. When the records come from several
+// machines, a table is one setting of the studies of the same shape
+// (workload, stores, stores held, serve or not) on each machine, and its
+// columns are "variant @ machine".
+type table struct {
+	study    string   // the first study
+	studies  []string // every study of the table
+	setting  string
+	sessions []*session // the sessions that wrote the table's records
+	machines bool       // one column group per machine
+	variants []string   // the columns: variants, or "variant @ machine"
+	columns  map[string]*column
+	workload string
+	objects  int
+	dims     int              // values per embedding (0: notes without)
+	held     int              // the largest hold count (the hold rows' count when there is one)
+	holds    []int            // every hold count of the table's hold records, smallest first
+	runs     int              // warm open runs the studies asked for (the most)
+	turnRuns int              // turn runs the studies asked for (the most)
+	loud     []string         // phases during which the load rose above --max-load
+	queries  []job.Query      // the open runs' queries beyond the default count
+	modes    []job.CacheMode  // cache modes other than warm, in the order seen
+	turned   bool             // some column has turn runs
+	served   bool             // a manydb serve study
+	failures []string         // "column phase run N: error" of each failed phase not redone
+	renamed  []renamedVariant // variants recorded under an older id
+}
+
+// failedWhat names a record's phase in a column: "sqlite open run 2",
+// "sqlite open cold run 1", "fake create".
+func failedWhat(col string, r *results.Record) string {
+	what := col + " " + string(r.Phase)
+	if r.Cache != "" {
+		what += " " + string(r.Cache)
+	}
+	if r.Phase == job.PhaseServe && r.Serve != nil {
+		what += fmt.Sprintf(" pool %d", r.Serve.Pool)
+	}
+	if r.Phase == job.PhaseProfile && r.Profile != nil && r.Profile.Medium != "" {
+		what += " on " + r.Profile.Medium
+	}
+	if n := r.Repeat(); n > 0 {
+		what += fmt.Sprintf(" run %d", n)
+	}
+	return what
+}
+
+// failedWhy is a failed record's error and the last line of the worker's
+// standard error.
+func failedWhy(r *results.Record) string {
+	why := r.Error
+	if why == "" {
+		why = "no error recorded"
+	}
+	lines := strings.Split(strings.TrimSpace(r.StderrTail), "\n")
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
+		why += " (" + last + ")"
+	}
+	return why
+}
+
+// shapeOf names what two studies on two machines must share to share a
+// table: the workload, the number of stores and of stores held, and
+// whether they are serve studies.
+func shapeOf(r, env *results.Record) string {
+	hold, serve := 0, false
+	if env != nil && env.Config != nil {
+		hold, serve = env.Config.Hold, env.Config.Serve != nil
+	}
+	return fmt.Sprintf("%s/%d/%d/%d/%d/%t", r.Workload.Name, r.Workload.Objects, r.Workload.TextLen, r.Stores, hold, serve)
+}
+
+// A session is one manydb run that recorded part of a study: the env
+// record it wrote when it started. A study resumed across sessions (the
+// same command run again) has one env record per session; the records a
+// session wrote follow its env record in the results file.
+type session struct {
+	env     *results.Record
+	machine string // the machine's label when the input holds several machines, else ""
+	records int    // records of the table this session wrote
+}
+
+// machineKey names the machine an env record ran on: its host name, CPU
+// model, cores and memory, the hardware. The kernel, distribution, glibc,
+// Go and THP mode do not make another machine (the report says when they
+// were mixed). "" when the record names none of them (or there is none).
+func machineKey(env *results.Record) string {
+	if env == nil {
+		return ""
+	}
+	var parts []string
+	known := false
+	for _, k := range []string{"host", "cpu", "cores", "memory_kb"} {
+		v := env.Env[k]
+		if v == "unknown" {
+			v = ""
+		}
+		known = known || v != ""
+		parts = append(parts, v)
+	}
+	if !known {
+		return ""
+	}
+	return strings.Join(parts, "\x00")
+}
+
+// machines labels the machines of a set of records' env records.
+type machines struct {
+	label map[string]string // machine key → label
+	order []string          // machine keys with a name, in order of first appearance
+}
+
+// findMachines names each machine the env records in recs ran on: its host
+// name when it has one that no other machine has, else "machine N" in
+// the order the machines first appear; records of no known machine are
+// labelled "unknown machine".
+func findMachines(recs []results.Record) machines {
+	m := machines{label: map[string]string{"": "unknown machine"}}
+	hosts := map[string]int{}
+	for i := range recs {
+		r := &recs[i]
+		if r.Phase != job.PhaseEnv {
+			continue
+		}
+		k := machineKey(r)
+		if k == "" || slices.Contains(m.order, k) {
+			continue
+		}
+		m.order = append(m.order, k)
+		if h := r.Env["host"]; h != "" && h != "unknown" {
+			hosts[h]++
+		}
+		m.label[k] = r.Env["host"]
+	}
+	for i, k := range m.order {
+		if h := m.label[k]; h == "" || h == "unknown" || hosts[h] > 1 {
+			m.label[k] = fmt.Sprintf("machine %d", i+1)
+		}
+	}
+	return m
+}
+
+// several tells whether the records come from more than one known machine:
+// then each table has one column group per machine.
+func (m machines) several() bool { return len(m.order) > 1 }
+
+// addSession counts one record of the table as written by the session of
+// env (nil: a study without an env record).
+func (t *table) addSession(env *results.Record, machine string) {
+	if env == nil {
+		return
+	}
+	for _, s := range t.sessions {
+		if s.env == env {
+			s.records++
+			return
+		}
+	}
+	t.sessions = append(t.sessions, &session{env: env, machine: machine, records: 1})
+}
+
+// pooled joins the samples pick takes from each record.
+func pooled(recs []*results.Record, pick func(r *results.Record) []float64) []float64 {
+	var xs []float64
+	for _, r := range recs {
+		xs = append(xs, pick(r)...)
+	}
+	return xs
+}
+
+// ErrNoStudies is returned when the records hold no study to show: no
+// study phase and no profile.
+var ErrNoStudies = errors.New("no study records found (only env or end records, or none)")

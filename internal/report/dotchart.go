@@ -25,13 +25,6 @@ type dotRow struct {
 	p99   float64
 }
 
-// Sizes of the charts, in points (an SVG point is 4/3 of a CSS pixel).
-const (
-	chartWidth = 420 // a decision chart: two side by side at 1280 px
-	rowHeight  = 14  // one variant's row of a dot chart
-	axisHeight = 56  // a dot chart's value axis and margins
-)
-
 // decisionCharts draws an overview's figures, one horizontal dot chart
 // each, the variants on the vertical axis from the smallest value down;
 // a p99 figure is drawn as a ring on the chart of its median.

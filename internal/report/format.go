@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -62,4 +63,39 @@ func significant(v float64) string {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return s
+}
+
+func gib(kb string) string {
+	var n float64
+	if _, err := fmt.Sscan(kb, &n); err != nil {
+		return "?"
+	}
+	return fmt.Sprintf("%.0f", n/(1<<20))
+}
+
+// millis formats milliseconds as the reference does: "0.302 ms".
+func millis(v float64, decimals int) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.*f ms", decimals, v)
+}
+
+// thousands rounds v to an integer and groups its digits: "2,538".
+func thousands(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	s := fmt.Sprintf("%.0f", math.Abs(v))
+	var b strings.Builder
+	if v < 0 && s != "0" {
+		b.WriteByte('-')
+	}
+	for i, ch := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	return b.String()
 }

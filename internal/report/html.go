@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"html/template"
 	"io"
@@ -12,9 +11,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"manydb/internal/results"
 	"manydb/internal/stats"
@@ -62,109 +58,6 @@ func servePlot(ylabel string, y func(s *results.Serve) float64) func(t *table) (
 	}
 }
 
-// addLine appends one variant's line, its points sorted by x, to lines
-// (name, points, … as plotutil.AddLinePoints takes them) when it has at
-// least least points.
-func addLine(lines []any, name string, pts plotter.XYs, least int) []any {
-	if len(pts) < least {
-		return lines
-	}
-	slices.SortFunc(pts, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
-	return append(lines, name, pts)
-}
-
-// linesPlot draws lines on a new plot with the axes' labels, each line
-// in the colour of its variant's family (variantOf names the variant of
-// a line's name) and the k-th of a family with the k-th dash pattern;
-// nil when there is no line.
-func linesPlot(xlabel, ylabel string, lines []any, variantOf func(name string) string) (*plot.Plot, error) {
-	if len(lines) == 0 {
-		return nil, nil
-	}
-	p := plot.New()
-	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
-	perFamily := map[string]int{}
-	for i := 0; i < len(lines); i += 2 {
-		name, pts := lines[i].(string), lines[i+1].(plotter.XYs)
-		fam := familyOf(variantOf(name))
-		line, points, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return nil, fmt.Errorf("chart %s: %w", ylabel, err)
-		}
-		line.Color, line.Width, line.Dashes = fam.color, vg.Points(1.5), dashes(perFamily[fam.name])
-		points.Color, points.Shape = fam.color, draw.CircleGlyph{}
-		perFamily[fam.name]++
-		p.Add(line, points)
-		p.Legend.Add(name, line, points)
-	}
-	return p, nil
-}
-
-// svgLegendRight draws p as inline SVG with its legend right of the
-// plot, where it covers no line; the height grows with the legend.
-func svgLegendRight(p *plot.Plot, entries int) (template.HTML, error) {
-	const legendWidth = 120
-	width, height := vg.Length(chartWidth+legendWidth), vg.Length(max(252, rowHeight*entries+40))
-	legend := p.Legend
-	p.Legend = plot.NewLegend()
-	c := vgsvg.New(width, height)
-	dc := draw.New(c)
-	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
-	legend.Top, legend.Left = true, true
-	legend.Draw(draw.Crop(dc, width-legendWidth, 0, 0, -10))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		return "", fmt.Errorf("svg: %w", err)
-	}
-	return template.HTML(b.String()), nil
-}
-
-// pooled joins the samples pick takes from each record.
-func pooled(recs []*results.Record, pick func(r *results.Record) []float64) []float64 {
-	var xs []float64
-	for _, r := range recs {
-		xs = append(xs, pick(r)...)
-	}
-	return xs
-}
-
-// svg draws p as inline SVG.
-func svg(p *plot.Plot) (template.HTML, error) {
-	c := vgsvg.New(6*vg.Inch, 3.5*vg.Inch)
-	p.Draw(draw.New(c))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		return "", fmt.Errorf("svg: %w", err)
-	}
-	return template.HTML(b.String()), nil
-}
-
-type htmlTable struct {
-	Title, Workload string
-	Variants        []string
-	Rows            [][]string
-	// Blocks is the table turned, when it has more variants than
-	// variantsAsColumns: a variant per row and a few figures per block, so
-	// no block is wider than the page (Variants and Rows are then empty).
-	Blocks   []htmlBlock
-	Notes    []string
-	Groups   []htmlChartGroup // the distributions: small multiples
-	Charts   []htmlChart
-	Sessions string    // the sessions line: "" for one session
-	Envs     []htmlEnv // one per session
-}
-
-// htmlEnv is the environment of one session.
-type htmlEnv struct {
-	Title string
-	Env   map[string]string
-}
-
-type htmlChart struct {
-	Title string
-	SVG   template.HTML
-}
-
 // htmlPage is the whole report: the overviews, then a section per study
 // and setting, then the sweeps.
 type htmlPage struct {
@@ -186,15 +79,6 @@ type htmlOverview struct {
 
 // htmlFamily is an engine family and its colour ("#4e79a7").
 type htmlFamily struct{ Name, Color string }
-
-type htmlOverviewRow struct {
-	Label, Family, Color string
-	Cells                []htmlCell
-}
-
-// htmlCell is a cell of the overview: its value, its spread below it,
-// and the number the sort script compares ("" for none).
-type htmlCell struct{ Text, Spread, Sort string }
 
 // HTML writes one self-contained HTML page: an overview of each workload
 // (a row per variant, the figures that decide, a chart per figure), then
@@ -289,14 +173,6 @@ const variantsAsColumns = 6
 // figuresPerBlock is how many figures a block of a turned table shows
 // side by side: seven fit in 1,280 pixels.
 const figuresPerBlock = 7
-
-// An htmlBlock is part of a turned table: a row per variant, a column
-// per figure.
-type htmlBlock struct {
-	Caption string // "" or what the block shows: "Pool size 100"
-	Headers []string
-	Rows    []htmlOverviewRow
-}
 
 // A turnedRow is a row of a table before it is turned: its label, and its
 // text in a column.

@@ -1,14 +1,7 @@
 package report
 
 import (
-	"fmt"
-	"image/color"
 	"math"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"manydb/internal/job"
 	"manydb/internal/results"
@@ -41,6 +34,24 @@ func heldOpens(r *results.Record) []float64 {
 	return r.Hold.OpenMs
 }
 
+// openFit fits the open time in ms against the stores already open,
+// xs[i] being the open made with i stores open: the Theil–Sen line
+// through the medians of growthBins bins of consecutive opens.
+//
+// Why not least squares over the samples: open times are skewed to the
+// right, and a few slow opens (a garbage collection, a page fault, the
+// scheduler, another process) pull a least-squares slope by as much as
+// the growth being looked for. The median of each bin drops the tail
+// within the bin, and Theil–Sen over the bins' medians (the median of
+// the slopes between every two bins) ignores the few bins that a burst of
+// noise still moves: it is the slope of the typical open. 50 bins are 20
+// opens per bin at 1,000 held stores and 1,225 slopes to take the median
+// of; with fewer than 50 opens each open is its own bin.
+func openFit(xs []float64) (slope, intercept float64) {
+	bx, by := binMedians(xs, growthBins)
+	return stats.TheilSen(bx, by)
+}
+
 // heldOpenEdge is the median open, in µs, of the first 10 % of a hold's
 // opens, or of the last 10 % when last is set (at least one open each);
 // NaN for a record without open samples.
@@ -66,22 +77,17 @@ func openGrowth(r *results.Record) float64 {
 	return slope * 1000 * 1000 // ms per store open → µs per 1,000 stores open
 }
 
-// openFit fits the open time in ms against the stores already open,
-// xs[i] being the open made with i stores open: the Theil–Sen line
-// through the medians of growthBins bins of consecutive opens.
-//
-// Why not least squares over the samples: open times are skewed to the
-// right, and a few slow opens (a garbage collection, a page fault, the
-// scheduler, another process) pull a least-squares slope by as much as
-// the growth being looked for. The median of each bin drops the tail
-// within the bin, and Theil–Sen over the bins' medians (the median of
-// the slopes between every two bins) ignores the few bins that a burst of
-// noise still moves: it is the slope of the typical open. 50 bins are 20
-// opens per bin at 1,000 held stores and 1,225 slopes to take the median
-// of; with fewer than 50 opens each open is its own bin.
-func openFit(xs []float64) (slope, intercept float64) {
-	bx, by := binMedians(xs, growthBins)
-	return stats.TheilSen(bx, by)
+// timedHeldOpens tells whether a column's hold phase timed its opens:
+// the table shows the rows of the n-th open only then.
+func (t *table) timedHeldOpens() bool {
+	for _, c := range t.columns {
+		for _, r := range c.records(job.PhaseHold, "") {
+			if len(heldOpens(r)) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // binMedians splits xs (sample i at x = i) into at most bins bins of
@@ -96,96 +102,4 @@ func binMedians(xs []float64, bins int) (x, y []float64) {
 		y = append(y, stats.Median(xs[lo:hi]))
 	}
 	return x, y
-}
-
-// timedHeldOpens tells whether a column's hold phase timed its opens:
-// the table shows the rows of the n-th open only then.
-func (t *table) timedHeldOpens() bool {
-	for _, c := range t.columns {
-		for _, r := range c.records(job.PhaseHold, "") {
-			if len(heldOpens(r)) > 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// openGrowthGroup draws the n-th open as small multiples: a panel per
-// column whose last hold record has two open samples or more, with the
-// median open of each of growthBins bins of consecutive opens against the
-// stores already open, in its family's colour, and the fitted line
-// (openFit) dashed. The panels share the axis of stores open; each has
-// its own time axis from zero, in µs or ms (valueAxis), as the engines'
-// opens differ a hundredfold and what a panel shows is its own tilt; the
-// caption gives the figures of the table's rows.
-func openGrowthGroup(t *table) (htmlChartGroup, error) {
-	g := htmlChartGroup{Title: fmt.Sprintf("Open against the stores already open (the n-th open, in the hold phase): "+
-		"the median open of each of %d bins of consecutive opens, a panel per variant, each with its own time axis from zero; "+
-		"dashed: the Theil–Sen fit; the caption: the median open of the first and the last 10 %% and the growth per 1,000 stores open", growthBins)}
-	var cols []string
-	most := 0
-	for _, col := range t.variants {
-		if r := t.columns[col].last(job.PhaseHold); r != nil && len(heldOpens(r)) >= 2 {
-			cols = append(cols, col)
-			most = max(most, len(heldOpens(r)))
-		}
-	}
-	for _, col := range cols {
-		r := t.columns[col].last(job.PhaseHold)
-		p, err := openGrowthPanel(heldOpens(r), familyOf(t.columns[col].variant).color, most)
-		if err != nil {
-			return g, err
-		}
-		s, err := svgOf(p, panelWidth, panelHeight)
-		if err != nil {
-			return g, err
-		}
-		title := fmt.Sprintf("%s: %s → %s, %s per 1,000 open", col, natural(heldOpenEdge(false)(r), "µs"),
-			natural(heldOpenEdge(true)(r), "µs"), natural(openGrowth(r), "µs"))
-		g.Panels = append(g.Panels, htmlChart{Title: title, SVG: s})
-	}
-	return g, nil
-}
-
-// openGrowthPanel draws one panel of openGrowthGroup: the bins' medians
-// of opens (ms, sample i with i stores open) as a line with points in
-// colour c, the fit dashed, stores open from 0 to most − 1.
-func openGrowthPanel(opens []float64, c color.NRGBA, most int) (*plot.Plot, error) {
-	bx, by := binMedians(opens, growthBins)
-	unit, scale := "µs", 1000.0
-	if stats.Max(by) >= 1 {
-		unit, scale = "ms", 1
-	}
-	pts := make(plotter.XYs, len(bx))
-	values := make([]float64, len(bx))
-	for i := range bx {
-		pts[i] = plotter.XY{X: bx[i], Y: by[i] * scale}
-		values[i] = pts[i].Y
-	}
-	p := plot.New()
-	line, points, err := plotter.NewLinePoints(pts)
-	if err != nil {
-		return nil, fmt.Errorf("n-th open chart: %w", err)
-	}
-	line.Color, line.Width = c, vg.Points(1)
-	points.Color, points.Shape, points.Radius = c, draw.CircleGlyph{}, vg.Points(1.5)
-	p.Add(line, points)
-	if slope, intercept := stats.TheilSen(bx, by); !math.IsNaN(slope) {
-		x0, x1 := bx[0], bx[len(bx)-1]
-		ends := plotter.XYs{{X: x0, Y: (intercept + slope*x0) * scale}, {X: x1, Y: (intercept + slope*x1) * scale}}
-		fit, err := plotter.NewLine(ends)
-		if err != nil {
-			return nil, fmt.Errorf("n-th open chart: %w", err)
-		}
-		fit.Color, fit.Width, fit.Dashes = color.Gray{0x33}, vg.Points(1), dashes(1)
-		p.Add(fit)
-		values = append(values, ends[0].Y, ends[1].Y)
-	}
-	valueAxis(&p.Y, values, unit)
-	p.X.Min, p.X.Max = 0, float64(max(1, most-1))
-	p.X.Label.Text = "stores already open"
-	p.X.Tick.Marker = naturalTicks{plot.DefaultTicks{}, ""}
-	smallFonts(p)
-	return p, nil
 }

@@ -56,3 +56,6 @@ func renameOldVariants(recs []results.Record) ([]results.Record, map[studyVarian
 func (rv renamedVariant) note() string {
 	return fmt.Sprintf("%s: recorded as %s, its id before commit %s (%s now names %s).", rv.now, rv.old, rv.commit, rv.old, rv.oldNow)
 }
+
+// studyVariant names the records of one variant in one study.
+type studyVariant struct{ study, variant string }

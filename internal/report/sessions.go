@@ -9,98 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"manydb/internal/job"
 	"manydb/internal/results"
 )
-
-// A session is one manydb run that recorded part of a study: the env
-// record it wrote when it started. A study resumed across sessions (the
-// same command run again) has one env record per session; the records a
-// session wrote follow its env record in the results file.
-type session struct {
-	env     *results.Record
-	machine string // the machine's label when the input holds several machines, else ""
-	records int    // records of the table this session wrote
-}
-
-// machineKey names the machine an env record ran on: its host name, CPU
-// model, cores and memory, the hardware. The kernel, distribution, glibc,
-// Go and THP mode do not make another machine (the report says when they
-// were mixed). "" when the record names none of them (or there is none).
-func machineKey(env *results.Record) string {
-	if env == nil {
-		return ""
-	}
-	var parts []string
-	known := false
-	for _, k := range []string{"host", "cpu", "cores", "memory_kb"} {
-		v := env.Env[k]
-		if v == "unknown" {
-			v = ""
-		}
-		known = known || v != ""
-		parts = append(parts, v)
-	}
-	if !known {
-		return ""
-	}
-	return strings.Join(parts, "\x00")
-}
-
-// machines labels the machines of a set of records' env records.
-type machines struct {
-	label map[string]string // machine key → label
-	order []string          // machine keys with a name, in order of first appearance
-}
-
-// findMachines names each machine the env records in recs ran on: its host
-// name when it has one that no other machine has, else "machine N" in
-// the order the machines first appear; records of no known machine are
-// labelled "unknown machine".
-func findMachines(recs []results.Record) machines {
-	m := machines{label: map[string]string{"": "unknown machine"}}
-	hosts := map[string]int{}
-	for i := range recs {
-		r := &recs[i]
-		if r.Phase != job.PhaseEnv {
-			continue
-		}
-		k := machineKey(r)
-		if k == "" || slices.Contains(m.order, k) {
-			continue
-		}
-		m.order = append(m.order, k)
-		if h := r.Env["host"]; h != "" && h != "unknown" {
-			hosts[h]++
-		}
-		m.label[k] = r.Env["host"]
-	}
-	for i, k := range m.order {
-		if h := m.label[k]; h == "" || h == "unknown" || hosts[h] > 1 {
-			m.label[k] = fmt.Sprintf("machine %d", i+1)
-		}
-	}
-	return m
-}
-
-// several tells whether the records come from more than one known machine:
-// then each table has one column group per machine.
-func (m machines) several() bool { return len(m.order) > 1 }
-
-// addSession counts one record of the table as written by the session of
-// env (nil: a study without an env record).
-func (t *table) addSession(env *results.Record, machine string) {
-	if env == nil {
-		return
-	}
-	for _, s := range t.sessions {
-		if s.env == env {
-			s.records++
-			return
-		}
-	}
-	t.sessions = append(t.sessions, &session{env: env, machine: machine, records: 1})
-}
 
 // libraries lists the engine library versions in a versions map (not the
 // Go modules, the Go version or SQLite's source ids), sorted: "sqlite 3.54.1".
@@ -282,4 +192,12 @@ func (t *table) sessionsLine() string {
 		return s + "; mixed: " + strings.Join(m, "; ") + "."
 	}
 	return s + "; between sessions nothing differs: the same manydb, machine and engine version per variant (variants may use different versions of a library, as the Versions line shows)."
+}
+
+// writeEnv prints the environment line of one env record.
+func writeEnv(w io.Writer, env *results.Record, dataRoot bool) {
+	if env == nil {
+		return
+	}
+	fmt.Fprintf(w, "Environment: %s.\n", envText(env, dataRoot))
 }

@@ -7,6 +7,17 @@
 // Each figure is defined once, in the list figures (registry.go), which the
 // tables, the HTML report, the sweeps, compare and the exports read.
 //
+// The model comes first and knows no renderer: collect.go groups the
+// records into tables (a table per study and setting, a column per
+// variant), registry.go computes each figure and row of a column, and
+// figures.go collects the exported figures. The views read it: tables.go,
+// notes.go, sessions.go and serve.go write Markdown; html.go, page.go
+// (the page's parts and plot helpers) and the chart files (overview.go,
+// dotchart.go, cdf.go, nthopenchart.go, servechart.go, sweep.go) write
+// the HTML report; compare.go and the exports write the rest. Number
+// formatting lives in format.go. A test (internal/codeshape) keeps the
+// files from leaning on each other in loops.
+//
 // The HTML report (html.go, overview.go) draws its charts with
 // gonum.org/v1/plot into inline SVG, hand-writing none: the library draws
 // horizontal dot charts with the variants named on the axis (NominalY),
@@ -15,11 +26,8 @@
 package report
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -29,73 +37,7 @@ import (
 	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/settings"
-	"manydb/internal/stats"
 )
-
-// table is one study and setting. When the records come from several
-// machines, a table is one setting of the studies of the same shape
-// (workload, stores, stores held, serve or not) on each machine, and its
-// columns are "variant @ machine".
-type table struct {
-	study    string   // the first study
-	studies  []string // every study of the table
-	setting  string
-	sessions []*session // the sessions that wrote the table's records
-	machines bool       // one column group per machine
-	variants []string   // the columns: variants, or "variant @ machine"
-	columns  map[string]*column
-	workload string
-	objects  int
-	dims     int              // values per embedding (0: notes without)
-	held     int              // the largest hold count (the hold rows' count when there is one)
-	holds    []int            // every hold count of the table's hold records, smallest first
-	runs     int              // warm open runs the studies asked for (the most)
-	turnRuns int              // turn runs the studies asked for (the most)
-	loud     []string         // phases during which the load rose above --max-load
-	queries  []job.Query      // the open runs' queries beyond the default count
-	modes    []job.CacheMode  // cache modes other than warm, in the order seen
-	turned   bool             // some column has turn runs
-	served   bool             // a manydb serve study
-	failures []string         // "column phase run N: error" of each failed phase not redone
-	renamed  []renamedVariant // variants recorded under an older id
-}
-
-// failedWhat names a record's phase in a column: "sqlite open run 2",
-// "sqlite open cold run 1", "fake create".
-func failedWhat(col string, r *results.Record) string {
-	what := col + " " + string(r.Phase)
-	if r.Cache != "" {
-		what += " " + string(r.Cache)
-	}
-	if r.Phase == job.PhaseServe && r.Serve != nil {
-		what += fmt.Sprintf(" pool %d", r.Serve.Pool)
-	}
-	if r.Phase == job.PhaseProfile && r.Profile != nil && r.Profile.Medium != "" {
-		what += " on " + r.Profile.Medium
-	}
-	if n := r.Repeat(); n > 0 {
-		what += fmt.Sprintf(" run %d", n)
-	}
-	return what
-}
-
-// failedWhy is a failed record's error and the last line of the worker's
-// standard error.
-func failedWhy(r *results.Record) string {
-	why := r.Error
-	if why == "" {
-		why = "no error recorded"
-	}
-	lines := strings.Split(strings.TrimSpace(r.StderrTail), "\n")
-	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
-		why += " (" + last + ")"
-	}
-	return why
-}
-
-// ErrNoStudies is returned when the records hold no study to show: no
-// study phase and no profile.
-var ErrNoStudies = errors.New("no study records found (only env or end records, or none)")
 
 // Tables writes one Markdown table per study and setting found in recs, in
 // the order they first appear. When a phase appears more than once (a
@@ -212,42 +154,6 @@ func (t *table) pooledText(f figure, c *column, recs []*results.Record) string {
 	return v
 }
 
-// runsPooled says how many warm runs a column's open figures pool, of the
-// runs the study asked for, and which are missing or failed.
-func (t *table) runsPooled(c *column, _ figure) string {
-	return pooledRuns(c, c.opens(), c.failedRuns, c.runs)
-}
-
-// turnRunsPooled says the same of the turn runs.
-func (t *table) turnRunsPooled(c *column, _ figure) string {
-	return pooledRuns(c, c.turns(), c.failedTurn, c.turnRuns)
-}
-
-// loadAtStart is the highest load at the start of a column's warm runs.
-func (t *table) loadAtStart(c *column, _ figure) string {
-	opens := c.opens()
-	if len(opens) == 0 {
-		return missing(c, job.PhaseOpen)
-	}
-	var loads []float64
-	for _, r := range opens {
-		loads = append(loads, r.Load1)
-	}
-	return fmt.Sprintf("%.2f", stats.Max(loads))
-}
-
-// perOpenStore is the threads, open files and goroutines a column's hold
-// phase added per open store.
-func (t *table) perOpenStore(c *column, f figure) string {
-	hold := t.holdRecord(c, f)
-	if hold == nil {
-		return t.noHold(c, f)
-	}
-	h := hold.Hold
-	per := func(before, after int) string { return fmt.Sprintf("%.1f", float64(after-before)/float64(h.Held)) }
-	return per(h.ThreadsBefore, h.Threads) + ", " + per(h.FDsBefore, h.FDs) + ", " + per(h.GoroutinesBefore, h.Goroutines)
-}
-
 // recordsOf returns the records figure f is computed from in column c:
 // of a hold figure, the column's hold of the row's count (holdRecord);
 // else the last record of each run of its phase and cache mode.
@@ -259,122 +165,6 @@ func (t *table) recordsOf(f figure, c *column) []*results.Record {
 		return []*results.Record{r}
 	}
 	return nil
-}
-
-// heldOf is the hold count of a hold figure's row: its own in a table of
-// several hold counts, else the table's.
-func (t *table) heldOf(f figure) int { return cmp.Or(f.held, t.held) }
-
-// holdRecord is a column's last ok hold record of the row's hold count
-// (heldOf); with one hold count, its last hold record. nil when it has
-// none.
-func (t *table) holdRecord(c *column, f figure) *results.Record {
-	recs := c.records(job.PhaseHold, "")
-	for i := len(recs) - 1; i >= 0; i-- {
-		if len(t.holds) <= 1 || (recs[i].Hold != nil && recs[i].Hold.Held == t.heldOf(f)) {
-			return recs[i]
-		}
-	}
-	return nil
-}
-
-// noHold is a hold row's text in a column without a hold of its count:
-// "skipped" when that hold was skipped before it started (the notes say
-// why), else as missing.
-func (t *table) noHold(c *column, f figure) string {
-	if _, ok := c.skippedHolds[t.heldOf(f)]; ok {
-		return "skipped"
-	}
-	return missing(c, job.PhaseHold)
-}
-
-// firstLimit names the limit that stops a column's open stores first,
-// what each open store takes of it and what was left of it before the
-// hold's first open (results.Hold.Walls).
-func (t *table) firstLimit(c *column, f figure) string {
-	hold := t.holdRecord(c, f)
-	if hold == nil {
-		return t.noHold(c, f)
-	}
-	switch {
-	case hold.Hold.Held < 1:
-		return missing(c, job.PhaseHold)
-	case hold.Hold.Limits == nil:
-		return "– (not recorded)"
-	}
-	ws := hold.Hold.Walls()
-	if len(ws) == 0 {
-		return "none: the open stores took nothing of any limit"
-	}
-	w := ws[0]
-	if w.Name == "memory" {
-		return fmt.Sprintf("memory (%s anonymous per store; %s available)", memory(w.PerStore), memory(w.Left))
-	}
-	return fmt.Sprintf("%s (%s per store; %s left)", w.Name, significant(w.PerStore), thousands(w.Left))
-}
-
-// runRanges lists ascending run numbers with each stretch of consecutive
-// runs as a range: 1, 3–7, 9. An edited record's run 1000000 gives a short
-// line, not a million numbers.
-func runRanges(runs []int) string {
-	var parts []string
-	for i := 0; i < len(runs); {
-		j := i
-		for j+1 < len(runs) && runs[j+1] == runs[j]+1 {
-			j++
-		}
-		switch {
-		case j == i:
-			parts = append(parts, fmt.Sprint(runs[i]))
-		case j == i+1:
-			parts = append(parts, fmt.Sprint(runs[i]), fmt.Sprint(runs[j]))
-		default:
-			parts = append(parts, fmt.Sprintf("%d–%d", runs[i], runs[j]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ", ")
-}
-
-// pooledRuns says how many of want runs recs hold, and which failed or are
-// missing.
-func pooledRuns(c *column, recs []*results.Record, failedRuns map[int]bool, want int) string {
-	if c.na {
-		return "n/a"
-	}
-	have := map[int]bool{}
-	for _, r := range recs {
-		have[r.Repeat()] = true
-	}
-	var failed, missing []int
-	for r := 1; r <= want; r++ {
-		switch {
-		case have[r]:
-		case failedRuns[r]:
-			failed = append(failed, r)
-		default:
-			missing = append(missing, r)
-		}
-	}
-	s := fmt.Sprintf("%d of %d", len(recs), want)
-	if len(failed) > 0 {
-		s += "; failed: run " + runRanges(failed)
-	}
-	if len(missing) > 0 {
-		s += "; missing: run " + runRanges(missing)
-	}
-	return s
-}
-
-// missing is what a table shows for a figure without a record.
-func missing(c *column, phase job.Phase) string {
-	if c.na {
-		return "n/a"
-	}
-	if c.failed[phase] {
-		return "failed"
-	}
-	return "–"
 }
 
 func (t *table) write(w io.Writer) {
@@ -445,58 +235,6 @@ func (t *table) writeNotes(w io.Writer) {
 	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
 	t.writeEngineOptions(w)
 	t.writeSessions(w)
-}
-
-// duplicates warns of each cell of the table that has several records,
-// column by column.
-func (t *table) duplicates() []duplicate {
-	var out []duplicate
-	for _, v := range t.variants {
-		out = append(out, t.columns[v].recs.duplicates()...)
-	}
-	return out
-}
-
-// writeDuplicates writes the table's warnings of duplicate records.
-func (t *table) writeDuplicates(w io.Writer) {
-	for _, d := range t.duplicates() {
-		fmt.Fprintf(w, "Warning: %v (a results file edited or joined by hand?).\n", d)
-	}
-}
-
-// writeRenamed says which columns were recorded under an older id.
-func (t *table) writeRenamed(w io.Writer) {
-	for _, rv := range t.renamed {
-		fmt.Fprintln(w, rv.note())
-	}
-}
-
-// writeEnv prints the environment line of one env record.
-func writeEnv(w io.Writer, env *results.Record, dataRoot bool) {
-	if env == nil {
-		return
-	}
-	fmt.Fprintf(w, "Environment: %s.\n", envText(env, dataRoot))
-}
-
-// shapeOf names what two studies on two machines must share to share a
-// table: the workload, the number of stores and of stores held, and
-// whether they are serve studies.
-func shapeOf(r, env *results.Record) string {
-	hold, serve := 0, false
-	if env != nil && env.Config != nil {
-		hold, serve = env.Config.Hold, env.Config.Serve != nil
-	}
-	return fmt.Sprintf("%s/%d/%d/%d/%d/%t", r.Workload.Name, r.Workload.Objects, r.Workload.TextLen, r.Stores, hold, serve)
-}
-
-// title names the table: "Study S, setting X", or with several studies
-// "Studies S1, S2, setting X".
-func (t *table) title() string {
-	if len(t.studies) > 1 {
-		return fmt.Sprintf("Studies %s, setting %s", strings.Join(t.studies, ", "), t.setting)
-	}
-	return fmt.Sprintf("Study %s, setting %s", t.study, t.setting)
 }
 
 // mallocVars lists the glibc malloc variables the table's workers saw that
@@ -597,105 +335,6 @@ func forEach(whys []string, byWhy map[string][]string) string {
 		parts = append(parts, fmt.Sprintf("for %s: %s", strings.Join(byWhy[why], ", "), why))
 	}
 	return strings.Join(parts, "; ")
-}
-
-// writeEngineOptions writes the line of engine options the columns'
-// records name (the lean setting's), if any does, and with embeddings the
-// line of each column's knn search.
-func (t *table) writeEngineOptions(w io.Writer) {
-	if opts := t.engineOptions(); opts != "" {
-		fmt.Fprintf(w, "Engine options (docs/engines.md): %s.\n", opts)
-	}
-	if s := t.vectorSearches(); s != "" {
-		fmt.Fprintf(w, "With embeddings a turn is open, knn, recent, append, close, and each held store answered one knn before the memory snapshot. knn search (docs/engines.md): %s.\n", s)
-	}
-}
-
-// vectorSearches names each column's knn search, "" without embeddings.
-func (t *table) vectorSearches() string {
-	var parts []string
-	for _, v := range t.variants {
-		if c := t.columns[v]; c.search != "" {
-			parts = append(parts, v+": "+c.search)
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
-// engineOptions lists the engine options each column's records name (the
-// lean setting's), "" when none does.
-func (t *table) engineOptions() string {
-	var parts []string
-	for _, v := range t.variants {
-		c := t.columns[v]
-		if len(c.options) == 0 {
-			continue
-		}
-		var opts []string
-		for _, k := range slices.Sorted(maps.Keys(c.options)) {
-			opts = append(opts, k+" "+strings.Join(c.options[k], " / "))
-		}
-		parts = append(parts, v+": "+strings.Join(opts, ", "))
-	}
-	return strings.Join(parts, "; ")
-}
-
-// versions lists each column's engine library versions (not its Go
-// module versions, which the records keep); a library whose records name
-// more than one version lists them all: "sqlite 3.54.1 / 3.55.0".
-func (t *table) versions() string {
-	var parts []string
-	for _, v := range t.variants {
-		c := t.columns[v]
-		if c.na {
-			continue
-		}
-		joined := map[string]string{}
-		for k, vals := range c.version {
-			joined[k] = strings.Join(vals, " / ")
-		}
-		libs := libraries(joined)
-		if len(libs) == 0 {
-			libs = []string{"unknown"}
-		}
-		parts = append(parts, v+": "+strings.Join(libs, ", "))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func gib(kb string) string {
-	var n float64
-	if _, err := fmt.Sscan(kb, &n); err != nil {
-		return "?"
-	}
-	return fmt.Sprintf("%.0f", n/(1<<20))
-}
-
-// millis formats milliseconds as the reference does: "0.302 ms".
-func millis(v float64, decimals int) string {
-	if math.IsNaN(v) {
-		return "–"
-	}
-	return fmt.Sprintf("%.*f ms", decimals, v)
-}
-
-// thousands rounds v to an integer and groups its digits: "2,538".
-func thousands(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "–"
-	}
-	s := fmt.Sprintf("%.0f", math.Abs(v))
-	var b strings.Builder
-	if v < 0 && s != "0" {
-		b.WriteByte('-')
-	}
-	for i, ch := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(ch)
-	}
-	return b.String()
 }
 
 // skippedHoldsNote says which hold counts were skipped before they

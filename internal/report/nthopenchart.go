@@ -1,0 +1,97 @@
+package report
+
+// The chart of the n-th open: one small panel per variant of its opens
+// against the stores already open (the figures are in nthopen.go).
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"manydb/internal/job"
+	"manydb/internal/stats"
+)
+
+// openGrowthGroup draws the n-th open as small multiples: a panel per
+// column whose last hold record has two open samples or more, with the
+// median open of each of growthBins bins of consecutive opens against the
+// stores already open, in its family's colour, and the fitted line
+// (openFit) dashed. The panels share the axis of stores open; each has
+// its own time axis from zero, in µs or ms (valueAxis), as the engines'
+// opens differ a hundredfold and what a panel shows is its own tilt; the
+// caption gives the figures of the table's rows.
+func openGrowthGroup(t *table) (htmlChartGroup, error) {
+	g := htmlChartGroup{Title: fmt.Sprintf("Open against the stores already open (the n-th open, in the hold phase): "+
+		"the median open of each of %d bins of consecutive opens, a panel per variant, each with its own time axis from zero; "+
+		"dashed: the Theil–Sen fit; the caption: the median open of the first and the last 10 %% and the growth per 1,000 stores open", growthBins)}
+	var cols []string
+	most := 0
+	for _, col := range t.variants {
+		if r := t.columns[col].last(job.PhaseHold); r != nil && len(heldOpens(r)) >= 2 {
+			cols = append(cols, col)
+			most = max(most, len(heldOpens(r)))
+		}
+	}
+	for _, col := range cols {
+		r := t.columns[col].last(job.PhaseHold)
+		p, err := openGrowthPanel(heldOpens(r), familyOf(t.columns[col].variant).color, most)
+		if err != nil {
+			return g, err
+		}
+		s, err := svgOf(p, panelWidth, panelHeight)
+		if err != nil {
+			return g, err
+		}
+		title := fmt.Sprintf("%s: %s → %s, %s per 1,000 open", col, natural(heldOpenEdge(false)(r), "µs"),
+			natural(heldOpenEdge(true)(r), "µs"), natural(openGrowth(r), "µs"))
+		g.Panels = append(g.Panels, htmlChart{Title: title, SVG: s})
+	}
+	return g, nil
+}
+
+// openGrowthPanel draws one panel of openGrowthGroup: the bins' medians
+// of opens (ms, sample i with i stores open) as a line with points in
+// colour c, the fit dashed, stores open from 0 to most − 1.
+func openGrowthPanel(opens []float64, c color.NRGBA, most int) (*plot.Plot, error) {
+	bx, by := binMedians(opens, growthBins)
+	unit, scale := "µs", 1000.0
+	if stats.Max(by) >= 1 {
+		unit, scale = "ms", 1
+	}
+	pts := make(plotter.XYs, len(bx))
+	values := make([]float64, len(bx))
+	for i := range bx {
+		pts[i] = plotter.XY{X: bx[i], Y: by[i] * scale}
+		values[i] = pts[i].Y
+	}
+	p := plot.New()
+	line, points, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return nil, fmt.Errorf("n-th open chart: %w", err)
+	}
+	line.Color, line.Width = c, vg.Points(1)
+	points.Color, points.Shape, points.Radius = c, draw.CircleGlyph{}, vg.Points(1.5)
+	p.Add(line, points)
+	if slope, intercept := stats.TheilSen(bx, by); !math.IsNaN(slope) {
+		x0, x1 := bx[0], bx[len(bx)-1]
+		ends := plotter.XYs{{X: x0, Y: (intercept + slope*x0) * scale}, {X: x1, Y: (intercept + slope*x1) * scale}}
+		fit, err := plotter.NewLine(ends)
+		if err != nil {
+			return nil, fmt.Errorf("n-th open chart: %w", err)
+		}
+		fit.Color, fit.Width, fit.Dashes = color.Gray{0x33}, vg.Points(1), dashes(1)
+		p.Add(fit)
+		values = append(values, ends[0].Y, ends[1].Y)
+	}
+	valueAxis(&p.Y, values, unit)
+	p.X.Min, p.X.Max = 0, float64(max(1, most-1))
+	p.X.Label.Text = "stores already open"
+	p.X.Tick.Marker = naturalTicks{plot.DefaultTicks{}, ""}
+	smallFonts(p)
+	return p, nil
+}
