@@ -10,13 +10,15 @@
 // The model comes first and knows no renderer: collect.go groups the
 // records into tables (a table per study and setting, a column per
 // variant), registry.go computes each figure and row of a column, and
-// figures.go collects the exported figures. The views read it: tables.go,
-// notes.go, sessions.go and serve.go write Markdown; html.go, page.go
-// (the page's parts and plot helpers) and the chart files (overview.go,
-// dotchart.go, cdf.go, nthopenchart.go, servechart.go, sweep.go) write
-// the HTML report; compare.go and the exports write the rest. Number
-// formatting lives in format.go. A test (internal/codeshape) keeps the
-// files from leaning on each other in loops.
+// figures.go collects the exported figures (CollectFigures). The views
+// read it: tables.go, notes.go, sessions.go and serve.go write Markdown;
+// html.go, page.go (the page's parts and plot helpers) and the chart
+// files (overview.go, dotchart.go, cdf.go, nthopenchart.go,
+// servechart.go, sweep.go) write the HTML report; compare.go and
+// figures.go's exports (WriteCSV, WriteJSON, WriteGobench) write the
+// rest. Number formatting lives in format.go. A test
+// (internal/codeshape) keeps the files from leaning on each other in
+// loops.
 //
 // The HTML report (html.go, overview.go) draws its charts with
 // gonum.org/v1/plot into inline SVG, hand-writing none: the library draws
