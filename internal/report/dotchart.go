@@ -64,14 +64,9 @@ func decisionCharts(o *overview) ([]htmlChart, error) {
 }
 
 // joinsAbove tells whether the overview's i-th figure is the p99 of the
-// figure before it ("same, p99" just below it in the registry), which
-// its chart draws.
+// figure before it, which its chart draws.
 func joinsAbove(o *overview, i int) bool {
-	if i == 0 || !strings.HasPrefix(o.figs[i].label, "same, p99") {
-		return false
-	}
-	at := slices.IndexFunc(figures, func(f figure) bool { return f.name == o.figs[i].name })
-	return at > 0 && figures[at-1].name == o.figs[i-1].name
+	return i > 0 && o.figs[i].statistic == "p99" && o.figs[i].base == o.figs[i-1].name
 }
 
 // dotPlot draws rows as a horizontal dot chart, smallest value at the

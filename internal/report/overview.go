@@ -73,13 +73,10 @@ type cell struct {
 func overviewFigures(objects, held int) ([]figure, []string) {
 	var figs []figure
 	var labels []string
-	above := ""
 	for _, f := range figures {
-		label := alone(f.labelFor(objects, held), above)
-		above = label
 		if f.uses&inOverview != 0 {
 			figs = append(figs, f)
-			labels = append(labels, label)
+			labels = append(labels, f.title(objects, held))
 		}
 	}
 	return figs, labels

@@ -22,11 +22,16 @@ type figure struct {
 	name string
 	// label is the row's label in the tables, the report and the sweeps;
 	// {objects} stands for the objects per store, {held} for the stores
-	// held. "same, p99" names the figure of the row above at its p99.
+	// held. A row that qualifies another figure, its base, reads "same,
+	// …": "same, p99" for its base at another statistic (sameAt).
 	label string
-	unit  string        // ms, µs, KB, stores/s or %
-	phase job.Phase     // the phase whose records give the figure
-	cache job.CacheMode // their cache mode (open runs: warm, cold, drop)
+	// base, when set, is the name of the figure this row qualifies, whose
+	// row stands above it; statistic is, for a figure of its base's
+	// samples at another statistic, that statistic's name ("p99").
+	base, statistic string
+	unit            string        // ms, µs, KB, stores/s or %
+	phase           job.Phase     // the phase whose records give the figure
+	cache           job.CacheMode // their cache mode (open runs: warm, cold, drop)
 	// perRun: one value per run, stat over the samples of one store each
 	// in the run's record; else one value per study, value of its record.
 	// samples are also what the report draws of a drawn figure.
@@ -60,89 +65,106 @@ const (
 	runSpread                 // Figures.Spread: the interquartile range of a run
 	drawn                     // the report's charts: its samples per store as a CDF
 	// overview: a column of the report's overview (one row per variant)
-	// and a decision chart; a "same, p99" figure joins the chart of the
-	// figure above it.
+	// and a decision chart; a p99 figure joins the chart of its base.
 	inOverview
 )
 
 // figures is every figure and table row, in the tables' order (the
 // exports, compare and the sweeps keep it too).
-var figures = []figure{
-	{name: "create", label: "Create, write {objects} objects, close (median)", unit: "ms", phase: job.PhaseCreate,
-		samples: createMs, value: func(r *results.Record) float64 { return stats.Median(r.CreateMs) }, uses: exported | swept | drawn | inOverview},
-	{name: "stores-per-second", label: "Stores per second", unit: "stores/s", phase: job.PhaseCreate,
-		value: storesPerSecond, na: madeWithMoreStores, uses: exported},
-	{label: "Warm open runs pooled", text: (*table).runsPooled},
-	warm("open", "Open (median)", openMs, stats.Median, exported|swept|runSpread|drawn),
-	// query is the span of every query between open and close: the count
-	// alone without --queries, when the count row shows the same samples.
-	warmIf("query", "Queries between open and close (median)", queryMs, stats.Median, exported|runSpread, (*table).showsCountInstead),
-	warm("count", "Count query (median)", countSamples, stats.Median, exported|swept|runSpread|drawn),
-	warm("open-query-close", "Open, query, close (median)", totalMs, stats.Median, exported|swept|runSpread|drawn|inOverview),
-	warm("open-query-close-p99", "same, p99", totalMs, stats.P99, exported|swept|inOverview),
-	warm("open-query-close-p90", "same, p90", totalMs, stats.P90, exported|swept),
-	warm("close", "Close (median)", closeMs, stats.Median, exported|swept|runSpread|drawn),
-	warmIf("recent", "Recent 20 notes (median)", querySamples(job.QueryRecent), stats.Median, exported|drawn, made(job.QueryRecent)),
-	warmIf("recent-p99", "same, p99", querySamples(job.QueryRecent), stats.P99, 0, made(job.QueryRecent)),
-	warmIf("get", "Get 10 notes by id (median)", querySamples(job.QueryGet), stats.Median, exported|drawn, made(job.QueryGet)),
-	warmIf("get-p99", "same, p99", querySamples(job.QueryGet), stats.P99, 0, made(job.QueryGet)),
-	warmIf("scan", "Scan all notes (median)", querySamples(job.QueryScan), stats.Median, exported|drawn, made(job.QueryScan)),
-	warmIf("scan-p99", "same, p99", querySamples(job.QueryScan), stats.P99, 0, made(job.QueryScan)),
-	// knn (--dims): the nearest notes by embedding, and how many of the
-	// true nearest the engine found (exact searches: all)
-	warmIf("knn", "knn: 10 nearest by embedding (median)", querySamples(job.QueryKNN), stats.Median, exported|drawn|inOverview, made(job.QueryKNN)),
-	warmIf("knn-p99", "same, p99", querySamples(job.QueryKNN), stats.P99, exported, made(job.QueryKNN)),
-	{name: "recall", label: "knn recall@10 (mean)", unit: "%", phase: job.PhaseOpen, perRun: true, samples: recallPercent, stat: stats.Mean,
-		when: made(job.QueryKNN), uses: exported | inOverview},
-	{name: "recall-p5", label: "same, 5th percentile", unit: "%", phase: job.PhaseOpen, perRun: true, samples: recallPercent, stat: stats.P5,
-		when: made(job.QueryKNN), uses: exported},
-	cached(job.CacheCold, "cold-open", "Open, cold cache (median)", openMs, stats.Median, exported|drawn|inOverview),
-	cached(job.CacheCold, "cold-open-query-close", "Open, query, close, cold cache (median)", totalMs, stats.Median, exported),
-	cached(job.CacheCold, "cold-open-query-close-p99", "same, p99", totalMs, stats.P99, 0),
-	coldKNN(cached(job.CacheCold, "cold-knn", "knn, cold cache (median)", querySamples(job.QueryKNN), stats.Median, exported)),
-	{name: "cold-resident", label: "Store pages resident before a cold open (median)", unit: "%", phase: job.PhaseOpen, cache: job.CacheCold,
-		perRun: true, samples: residentPercent, stat: stats.Median, when: madeCache(job.CacheCold)},
-	cached(job.CacheDrop, "drop-open", "Open, drop cache (median)", openMs, stats.Median, 0),
-	cached(job.CacheDrop, "drop-open-query-close", "Open, query, close, drop cache (median)", totalMs, stats.Median, 0),
-	cached(job.CacheDrop, "drop-open-query-close-p99", "same, p99", totalMs, stats.P99, 0),
-	{label: "Turn runs pooled", text: (*table).turnRunsPooled, when: (*table).madeTurns},
-	turn("turn", "Turn: open, recent, append, close (median)", totalMs, stats.Median, exported|drawn|inOverview),
-	turn("turn-p99", "same, p99", totalMs, stats.P99, inOverview),
-	turn("turn-recent", "Turn: recent (median)", querySamples(job.QueryRecent), stats.Median, 0),
-	turn("turn-append", "Turn: append, own transaction (median)", querySamples(job.QueryAppend), stats.Median, exported),
-	turn("turn-append-p99", "same, p99", querySamples(job.QueryAppend), stats.P99, 0),
-	turnKNN(turn("turn-knn", "Turn: knn for the new note (median)", querySamples(job.QueryKNN), stats.Median, exported)),
-	turnKNN(turn("turn-recall", "Turn: knn recall@10 (mean)", recallPercent, stats.Mean, exported)),
-	{name: "rss-per-open-store", label: "Memory per open store ({held} open), resident", unit: "KB", phase: job.PhaseHold,
-		value: held(func(h *results.Hold) float64 { return h.RssKB }), uses: exported | swept},
-	{name: "anon-per-open-store", label: "same, anonymous (process' own memory)", unit: "KB", phase: job.PhaseHold,
-		value: held(func(h *results.Hold) float64 { return h.AnonKB }), uses: exported | swept | inOverview},
-	{name: "container-per-open-store", label: "Memory charged to a container per open store", unit: "KB", phase: job.PhaseHold,
-		value: perHeldStore(func(c *results.Container) int64 { return c.BytesAfter - c.BytesBefore }), na: needsCgroup, uses: exported | inOverview},
-	{name: "container-file-per-open-store", label: "same, page cache", unit: "KB", phase: job.PhaseHold,
-		value: perHeldStore(func(c *results.Container) int64 { return c.FileAfter - c.FileBefore }), na: needsCgroup},
-	{name: "container-anon-per-open-store", label: "same, anonymous", unit: "KB", phase: job.PhaseHold,
-		value: perHeldStore(func(c *results.Container) int64 { return c.AnonAfter - c.AnonBefore }), na: needsCgroup},
-	// the n-th open (nthopen.go): the hold phase's opens, store i opened
-	// with i stores already open
-	{name: "open-held-first10", label: "Open with stores already open: first 10 % of {held} (median)", unit: "µs", phase: job.PhaseHold,
-		value: heldOpenEdge(false), when: (*table).timedHeldOpens, uses: exported},
-	{name: "open-held-last10", label: "same, last 10 % (median)", unit: "µs", phase: job.PhaseHold,
-		value: heldOpenEdge(true), when: (*table).timedHeldOpens, uses: exported},
-	{name: "open-growth-per-1000-open", label: "same, growth per 1,000 open (slope)", unit: "µs", phase: job.PhaseHold,
-		value: openGrowth, when: (*table).timedHeldOpens, uses: exported},
-	{label: "Load at start of the warm open runs (max)", text: (*table).loadAtStart},
-	{name: "space-per-store", label: "Space per store, files", unit: "KB", phase: job.PhaseSpace,
-		value: spacePerStore, uses: exported | swept | inOverview},
-	{label: "Threads, open files, goroutines per open store", phase: job.PhaseHold, text: (*table).perOpenStore},
-	// the limits open stores use up besides memory (results.Hold.Walls)
-	{name: "mappings-per-open-store", label: "Memory mappings per open store", unit: "mappings", phase: job.PhaseHold,
-		value: held(mappingsPerStore), na: limitsNotRecorded, when: (*table).recordedLimits, uses: exported},
-	{name: "pthread-keys-per-open-store", label: "pthread keys per open store", unit: "keys", phase: job.PhaseHold,
-		value: held(pthreadKeysPerStore), na: pthreadKeysNA, when: (*table).recordedLimits, uses: exported},
-	{name: "open-stores-until-limit", label: "Open stores until the first limit here", unit: "stores", phase: job.PhaseHold,
-		value: held(storesUntilLimit), na: noWall, when: (*table).recordedLimits, uses: exported},
-	{label: "same, which limit (per open store; left before the first open)", phase: job.PhaseHold, text: (*table).firstLimit, when: (*table).recordedLimits},
+var figures = registry()
+
+// registry lists every figure and table row. A figure at another
+// statistic of the same samples (a p99) is made from its base's entry
+// (sameAt), so that it knows its base and statistic.
+func registry() []figure {
+	openQueryClose := warm("open-query-close", "Open, query, close (median)", totalMs, stats.Median, exported|swept|runSpread|drawn|inOverview)
+	recent := warmIf("recent", "Recent 20 notes (median)", querySamples(job.QueryRecent), stats.Median, exported|drawn, made(job.QueryRecent))
+	get := warmIf("get", "Get 10 notes by id (median)", querySamples(job.QueryGet), stats.Median, exported|drawn, made(job.QueryGet))
+	scan := warmIf("scan", "Scan all notes (median)", querySamples(job.QueryScan), stats.Median, exported|drawn, made(job.QueryScan))
+	knn := warmIf("knn", "knn: 10 nearest by embedding (median)", querySamples(job.QueryKNN), stats.Median, exported|drawn|inOverview, made(job.QueryKNN))
+	recall := figure{name: "recall", label: "knn recall@10 (mean)", unit: "%", phase: job.PhaseOpen, perRun: true, samples: recallPercent, stat: stats.Mean,
+		when: made(job.QueryKNN), uses: exported | inOverview}
+	coldTotal := cached(job.CacheCold, "cold-open-query-close", "Open, query, close, cold cache (median)", totalMs, stats.Median, exported)
+	dropTotal := cached(job.CacheDrop, "drop-open-query-close", "Open, query, close, drop cache (median)", totalMs, stats.Median, 0)
+	turnTotal := turn("turn", "Turn: open, recent, append, close (median)", totalMs, stats.Median, exported|drawn|inOverview)
+	turnAppend := turn("turn-append", "Turn: append, own transaction (median)", querySamples(job.QueryAppend), stats.Median, exported)
+	turnRecall := turn("turn-recall", "Turn: knn recall@10 (mean)", recallPercent, stats.Mean, exported)
+	turnRecall.unit = "%"
+	return []figure{
+		{name: "create", label: "Create, write {objects} objects, close (median)", unit: "ms", phase: job.PhaseCreate,
+			samples: createMs, value: func(r *results.Record) float64 { return stats.Median(r.CreateMs) }, uses: exported | swept | drawn | inOverview},
+		{name: "stores-per-second", label: "Stores per second", unit: "stores/s", phase: job.PhaseCreate,
+			value: storesPerSecond, na: madeWithMoreStores, uses: exported},
+		{label: "Warm open runs pooled", text: (*table).runsPooled},
+		warm("open", "Open (median)", openMs, stats.Median, exported|swept|runSpread|drawn),
+		// query is the span of every query between open and close: the count
+		// alone without --queries, when the count row shows the same samples.
+		warmIf("query", "Queries between open and close (median)", queryMs, stats.Median, exported|runSpread, (*table).showsCountInstead),
+		warm("count", "Count query (median)", countSamples, stats.Median, exported|swept|runSpread|drawn),
+		openQueryClose,
+		sameAt(openQueryClose, "open-query-close-p99", "p99", stats.P99, exported|swept|inOverview),
+		sameAt(openQueryClose, "open-query-close-p90", "p90", stats.P90, exported|swept),
+		warm("close", "Close (median)", closeMs, stats.Median, exported|swept|runSpread|drawn),
+		recent,
+		sameAt(recent, "recent-p99", "p99", stats.P99, 0),
+		get,
+		sameAt(get, "get-p99", "p99", stats.P99, 0),
+		scan,
+		sameAt(scan, "scan-p99", "p99", stats.P99, 0),
+		// knn (--dims): the nearest notes by embedding, and how many of the
+		// true nearest the engine found (exact searches: all)
+		knn,
+		sameAt(knn, "knn-p99", "p99", stats.P99, exported),
+		recall,
+		sameAt(recall, "recall-p5", "5th percentile", stats.P5, exported),
+		cached(job.CacheCold, "cold-open", "Open, cold cache (median)", openMs, stats.Median, exported|drawn|inOverview),
+		coldTotal,
+		sameAt(coldTotal, "cold-open-query-close-p99", "p99", stats.P99, 0),
+		coldKNN(cached(job.CacheCold, "cold-knn", "knn, cold cache (median)", querySamples(job.QueryKNN), stats.Median, exported)),
+		{name: "cold-resident", label: "Store pages resident before a cold open (median)", unit: "%", phase: job.PhaseOpen, cache: job.CacheCold,
+			perRun: true, samples: residentPercent, stat: stats.Median, when: madeCache(job.CacheCold)},
+		cached(job.CacheDrop, "drop-open", "Open, drop cache (median)", openMs, stats.Median, 0),
+		dropTotal,
+		sameAt(dropTotal, "drop-open-query-close-p99", "p99", stats.P99, 0),
+		{label: "Turn runs pooled", text: (*table).turnRunsPooled, when: (*table).madeTurns},
+		turnTotal,
+		sameAt(turnTotal, "turn-p99", "p99", stats.P99, inOverview),
+		turn("turn-recent", "Turn: recent (median)", querySamples(job.QueryRecent), stats.Median, 0),
+		turnAppend,
+		sameAt(turnAppend, "turn-append-p99", "p99", stats.P99, 0),
+		turnKNN(turn("turn-knn", "Turn: knn for the new note (median)", querySamples(job.QueryKNN), stats.Median, exported)),
+		turnKNN(turnRecall),
+		{name: "rss-per-open-store", label: "Memory per open store ({held} open), resident", unit: "KB", phase: job.PhaseHold,
+			value: held(func(h *results.Hold) float64 { return h.RssKB }), uses: exported | swept},
+		{name: "anon-per-open-store", base: "rss-per-open-store", label: "same, anonymous (process' own memory)", unit: "KB", phase: job.PhaseHold,
+			value: held(func(h *results.Hold) float64 { return h.AnonKB }), uses: exported | swept | inOverview},
+		{name: "container-per-open-store", label: "Memory charged to a container per open store", unit: "KB", phase: job.PhaseHold,
+			value: perHeldStore(func(c *results.Container) int64 { return c.BytesAfter - c.BytesBefore }), na: needsCgroup, uses: exported | inOverview},
+		{name: "container-file-per-open-store", base: "container-per-open-store", label: "same, page cache", unit: "KB", phase: job.PhaseHold,
+			value: perHeldStore(func(c *results.Container) int64 { return c.FileAfter - c.FileBefore }), na: needsCgroup},
+		{name: "container-anon-per-open-store", base: "container-per-open-store", label: "same, anonymous", unit: "KB", phase: job.PhaseHold,
+			value: perHeldStore(func(c *results.Container) int64 { return c.AnonAfter - c.AnonBefore }), na: needsCgroup},
+		// the n-th open (nthopen.go): the hold phase's opens, store i opened
+		// with i stores already open
+		{name: "open-held-first10", label: "Open with stores already open: first 10 % of {held} (median)", unit: "µs", phase: job.PhaseHold,
+			value: heldOpenEdge(false), when: (*table).timedHeldOpens, uses: exported},
+		{name: "open-held-last10", base: "open-held-first10", label: "same, last 10 % (median)", unit: "µs", phase: job.PhaseHold,
+			value: heldOpenEdge(true), when: (*table).timedHeldOpens, uses: exported},
+		{name: "open-growth-per-1000-open", base: "open-held-first10", label: "same, growth per 1,000 open (slope)", unit: "µs", phase: job.PhaseHold,
+			value: openGrowth, when: (*table).timedHeldOpens, uses: exported},
+		{label: "Load at start of the warm open runs (max)", text: (*table).loadAtStart},
+		{name: "space-per-store", label: "Space per store, files", unit: "KB", phase: job.PhaseSpace,
+			value: spacePerStore, uses: exported | swept | inOverview},
+		{label: "Threads, open files, goroutines per open store", phase: job.PhaseHold, text: (*table).perOpenStore},
+		// the limits open stores use up besides memory (results.Hold.Walls)
+		{name: "mappings-per-open-store", label: "Memory mappings per open store", unit: "mappings", phase: job.PhaseHold,
+			value: held(mappingsPerStore), na: limitsNotRecorded, when: (*table).recordedLimits, uses: exported},
+		{name: "pthread-keys-per-open-store", label: "pthread keys per open store", unit: "keys", phase: job.PhaseHold,
+			value: held(pthreadKeysPerStore), na: pthreadKeysNA, when: (*table).recordedLimits, uses: exported},
+		{name: "open-stores-until-limit", label: "Open stores until the first limit here", unit: "stores", phase: job.PhaseHold,
+			value: held(storesUntilLimit), na: noWall, when: (*table).recordedLimits, uses: exported},
+		{base: "open-stores-until-limit", label: "same, which limit (per open store; left before the first open)", phase: job.PhaseHold, text: (*table).firstLimit, when: (*table).recordedLimits},
+	}
 }
 
 // recordedLimits tells whether a hold of the table recorded the limits
@@ -301,12 +323,17 @@ func coldKNN(f figure) figure {
 }
 
 // turnKNN shows a figure of the turns' knn only in tables of turns of a
-// workload with embeddings; a recall is in percent.
+// workload with embeddings.
 func turnKNN(f figure) figure {
 	f.when = func(t *table) bool { return t.turned && t.dims > 0 }
-	if f.name == "turn-recall" {
-		f.unit = "%"
-	}
+	return f
+}
+
+// sameAt is base's samples at another statistic, named name: its row
+// reads "same, STATISTIC" under its base's, with uses of its own.
+func sameAt(base figure, name, statistic string, stat func([]float64) float64, uses use) figure {
+	f := base
+	f.name, f.label, f.base, f.statistic, f.stat, f.uses = name, "same, "+statistic, base.name, statistic, stat, uses
 	return f
 }
 
@@ -417,19 +444,31 @@ func (f figure) labelFor(objects, held int) string {
 	return strings.NewReplacer("{objects}", thousands(float64(objects)), "{held}", thousands(float64(held))).Replace(f.label)
 }
 
-// alone is a row's label that stands alone (a chart's title): a label
-// "same, X" names the figure of the row above at X, "Open, query, close,
-// p99".
-func alone(label, above string) string {
+// title is the figure's label standing alone (a chart's title): a row
+// that qualifies a base names it, "Open, query, close, p99" for the row
+// "same, p99" under "Open, query, close (median)".
+func (f figure) title(objects, held int) string {
+	label := f.labelFor(objects, held)
 	rest, ok := strings.CutPrefix(label, "same, ")
-	if !ok {
+	if f.base == "" || !ok {
 		return label
 	}
-	base, median := strings.CutSuffix(above, " (median)")
+	base, median := strings.CutSuffix(figureNamed(f.base).labelFor(objects, held), " (median)")
 	if i := strings.LastIndex(base, ", "); !median && i >= 0 {
 		base = base[:i]
 	}
 	return base + ", " + rest
+}
+
+// figureNamed returns the figure of the registry named name (the zero
+// figure if there is none).
+func figureNamed(name string) figure {
+	for _, f := range figures {
+		if f.name == name {
+			return f
+		}
+	}
+	return figure{}
 }
 
 // of computes the figure from one record: its value for a run (stat over

@@ -118,6 +118,7 @@ func groupSweeps(recs []results.Record) []*sweepTable {
 // variant and store count, NaN when there is none.
 type sweepRow struct {
 	label string
+	title string // the label standing alone (figure.title)
 	unit  string // ms, KB or %
 	value func(t *sweepTable, v string, n int) float64
 }
@@ -143,13 +144,13 @@ func (t *sweepTable) rows() []sweepRow {
 	var rows []sweepRow
 	for _, f := range figures {
 		if f.uses&swept != 0 && f.phase != job.PhaseHold {
-			rows = append(rows, sweepRow{f.labelFor(t.objects, 0), f.unit, func(t *sweepTable, v string, n int) float64 { return t.center(v, n, f.name) }})
+			rows = append(rows, sweepRow{f.labelFor(t.objects, 0), f.title(t.objects, 0), f.unit, func(t *sweepTable, v string, n int) float64 { return t.center(v, n, f.name) }})
 		}
 	}
 	for _, h := range t.holds {
 		for _, f := range figures {
 			if f.uses&swept != 0 && f.phase == job.PhaseHold {
-				rows = append(rows, sweepRow{f.labelFor(t.objects, h), f.unit, func(t *sweepTable, v string, n int) float64 {
+				rows = append(rows, sweepRow{f.labelFor(t.objects, h), f.title(t.objects, h), f.unit, func(t *sweepTable, v string, n int) float64 {
 					if r := t.held[v][n][h]; r != nil {
 						return f.value(r)
 					}
@@ -158,7 +159,8 @@ func (t *sweepTable) rows() []sweepRow {
 			}
 		}
 	}
-	return append(rows, sweepRow{"Warm runs: stores' pages in the page cache before the run (lowest)", "%", func(t *sweepTable, v string, n int) float64 {
+	residency := "Warm runs: stores' pages in the page cache before the run (lowest)"
+	return append(rows, sweepRow{residency, residency, "%", func(t *sweepTable, v string, n int) float64 {
 		if r, ok := t.residency[v][n]; ok {
 			return 100 * r
 		}
@@ -281,11 +283,8 @@ func sweepHTML(sweeps []*sweepTable) ([]htmlTable, error) {
 				ht.Rows = append(ht.Rows, append([]string{v + ": " + row[0]}, row[1:]...))
 			}
 		}
-		above := ""
 		for _, r := range t.rows() {
-			name := alone(r.label, above)
-			above = name
-			p, err := t.plot(r, name)
+			p, err := t.plot(r, r.title)
 			if err != nil {
 				return nil, err
 			}
@@ -296,7 +295,7 @@ func sweepHTML(sweeps []*sweepTable) ([]htmlTable, error) {
 			if err != nil {
 				return nil, err
 			}
-			ht.Charts = append(ht.Charts, htmlChart{Title: name + " against the number of stores (log axis)", SVG: s})
+			ht.Charts = append(ht.Charts, htmlChart{Title: r.title + " against the number of stores (log axis)", SVG: s})
 		}
 		out = append(out, ht)
 	}

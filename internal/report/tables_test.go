@@ -259,17 +259,47 @@ func TestResumedConfig(t *testing.T) {
 	}
 }
 
-// TestAlone checks the chart titles of rows labelled "same, …".
-func TestAlone(t *testing.T) {
-	tests := []struct{ label, above, want string }{
-		{"Open (median)", "", "Open (median)"},
-		{"same, p99", "Open, query, close (median)", "Open, query, close, p99"},
-		{"same, anonymous (process' own memory)", "Memory per open store (2 open), resident", "Memory per open store (2 open), anonymous (process' own memory)"},
-		{"same, page cache", "Memory charged to a container per open store", "Memory charged to a container per open store, page cache"},
+// TestTitle checks the chart titles of rows labelled "same, …", made
+// from the label of the figure they qualify.
+func TestTitle(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"open", "Open (median)"},
+		{"open-query-close-p99", "Open, query, close, p99"},
+		{"open-query-close-p90", "Open, query, close, p90"},
+		{"anon-per-open-store", "Memory per open store (2 open), anonymous (process' own memory)"},
+		{"container-file-per-open-store", "Memory charged to a container per open store, page cache"},
+		{"container-anon-per-open-store", "Memory charged to a container per open store, anonymous"},
+		{"recall-p5", "knn recall@10 (mean), 5th percentile"},
+		{"turn-p99", "Turn: open, recent, append, close, p99"},
 	}
 	for _, tt := range tests {
-		if got := alone(tt.label, tt.above); got != tt.want {
-			t.Errorf("alone(%q, %q) = %q, want %q", tt.label, tt.above, got, tt.want)
+		if got := figureNamed(tt.name).title(1000, 2); got != tt.want {
+			t.Errorf("title of %s = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestSameRowsNameTheirBase: every row labelled "same, …" names its base,
+// a figure above it in the registry that stands alone; a figure at
+// another statistic keeps its base's unit and phase.
+func TestSameRowsNameTheirBase(t *testing.T) {
+	for i, f := range figures {
+		same := strings.HasPrefix(f.label, "same, ")
+		if same != (f.base != "") {
+			t.Errorf("row %d %q (%s): label and base %q disagree", i, f.label, f.name, f.base)
+			continue
+		}
+		if !same {
+			continue
+		}
+		at := slices.IndexFunc(figures, func(b figure) bool { return b.name == f.base })
+		switch {
+		case at < 0 || at >= i:
+			t.Errorf("row %d (%s): base %q is not a figure above it", i, f.name, f.base)
+		case figures[at].base != "":
+			t.Errorf("row %d (%s): base %q qualifies another figure itself", i, f.name, f.base)
+		case f.statistic != "" && (figures[at].unit != f.unit || figures[at].phase != f.phase):
+			t.Errorf("row %d (%s): %s of %s in %s %s, its base in %s %s", i, f.name, f.statistic, f.base, f.unit, f.phase, figures[at].unit, figures[at].phase)
 		}
 	}
 }
