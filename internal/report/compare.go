@@ -167,10 +167,10 @@ func Compare(w io.Writer, old, new Side) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "figure\told\t±\tnew\t±\tvs base\t\tnotes\t\n")
 		for _, d := range exportedFigures() {
-			if d.phase == job.PhaseHold {
-				for _, h := range commonHeld(of, nf, d.name) {
-					label := fmt.Sprintf("%s, %s held (%s)", d.name, thousands(float64(h)), d.unit)
-					compareFigure(tw, label, d, of, nf, heldValues(of, d.name, h), heldValues(nf, d.name, h), &notes)
+			if d.phase == job.PhaseHold || d.phase == job.PhaseServe {
+				for _, n := range commonLevels(of, nf, d.name) {
+					label := fmt.Sprintf("%s, %s (%s)", d.name, d.levelText(n), d.unit)
+					compareFigure(tw, label, d, of, nf, levelValues(of, d.name, n), levelValues(nf, d.name, n), &notes)
 				}
 				continue
 			}
@@ -213,30 +213,6 @@ func noneInCommon(old, new Side, oldKeys, newKeys []compared) error {
 		}
 	}
 	return fmt.Errorf("%s and %s have no variant and setting in common", old.Name, new.Name)
-}
-
-// commonHeld are the numbers of stores held that both sides' values of a
-// hold figure have, smallest first.
-func commonHeld(of, nf *Figures, name string) []int {
-	var hs []int
-	for _, h := range of.heldOf[name] {
-		if slices.Contains(nf.heldOf[name], h) && !slices.Contains(hs, h) {
-			hs = append(hs, h)
-		}
-	}
-	slices.Sort(hs)
-	return hs
-}
-
-// heldValues are the values of a hold figure with held stores held.
-func heldValues(f *Figures, name string, held int) []float64 {
-	var xs []float64
-	for i, h := range f.heldOf[name] {
-		if h == held {
-			xs = append(xs, f.Values[name][i])
-		}
-	}
-	return xs
 }
 
 // compareFigure writes the line of one figure both sides have, labelled

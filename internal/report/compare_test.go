@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -219,5 +220,54 @@ func TestCompareLikeWithLike(t *testing.T) {
 	err := Compare(&got, Side{Name: "a", Records: withStores(synthStudy("a", 5, 1, 1), 50)}, Side{Name: "b", Records: withStores(synthStudy("b", 5, 1, 2), 100)})
 	if err == nil || !strings.Contains(err.Error(), "a has studies of 50 stores, b of 100") {
 		t.Errorf("sides of 50 and of 100 stores: error %v", err)
+	}
+}
+
+// synthServe is a serve study: a create and a serve step per pool size,
+// its p99 latency p99 × the pool's index + 1.
+func synthServe(study string, p99 float64, pools ...int) []results.Record {
+	base := results.Record{Schema: results.Schema, Study: study, Variant: "sqlite", Setting: "default", Status: results.StatusOK}
+	create := base
+	create.Phase, create.CreateMs, create.WallS = job.PhaseCreate, []float64{2, 2}, 0.2
+	recs := []results.Record{create}
+	for i, pool := range pools {
+		r := base
+		r.Phase, r.PoolStep = job.PhaseServe, i+1
+		r.Serve = &results.Serve{Pool: pool, Requests: 100, Hits: 50, WallS: 2, P50Ms: 1, P99Ms: p99 * float64(i+1), RssKB: []int64{1000, 3000, 2000}}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// TestServeFigures: serve's figures reach the exports and compare, each
+// value with its pool size: compare tests the values of one pool, gobench
+// writes a benchmark per pool.
+func TestServeFigures(t *testing.T) {
+	old := slices.Concat(synthServe("a", 10, 10, 100), synthServe("b", 11, 10, 100), synthServe("c", 9, 10, 100))
+	new := slices.Concat(synthServe("d", 20, 10, 100), synthServe("e", 21, 10, 100), synthServe("f", 19, 10, 100))
+	figs := CollectFigures(old)
+	if len(figs) != 1 || !slices.Equal(figs[0].Values["serve-p99"], []float64{10, 20, 11, 22, 9, 18}) ||
+		!slices.Equal(figs[0].levelOf["serve-p99"], []int{10, 100, 10, 100, 10, 100}) {
+		t.Fatalf("serve-p99 values %v, levels %v", figs[0].Values["serve-p99"], figs[0].levelOf["serve-p99"])
+	}
+	if got := figs[0].Values["serve-peak-rss"]; !slices.Equal(got[:2], []float64{3000, 3000}) {
+		t.Errorf("serve-peak-rss %v, want 3000 each", got)
+	}
+	var cmp bytes.Buffer
+	if err := Compare(&cmp, Side{Name: "old", Records: old}, Side{Name: "new", Records: new}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"serve-p99, pool of 10 (ms)", "serve-p99, pool of 100 (ms)", "serve-requests-per-second, pool of 10 (requests/s)"} {
+		if !strings.Contains(cmp.String(), w) {
+			t.Errorf("compare lacks %q:\n%s", w, cmp.String())
+		}
+	}
+	var gb bytes.Buffer
+	if err := WriteGobench(&gb, old); err != nil {
+		t.Fatal(err)
+	}
+	pool100 := strings.Count(gb.String(), "BenchmarkManydb/variant=sqlite/setting=default/pool=100 1 1 serve-p50-ms")
+	if pool100 != 3 || !strings.Contains(gb.String(), "/pool=100 1 1 serve-p50-ms 22 serve-p99-ms 50 requests/s 50 serve-hit-rate-% 3000 serve-peak-rss-KB") {
+		t.Errorf("gobench: %d lines of pool 100, want 3 with their own values:\n%s", pool100, gb.String())
 	}
 }

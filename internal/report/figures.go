@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,10 +31,11 @@ type Figures struct {
 	// Spread maps a repeated figure to the median over runs of each
 	// run's interquartile range over its stores (the spread of one run).
 	Spread map[string]float64 `json:"spread,omitempty"`
-	// heldOf maps a figure of the hold phase to the stores held of each
-	// of its values, in the order of Values: compare compares the values
-	// of one hold count.
-	heldOf map[string][]int
+	// levelOf maps a figure of the hold or serve phase to the level of
+	// each of its values, in the order of Values: the stores held, or the
+	// serve step's pool size (figure.level). compare compares the values
+	// of one level.
+	levelOf map[string][]int
 }
 
 // Key names a Figures: "variant@setting".
@@ -57,7 +59,7 @@ func collectFigures(recs []results.Record) ([]*Figures, []duplicate) {
 	for i := range recs {
 		r := &recs[i]
 		switch r.Phase {
-		case job.PhaseOpen, job.PhaseCreate, job.PhaseHold, job.PhaseSpace, job.PhaseTurn:
+		case job.PhaseOpen, job.PhaseCreate, job.PhaseHold, job.PhaseSpace, job.PhaseTurn, job.PhaseServe:
 		default:
 			continue
 		}
@@ -67,7 +69,7 @@ func collectFigures(recs []results.Record) ([]*Figures, []duplicate) {
 		f := by[r.Variant+"@"+r.Setting]
 		if f == nil {
 			f = &Figures{Variant: r.Variant, Setting: r.Setting, Values: map[string][]float64{}, Units: map[string]string{}, Spread: map[string]float64{},
-				heldOf: map[string][]int{}}
+				levelOf: map[string][]int{}}
 			by[f.Key()] = f
 			order = append(order, f)
 		}
@@ -123,8 +125,8 @@ func (f *Figures) add(r *results.Record) {
 		}
 		f.Values[d.name] = append(f.Values[d.name], v)
 		f.Units[d.name] = d.unit
-		if d.phase == job.PhaseHold { // held gives NaN without r.Hold
-			f.heldOf[d.name] = append(f.heldOf[d.name], r.Hold.Held)
+		if n, ok := d.level(r); ok {
+			f.levelOf[d.name] = append(f.levelOf[d.name], n)
 		}
 	}
 }
@@ -153,39 +155,74 @@ func (f *Figures) names() []string {
 
 // WriteGobench writes the figures as Go benchmark lines, so that benchstat
 // reads manydb results: one line per warm open run with the run's repeated
-// figures, and one line per study with its single-valued figures. The
-// name is BenchmarkManydb/variant=V/setting=S; units are "figure-unit".
+// figures, one line per study with its single-valued figures, and serve's
+// figures one line per serve step under a benchmark per pool size
+// (…/pool=N). The name is BenchmarkManydb/variant=V/setting=S; units are
+// "figure-unit".
 func WriteGobench(w io.Writer, recs []results.Record) error {
 	figs := CollectFigures(recs)
 	if len(figs) == 0 {
 		return ErrNoStudies
 	}
+	var perRun, perStudy, perPool []figure
+	for _, d := range exportedFigures() {
+		switch {
+		case d.phase == job.PhaseServe:
+			perPool = append(perPool, d)
+		case d.perRun:
+			perRun = append(perRun, d)
+		default:
+			perStudy = append(perStudy, d)
+		}
+	}
 	fmt.Fprintln(w, "pkg: manydb")
 	for _, f := range figs {
 		name := fmt.Sprintf("BenchmarkManydb/variant=%s/setting=%s", f.Variant, f.Setting)
-		for _, perRun := range []bool{true, false} {
-			n := 0
-			for _, d := range exportedFigures() {
-				if d.perRun == perRun {
-					n = max(n, len(f.Values[d.name]))
-				}
-			}
-			for i := 0; i < n; i++ {
-				var parts []string
-				for _, d := range exportedFigures() {
-					if d.perRun == perRun && i < len(f.Values[d.name]) {
-						unit := d.name + "-" + d.unit
-						if d.unit == "stores/s" {
-							unit = d.unit
-						}
-						parts = append(parts, fmt.Sprintf("%.6g %s", f.Values[d.name][i], unit))
-					}
-				}
-				fmt.Fprintf(w, "%s 1 %s\n", name, strings.Join(parts, " "))
-			}
+		all := func(d figure) []float64 { return f.Values[d.name] }
+		writeBenchLines(w, name, perRun, all)
+		writeBenchLines(w, name, perStudy, all)
+		for _, n := range f.levels(perPool) {
+			writeBenchLines(w, fmt.Sprintf("%s/pool=%d", name, n), perPool, func(d figure) []float64 { return levelValues(f, d.name, n) })
 		}
 	}
 	return nil
+}
+
+// writeBenchLines writes benchmark name's lines of the figures figs: the
+// i-th line holds the i-th value of each figure that has one.
+func writeBenchLines(w io.Writer, name string, figs []figure, values func(d figure) []float64) {
+	n := 0
+	for _, d := range figs {
+		n = max(n, len(values(d)))
+	}
+	for i := range n {
+		var parts []string
+		for _, d := range figs {
+			if xs := values(d); i < len(xs) {
+				unit := d.name + "-" + d.unit
+				if strings.HasSuffix(d.unit, "/s") { // stores/s, requests/s
+					unit = d.unit
+				}
+				parts = append(parts, fmt.Sprintf("%.6g %s", xs[i], unit))
+			}
+		}
+		fmt.Fprintf(w, "%s 1 %s\n", name, strings.Join(parts, " "))
+	}
+}
+
+// levels are the levels (pool sizes, stores held) of f's values of the
+// figures figs, smallest first.
+func (f *Figures) levels(figs []figure) []int {
+	var ns []int
+	for _, d := range figs {
+		for _, n := range f.levelOf[d.name] {
+			if !slices.Contains(ns, n) {
+				ns = append(ns, n)
+			}
+		}
+	}
+	slices.Sort(ns)
+	return ns
 }
 
 // WriteJSON writes the figures of every variant and setting as a JSON array.
@@ -218,4 +255,28 @@ func WriteCSV(w io.Writer, recs []results.Record) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// commonLevels are the levels (stores held, pool sizes) that both sides'
+// values of a hold or serve figure have, smallest first.
+func commonLevels(of, nf *Figures, name string) []int {
+	var hs []int
+	for _, h := range of.levelOf[name] {
+		if slices.Contains(nf.levelOf[name], h) && !slices.Contains(hs, h) {
+			hs = append(hs, h)
+		}
+	}
+	slices.Sort(hs)
+	return hs
+}
+
+// levelValues are the values of a hold or serve figure at level n.
+func levelValues(f *Figures, name string, n int) []float64 {
+	var xs []float64
+	for i, h := range f.levelOf[name] {
+		if h == n {
+			xs = append(xs, f.Values[name][i])
+		}
+	}
+	return xs
 }

@@ -30,8 +30,8 @@ type chart struct {
 func charts() []chart {
 	return []chart{
 		titled("Load average over the study (1-minute, sampled every 10 s while each phase ran); the strip along the bottom: which family's variant ran when", loadPlot),
-		titled("manydb serve: p99 latency per pool size (ms)", servePlot("p99 latency (ms)", func(s *results.Serve) float64 { return s.P99Ms })),
-		titled("manydb serve: peak resident memory per pool size (MB)", servePlot("peak resident memory (MB)", func(s *results.Serve) float64 { return peak(s.RssKB) / 1024 })),
+		titled("manydb serve: p99 latency per pool size (ms)", servePlot("p99 latency (ms)", serveP99)),
+		titled("manydb serve: peak resident memory per pool size (MB)", servePlot("peak resident memory (MB)", func(s *results.Serve) float64 { return servePeakRSS(s) / 1024 })),
 	}
 }
 

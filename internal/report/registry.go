@@ -164,6 +164,13 @@ func registry() []figure {
 		{name: "open-stores-until-limit", label: "Open stores until the first limit here", unit: "stores", phase: job.PhaseHold,
 			value: held(storesUntilLimit), na: noWall, when: (*table).recordedLimits, uses: exported},
 		{base: "open-stores-until-limit", label: "same, which limit (per open store; left before the first open)", phase: job.PhaseHold, text: (*table).firstLimit, when: (*table).recordedLimits},
+		// serve's figures (manydb serve): one value per pool size, shown in
+		// serve's own tables (serve.go), not in a study's rows.
+		{name: "serve-p50", label: "Serve: latency p50", unit: "ms", phase: job.PhaseServe, value: served(serveP50), uses: exported},
+		{name: "serve-p99", label: "Serve: latency p99", unit: "ms", phase: job.PhaseServe, value: served(serveP99), uses: exported},
+		{name: "serve-requests-per-second", label: "Serve: requests per second", unit: "requests/s", phase: job.PhaseServe, value: served(servePerSecond), uses: exported},
+		{name: "serve-hit-rate", label: "Serve: pool hit rate", unit: "%", phase: job.PhaseServe, value: served(serveHitRate), uses: exported},
+		{name: "serve-peak-rss", label: "Serve: resident memory of the worker, peak", unit: "KB", phase: job.PhaseServe, value: served(servePeakRSS), uses: exported},
 	}
 }
 
@@ -328,6 +335,49 @@ func turnKNN(f figure) figure {
 	f.when = func(t *table) bool { return t.turned && t.dims > 0 }
 	return f
 }
+
+// level is the count a hold or serve figure's value of r is of: the
+// stores held, or the pool size (levelText names it); false for another
+// figure, or a record without the phase's part.
+func (f figure) level(r *results.Record) (n int, ok bool) {
+	switch {
+	case f.phase == job.PhaseHold && r.Hold != nil:
+		return r.Hold.Held, true
+	case f.phase == job.PhaseServe && r.Serve != nil:
+		return r.Serve.Pool, true
+	}
+	return 0, false
+}
+
+// levelText names a level of f: "1,000 held", "pool of 100".
+func (f figure) levelText(n int) string {
+	if f.phase == job.PhaseServe {
+		return "pool of " + thousands(float64(n))
+	}
+	return thousands(float64(n)) + " held"
+}
+
+// served gives a serve figure's value of a record from its serve step;
+// NaN for a record without one.
+func served(of func(s *results.Serve) float64) func(r *results.Record) float64 {
+	return func(r *results.Record) float64 {
+		if r.Serve == nil {
+			return math.NaN()
+		}
+		return of(r.Serve)
+	}
+}
+
+// The figures of a serve step, which serve's tables, its charts and the
+// registry's serve figures share.
+func serveP50(s *results.Serve) float64     { return s.P50Ms }
+func serveP99(s *results.Serve) float64     { return s.P99Ms }
+func servePeakRSS(s *results.Serve) float64 { return peak(s.RssKB) }
+func serveHitRate(s *results.Serve) float64 { return 100 * float64(s.Hits) / float64(s.Served()) }
+
+// servePerSecond is the requests served per second of the recorded
+// requests' wall time.
+func servePerSecond(s *results.Serve) float64 { return float64(s.Served()) / s.WallS }
 
 // sameAt is base's samples at another statistic, named name: its row
 // reads "same, STATISTIC" under its base's, with uses of its own.

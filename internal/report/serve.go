@@ -93,7 +93,7 @@ func (t *table) writeServeSummary(w io.Writer, pools []int) {
 		vals := make([]string, len(t.variants))
 		for i, v := range t.variants {
 			vals[i] = t.serveText(v, pool, func(s *results.Serve) string {
-				text := millis(s.P99Ms, 2) + " / " + mb(peak(s.RssKB))
+				text := millis(serveP99(s), 2) + " / " + mb(servePeakRSS(s))
 				if s.StoppedEarly {
 					text += fmt.Sprintf(" (stopped early: %s of %s requests)", thousands(float64(s.Done)), thousands(float64(s.Requests)))
 				}
@@ -262,17 +262,17 @@ func serveRows(stopped bool) []serveRow {
 		}})
 	}
 	return append(rows, []serveRow{
-		{"Latency p50", func(s *results.Serve) string { return millis(s.P50Ms, 3) }, false},
+		{"Latency p50", func(s *results.Serve) string { return millis(serveP50(s), 3) }, false},
 		{"p90", func(s *results.Serve) string { return millis(s.P90Ms, 3) }, false},
-		{"p99", func(s *results.Serve) string { return millis(s.P99Ms, 3) }, false},
+		{"p99", func(s *results.Serve) string { return millis(serveP99(s), 3) }, false},
 		{"p99.9", func(s *results.Serve) string { return millis(s.P999Ms, 3) }, false},
 		{"max", func(s *results.Serve) string { return millis(s.MaxMs, 3) }, false},
-		{"Requests per second", func(s *results.Serve) string { return perSec(int64(s.Served()), s) }, false},
-		{"Pool hit rate", func(s *results.Serve) string { return fmt.Sprintf("%.1f %%", 100*float64(s.Hits)/float64(s.Served())) }, false},
+		{"Requests per second", func(s *results.Serve) string { return thousands(servePerSecond(s)) }, false},
+		{"Pool hit rate", func(s *results.Serve) string { return fmt.Sprintf("%.1f %%", serveHitRate(s)) }, false},
 		{"Opens per second", func(s *results.Serve) string { return perSec(s.Opens, s) }, false},
 		{"Closes per second", func(s *results.Serve) string { return perSec(s.Closes, s) }, false},
 		{"Most stores open at once", func(s *results.Serve) string { return thousands(float64(s.MaxOpen)) }, false},
-		{"Resident memory, end / peak", func(s *results.Serve) string { return mb(last(s.RssKB)) + " / " + mb(peak(s.RssKB)) }, false},
+		{"Resident memory, end / peak", func(s *results.Serve) string { return mb(last(s.RssKB)) + " / " + mb(servePeakRSS(s)) }, false},
 		{"Anonymous memory, end / peak", func(s *results.Serve) string { return mb(last(s.AnonKB)) + " / " + mb(peak(s.AnonKB)) }, false},
 		{"Threads, end / peak", func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.Threads), peakInt(s.Threads)) }, false},
 		{"Open files, end / peak", func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.FDs), peakInt(s.FDs)) }, false},

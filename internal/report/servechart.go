@@ -31,7 +31,7 @@ func serveCharts(t *table) ([]htmlChart, error) {
 		for _, col := range t.variants {
 			for _, r := range t.columns[col].serves() {
 				if r.Serve.Pool == pool && r.Status == results.StatusOK {
-					pts = append(pts, plotter.XY{X: peak(r.Serve.RssKB), Y: r.Serve.P99Ms})
+					pts = append(pts, plotter.XY{X: servePeakRSS(r.Serve), Y: serveP99(r.Serve)})
 					colors = append(colors, familyOf(t.columns[col].variant).color)
 					names = append(names, col)
 				}

@@ -77,6 +77,7 @@ func (t *table) rows() []row {
 	for _, f := range figures {
 		switch {
 		case f.when != nil && !f.when(t):
+		case f.phase == job.PhaseServe: // serve's own tables show them (serve.go)
 		case f.phase == job.PhaseHold && len(t.holds) > 1:
 			if holdRows == nil {
 				rows = append(rows, row{}) // where the blocks go
