@@ -10,6 +10,7 @@ import (
 	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
+	"manydb/internal/vector"
 )
 
 // A figure is one thing measured of a variant: its name, its label, its
@@ -117,6 +118,9 @@ func registry() []figure {
 		sameAt(knn, "knn-p99", "p99", stats.P99, exported),
 		recall,
 		sameAt(recall, "recall-p5", "5th percentile", stats.P5, exported),
+		sameAt(recall, "recall-below-50", "share of answers below 50 %", shareBelow(50), exported),
+		{name: "knn-short", label: "knn answers with fewer than 10 ids", unit: "%", phase: job.PhaseOpen, perRun: true, samples: shortAnswers, stat: stats.Mean,
+			when: made(job.QueryKNN), uses: exported},
 		cached(job.CacheCold, "cold-open", "Open, cold cache (median)", openMs, stats.Median, exported|drawn|inOverview),
 		coldTotal,
 		sameAt(coldTotal, "cold-open-query-close-p99", "p99", stats.P99, 0),
@@ -385,6 +389,36 @@ func sameAt(base figure, name, statistic string, stat func([]float64) float64, u
 	f := base
 	f.name, f.label, f.base, f.statistic, f.stat, f.uses = name, "same, "+statistic, base.name, statistic, stat, uses
 	return f
+}
+
+// shareBelow is the percentage of samples below limit.
+func shareBelow(limit float64) func(xs []float64) float64 {
+	return func(xs []float64) float64 {
+		if len(xs) == 0 {
+			return math.NaN()
+		}
+		n := 0
+		for _, x := range xs {
+			if x < limit {
+				n++
+			}
+		}
+		return 100 * float64(n) / float64(len(xs))
+	}
+}
+
+// shortAnswers picks, for each knn answer of a record, 100 when it held
+// fewer than vector.K ids (or fewer than the store's notes) and 0 when
+// it held them all; none for a record made before the ids were counted.
+func shortAnswers(r *results.Record) []float64 {
+	xs := make([]float64, len(r.KNNReturned))
+	want := min(vector.K, r.Workload.Objects+r.Appended)
+	for i, n := range r.KNNReturned {
+		if n < want {
+			xs[i] = 100
+		}
+	}
+	return xs
 }
 
 // residentPercent picks the percentage of each store's pages resident

@@ -22,9 +22,9 @@ func vectorRecords() []results.Record {
 	queries := []job.Query{job.QueryCount, job.QueryKNN, job.QueryRecent}
 	var recs []results.Record
 	for _, v := range []string{"sqlite", "obx_cached"} {
-		knn, recall := []float64{1, 2, 3, 4}, []float64{1, 1, 1, 1}
+		knn, recall, returned := []float64{1, 2, 3, 4}, []float64{1, 1, 1, 1}, []int{10, 10, 10, 10}
 		if v == "obx_cached" {
-			knn, recall = []float64{0.5, 0.5, 0.5, 0.5}, []float64{1, 0.8, 0.6, 0}
+			knn, recall, returned = []float64{0.5, 0.5, 0.5, 0.5}, []float64{1, 0.8, 0.6, 0}, []int{10, 10, 10, 4}
 		}
 		c := base(v, job.PhaseCreate)
 		c.CreateMs, c.WallS = []float64{10, 10, 10, 10}, 1
@@ -33,7 +33,7 @@ func vectorRecords() []results.Record {
 			r.Run, r.Seed, r.Cache, r.Queries = 1, 1, cache, queries
 			r.OpenMs, r.QueryMs, r.CloseMs, r.TotalMs = knn, knn, knn, knn
 			r.QueriesMs = map[job.Query][]float64{job.QueryCount: knn, job.QueryKNN: knn, job.QueryRecent: knn}
-			r.Recall = recall
+			r.Recall, r.KNNReturned = recall, returned
 			if cache == job.CacheCold {
 				r.Resident = []float64{0, 0, 0, 0}
 			}
@@ -68,6 +68,8 @@ func TestVectorTables(t *testing.T) {
 		"| knn: 10 nearest by embedding (median) | 2.500 ms | 0.500 ms | n/a |",
 		"| knn recall@10 (mean) | 100 % | 60 % | n/a |",
 		"| same, 5th percentile | 100 % | 9 % | n/a |",
+		"| same, share of answers below 50 % | 0 % | 25 % | n/a |",
+		"| knn answers with fewer than 10 ids | 0 % | 25 % | n/a |",
 		"| knn, cold cache (median) | 2.500 ms | 0.500 ms | n/a |",
 		"| Turn: knn for the new note (median) |",
 		"| Turn: knn recall@10 (mean) | 100 % | 60 % | n/a |",
@@ -81,7 +83,7 @@ func TestVectorTables(t *testing.T) {
 	// Without knn the rows are left out, in the overview too.
 	var plain []results.Record
 	for _, r := range recs {
-		r.Queries, r.QueriesMs, r.Recall, r.Workload.Dims, r.VectorSearch = nil, nil, nil, 0, ""
+		r.Queries, r.QueriesMs, r.Recall, r.KNNReturned, r.Workload.Dims, r.VectorSearch = nil, nil, nil, nil, 0, ""
 		if r.Phase != job.PhaseTurn {
 			plain = append(plain, r)
 		}

@@ -140,6 +140,10 @@ type Record struct {
 	// knn answer against the exact nearest notes, in the run's order (the
 	// hold's: in store order) (vector.Recall).
 	Recall []float64 `json:"recall,omitempty"`
+	// KNNReturned is, beside Recall, the number of ids each knn answer
+	// held: an approximate search may return fewer than vector.K, and
+	// such an answer's recall counts the missing ones as misses.
+	KNNReturned []int `json:"knn_returned,omitempty"`
 	// VectorSearch names the variant's knn search in every record of a
 	// workload with embeddings (engine.VectorSearch's Method), and
 	// VectorExact whether it compares the query with every note.

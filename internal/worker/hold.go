@@ -56,8 +56,9 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	}
 	steps, kq := holdSteps(vis.a.knn), vis.a.knn
 	var recall []float64
+	var returned []int
 	if kq != nil {
-		recall = make([]float64, j.Hold)
+		recall, returned = make([]float64, j.Hold), make([]int, j.Hold)
 	}
 	if err := holdWarmUp(vis, loop, steps, want, dirs); err != nil {
 		return err
@@ -82,7 +83,7 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 			return err
 		}
 		if recall != nil {
-			recall[i] = vis.a.recall
+			recall[i], returned[i] = vis.a.recall, len(kq.ids)
 		}
 		return nil
 	})
@@ -98,7 +99,7 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 		return err
 	}
 	rec.Hold.EngineS = (engineTime + closing).Seconds()
-	rec.Recall = recall
+	rec.Recall, rec.KNNReturned = recall, returned
 	return nil
 }
 

@@ -52,8 +52,21 @@ func TestKNNQuery(t *testing.T) {
 		t.Fatalf("an index's misses failed the phase: %v", err)
 	}
 	for k, r := range rec.Recall {
-		if r != 0.9 {
-			t.Errorf("store %d: the fake index's recall %v, want 0.9", k, r)
+		if r != 0.9 || rec.KNNReturned[k] != 10 {
+			t.Errorf("store %d: the fake index's recall %v of %d ids, want 0.9 of 10", k, r, rec.KNNReturned[k])
+		}
+	}
+	// A short answer is scored, and its length recorded beside it.
+	rec, err = RunJob(j, newFake(t, "fake_shortknn"), io.Discard)
+	if err != nil {
+		t.Fatalf("an index's short answer failed the phase: %v", err)
+	}
+	if len(rec.KNNReturned) != j.Stores {
+		t.Fatalf("%d answer lengths, want %d", len(rec.KNNReturned), j.Stores)
+	}
+	for k, r := range rec.Recall {
+		if r != 0.7 || rec.KNNReturned[k] != 7 {
+			t.Errorf("store %d: a short answer's recall %v of %d ids, want 0.7 of 7", k, r, rec.KNNReturned[k])
 		}
 	}
 	// Without embeddings the knn query is refused.

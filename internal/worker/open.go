@@ -69,7 +69,8 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 		return err
 	}
 	rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs = spans.open, spans.steps, spans.close, spans.total
-	rec.Cache, rec.Resident, rec.Appended, rec.Recall = j.Cache, resident, j.Appended, spans.recall
+	rec.Cache, rec.Resident, rec.Appended = j.Cache, resident, j.Appended
+	rec.Recall, rec.KNNReturned = spans.recall, spans.returned
 	if !slices.Equal(queries, []job.Query{job.QueryCount}) {
 		rec.Queries, rec.QueriesMs = queries, spans.perStep
 	}
@@ -119,6 +120,7 @@ type spans struct {
 	open, steps, close, total []float64
 	perStep                   map[job.Query][]float64
 	recall                    []float64 // with a knn step: each answer's recall
+	returned                  []int     // and the ids it held
 	names                     []job.Query
 }
 
@@ -130,7 +132,7 @@ func newSpans(n int, names []job.Query, knn bool) *spans {
 		s.perStep[name] = make([]float64, n)
 	}
 	if knn {
-		s.recall = make([]float64, n)
+		s.recall, s.returned = make([]float64, n), make([]int, n)
 	}
 	return s
 }
@@ -143,7 +145,7 @@ func (s *spans) add(k int, vis *visitor) {
 		s.perStep[name][k] = vis.stepMs(q)
 	}
 	if s.recall != nil {
-		s.recall[k] = vis.a.recall
+		s.recall[k], s.returned[k] = vis.a.recall, len(vis.a.knn.ids)
 	}
 }
 

@@ -67,7 +67,7 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 		return err
 	}
 	rec.OpenMs, rec.CloseMs, rec.TotalMs = spans.open, spans.close, spans.total
-	rec.Queries, rec.QueriesMs, rec.Recall = steps, spans.perStep, spans.recall
+	rec.Queries, rec.QueriesMs, rec.Recall, rec.KNNReturned = steps, spans.perStep, spans.recall, spans.returned
 	rec.Appended = j.Appended
 	return nil
 }

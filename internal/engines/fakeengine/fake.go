@@ -29,6 +29,8 @@
 //	fake_approxknn   a knn "index" (not exact) that replaces the nearest
 //	                 note by the farthest: recall 0.9, recorded, not a
 //	                 failure
+//	fake_shortknn    a knn "index" (not exact) that answers only the 7
+//	                 nearest notes: a short answer, recall 0.7
 //	null             does nothing at all (no files): measures the harness's
 //	                 own cost per timed span
 package fakeengine
@@ -77,7 +79,7 @@ func New(id string) func() (engine.Variant, error) {
 	return func() (engine.Variant, error) {
 		switch id {
 		case "fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_nthopen", "fake_panic", "fake_sigkill", "fake_createfail", "fake_hang",
-			"fake_hog", "fake_wrongrecent", "fake_wrongget", "fake_wrongscan", "fake_lostappend", "fake_wrongknn", "fake_approxknn":
+			"fake_hog", "fake_wrongrecent", "fake_wrongget", "fake_wrongscan", "fake_lostappend", "fake_wrongknn", "fake_approxknn", "fake_shortknn":
 			return &Variant{id: id}, nil
 		}
 		return nil, fmt.Errorf("no fake variant %q", id)
@@ -153,8 +155,11 @@ func (v *Variant) Prepared() int64 { return v.prepared.Load() }
 
 // VectorSearch implements engine.VectorVariant.
 func (v *Variant) VectorSearch() engine.VectorSearch {
-	if v.id == "fake_approxknn" {
+	switch v.id {
+	case "fake_approxknn":
 		return engine.VectorSearch{Method: "FAKE index: the exact answer with its nearest note replaced by its farthest"}
+	case "fake_shortknn":
+		return engine.VectorSearch{Method: "FAKE index: the 7 nearest notes only"}
 	}
 	return engine.VectorSearch{Method: "FAKE exact scan of the notes' JSON", Exact: true}
 }
@@ -261,6 +266,8 @@ func (s *store) KNN(q []float32, k int, dst []int64) ([]int64, error) {
 		ids = ids[1:]
 	case "fake_approxknn":
 		ids = append(far.AppendIDs(nil), ids[1:min(k, len(ids))]...)
+	case "fake_shortknn":
+		ids = ids[:min(k-3, len(ids))]
 	default:
 		ids = ids[:min(k, len(ids))]
 	}
