@@ -1,16 +1,12 @@
 package report
 
 import (
-	"cmp"
-	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
-	"manydb/internal/vector"
 )
 
 // A figure is one thing measured of a variant: its name, its label, its
@@ -78,6 +74,11 @@ var figures = registry()
 // statistic of the same samples (a p99) is made from its base's entry
 // (sameAt), so that it knows its base and statistic.
 func registry() []figure {
+	return slices.Concat(openFigures(), cacheFigures(), turnFigures(), holdFigures(), serveFigures())
+}
+
+// openFigures are the create's figures and the warm open runs'.
+func openFigures() []figure {
 	openQueryClose := warm("open-query-close", "Open, query, close (median)", totalMs, stats.Median, exported|swept|runSpread|drawn|inOverview)
 	recent := warmIf("recent", "Recent 20 notes (median)", querySamples(job.QueryRecent), stats.Median, exported|drawn, made(job.QueryRecent))
 	get := warmIf("get", "Get 10 notes by id (median)", querySamples(job.QueryGet), stats.Median, exported|drawn, made(job.QueryGet))
@@ -85,12 +86,6 @@ func registry() []figure {
 	knn := warmIf("knn", "knn: 10 nearest by embedding (median)", querySamples(job.QueryKNN), stats.Median, exported|drawn|inOverview, made(job.QueryKNN))
 	recall := figure{name: "recall", label: "knn recall@10 (mean)", unit: "%", phase: job.PhaseOpen, perRun: true, samples: recallPercent, stat: stats.Mean,
 		when: made(job.QueryKNN), uses: exported | inOverview}
-	coldTotal := cached(job.CacheCold, "cold-open-query-close", "Open, query, close, cold cache (median)", totalMs, stats.Median, exported)
-	dropTotal := cached(job.CacheDrop, "drop-open-query-close", "Open, query, close, drop cache (median)", totalMs, stats.Median, 0)
-	turnTotal := turn("turn", "Turn: open, recent, append, close (median)", totalMs, stats.Median, exported|drawn|inOverview)
-	turnAppend := turn("turn-append", "Turn: append, own transaction (median)", querySamples(job.QueryAppend), stats.Median, exported)
-	turnRecall := turn("turn-recall", "Turn: knn recall@10 (mean)", recallPercent, stats.Mean, exported)
-	turnRecall.unit = "%"
 	return []figure{
 		{name: "create", label: "Create, write {objects} objects, close (median)", unit: "ms", phase: job.PhaseCreate,
 			samples: createMs, value: func(r *results.Record) float64 { return stats.Median(r.CreateMs) }, uses: exported | swept | drawn | inOverview},
@@ -121,6 +116,15 @@ func registry() []figure {
 		sameAt(recall, "recall-below-50", "share of answers below 50 %", shareBelow(50), exported),
 		{name: "knn-short", label: "knn answers with fewer than 10 ids", unit: "%", phase: job.PhaseOpen, perRun: true, samples: shortAnswers, stat: stats.Mean,
 			when: made(job.QueryKNN), uses: exported},
+	}
+}
+
+// cacheFigures are the figures of the open runs with a cold or dropped
+// cache.
+func cacheFigures() []figure {
+	coldTotal := cached(job.CacheCold, "cold-open-query-close", "Open, query, close, cold cache (median)", totalMs, stats.Median, exported)
+	dropTotal := cached(job.CacheDrop, "drop-open-query-close", "Open, query, close, drop cache (median)", totalMs, stats.Median, 0)
+	return []figure{
 		cached(job.CacheCold, "cold-open", "Open, cold cache (median)", openMs, stats.Median, exported|drawn|inOverview),
 		coldTotal,
 		sameAt(coldTotal, "cold-open-query-close-p99", "p99", stats.P99, 0),
@@ -130,6 +134,16 @@ func registry() []figure {
 		cached(job.CacheDrop, "drop-open", "Open, drop cache (median)", openMs, stats.Median, 0),
 		dropTotal,
 		sameAt(dropTotal, "drop-open-query-close-p99", "p99", stats.P99, 0),
+	}
+}
+
+// turnFigures are the turn runs' figures.
+func turnFigures() []figure {
+	turnTotal := turn("turn", "Turn: open, recent, append, close (median)", totalMs, stats.Median, exported|drawn|inOverview)
+	turnAppend := turn("turn-append", "Turn: append, own transaction (median)", querySamples(job.QueryAppend), stats.Median, exported)
+	turnRecall := turn("turn-recall", "Turn: knn recall@10 (mean)", recallPercent, stats.Mean, exported)
+	turnRecall.unit = "%"
+	return []figure{
 		{label: "Turn runs pooled", text: (*table).turnRunsPooled, when: (*table).madeTurns},
 		turnTotal,
 		sameAt(turnTotal, "turn-p99", "p99", stats.P99, inOverview),
@@ -138,6 +152,13 @@ func registry() []figure {
 		sameAt(turnAppend, "turn-append-p99", "p99", stats.P99, 0),
 		turnKNN(turn("turn-knn", "Turn: knn for the new note (median)", querySamples(job.QueryKNN), stats.Median, exported)),
 		turnKNN(turnRecall),
+	}
+}
+
+// holdFigures are the hold's figures (memory, the n-th open, the limits)
+// and, in the tables' order among them, the load and the space rows.
+func holdFigures() []figure {
+	return []figure{
 		{name: "rss-per-open-store", label: "Memory per open store ({held} open), resident", unit: "KB", phase: job.PhaseHold,
 			value: held(func(h *results.Hold) float64 { return h.RssKB }), uses: exported | swept},
 		{name: "anon-per-open-store", base: "rss-per-open-store", label: "same, anonymous (process' own memory)", unit: "KB", phase: job.PhaseHold,
@@ -168,6 +189,12 @@ func registry() []figure {
 		{name: "open-stores-until-limit", label: "Open stores until the first limit here", unit: "stores", phase: job.PhaseHold,
 			value: held(storesUntilLimit), na: noWall, when: (*table).recordedLimits, uses: exported},
 		{base: "open-stores-until-limit", label: "same, which limit (per open store; left before the first open)", phase: job.PhaseHold, text: (*table).firstLimit, when: (*table).recordedLimits},
+	}
+}
+
+// serveFigures are serve's figures (manydb serve).
+func serveFigures() []figure {
+	return []figure{
 		// serve's figures (manydb serve): one value per pool size, shown in
 		// serve's own tables (serve.go), not in a study's rows.
 		{name: "serve-p50", label: "Serve: latency p50", unit: "ms", phase: job.PhaseServe, value: served(serveP50), uses: exported},
@@ -189,73 +216,6 @@ func (t *table) recordedLimits() bool {
 		}
 	}
 	return false
-}
-
-// mappingsPerStore is the memory mappings a hold added per open store;
-// NaN in a record made before they were counted.
-func mappingsPerStore(h *results.Hold) float64 {
-	if h.Limits == nil {
-		return math.NaN()
-	}
-	return float64(h.Mappings-h.MappingsBefore) / float64(h.Held)
-}
-
-// pthreadKeysPerStore is the pthread keys a hold took per open store;
-// NaN where they were not counted (an older record, a worker without
-// cgo).
-func pthreadKeysPerStore(h *results.Hold) float64 {
-	if h.Limits == nil || h.PthreadKeysMax <= 0 {
-		return math.NaN()
-	}
-	return float64(h.PthreadKeysFreeBefore-h.PthreadKeysFree) / float64(h.Held)
-}
-
-// storesUntilLimit is how many open stores the first limit lets the
-// worker hold (results.Hold.Walls); NaN when the stores use up none
-// (noWall says so) or the limits were not recorded.
-func storesUntilLimit(h *results.Hold) float64 {
-	ws := h.Walls()
-	if len(ws) == 0 {
-		return math.NaN()
-	}
-	return ws[0].Stores
-}
-
-// limitsNotRecorded: a hold record made before the limits were.
-func limitsNotRecorded(recs []*results.Record) string {
-	if h := recs[len(recs)-1].Hold; h != nil && h.Limits == nil {
-		return "– (not recorded)"
-	}
-	return ""
-}
-
-// noWall: limits not recorded, or open stores that took nothing of any.
-func noWall(recs []*results.Record) string {
-	h := recs[len(recs)-1].Hold
-	switch {
-	case h == nil || h.Held < 1:
-		return ""
-	case h.Limits == nil:
-		return "– (not recorded)"
-	case len(h.Walls()) == 0:
-		return "none reached"
-	}
-	return ""
-}
-
-// pthreadKeysNA: not recorded, or a worker without cgo (no C library to
-// ask; its engine is pure Go).
-func pthreadKeysNA(recs []*results.Record) string {
-	h := recs[len(recs)-1].Hold
-	switch {
-	case h == nil:
-		return ""
-	case h.Limits == nil:
-		return "– (not recorded)"
-	case h.PthreadKeysMax < 0:
-		return "n/a (worker without cgo)"
-	}
-	return ""
 }
 
 // exportedFigures are the figures of compare and the exports, in order.
@@ -296,36 +256,6 @@ func turn(name, label string, samples func(r *results.Record) []float64, stat fu
 		when: (*table).madeTurns, uses: uses}
 }
 
-func openMs(r *results.Record) []float64   { return r.OpenMs }
-func createMs(r *results.Record) []float64 { return r.CreateMs }
-func queryMs(r *results.Record) []float64  { return r.QueryMs }
-func closeMs(r *results.Record) []float64  { return r.CloseMs }
-func totalMs(r *results.Record) []float64  { return r.TotalMs }
-
-// countSamples picks the count's own samples: with --queries, the count's
-// of the queries (none when it was left out), else the query span, which
-// is the count alone.
-func countSamples(r *results.Record) []float64 {
-	if len(r.Queries) > 0 {
-		return r.QueriesMs[job.QueryCount]
-	}
-	return r.QueryMs
-}
-
-// querySamples picks one query's own samples (--queries, and turns).
-func querySamples(name job.Query) func(r *results.Record) []float64 {
-	return func(r *results.Record) []float64 { return r.QueriesMs[name] }
-}
-
-// recallPercent picks each store's knn recall@10, in percent.
-func recallPercent(r *results.Record) []float64 {
-	xs := make([]float64, len(r.Recall))
-	for i, x := range r.Recall {
-		xs[i] = 100 * x
-	}
-	return xs
-}
-
 // coldKNN shows a cold figure of the knn query only in tables of cold
 // runs that made it.
 func coldKNN(f figure) figure {
@@ -361,150 +291,12 @@ func (f figure) levelText(n int) string {
 	return thousands(float64(n)) + " held"
 }
 
-// served gives a serve figure's value of a record from its serve step;
-// NaN for a record without one.
-func served(of func(s *results.Serve) float64) func(r *results.Record) float64 {
-	return func(r *results.Record) float64 {
-		if r.Serve == nil {
-			return math.NaN()
-		}
-		return of(r.Serve)
-	}
-}
-
-// The figures of a serve step, which serve's tables, its charts and the
-// registry's serve figures share.
-func serveP50(s *results.Serve) float64     { return s.P50Ms }
-func serveP99(s *results.Serve) float64     { return s.P99Ms }
-func servePeakRSS(s *results.Serve) float64 { return peak(s.RssKB) }
-func serveHitRate(s *results.Serve) float64 { return 100 * float64(s.Hits) / float64(s.Served()) }
-
-// servePerSecond is the requests served per second of the recorded
-// requests' wall time.
-func servePerSecond(s *results.Serve) float64 { return float64(s.Served()) / s.WallS }
-
 // sameAt is base's samples at another statistic, named name: its row
 // reads "same, STATISTIC" under its base's, with uses of its own.
 func sameAt(base figure, name, statistic string, stat func([]float64) float64, uses use) figure {
 	f := base
 	f.name, f.label, f.base, f.statistic, f.stat, f.uses = name, "same, "+statistic, base.name, statistic, stat, uses
 	return f
-}
-
-// shareBelow is the percentage of samples below limit.
-func shareBelow(limit float64) func(xs []float64) float64 {
-	return func(xs []float64) float64 {
-		if len(xs) == 0 {
-			return math.NaN()
-		}
-		n := 0
-		for _, x := range xs {
-			if x < limit {
-				n++
-			}
-		}
-		return 100 * float64(n) / float64(len(xs))
-	}
-}
-
-// shortAnswers picks, for each knn answer of a record, 100 when it held
-// fewer than vector.K ids (or fewer than the store's notes) and 0 when
-// it held them all; none for a record made before the ids were counted.
-func shortAnswers(r *results.Record) []float64 {
-	xs := make([]float64, len(r.KNNReturned))
-	want := min(vector.K, r.Workload.Objects+r.Appended)
-	for i, n := range r.KNNReturned {
-		if n < want {
-			xs[i] = 100
-		}
-	}
-	return xs
-}
-
-// residentPercent picks the percentage of each store's pages resident
-// before its cold open.
-func residentPercent(r *results.Record) []float64 {
-	xs := make([]float64, len(r.Resident))
-	for i, x := range r.Resident {
-		xs[i] = 100 * x
-	}
-	return xs
-}
-
-// storesPerSecond is the create phase's stores per second of wall time;
-// NaN without a wall time (a sweep's smaller count: made with more stores).
-func storesPerSecond(r *results.Record) float64 {
-	if r.WallS <= 0 {
-		return math.NaN()
-	}
-	return float64(len(r.CreateMs)) / r.WallS
-}
-
-// spacePerStore is the median space per store of a space record in KB;
-// NaN for a record without bytes.
-func spacePerStore(r *results.Record) float64 {
-	if len(r.Bytes) == 0 {
-		return math.NaN()
-	}
-	return stats.Median(stats.Ints(r.Bytes)) / 1024
-}
-
-// held picks a figure of a hold record; NaN for a record without one or
-// without stores held.
-func held(pick func(h *results.Hold) float64) func(r *results.Record) float64 {
-	return func(r *results.Record) float64 {
-		if r.Hold == nil || r.Hold.Held < 1 {
-			return math.NaN()
-		}
-		return pick(r.Hold)
-	}
-}
-
-// perHeldStore is a memory cgroup's charge per held store that delta
-// picks, in KB; NaN without a memory cgroup or stores held.
-func perHeldStore(delta func(c *results.Container) int64) func(r *results.Record) float64 {
-	return func(r *results.Record) float64 {
-		if r.Hold == nil || r.Hold.Container == nil || r.Hold.Held < 1 {
-			return math.NaN()
-		}
-		return float64(delta(r.Hold.Container)) / 1024 / float64(r.Hold.Held)
-	}
-}
-
-func madeWithMoreStores(recs []*results.Record) string {
-	if recs[len(recs)-1].StoresFrom != "" {
-		return "n/a (made with more stores)"
-	}
-	return ""
-}
-
-func needsCgroup(recs []*results.Record) string {
-	if h := recs[len(recs)-1].Hold; h != nil && h.Container == nil {
-		return "n/a (needs a memory cgroup)"
-	}
-	return ""
-}
-
-// notColdAbove is the median residency above which a cold run is not
-// shown as cold: eviction did not work on that filesystem.
-const notColdAbove = 0.05
-
-// notCold says that the stores of cold runs were not cold.
-func notCold(recs []*results.Record) string {
-	if r := residency(recs); r > notColdAbove {
-		return fmt.Sprintf("not cold (%.0f %% resident)", 100*r)
-	}
-	return ""
-}
-
-// residency is the median fraction of store pages resident before the
-// opens of recs (0 when they recorded none: drop runs).
-func residency(recs []*results.Record) float64 {
-	xs := pooled(recs, func(r *results.Record) []float64 { return r.Resident })
-	if len(xs) == 0 {
-		return 0
-	}
-	return stats.Median(xs)
 }
 
 // made says whether a table's open runs made a query of --queries.
@@ -567,156 +359,4 @@ func (f figure) of(r *results.Record) float64 {
 // is tells whether the figure comes from records of r's phase and cache mode.
 func (f figure) is(r *results.Record) bool {
 	return f.name != "" && f.phase == r.Phase && f.cache == r.Cache
-}
-
-// runsPooled says how many warm runs a column's open figures pool, of the
-// runs the study asked for, and which are missing or failed.
-func (t *table) runsPooled(c *column, _ figure) string {
-	return pooledRuns(c, c.opens(), c.failedRuns, c.runs)
-}
-
-// turnRunsPooled says the same of the turn runs.
-func (t *table) turnRunsPooled(c *column, _ figure) string {
-	return pooledRuns(c, c.turns(), c.failedTurn, c.turnRuns)
-}
-
-// loadAtStart is the highest load at the start of a column's warm runs.
-func (t *table) loadAtStart(c *column, _ figure) string {
-	opens := c.opens()
-	if len(opens) == 0 {
-		return missing(c, job.PhaseOpen)
-	}
-	var loads []float64
-	for _, r := range opens {
-		loads = append(loads, r.Load1)
-	}
-	return fmt.Sprintf("%.2f", stats.Max(loads))
-}
-
-// perOpenStore is the threads, open files and goroutines a column's hold
-// phase added per open store.
-func (t *table) perOpenStore(c *column, f figure) string {
-	hold := t.holdRecord(c, f)
-	if hold == nil {
-		return t.noHold(c, f)
-	}
-	h := hold.Hold
-	per := func(before, after int) string { return fmt.Sprintf("%.1f", float64(after-before)/float64(h.Held)) }
-	return per(h.ThreadsBefore, h.Threads) + ", " + per(h.FDsBefore, h.FDs) + ", " + per(h.GoroutinesBefore, h.Goroutines)
-}
-
-// firstLimit names the limit that stops a column's open stores first,
-// what each open store takes of it and what was left of it before the
-// hold's first open (results.Hold.Walls).
-func (t *table) firstLimit(c *column, f figure) string {
-	hold := t.holdRecord(c, f)
-	if hold == nil {
-		return t.noHold(c, f)
-	}
-	switch {
-	case hold.Hold.Held < 1:
-		return missing(c, job.PhaseHold)
-	case hold.Hold.Limits == nil:
-		return "– (not recorded)"
-	}
-	ws := hold.Hold.Walls()
-	if len(ws) == 0 {
-		return "none: the open stores took nothing of any limit"
-	}
-	w := ws[0]
-	if w.Name == "memory" {
-		return fmt.Sprintf("memory (%s anonymous per store; %s available)", memory(w.PerStore), memory(w.Left))
-	}
-	return fmt.Sprintf("%s (%s per store; %s left)", w.Name, significant(w.PerStore), thousands(w.Left))
-}
-
-// holdRecord is a column's last ok hold record of the row's hold count
-// (heldOf); with one hold count, its last hold record. nil when it has
-// none.
-func (t *table) holdRecord(c *column, f figure) *results.Record {
-	recs := c.records(job.PhaseHold, "")
-	for i := len(recs) - 1; i >= 0; i-- {
-		if len(t.holds) <= 1 || (recs[i].Hold != nil && recs[i].Hold.Held == t.heldOf(f)) {
-			return recs[i]
-		}
-	}
-	return nil
-}
-
-// noHold is a hold row's text in a column without a hold of its count:
-// "skipped" when that hold was skipped before it started (the notes say
-// why), else as missing.
-func (t *table) noHold(c *column, f figure) string {
-	if _, ok := c.skippedHolds[t.heldOf(f)]; ok {
-		return "skipped"
-	}
-	return missing(c, job.PhaseHold)
-}
-
-// pooledRuns says how many of want runs recs hold, and which failed or are
-// missing.
-func pooledRuns(c *column, recs []*results.Record, failedRuns map[int]bool, want int) string {
-	if c.na {
-		return "n/a"
-	}
-	have := map[int]bool{}
-	for _, r := range recs {
-		have[r.Repeat()] = true
-	}
-	var failed, missing []int
-	for r := 1; r <= want; r++ {
-		switch {
-		case have[r]:
-		case failedRuns[r]:
-			failed = append(failed, r)
-		default:
-			missing = append(missing, r)
-		}
-	}
-	s := fmt.Sprintf("%d of %d", len(recs), want)
-	if len(failed) > 0 {
-		s += "; failed: run " + runRanges(failed)
-	}
-	if len(missing) > 0 {
-		s += "; missing: run " + runRanges(missing)
-	}
-	return s
-}
-
-// missing is what a table shows for a figure without a record.
-func missing(c *column, phase job.Phase) string {
-	if c.na {
-		return "n/a"
-	}
-	if c.failed[phase] {
-		return "failed"
-	}
-	return "–"
-}
-
-// heldOf is the hold count of a hold figure's row: its own in a table of
-// several hold counts, else the table's.
-func (t *table) heldOf(f figure) int { return cmp.Or(f.held, t.held) }
-
-// runRanges lists ascending run numbers with each stretch of consecutive
-// runs as a range: 1, 3–7, 9. An edited record's run 1000000 gives a short
-// line, not a million numbers.
-func runRanges(runs []int) string {
-	var parts []string
-	for i := 0; i < len(runs); {
-		j := i
-		for j+1 < len(runs) && runs[j+1] == runs[j]+1 {
-			j++
-		}
-		switch {
-		case j == i:
-			parts = append(parts, fmt.Sprint(runs[i]))
-		case j == i+1:
-			parts = append(parts, fmt.Sprint(runs[i]), fmt.Sprint(runs[j]))
-		default:
-			parts = append(parts, fmt.Sprintf("%d–%d", runs[i], runs[j]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ", ")
 }

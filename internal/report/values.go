@@ -1,0 +1,256 @@
+package report
+
+import (
+	"fmt"
+	"math"
+
+	"manydb/internal/job"
+	"manydb/internal/results"
+	"manydb/internal/stats"
+	"manydb/internal/vector"
+)
+
+// The values of the registry's figures: how each picks its samples or
+// its value from a record, and when a column has none to show.
+
+// mappingsPerStore is the memory mappings a hold added per open store;
+// NaN in a record made before they were counted.
+func mappingsPerStore(h *results.Hold) float64 {
+	if h.Limits == nil {
+		return math.NaN()
+	}
+	return float64(h.Mappings-h.MappingsBefore) / float64(h.Held)
+}
+
+// pthreadKeysPerStore is the pthread keys a hold took per open store;
+// NaN where they were not counted (an older record, a worker without
+// cgo).
+func pthreadKeysPerStore(h *results.Hold) float64 {
+	if h.Limits == nil || h.PthreadKeysMax <= 0 {
+		return math.NaN()
+	}
+	return float64(h.PthreadKeysFreeBefore-h.PthreadKeysFree) / float64(h.Held)
+}
+
+// storesUntilLimit is how many open stores the first limit lets the
+// worker hold (results.Hold.Walls); NaN when the stores use up none
+// (noWall says so) or the limits were not recorded.
+func storesUntilLimit(h *results.Hold) float64 {
+	ws := h.Walls()
+	if len(ws) == 0 {
+		return math.NaN()
+	}
+	return ws[0].Stores
+}
+
+// limitsNotRecorded: a hold record made before the limits were.
+func limitsNotRecorded(recs []*results.Record) string {
+	if h := recs[len(recs)-1].Hold; h != nil && h.Limits == nil {
+		return "– (not recorded)"
+	}
+	return ""
+}
+
+// noWall: limits not recorded, or open stores that took nothing of any.
+func noWall(recs []*results.Record) string {
+	h := recs[len(recs)-1].Hold
+	switch {
+	case h == nil || h.Held < 1:
+		return ""
+	case h.Limits == nil:
+		return "– (not recorded)"
+	case len(h.Walls()) == 0:
+		return "none reached"
+	}
+	return ""
+}
+
+// pthreadKeysNA: not recorded, or a worker without cgo (no C library to
+// ask; its engine is pure Go).
+func pthreadKeysNA(recs []*results.Record) string {
+	h := recs[len(recs)-1].Hold
+	switch {
+	case h == nil:
+		return ""
+	case h.Limits == nil:
+		return "– (not recorded)"
+	case h.PthreadKeysMax < 0:
+		return "n/a (worker without cgo)"
+	}
+	return ""
+}
+
+func openMs(r *results.Record) []float64 { return r.OpenMs }
+
+func createMs(r *results.Record) []float64 { return r.CreateMs }
+
+func queryMs(r *results.Record) []float64 { return r.QueryMs }
+
+func closeMs(r *results.Record) []float64 { return r.CloseMs }
+
+func totalMs(r *results.Record) []float64 { return r.TotalMs }
+
+// countSamples picks the count's own samples: with --queries, the count's
+// of the queries (none when it was left out), else the query span, which
+// is the count alone.
+func countSamples(r *results.Record) []float64 {
+	if len(r.Queries) > 0 {
+		return r.QueriesMs[job.QueryCount]
+	}
+	return r.QueryMs
+}
+
+// querySamples picks one query's own samples (--queries, and turns).
+func querySamples(name job.Query) func(r *results.Record) []float64 {
+	return func(r *results.Record) []float64 { return r.QueriesMs[name] }
+}
+
+// recallPercent picks each store's knn recall@10, in percent.
+func recallPercent(r *results.Record) []float64 {
+	xs := make([]float64, len(r.Recall))
+	for i, x := range r.Recall {
+		xs[i] = 100 * x
+	}
+	return xs
+}
+
+// served gives a serve figure's value of a record from its serve step;
+// NaN for a record without one.
+func served(of func(s *results.Serve) float64) func(r *results.Record) float64 {
+	return func(r *results.Record) float64 {
+		if r.Serve == nil {
+			return math.NaN()
+		}
+		return of(r.Serve)
+	}
+}
+
+// The figures of a serve step, which serve's tables, its charts and the
+// registry's serve figures share.
+func serveP50(s *results.Serve) float64 { return s.P50Ms }
+
+func serveP99(s *results.Serve) float64 { return s.P99Ms }
+
+func servePeakRSS(s *results.Serve) float64 { return peak(s.RssKB) }
+
+func serveHitRate(s *results.Serve) float64 { return 100 * float64(s.Hits) / float64(s.Served()) }
+
+// servePerSecond is the requests served per second of the recorded
+// requests' wall time.
+func servePerSecond(s *results.Serve) float64 { return float64(s.Served()) / s.WallS }
+
+// shareBelow is the percentage of samples below limit.
+func shareBelow(limit float64) func(xs []float64) float64 {
+	return func(xs []float64) float64 {
+		if len(xs) == 0 {
+			return math.NaN()
+		}
+		n := 0
+		for _, x := range xs {
+			if x < limit {
+				n++
+			}
+		}
+		return 100 * float64(n) / float64(len(xs))
+	}
+}
+
+// shortAnswers picks, for each knn answer of a record, 100 when it held
+// fewer than vector.K ids (or fewer than the store's notes) and 0 when
+// it held them all; none for a record made before the ids were counted.
+func shortAnswers(r *results.Record) []float64 {
+	xs := make([]float64, len(r.KNNReturned))
+	want := min(vector.K, r.Workload.Objects+r.Appended)
+	for i, n := range r.KNNReturned {
+		if n < want {
+			xs[i] = 100
+		}
+	}
+	return xs
+}
+
+// residentPercent picks the percentage of each store's pages resident
+// before its cold open.
+func residentPercent(r *results.Record) []float64 {
+	xs := make([]float64, len(r.Resident))
+	for i, x := range r.Resident {
+		xs[i] = 100 * x
+	}
+	return xs
+}
+
+// storesPerSecond is the create phase's stores per second of wall time;
+// NaN without a wall time (a sweep's smaller count: made with more stores).
+func storesPerSecond(r *results.Record) float64 {
+	if r.WallS <= 0 {
+		return math.NaN()
+	}
+	return float64(len(r.CreateMs)) / r.WallS
+}
+
+// spacePerStore is the median space per store of a space record in KB;
+// NaN for a record without bytes.
+func spacePerStore(r *results.Record) float64 {
+	if len(r.Bytes) == 0 {
+		return math.NaN()
+	}
+	return stats.Median(stats.Ints(r.Bytes)) / 1024
+}
+
+// held picks a figure of a hold record; NaN for a record without one or
+// without stores held.
+func held(pick func(h *results.Hold) float64) func(r *results.Record) float64 {
+	return func(r *results.Record) float64 {
+		if r.Hold == nil || r.Hold.Held < 1 {
+			return math.NaN()
+		}
+		return pick(r.Hold)
+	}
+}
+
+// perHeldStore is a memory cgroup's charge per held store that delta
+// picks, in KB; NaN without a memory cgroup or stores held.
+func perHeldStore(delta func(c *results.Container) int64) func(r *results.Record) float64 {
+	return func(r *results.Record) float64 {
+		if r.Hold == nil || r.Hold.Container == nil || r.Hold.Held < 1 {
+			return math.NaN()
+		}
+		return float64(delta(r.Hold.Container)) / 1024 / float64(r.Hold.Held)
+	}
+}
+
+func madeWithMoreStores(recs []*results.Record) string {
+	if recs[len(recs)-1].StoresFrom != "" {
+		return "n/a (made with more stores)"
+	}
+	return ""
+}
+
+func needsCgroup(recs []*results.Record) string {
+	if h := recs[len(recs)-1].Hold; h != nil && h.Container == nil {
+		return "n/a (needs a memory cgroup)"
+	}
+	return ""
+}
+
+// notColdAbove is the median residency above which a cold run is not
+// shown as cold: eviction did not work on that filesystem.
+const notColdAbove = 0.05
+
+// notCold says that the stores of cold runs were not cold.
+func notCold(recs []*results.Record) string {
+	if r := residency(recs); r > notColdAbove {
+		return fmt.Sprintf("not cold (%.0f %% resident)", 100*r)
+	}
+	return ""
+}
+
+// residency is the median fraction of store pages resident before the
+// opens of recs (0 when they recorded none: drop runs).
+func residency(recs []*results.Record) float64 {
+	xs := pooled(recs, func(r *results.Record) []float64 { return r.Resident })
+	if len(xs) == 0 {
+		return 0
+	}
+	return stats.Median(xs)
+}
