@@ -93,7 +93,7 @@ func TestBadCommandLines(t *testing.T) {
 	os.Mkdir(foreign, 0o755)
 	os.WriteFile(filepath.Join(foreign, "thesis.tex"), []byte("mine"), 0o644)
 	bad := filepath.Join(dir, "bad.jsonl")
-	os.WriteFile(bad, []byte("{\"schema\":1}\nnot json\n"), 0o644)
+	os.WriteFile(bad, []byte("{\"schema\":1,\"study\":\"s\",\"variant\":\"v\",\"phase\":\"create\",\"status\":\"n/a\"}\nnot json\n"), 0o644)
 	empty := filepath.Join(dir, "empty.jsonl")
 	os.WriteFile(empty, nil, 0o644)
 	tests := []struct {

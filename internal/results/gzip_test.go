@@ -25,7 +25,7 @@ func writeSample(t *testing.T, dir string) (string, []byte) {
 	for _, r := range []Record{
 		{Study: "a", Variant: "fake", Phase: job.PhaseCreate, Status: StatusOK, CreateMs: []float64{1, 2.5}},
 		{Study: "a", Variant: "fake", Phase: job.PhaseOpen, Status: StatusOK, Run: 1, OpenMs: []float64{0.25}},
-		{Study: "a", Variant: "fake", Phase: job.PhaseServe, Status: StatusOK, PoolStep: 1, Serve: &Serve{Pool: 3, Requests: 10}},
+		{Study: "a", Variant: "fake", Phase: job.PhaseServe, Status: StatusOK, PoolStep: 1, Serve: &Serve{Pool: 3, Requests: 10, RssKB: []int64{100}}},
 	} {
 		if err := w.Append(r); err != nil {
 			t.Fatal(err)
@@ -125,5 +125,29 @@ func TestWriterRefusesGzip(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(gz); !bytes.Equal(after, z) {
 		t.Error("the compressed file changed")
+	}
+}
+
+// TestReadFileCutGzipAnywhere: a compressed results file cut at any byte
+// is damage, never read as whole: manydb never appends to one, so a last
+// line cut in the middle is not a write cut by a crash.
+func TestReadFileCutGzipAnywhere(t *testing.T) {
+	dir := t.TempDir()
+	_, b := writeSample(t, dir)
+	var many []byte
+	for range 50 {
+		many = append(many, b...)
+	}
+	z := gzipBytes(t, many)
+	file := filepath.Join(dir, "cut.jsonl.gz")
+	for n := 20; n < len(z); n += 7 {
+		if err := os.WriteFile(file, z[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadFile(file)
+		var ce *CorruptError
+		if !errors.As(err, &ce) {
+			t.Fatalf("cut after %d of %d bytes: err = %v, want a CorruptError", n, len(z), err)
+		}
 	}
 }

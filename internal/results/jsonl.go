@@ -111,6 +111,12 @@ func (r *Reader) Next() bool {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r.rec); err != nil {
+			if r.cut && r.gzip {
+				// manydb never appends to a compressed file: a cut
+				// one is damage, not a write cut by a crash.
+				r.err = &CorruptError{File: r.file, Line: r.line, Err: cmpOr(r.sc.Err(), io.ErrUnexpectedEOF)}
+				return false
+			}
 			if r.cut {
 				r.cutLine = r.line
 				return false
@@ -139,6 +145,14 @@ func (r *Reader) Next() bool {
 		}
 	}
 	return false
+}
+
+// cmpOr returns err, or alt when err is nil.
+func cmpOr(err, alt error) error {
+	if err != nil {
+		return err
+	}
+	return alt
 }
 
 // Record returns the record read by the last Next.

@@ -11,7 +11,7 @@ import (
 )
 
 func TestReaderReportsFileAndLine(t *testing.T) {
-	input := `{"schema":1,"study":"s","phase":"create","status":"ok","workload":{"name":"large","objects":1000,"text_len":300},"load1":0.5,"started":"2026-12-02T10:00:00Z","create_ms":[1.5,2]}
+	input := `{"schema":1,"study":"s","variant":"fake","phase":"create","status":"ok","workload":{"name":"large","objects":1000,"text_len":300},"load1":0.5,"started":"2026-12-02T10:00:00Z","create_ms":[1.5,2]}
 
 {"schema":1,"study":"s","phase":"open", oops}
 `
@@ -53,7 +53,7 @@ func TestWriterAppendsAndDropsACutLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Append(Record{Study: "a", Phase: job.PhaseCreate, Status: StatusOK, CreateMs: []float64{1}}); err != nil {
+	if err := w.Append(Record{Study: "a", Variant: "fake", Phase: job.PhaseCreate, Status: StatusOK, CreateMs: []float64{1}}); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -66,7 +66,7 @@ func TestWriterAppendsAndDropsACutLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Append(Record{Study: "a", Phase: job.PhaseOpen, Status: StatusOK, Run: 1}); err != nil {
+	if err := w.Append(Record{Study: "a", Variant: "fake", Phase: job.PhaseOpen, Status: StatusOK, Run: 1}); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -82,7 +82,7 @@ func TestWriterAppendsAndDropsACutLine(t *testing.T) {
 // A record cut by a crash (the last line, without its newline) is skipped
 // by readers, so a killed study can be resumed and its tables printed.
 func TestReaderSkipsACutLastLine(t *testing.T) {
-	good := `{"schema":1,"study":"s","phase":"create","status":"ok","workload":{},"load1":0,"started":"2026-12-02T10:00:00Z"}`
+	good := `{"schema":1,"study":"s","variant":"fake","phase":"create","status":"ok","workload":{},"load1":0,"started":"2026-12-02T10:00:00Z"}`
 	r := NewReader(strings.NewReader(good+"\n"+`{"schema":1,"study":"s","pha`), "f")
 	n := 0
 	for r.Next() {
@@ -106,7 +106,7 @@ func TestWriterKeepsAWholeLastRecordWithoutNewline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Append(Record{Study: "a", Phase: job.PhaseCreate, Status: StatusOK}); err != nil {
+	if err := w.Append(Record{Study: "a", Variant: "fake", Phase: job.PhaseCreate, Status: StatusOK}); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -117,7 +117,7 @@ func TestWriterKeepsAWholeLastRecordWithoutNewline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Append(Record{Study: "a", Phase: job.PhaseOpen, Status: StatusOK, Run: 1}); err != nil {
+	if err := w.Append(Record{Study: "a", Variant: "fake", Phase: job.PhaseOpen, Status: StatusOK, Run: 1}); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -145,7 +145,7 @@ func fileSize(t *testing.T, name string) int64 {
 func TestReadOldRun(t *testing.T) {
 	old := `{"schema":1,"study":"s","variant":"v","phase":"open","run":2,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
 {"schema":1,"study":"s","variant":"v","phase":"turn","run":3,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
-{"schema":1,"study":"s","variant":"v","phase":"hold","run":4,"status":"ok","hold":{},"workload":{"name":"small","objects":10,"text_len":40}}
+{"schema":1,"study":"s","variant":"v","phase":"hold","run":4,"status":"ok","hold":{"held":1},"workload":{"name":"small","objects":10,"text_len":40}}
 {"schema":1,"study":"s","variant":"v","phase":"serve","run":5,"status":"failed","workload":{"name":"small","objects":10,"text_len":40}}
 {"schema":2,"study":"s","variant":"v","phase":"turn","turn":6,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}
 {"schema":2,"study":"s","variant":"v","phase":"open","run":7,"status":"ok","workload":{"name":"small","objects":10,"text_len":40}}

@@ -466,6 +466,9 @@ func (r *Record) moveOldRun() {
 // missing object: an ok hold without its figures, an ok serve without its
 // traffic, an oom-killed serve step without its limit.
 func (r *Record) check() error {
+	if err := r.checkDomain(); err != nil {
+		return err
+	}
 	if r.Status == StatusOOMKilled && (r.Phase != job.PhaseServe || r.Serve == nil || r.Serve.Limit == nil) {
 		return fmt.Errorf("an oom-killed record that is not a serve record with its \"limit\"")
 	}

@@ -1,0 +1,210 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+
+	"manydb/internal/job"
+)
+
+// maxMagnitude bounds every number of a record: no measurement manydb
+// makes comes near it (a millisecond count of 30,000 years, a petabyte
+// in KB), and sums of a million such values stay finite, so a figure
+// computed from a record is never infinite.
+const maxMagnitude = 1e15
+
+// checkDomain refuses a record that no manydb run can have written: one
+// without its study, phase or variant, a number that is not finite or
+// beyond maxMagnitude, and in an ok record a value outside its domain (a
+// recall or residency outside 0 to 1, a negative time or size, a hold of
+// no store) or a list of samples that lacks some of its stores. The error
+// names the field.
+func (r *Record) checkDomain() error {
+	switch {
+	case r.Study == "":
+		return errors.New(`no "study": not a record of a study`)
+	case r.Phase == "":
+		return errors.New(`no "phase"`)
+	case r.Variant == "" && r.Phase != job.PhaseEnv && r.Phase != job.PhaseEnd:
+		return fmt.Errorf(`a %s record without "variant"`, r.Phase)
+	}
+	if err := checkNumbers(reflect.ValueOf(*r), ""); err != nil {
+		return err
+	}
+	if r.Status != StatusOK {
+		return nil
+	}
+	return errors.Join(r.checkSamples(), r.checkHold(), r.checkServe())
+}
+
+// checkNumbers walks v (a record, or a part of it) and refuses the first
+// number that is not finite or beyond maxMagnitude, naming it by its JSON
+// path ("hold.rss_kb", "recall[3]").
+func checkNumbers(v reflect.Value, path string) error {
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		if x := v.Float(); math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > maxMagnitude {
+			return fmt.Errorf("%s is %v: no measurement gives it", path, x)
+		}
+	case reflect.Int, reflect.Int64:
+		if math.Abs(float64(v.Int())) > maxMagnitude {
+			return fmt.Errorf("%s is %d: no measurement gives it", path, v.Int())
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			return checkNumbers(v.Elem(), path)
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			if err := checkNumbers(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if err := checkNumbers(it.Value(), fmt.Sprintf("%s.%v", path, it.Key())); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		return checkFields(v, path)
+	}
+	return nil
+}
+
+// checkFields checks each field of the struct v that JSON writes.
+func checkFields(v reflect.Value, path string) error {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		p := name
+		switch {
+		case f.Anonymous:
+			p = path
+		case path != "":
+			p = path + "." + name
+		}
+		if err := checkNumbers(v.Field(i), p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSamples checks an ok record's samples: no negative time or size,
+// each recall and residency a fraction, and, where a study's phase has
+// one sample per store, one for each of its stores.
+func (r *Record) checkSamples() error {
+	lists := map[string][]float64{"create_ms": r.CreateMs, "open_ms": r.OpenMs, "query_ms": r.QueryMs,
+		"close_ms": r.CloseMs, "total_ms": r.TotalMs}
+	for q, xs := range r.QueriesMs {
+		lists["queries_ms."+string(q)] = xs
+	}
+	for name, xs := range lists {
+		if err := checkRange(name, xs, 0, maxMagnitude); err != nil {
+			return err
+		}
+	}
+	for name, xs := range map[string][]float64{"recall": r.Recall, "resident": r.Resident} {
+		if err := checkRange(name, xs, 0, 1); err != nil {
+			return err
+		}
+	}
+	if r.VectorExact {
+		if err := checkRange("recall (an exact search's)", r.Recall, 1, 1); err != nil {
+			return err
+		}
+	}
+	if b := r.ResidentBefore; b != nil && (*b < 0 || *b > 1) {
+		return fmt.Errorf("resident_before is %v, outside 0 to 1", *b)
+	}
+	for i, b := range r.Bytes {
+		if b < 0 {
+			return fmt.Errorf("bytes[%d] is %d: a size is not negative", i, b)
+		}
+	}
+	return r.checkCounts()
+}
+
+// checkRange refuses the first of xs outside lo to hi.
+func checkRange(name string, xs []float64, lo, hi float64) error {
+	for i, x := range xs {
+		if x < lo || x > hi {
+			return fmt.Errorf("%s[%d] is %v, outside %v to %v", name, i, x, lo, hi)
+		}
+	}
+	return nil
+}
+
+// checkCounts refuses an ok record of a phase that visits every store
+// (create, open, turn, space) whose lists of samples hold another number
+// of samples than its stores, or a recall or answer length for another
+// number of answers than its samples.
+func (r *Record) checkCounts() error {
+	n := r.Stores
+	lists := map[string]int{}
+	switch r.Phase {
+	case job.PhaseCreate:
+		lists["create_ms"] = len(r.CreateMs)
+	case job.PhaseOpen, job.PhaseTurn:
+		lists["open_ms"], lists["total_ms"] = len(r.OpenMs), len(r.TotalMs)
+		for q, xs := range r.QueriesMs {
+			lists["queries_ms."+string(q)] = len(xs)
+		}
+	case job.PhaseSpace:
+		lists["bytes"] = len(r.Bytes)
+	case job.PhaseHold:
+		if r.Hold != nil {
+			n = r.Hold.Held
+		}
+	}
+	if len(r.Recall) > 0 {
+		lists["recall"] = len(r.Recall)
+	}
+	if len(r.KNNReturned) > 0 {
+		lists["knn_returned"] = len(r.KNNReturned)
+	}
+	for name, got := range lists {
+		if n > 0 && got != n {
+			return fmt.Errorf("%s holds %d samples for %d stores", name, got, n)
+		}
+	}
+	return nil
+}
+
+// checkHold refuses an ok hold record of no store held, or of more than
+// its study's stores.
+func (r *Record) checkHold() error {
+	h := r.Hold
+	switch {
+	case h == nil:
+		return nil
+	case h.Held < 1:
+		return fmt.Errorf("hold.held is %d: a hold keeps at least one store open", h.Held)
+	case r.Stores > 0 && h.Held > r.Stores:
+		return fmt.Errorf("hold.held is %d, more than the study's %d stores", h.Held, r.Stores)
+	case len(h.OpenMs) > 0 && len(h.OpenMs) != h.Held:
+		return fmt.Errorf("hold.open_ms holds %d samples for %d stores held", len(h.OpenMs), h.Held)
+	}
+	return checkRange("hold.open_ms", h.OpenMs, 0, maxMagnitude)
+}
+
+// checkServe refuses an ok serve step without its memory samples or with
+// a negative latency.
+func (r *Record) checkServe() error {
+	s := r.Serve
+	if s == nil || r.Phase != job.PhaseServe {
+		return nil
+	}
+	if len(s.RssKB) == 0 {
+		return errors.New("serve.rss_kb holds no sample: a serve step samples its memory at least once")
+	}
+	return checkRange("serve latencies", []float64{s.P50Ms, s.P90Ms, s.P99Ms, s.P999Ms, s.MaxMs}, 0, maxMagnitude)
+}

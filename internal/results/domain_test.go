@@ -1,0 +1,115 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// validOpen is an ok open record of 2 stores with knn, as a worker writes
+// it; each case below breaks one field.
+const validOpen = `{"schema":2,"study":"s","variant":"v","setting":"default","phase":"open","run":1,"seed":1,"status":"ok",` +
+	`"workload":{"name":"large","objects":1000,"text_len":300,"dims":8},"stores":2,"load1":0,"started":"2026-12-04T10:00:00Z",` +
+	`"open_ms":[0.1,0.2],"query_ms":[0.3,0.4],"close_ms":[0.1,0.1],"total_ms":[0.5,0.7],"queries":["count","knn"],` +
+	`"queries_ms":{"count":[0.1,0.1],"knn":[0.2,0.3]},"recall":[1,0.9],"knn_returned":[10,10],"resident_before":1}`
+
+// TestRefusesImpossibleRecords: each record no manydb run writes is
+// refused at its line, naming the field; the valid one reads.
+func TestRefusesImpossibleRecords(t *testing.T) {
+	if _, err := readOne(t, validOpen); err != nil {
+		t.Fatalf("the valid record: %v", err)
+	}
+	hold := `{"schema":2,"study":"s","variant":"v","phase":"hold","status":"ok","workload":{"name":"large","objects":1000,"text_len":300},"stores":2,` +
+		`"load1":0,"started":"2026-12-04T10:00:00Z","hold":{"held":2,"rss_kb":1,"anon_kb":1,"rss_before_kb":1,"rss_after_kb":2,"anon_before_kb":1,"anon_after_kb":2,` +
+		`"threads_before":1,"threads":1,"fds_before":1,"fds":3,"goroutines_before":1,"goroutines":1,"engine_s":0.1}}`
+	serve := `{"schema":2,"study":"s","variant":"v","phase":"serve","pool_step":1,"status":"ok","workload":{"name":"large","objects":1000,"text_len":300},"stores":2,` +
+		`"load1":0,"started":"2026-12-04T10:00:00Z","serve":{"pool":1,"requests":10,"warmup":0,"concurrency":1,"zipf":1.1,"seed":1,"p50_ms":1,"p90_ms":1,"p99_ms":1,"p999_ms":1,"max_ms":1,` +
+		`"wall_s":1,"hits":1,"opens":1,"closes":1,"max_open":1,"sample_ms":250,"rss_kb":[100],"anon_kb":[1],"threads":[1],"fds":[1],"base_rss_kb":1}}`
+	for _, tt := range []struct {
+		name, rec, edit, want string
+	}{
+		{"no study", validOpen, `"study":""`, `no "study"`},
+		{"no phase", validOpen, `"phase":""`, `no "phase"`},
+		{"no variant", validOpen, `"variant":""`, `without "variant"`},
+		{"a recall of 1e308", validOpen, `"recall":[1e308,1]`, "recall[0] is 1e+308"},
+		{"a recall of 2", validOpen, `"recall":[2,1]`, "recall[0] is 2, outside 0 to 1"},
+		{"a recall of -1", validOpen, `"recall":[-1,1]`, "recall[0] is -1, outside 0 to 1"},
+		{"an exact search below 1", validOpen, `"vector_exact":true,"recall":[0.5,1]`, "an exact search's"},
+		{"a recall short of its stores", validOpen, `"recall":[1]`, "recall holds 1 samples for 2 stores"},
+		{"open_ms null", validOpen, `"open_ms":null`, "open_ms holds 0 samples for 2 stores"},
+		{"queries_ms.count null", validOpen, `"queries_ms":{"count":null,"knn":[0.2,0.3]}`, "queries_ms.count holds 0 samples"},
+		{"a negative time", validOpen, `"total_ms":[-0.5,0.7]`, "total_ms[0] is -0.5"},
+		{"a residency of 3", validOpen, `"resident_before":3`, "resident_before is 3"},
+		{"held 0", hold, `"held":0`, "hold.held is 0"},
+		{"held -5", hold, `"held":-5`, "hold.held is -5"},
+		{"held above the stores", hold, `"held":3`, "more than the study's 2 stores"},
+		{"a serve step without memory samples", serve, `"rss_kb":null`, "serve.rss_kb holds no sample"},
+		{"a serve step with rss_kb []", serve, `"rss_kb":[]`, "serve.rss_kb holds no sample"},
+		{"a huge memory figure", hold, `"rss_kb":1e300`, "hold.rss_kb is 1e+300"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			line, err := withField(tt.rec, tt.edit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = readOne(t, line)
+			var syn *SyntaxError
+			if !errors.As(err, &syn) || syn.Line != 1 || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want a SyntaxError at line 1 saying %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := readOne(t, hold); err != nil {
+		t.Errorf("the valid hold: %v", err)
+	}
+	if _, err := readOne(t, serve); err != nil {
+		t.Errorf("the valid serve step: %v", err)
+	}
+}
+
+// withField sets, in the JSON object rec, the fields of edit (JSON
+// members, e.g. `"held":0`), at any depth where rec has them and at the
+// top level otherwise.
+func withField(rec, edit string) (string, error) {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(rec), &m); err != nil {
+		return "", err
+	}
+	var e map[string]any
+	if err := json.Unmarshal([]byte("{"+edit+"}"), &e); err != nil {
+		return "", err
+	}
+	for k, v := range e {
+		if !setNested(m, k, v) {
+			m[k] = v
+		}
+	}
+	b, err := json.Marshal(m)
+	return string(b), err
+}
+
+// setNested sets key to v in m or in the first object below it that has
+// key; false if none has.
+func setNested(m map[string]any, key string, v any) bool {
+	if _, ok := m[key]; ok {
+		m[key] = v
+		return true
+	}
+	for _, sub := range m {
+		if o, ok := sub.(map[string]any); ok && setNested(o, key, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// readOne reads the one record of line.
+func readOne(t *testing.T, line string) (Record, error) {
+	t.Helper()
+	r := NewReader(strings.NewReader(line+"\n"), "f")
+	if r.Next() {
+		return r.Record(), nil
+	}
+	return Record{}, r.Err()
+}
