@@ -162,7 +162,12 @@ clean:
 # disk, a corrupt store, bad input, few file descriptors, a missing
 # library, links and foreign files, edited records, a killed hold's cgroup,
 # each against the real manydb and SQLite worker; prints the table of lost,
-# doubled and wrong records.
+# doubled and wrong records. Then a minute of FuzzRecords: records with one
+# value changed, which the reader must refuse or every format render
+# without a panic or a number that is not finite.
 faults:
 	@tmp=$$(mktemp); $(GO) test -count=1 -timeout 10m ./internal/faults/ -args -table $$tmp; \
-		rc=$$?; echo; cat $$tmp; rm -f $$tmp; exit $$rc
+		rc=$$?; echo; cat $$tmp; rm -f $$tmp; [ $$rc -eq 0 ] || exit $$rc
+	@# Damaged and impossible records: a minute of one value of a real
+	@# record changed at random, read back and rendered in every format.
+	$(GO) test -run '^$$' -fuzz FuzzRecords -fuzztime 60s ./internal/report/

@@ -136,8 +136,9 @@ func (f *Figures) add(r *results.Record) {
 func addRunSpreads(iqrs map[string][]float64, r *results.Record) {
 	for _, d := range figures {
 		if d.uses&runSpread != 0 && d.is(r) {
-			xs := d.samples(r)
-			iqrs[d.name] = append(iqrs[d.name], stats.Quantile(xs, 0.75)-stats.Quantile(xs, 0.25))
+			if xs := d.samples(r); len(xs) > 0 { // none: a record without the figure's samples
+				iqrs[d.name] = append(iqrs[d.name], stats.Quantile(xs, 0.75)-stats.Quantile(xs, 0.25))
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -280,12 +281,20 @@ func serveRows(stopped bool) []serveRow {
 	}...)
 }
 
-func mb(kb float64) string { return fmt.Sprintf("%.1f MB", kb/1024) }
+// mb writes a memory figure in KB as MB, "–" when there is none (NaN).
+func mb(kb float64) string {
+	if math.IsNaN(kb) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f MB", kb/1024)
+}
 
+// peak and last are the largest and the last of a serve step's memory
+// samples, NaN without samples.
 func peak(xs []int64) float64 { return stats.Max(stats.Ints(xs)) }
 func last(xs []int64) float64 {
 	if len(xs) == 0 {
-		return 0
+		return math.NaN()
 	}
 	return float64(xs[len(xs)-1])
 }

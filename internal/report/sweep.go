@@ -246,7 +246,7 @@ func (t *sweepTable) plot(r sweepRow, name string) (*plot.Plot, error) {
 	for _, v := range t.variants {
 		var pts plotter.XYs
 		for _, n := range t.counts {
-			if y := r.value(t, v, n); !math.IsNaN(y) && y > 0 {
+			if y := r.value(t, v, n); n > 0 && !math.IsNaN(y) && y > 0 { // both axes are logarithmic
 				pts = append(pts, plotter.XY{X: float64(n), Y: y})
 				lo, hi = min(lo, y), max(hi, y)
 			}

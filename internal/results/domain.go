@@ -34,10 +34,30 @@ func (r *Record) checkDomain() error {
 	if err := checkNumbers(reflect.ValueOf(*r), ""); err != nil {
 		return err
 	}
+	if err := r.checkCounters(); err != nil {
+		return err
+	}
 	if r.Status != StatusOK {
 		return nil
 	}
 	return errors.Join(r.checkSamples(), r.checkHold(), r.checkServe())
+}
+
+// checkCounters refuses a negative count: of stores, of notes and their
+// sizes, of runs, of appended notes, or of serve's pool and requests.
+func (r *Record) checkCounters() error {
+	counts := map[string]int{"stores": r.Stores, "workload.objects": r.Workload.Objects, "workload.text_len": r.Workload.TextLen,
+		"workload.dims": r.Workload.Dims, "run": r.Run, "turn": r.Turn, "hold_step": r.HoldStep, "pool_step": r.PoolStep,
+		"appended": r.Appended, "fanout": r.Fanout}
+	if s := r.Serve; s != nil {
+		counts["serve.pool"], counts["serve.requests"], counts["serve.done"] = s.Pool, s.Requests, s.Done
+	}
+	for name, n := range counts {
+		if n < 0 {
+			return fmt.Errorf("%s is %d: a count is not negative", name, n)
+		}
+	}
+	return nil
 }
 
 // checkNumbers walks v (a record, or a part of it) and refuses the first
@@ -203,8 +223,10 @@ func (r *Record) checkServe() error {
 	if s == nil || r.Phase != job.PhaseServe {
 		return nil
 	}
-	if len(s.RssKB) == 0 {
-		return errors.New("serve.rss_kb holds no sample: a serve step samples its memory at least once")
+	for name, n := range map[string]int{"rss_kb": len(s.RssKB), "anon_kb": len(s.AnonKB), "threads": len(s.Threads), "fds": len(s.FDs)} {
+		if n == 0 {
+			return fmt.Errorf("serve.%s holds no sample: a serve step samples the process at least once", name)
+		}
 	}
 	return checkRange("serve latencies", []float64{s.P50Ms, s.P90Ms, s.P99Ms, s.P999Ms, s.MaxMs}, 0, maxMagnitude)
 }

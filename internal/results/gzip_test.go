@@ -25,7 +25,7 @@ func writeSample(t *testing.T, dir string) (string, []byte) {
 	for _, r := range []Record{
 		{Study: "a", Variant: "fake", Phase: job.PhaseCreate, Status: StatusOK, CreateMs: []float64{1, 2.5}},
 		{Study: "a", Variant: "fake", Phase: job.PhaseOpen, Status: StatusOK, Run: 1, OpenMs: []float64{0.25}},
-		{Study: "a", Variant: "fake", Phase: job.PhaseServe, Status: StatusOK, PoolStep: 1, Serve: &Serve{Pool: 3, Requests: 10, RssKB: []int64{100}}},
+		{Study: "a", Variant: "fake", Phase: job.PhaseServe, Status: StatusOK, PoolStep: 1, Serve: &Serve{Pool: 3, Requests: 10, RssKB: []int64{100}, AnonKB: []int64{50}, Threads: []int{3}, FDs: []int{9}}},
 	} {
 		if err := w.Append(r); err != nil {
 			t.Fatal(err)
