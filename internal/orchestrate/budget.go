@@ -34,26 +34,35 @@ func (s *study) writeEnd() error {
 	}
 	pct := func(x float64) float64 { return 100 * x / b.Wall }
 	inWorkers := b.Workers - b.Engine
-	other := b.Wall - b.Wait - b.Workers - b.Failed - b.Cleanup
+	other := b.Wall - b.Wait - b.Workers - b.Failed - b.Cleanup - b.Rebuild
 	fmt.Fprintf(s.Log, "study %s: %.0f s: %.0f s waiting for the load, %.0f s inside engine calls, "+
 		"%.1f s (%.1f %%) in the workers outside engine calls (start, notes, warm-ups, snapshots), "+
-		"%.1f s (%.1f %%) removing stores, %.1f s (%.1f %%) in workers that failed, %.1f s (%.1f %%) other\n",
-		s.id, b.Wall, b.Wait, b.Engine, inWorkers, pct(inWorkers), b.Cleanup, pct(b.Cleanup), b.Failed, pct(b.Failed), other, pct(other))
+		"%.1f s (%.1f %%) removing stores, %.1f s (%.1f %%) in workers that failed, %s%.1f s (%.1f %%) other\n",
+		s.id, b.Wall, b.Wait, b.Engine, inWorkers, pct(inWorkers), b.Cleanup, pct(b.Cleanup), b.Failed, pct(b.Failed), rebuildText(b), other, pct(other))
 	return s.w.Append(results.Record{Study: s.id, Phase: job.PhaseEnd, Status: results.StatusOK,
 		Workload: s.Workload, Stores: s.Stores, Sweep: s.sweepID, Started: s.start.UTC(), WallS: b.Wall, WaitS: b.Wait, EngineS: b.Engine, Budget: &b})
 }
 
 // countWorkerTime adds a worker's time to the time budget: a rebuild's
-// as cleanup, a failed worker's as failed, else the engine's and the
-// workers'.
+// (a resumed study's stores made again, its turns replayed) as rebuild, a
+// failed worker's as failed, else the engine's and the workers'.
 func (s *study) countWorkerTime(res workerResult, rec results.Record, rebuild bool) {
 	switch {
 	case rebuild:
-		s.budget.Cleanup += res.seconds
+		s.budget.Rebuild += res.seconds
 	case res.err == nil:
 		s.budget.Engine += engineSeconds(rec)
 		s.budget.Workers += res.seconds
 	default:
 		s.budget.Failed += res.seconds
 	}
+}
+
+// rebuildText is the summary's part for the workers that remade a resumed
+// study's stores ("" when none did).
+func rebuildText(b results.Budget) string {
+	if b.Rebuild == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.1f s (%.1f %%) in workers remaking a resumed study's stores (not recorded), ", b.Rebuild, 100*b.Rebuild/b.Wall)
 }

@@ -151,6 +151,15 @@ func TestRerunAfterCutTurnReplaysEarlierTurns(t *testing.T) {
 	if turns[1] != 1 || turns[2] != 1 {
 		t.Errorf("turn records per run %v, want one each", turns)
 	}
+	// The rerun's time remaking the stores and replaying turn run 1 is
+	// the workers', under its own name, not removing stores.
+	end := recs[len(recs)-1]
+	if end.Phase != job.PhaseEnd || end.Budget == nil || end.Budget.Rebuild <= 0 {
+		t.Errorf("the rerun's end record: %+v, want its rebuild counted apart from the cleanup", end.Budget)
+	}
+	if !strings.Contains(log.String(), "in workers remaking a resumed study's stores") {
+		t.Errorf("the summary does not name the rebuild:\n%s", log.String())
+	}
 }
 
 func TestCacheDropNeedsRoot(t *testing.T) {

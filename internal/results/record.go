@@ -421,6 +421,9 @@ type Budget struct {
 	Workers float64 `json:"workers_s"` // wall time of the workers of finished phases
 	Failed  float64 `json:"failed_s"`  // wall time of workers that failed
 	Cleanup float64 `json:"cleanup_s"` // removing stores
+	// Rebuild is the wall time of the workers that made a resumed study's
+	// stores again and replayed its recorded turns, unrecorded.
+	Rebuild float64 `json:"rebuild_s,omitempty"`
 }
 
 // Repeat is the number that tells r from the other records of its phase in
