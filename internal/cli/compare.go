@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"manydb/internal/orchestrate"
@@ -61,6 +62,9 @@ func compareCmd(_ context.Context, args []string, o Options) error {
 // readRecords reads one results file for command cmd; a file that is
 // missing, malformed or empty is an InputError.
 func readRecords(cmd, file string) ([]results.Record, error) {
+	if st, err := os.Stat(file); err == nil && st.IsDir() {
+		return nil, &orchestrate.InputError{Msg: fmt.Sprintf("%s: %s is a directory: name a results file (e.g. %s)", cmd, file, filepath.Join(file, "results.jsonl"))}
+	}
 	r, err := results.ReadFile(file)
 	var syn *results.SyntaxError
 	if errors.As(err, &syn) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"manydb/internal/orchestrate"
@@ -60,7 +61,7 @@ func reportCmd(_ context.Context, args []string, o Options) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("report: %w", err)
+		return &orchestrate.InputError{Msg: fmt.Sprintf("report: cannot write -o %s (%v): name a file you can write", *out, errors.Unwrap(err))}
 	}
 	fmt.Fprintln(o.Stdout, *out)
 	return nil
@@ -72,6 +73,9 @@ func checkReportOut(out string, inputs []string) error {
 	st, err := os.Stat(out)
 	if err != nil {
 		return nil // a new file (or one WriteFile will report on)
+	}
+	if st.IsDir() {
+		return &orchestrate.InputError{Msg: fmt.Sprintf("report: -o %s is a directory: name an HTML file (e.g. %s)", out, filepath.Join(out, "report.html"))}
 	}
 	for _, in := range inputs {
 		if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {

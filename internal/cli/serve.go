@@ -112,6 +112,9 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 // cannot start its engine.
 const minMemoryMax = 16 << 20
 
+// maxMemoryMax is the largest --memory-max taken: 1 PiB.
+const maxMemoryMax = 1 << 50
+
 // parseMemoryMax reads --memory-max: "" is no limit, else a size as
 // docker's --memory takes it (go-units' RAMInBytes: 512M, 1G, 1GiB, 1.5g;
 // powers of 1,024), at least minMemoryMax.
@@ -120,7 +123,12 @@ func parseMemoryMax(s string) (int64, error) {
 		return 0, nil
 	}
 	n, err := units.RAMInBytes(s)
-	if err != nil || n < minMemoryMax {
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("--memory-max %q: not a size (%v): give a number and a unit of powers of 1,024, e.g. 512M or 1G", s, err)
+	case n < 0 || n > maxMemoryMax: // RAMInBytes gives the smallest int64 when it overflows
+		return 0, fmt.Errorf("--memory-max %q: more than %s, larger than any machine's memory: give a size such as 512M or 1G", s, units.BytesSize(maxMemoryMax))
+	case n < minMemoryMax:
 		return 0, fmt.Errorf("--memory-max %q: give a size of at least 16M, e.g. 512M or 1G (powers of 1,024)", s)
 	}
 	return n, nil
