@@ -172,7 +172,7 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
-	return nil
+	return c.checkSomeApply()
 }
 
 // checkValues checks each flag's value and the rules between them.

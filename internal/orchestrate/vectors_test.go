@@ -2,6 +2,8 @@ package orchestrate
 
 import (
 	"context"
+	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -65,5 +67,25 @@ func TestVectorStudy(t *testing.T) {
 	}
 	if seen["fake_slow/open/ok"] {
 		t.Error("fake_slow ran with embeddings")
+	}
+}
+
+// TestNothingApplies: a study whose every variant is n/a (here: none
+// keeps embeddings) is refused before anything is made: no root, no
+// results file.
+func TestNothingApplies(t *testing.T) {
+	c := fakeConfig(t, "fake_slow")
+	c.Catalog = []engine.Family{{Binary: "worker-fake", Variants: fakeVariants, Cgo: true,
+		NoVectors: map[string]string{"fake_slow": "FAKE: this variant keeps no embeddings"}}}
+	c.Workload.Dims = 16
+	_, err := Run(context.Background(), c)
+	var in *InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "no variant applies to this study") || !strings.Contains(err.Error(), "keeps no embeddings") {
+		t.Fatalf("err = %v, want an InputError saying nothing applies, and why", err)
+	}
+	for _, p := range []string{c.Root, c.Out} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s exists after the refusal (%v)", p, err)
+		}
 	}
 }
