@@ -439,7 +439,7 @@ func TestLeanSetting(t *testing.T) {
 		"fake_wrongrecent default create":             "ok",
 		"fake_wrongrecent lean create":                "n/a lean sets no option for fake_wrongrecent: no option here",
 		"fake lean+mmap-threshold create":             "ok 1",
-		"fake_slow lean+mmap-threshold create":        "n/a lean+mmap-threshold changes the C library's malloc only; fake_slow does not allocate with it",
+		"fake_slow lean+mmap-threshold create":        "n/a lean+mmap-threshold combines lean with a change to the C library's malloc, which fake_slow does not allocate with, and a combination applies only where each part does (lean alone applies to it)",
 		"fake_wrongrecent lean+mmap-threshold create": "n/a lean sets no option for fake_wrongrecent: no option here",
 	}
 	checkSeen(t, seen, want)

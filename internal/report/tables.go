@@ -213,7 +213,9 @@ func (t *table) writeNotes(w io.Writer) {
 		fmt.Fprintln(w, s)
 	}
 	malloc, lean, vectors := t.notApplicable()
-	if malloc != "" {
+	if set, _ := settings.Lookup(t.setting); malloc != "" && set.Lean {
+		fmt.Fprintf(w, "n/a: the setting %s combines lean with a change to the C allocator (malloc), which %s do not allocate with (pure Go); a combination applies only where each part does (lean alone applies to them).\n", t.setting, malloc)
+	} else if malloc != "" {
 		fmt.Fprintf(w, "n/a: the setting %s changes the C allocator (malloc) only, and %s do not allocate with it (pure Go).\n", t.setting, malloc)
 	}
 	if lean != "" {
@@ -314,8 +316,8 @@ func (t *table) notApplicable() (malloc, lean, vectors string) {
 			byVecWhy[why] = append(byVecWhy[why], v)
 			continue
 		}
-		if !set.Lean || (set.CgoOnly && (!ok || !fam.Cgo)) {
-			na = append(na, v)
+		if !set.Lean || (set.CgoOnly && (!ok || !fam.Cgo) && fam.NoLean[c.variant] == "") {
+			na = append(na, v) // the malloc part does not apply; lean has no reason against it
 			continue
 		}
 		why := fam.NoLean[c.variant]

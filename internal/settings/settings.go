@@ -183,12 +183,24 @@ func Parse(name string) (Setting, error) {
 		}
 	}
 	if c.Preload != nil && glibcVar != "" {
-		return Setting{}, fmt.Errorf("%s: %s sets a glibc malloc variable, which %s ignores (the combination would measure %s alone): combine %s with thp-off only",
-			name, glibcVar, c.Preload.Name, c.Preload.Name, c.Preload.Name)
+		return Setting{}, fmt.Errorf("%s: %s sets a glibc malloc variable, which %s ignores (the combination would measure %s alone): combine %s only with %s",
+			name, glibcVar, c.Preload.Name, c.Preload.Name, c.Preload.Name, strings.Join(preloadPartners(), " or "))
 	}
 	c.Name = strings.Join(names, "+")
 	c.Describe = strings.Join(describe, "; and ")
 	return c, nil
+}
+
+// preloadPartners are the settings an allocator setting combines with:
+// those that set no glibc malloc variable and preload no allocator.
+func preloadPartners() []string {
+	var out []string
+	for _, s := range All() {
+		if s.Name != "default" && len(s.Env) == 0 && s.Preload == nil {
+			out = append(out, s.Name)
+		}
+	}
+	return out
 }
 
 // Names lists the settings' names in table order.
@@ -239,11 +251,14 @@ func ParseList(list string) ([]Setting, error) {
 // options for many open stores (f.NoLean). A combination applies only
 // where each of its parts does. "" when s applies.
 func (s Setting) NotApplicable(f engine.Family, v string) string {
-	if s.CgoOnly && !f.Cgo {
-		return fmt.Sprintf("%s changes the C library's malloc only; %s does not allocate with it", s.Name, v)
-	}
 	if why := f.NoLean[v]; s.Lean && why != "" {
 		return fmt.Sprintf("lean sets no option for %s: %s", v, why)
+	}
+	if s.CgoOnly && !f.Cgo && s.Lean {
+		return fmt.Sprintf("%s combines lean with a change to the C library's malloc, which %s does not allocate with, and a combination applies only where each part does (lean alone applies to it)", s.Name, v)
+	}
+	if s.CgoOnly && !f.Cgo {
+		return fmt.Sprintf("%s changes the C library's malloc only; %s does not allocate with it", s.Name, v)
 	}
 	return ""
 }
