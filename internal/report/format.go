@@ -99,3 +99,11 @@ func thousands(v float64) string {
 	}
 	return b.String()
 }
+
+// mb writes a memory figure in KB as MB, "–" when there is none (NaN).
+func mb(kb float64) string {
+	if math.IsNaN(kb) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f MB", kb/1024)
+}

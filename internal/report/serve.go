@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 
 	"manydb/internal/job"
 	"manydb/internal/results"
-	"manydb/internal/stats"
 )
 
 // writeServe writes a manydb serve study: one block of rows per pool size
@@ -42,6 +40,7 @@ func (t *table) writeServe(w io.Writer) {
 	if line := t.oomNote(); line != "" {
 		fmt.Fprintln(w, line)
 	}
+	t.writeNA(w)
 	for _, v := range t.variants {
 		if line := t.storesFromLine(v); line != "" {
 			fmt.Fprintln(w, line)
@@ -281,23 +280,6 @@ func serveRows(stopped bool) []serveRow {
 	}...)
 }
 
-// mb writes a memory figure in KB as MB, "–" when there is none (NaN).
-func mb(kb float64) string {
-	if math.IsNaN(kb) {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f MB", kb/1024)
-}
-
-// peak and last are the largest and the last of a serve step's memory
-// samples, NaN without samples.
-func peak(xs []int64) float64 { return stats.Max(stats.Ints(xs)) }
-func last(xs []int64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	return float64(xs[len(xs)-1])
-}
 func peakInt(xs []int) int {
 	if len(xs) == 0 {
 		return 0
@@ -396,8 +378,13 @@ func (t *table) serveText(v string, pool int, value func(s *results.Serve) strin
 			return value(rec.Serve)
 		}
 	}
-	if c.failed[job.PhaseServe] {
+	switch {
+	case c.failed[job.PhaseServe]:
 		return "failed"
+	case c.na && why:
+		return "n/a: " + c.naWhy
+	case c.na: // why: the n/a notes, below the table
+		return "n/a"
 	}
 	return "–"
 }

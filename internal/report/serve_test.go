@@ -97,3 +97,37 @@ func TestPlaceLabelsNoOverprint(t *testing.T) {
 		t.Error("no name moved away from its dot in a cluster of 16")
 	}
 }
+
+// TestServeNotApplicable: a variant that does not apply to a serve study
+// (here obx, which keeps no embeddings) reads n/a in serve's tables, with
+// its reason below them, not a column of "–".
+func TestServeNotApplicable(t *testing.T) {
+	recs, err := results.ReadFile("testdata/serve.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var study, setting string
+	for i := range recs {
+		recs[i].Workload.Dims = 16 // a study with embeddings
+		if recs[i].Phase == job.PhaseServe {
+			study, setting = recs[i].Study, recs[i].Setting
+		}
+	}
+	recs = append(recs, results.Record{Schema: results.Schema, Study: study, Variant: "obx", Setting: setting, Phase: job.PhaseCreate,
+		Status: results.StatusNotApplicable, Workload: recs[0].Workload, Error: "objectbox-go v1.9.0 has no vector API"})
+	var b bytes.Buffer
+	if err := Tables(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"| Latency p50 |", "n/a: no knn search for obx: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("serve's tables lack %q:\n%s", want, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "| Latency p50 |") && !strings.HasSuffix(line, "| n/a |") {
+			t.Errorf("obx's column of %q is not n/a", line)
+		}
+	}
+}

@@ -35,7 +35,6 @@ import (
 	"sort"
 	"strings"
 
-	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/settings"
@@ -212,18 +211,7 @@ func (t *table) writeNotes(w io.Writer) {
 	if s := t.oomNote(); s != "" {
 		fmt.Fprintln(w, s)
 	}
-	malloc, lean, vectors := t.notApplicable()
-	if set, _ := settings.Lookup(t.setting); malloc != "" && set.Lean {
-		fmt.Fprintf(w, "n/a: the setting %s combines lean with a change to the C allocator (malloc), which %s do not allocate with (pure Go); a combination applies only where each part does (lean alone applies to them).\n", t.setting, malloc)
-	} else if malloc != "" {
-		fmt.Fprintf(w, "n/a: the setting %s changes the C allocator (malloc) only, and %s do not allocate with it (pure Go).\n", t.setting, malloc)
-	}
-	if lean != "" {
-		fmt.Fprintf(w, "n/a: the lean setting has no engine option %s.\n", lean)
-	}
-	if vectors != "" {
-		fmt.Fprintf(w, "n/a: no knn search %s.\n", vectors)
-	}
+	t.writeNA(w)
 	if len(t.queries) > 0 {
 		fmt.Fprintf(w, "Open, query, close spans the queries %s, in that order; each query's row times it alone.\n", job.JoinNames(t.queries, ", "))
 	}
@@ -291,55 +279,6 @@ func (t *table) runsAsked() string {
 		}
 	}
 	return fmt.Sprintf("the study's %d", t.runs)
-}
-
-// notApplicable lists the table's n/a columns that a malloc setting does
-// not apply to (pure-Go engines), and says why lean does not apply to the
-// others: the catalog's reason (engine.Family.NoLean), its variants
-// grouped, else the record's; and, with embeddings, why a variant keeps
-// none (engine.Family.NoVectors).
-func (t *table) notApplicable() (malloc, lean, vectors string) {
-	set, _ := settings.Lookup(t.setting)
-	var na []string
-	var whys, vecWhys []string
-	byWhy, byVecWhy := map[string][]string{}, map[string][]string{}
-	for _, v := range t.variants {
-		c := t.columns[v]
-		if !c.na {
-			continue
-		}
-		fam, ok := engine.Lookup(c.variant)
-		if why := fam.NoVectors[c.variant]; t.dims > 0 && why != "" {
-			if byVecWhy[why] == nil {
-				vecWhys = append(vecWhys, why)
-			}
-			byVecWhy[why] = append(byVecWhy[why], v)
-			continue
-		}
-		if !set.Lean || (set.CgoOnly && (!ok || !fam.Cgo) && fam.NoLean[c.variant] == "") {
-			na = append(na, v) // the malloc part does not apply; lean has no reason against it
-			continue
-		}
-		why := fam.NoLean[c.variant]
-		if why == "" {
-			why = c.naWhy
-		}
-		if byWhy[why] == nil {
-			whys = append(whys, why)
-		}
-		byWhy[why] = append(byWhy[why], v)
-	}
-	return strings.Join(na, ", "), forEach(whys, byWhy), forEach(vecWhys, byVecWhy)
-}
-
-// forEach writes each reason with the variants it is given for: "for a,
-// b: why; for c: other".
-func forEach(whys []string, byWhy map[string][]string) string {
-	var parts []string
-	for _, why := range whys {
-		parts = append(parts, fmt.Sprintf("for %s: %s", strings.Join(byWhy[why], ", "), why))
-	}
-	return strings.Join(parts, "; ")
 }
 
 // skippedHoldsNote says which hold counts were skipped before they

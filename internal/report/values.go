@@ -254,3 +254,14 @@ func residency(recs []*results.Record) float64 {
 	}
 	return stats.Median(xs)
 }
+
+// peak and last are the largest and the last of a serve step's memory
+// samples, NaN without samples.
+func peak(xs []int64) float64 { return stats.Max(stats.Ints(xs)) }
+
+func last(xs []int64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return float64(xs[len(xs)-1])
+}
