@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -46,4 +47,24 @@ func TestCommandsReadGzip(t *testing.T) {
 		t.Errorf("report of the .gz wrote no page (%v)", err)
 	}
 	run("compare", plain, gz)
+}
+
+// TestDuplicateWarnings: a file read twice has each cell twice; every
+// format warns of it, naming the file and line of the record used: md
+// under its table, the others on stderr.
+func TestDuplicateWarnings(t *testing.T) {
+	file := "../report/testdata/study.jsonl"
+	for _, format := range []string{"md", "overview", "csv", "json", "gobench"} {
+		o, out, errOut := options(t)
+		if err := Run(context.Background(), []string{"tables", "--format", format, file, file}, o); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		warned := errOut.String()
+		if format == "md" {
+			warned = out.String()
+		}
+		if !strings.Contains(strings.ToLower(warned), "warning: ") || !strings.Contains(warned, file+":") {
+			t.Errorf("%s: no warning naming %s:LINE:\nstdout %.300s\nstderr %.300s", format, file, out.String(), errOut.String())
+		}
+	}
 }

@@ -74,6 +74,11 @@ func tablesCmd(_ context.Context, args []string, o Options) error {
 		}
 		recs = append(recs, r...)
 	}
+	if *format != "md" { // md writes them under each table
+		for _, w := range report.Duplicates(recs) {
+			fmt.Fprintf(o.Stderr, "warning: %v (a results file edited or joined by hand?)\n", w)
+		}
+	}
 	if err := write(o.Stdout, recs); errors.Is(err, report.ErrNoStudies) || errors.Is(err, report.ErrNoOverview) {
 		return &orchestrate.InputError{Msg: fmt.Sprintf("tables: %s: %v", strings.Join(fs.Args(), ", "), err)}
 	} else if err != nil {

@@ -69,7 +69,10 @@ type duplicate struct {
 func (d duplicate) Error() string {
 	r := d.used
 	line := "the last one is used"
-	if r.Line > 0 {
+	switch {
+	case r.Line > 0 && r.File != "":
+		line = fmt.Sprintf("the last one, %s:%d, is used", r.File, r.Line)
+	case r.Line > 0:
 		line = fmt.Sprintf("the last one, line %d, is used", r.Line)
 	}
 	return fmt.Sprintf("study %s, setting %s: %s has %d records, one expected; %s", r.Study, r.Setting, failedWhat(r.Variant, r), d.records, line)

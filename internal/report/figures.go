@@ -49,6 +49,20 @@ func CollectFigures(recs []results.Record) []*Figures {
 	return figs
 }
 
+// Duplicates warns, one error each, of the cells (study, variant,
+// setting, phase, run) that have several ok records in recs, of which the
+// figures take the last: the tables write these warnings under each
+// table, the other formats leave them to the caller (manydb tables
+// prints them on stderr).
+func Duplicates(recs []results.Record) []error {
+	_, dups := collectFigures(recs)
+	errs := make([]error, len(dups))
+	for i, d := range dups {
+		errs[i] = d
+	}
+	return errs
+}
+
 // collectFigures is CollectFigures, and a warning for each run with
 // several ok records.
 func collectFigures(recs []results.Record) ([]*Figures, []duplicate) {

@@ -133,7 +133,7 @@ func (r *Reader) Next() bool {
 			return false
 		}
 		r.rec.moveOldRun()
-		r.rec.Line = r.line
+		r.rec.Line, r.rec.File = r.line, r.file
 		return true
 	}
 	if err := r.sc.Err(); err != nil {

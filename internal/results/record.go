@@ -185,6 +185,9 @@ type Record struct {
 	// Line is the line of the results file the record was read from
 	// (Reader), 0 for a record not read from a file; it is not written.
 	Line int `json:"-"`
+	// File is the results file it was read from (Reader), "" for a
+	// record made in memory.
+	File string `json:"-"`
 }
 
 // Hold is the memory of H stores held open in one process, from
