@@ -69,6 +69,12 @@ func TestReadFileGzip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ReadFile(%s): %v", gz, err)
 	}
+	for i := range got {
+		if got[i].File != gz || want[i].File != plain {
+			t.Errorf("record %d read from %q and %q, want each its own file", i, got[i].File, want[i].File)
+		}
+		got[i].File, want[i].File = "", "" // the files differ, the records not
+	}
 	if len(got) != 3 || !reflect.DeepEqual(got, want) {
 		t.Fatalf("records of the .gz = %+v\nwant %+v", got, want)
 	}
