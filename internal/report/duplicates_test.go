@@ -49,7 +49,7 @@ func TestDuplicatesWarned(t *testing.T) {
 	study := recs[0].Study
 	want := map[int]string{2: "fake create", 4: "fake open run 2", 6: "fake open cold run 2", 7: "fake hold", 8: "fake space", 10: "fake turn run 2"}
 	warning := func(line int) string {
-		return fmt.Sprintf("study %s, setting default: %s has 2 records, one expected; the last one, line %d, is used", study, want[line], at[line])
+		return fmt.Sprintf("study %s, setting default: %s has 2 records, one expected; the last one, %s:%d, is used", study, want[line], recs[0].File, at[line])
 	}
 	var tables, page, cmp bytes.Buffer
 	if err := Tables(&tables, recs); err != nil {
@@ -90,8 +90,8 @@ func TestDuplicatesWarned(t *testing.T) {
 		if err := Tables(&got, recs); err != nil {
 			t.Fatal(err)
 		}
-		w := fmt.Sprintf("Warning: study %s, setting %s: %s has 2 records, one expected; the last one, line %d, is used",
-			recs[line-1].Study, recs[line-1].Setting, tt.what, at[line])
+		w := fmt.Sprintf("Warning: study %s, setting %s: %s has 2 records, one expected; the last one, %s:%d, is used",
+			recs[line-1].Study, recs[line-1].Setting, tt.what, recs[0].File, at[line])
 		if !strings.Contains(got.String(), w) {
 			t.Errorf("%s: tables lack the warning %q:\n%s", tt.file, w, got.String())
 		}
