@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"manydb/internal/job"
 	"manydb/internal/results"
@@ -51,6 +52,7 @@ func (s *study) resume(prior []results.Record) string {
 		}
 	}
 	if id == "" {
+		s.noteUnfinished(prior, want)
 		return ""
 	}
 	if version != s.Version {
@@ -70,6 +72,59 @@ func (s *study) resume(prior []results.Record) string {
 		}
 	}
 	return id
+}
+
+// noteUnfinished says, when prior's last study has no end record and
+// another configuration than want, that a new study starts and leaves it
+// unfinished, and how the two differ.
+func (s *study) noteUnfinished(prior []results.Record, want *results.StudyConfig) {
+	var last *results.Record
+	ended := map[string]bool{}
+	for i, r := range prior {
+		switch {
+		case r.Phase == job.PhaseEnv && r.Config != nil:
+			last = &prior[i]
+		case r.Phase == job.PhaseEnd:
+			ended[r.Study] = true
+		}
+	}
+	if last == nil || ended[last.Study] {
+		return
+	}
+	fmt.Fprintf(s.Log, "%s holds study %s, unfinished, of another configuration (%s): a new study starts, and %s stays unfinished until its own command runs again\n",
+		s.Out, last.Study, configDiff(last.Config, want), last.Study)
+}
+
+// configDiff names what differs between the configurations a (an earlier
+// study's) and b (this one's): "stores 100, now 50; dims 384, now 0".
+func configDiff(a, b *results.StudyConfig) string {
+	var d []string
+	add := func(what string, x, y any) {
+		if fmt.Sprint(x) != fmt.Sprint(y) {
+			d = append(d, fmt.Sprintf("%s %v, now %v", what, x, y))
+		}
+	}
+	add("stores", a.Stores, b.Stores)
+	add("runs", a.Runs, b.Runs)
+	add("hold", a.Hold, b.Hold)
+	add("hold counts", a.Holds, b.Holds)
+	add("fanout", a.Fanout, b.Fanout)
+	add("workload", a.Workload.Name, b.Workload.Name)
+	add("objects", a.Workload.Objects, b.Workload.Objects)
+	add("text length", a.Workload.TextLen, b.Workload.TextLen)
+	add("dims", a.Workload.Dims, b.Workload.Dims)
+	add("queries", a.Queries, b.Queries)
+	add("root", a.Root, b.Root)
+	if !sameServe(a.Serve, b.Serve) {
+		d = append(d, "serve's traffic")
+	}
+	if !sameSweep(a.Sweep, b.Sweep) {
+		d = append(d, "the sweep's store counts")
+	}
+	if len(d) == 0 {
+		return "its configuration"
+	}
+	return strings.Join(d, "; ")
 }
 
 func sameStudy(a, b *results.StudyConfig) bool {

@@ -575,3 +575,34 @@ func TestRemoveInRootRemovesTreesNotLinkTargets(t *testing.T) {
 		t.Errorf("the link's target was touched: %q, %v", b, err)
 	}
 }
+
+// TestNewStudyLeavesUnfinished: a run on the results file of an
+// unfinished study (no end record) of another configuration says that a
+// new study starts and the earlier one stays unfinished, and what differs.
+func TestNewStudyLeavesUnfinished(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	first, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if !strings.Contains(l, `"phase":"end"`) {
+			kept = append(kept, l)
+		}
+	}
+	os.WriteFile(c.Out, []byte(strings.Join(kept, "")), 0o644)
+	var log strings.Builder
+	c.Log, c.Stores = &log, 8
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("holds study %s, unfinished, of another configuration (stores 10, now 8): a new study starts", first)
+	if !strings.Contains(log.String(), want) {
+		t.Errorf("the log lacks %q:\n%s", want, log.String())
+	}
+}
