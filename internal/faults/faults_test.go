@@ -117,6 +117,13 @@ var cases = []faultCase{
 	{"31.9 bad input: serve --zipf NaN", true, serveNaN("--zipf")},
 	{"31.9 bad input: serve --rate NaN", true, serveNaN("--rate")},
 	{"31.11 SIGKILL manydb in hold: its cgroup", false, cgroupLeak},
+	{"edited record: hold of 0 stores", true, editedRecord(`"held":\d+`, `"held":0`, "hold.held is 0")},
+	{"edited record: a negative time", true, editedRecord(`"total_ms":\[`, `"total_ms":[-1,`, "total_ms[0] is -1")},
+	{"edited record: open_ms null", true, editedRecord(`"open_ms":\[[^\]]*\]`, `"open_ms":null`, "open_ms holds 0 samples")},
+	{"edited record: 1e308 ms", true, editedRecord(`"create_ms":\[`, `"create_ms":[1e308,`, "create_ms[0] is 1e+308")},
+	{"edited record: no study", true, editedRecord(`"study":"[^"]*"`, `"study":""`, `no "study"`)},
+	{"results.jsonl.gz cut in a line", true, cutGzip},
+	{"a line that is no record", true, notARecord},
 }
 
 // row is what one case measured.
