@@ -426,3 +426,34 @@ func (c *Config) cgroups() memcg.Hierarchy {
 	}
 	return memcg.Default()
 }
+
+// notApplicable says why variant v is not measured under set, or "":
+// the setting does not change it (settings.Setting.NotApplicable), or
+// the workload has embeddings and its catalog family says why it cannot
+// keep them (engine.Family.NoVectors).
+func (c *Config) notApplicable(set settings.Setting, v string) string {
+	fam, _ := c.family(v)
+	if why := set.NotApplicable(fam, v); why != "" {
+		return why
+	}
+	if c.Workload.Dims > 0 {
+		return fam.NoVectors[v]
+	}
+	return ""
+}
+
+// checkSomeApply refuses a study in which no variant applies under any
+// setting (each would be recorded n/a): it would measure nothing.
+func (c *Config) checkSomeApply() error {
+	var whys []string
+	for _, set := range c.Settings {
+		for _, v := range c.Variants {
+			why := c.notApplicable(set, v)
+			if why == "" {
+				return nil
+			}
+			whys = append(whys, fmt.Sprintf("%s under %s: %s", v, set.Name, why))
+		}
+	}
+	return &InputError{"no variant applies to this study, so it would measure nothing: " + strings.Join(whys, "; ")}
+}
