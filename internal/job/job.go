@@ -37,9 +37,9 @@ type Job struct {
 	// orchestrator drops the caches before the worker starts.
 	Cache CacheMode
 	// Prewarm, for a warm open run, reads every store's files once before
-	// the run (untimed), so that its stores are in the page cache as their
-	// create left them: a sweep's smaller count uses stores that the larger
-	// counts' runs may have pushed out of the cache.
+	// the run (untimed), so that its stores are in the page cache: the
+	// machine may have evicted them since their create or the last run
+	// (the orchestrator sets it for every warm run).
 	Prewarm bool
 	// Appended is the number of notes the turn phase appended to every
 	// store before this phase (0 before the first turn run).

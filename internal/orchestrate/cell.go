@@ -359,10 +359,11 @@ func (c *cell) workerJob(p phase) job.Job {
 	switch p.name {
 	case job.PhaseOpen:
 		wj.Run, wj.Seed, wj.Queries, wj.Cache = p.run, uint64(p.run), c.Queries, p.cache
-		// A smaller count of a sweep: the larger counts' runs may have
-		// pushed its stores out of the page cache, which its create had
-		// left them in.
-		wj.Prewarm = c.from != nil && p.cache == ""
+		// A warm run starts warm: the machine may have evicted the
+		// stores' pages since their create or the run before (a VM's
+		// balloon, a sweep's larger counts), so the worker reads them in
+		// first, outside the timing.
+		wj.Prewarm = p.cache == ""
 	case job.PhaseTurn:
 		wj.Run, wj.Seed = p.run, uint64(p.run)
 	case job.PhaseServe:

@@ -186,6 +186,9 @@ func Compare(w io.Writer, old, new Side) error {
 			if len(side.f.Loud) > 0 {
 				fmt.Fprintf(w, "%s: the load rose to --max-load or above during %s\n", side.name, strings.Join(side.f.Loud, ", "))
 			}
+			if len(side.f.NotWarm) > 0 {
+				fmt.Fprintf(w, "%s: warm runs that were not warm (the cache differed, not only the engine): %s\n", side.name, strings.Join(side.f.NotWarm, ", "))
+			}
 		}
 	}
 	fmt.Fprintf(w, "\n± is the %.0f %% confidence interval of the median (benchmath, no distribution assumed); ~ means no significant change at α = %.2f (Mann–Whitney U test).\n", confidence*100, benchmath.DefaultThresholds.CompareAlpha)

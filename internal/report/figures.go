@@ -28,6 +28,9 @@ type Figures struct {
 	Units map[string]string `json:"units"`
 	// Loud lists the phases during which the load rose to --max-load.
 	Loud []string `json:"loud,omitempty"`
+	// NotWarm lists the warm runs that were not warm: below WarmResident
+	// of their sampled store pages in the page cache before or after.
+	NotWarm []string `json:"not_warm,omitempty"`
 	// Spread maps a repeated figure to the median over runs of each
 	// run's interquartile range over its stores (the spread of one run).
 	Spread map[string]float64 `json:"spread,omitempty"`
@@ -93,6 +96,9 @@ func collectFigures(recs []results.Record) ([]*Figures, []duplicate) {
 	for _, r := range runs.records(func(figureRun) bool { return true }) {
 		f := by[r.Variant+"@"+r.Setting]
 		f.addLoud(r)
+		if what := notWarm(r); what != "" {
+			f.NotWarm = append(f.NotWarm, r.Study+" "+what)
+		}
 		f.add(r)
 		if iqrs[f] == nil {
 			iqrs[f] = map[string][]float64{}

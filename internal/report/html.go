@@ -151,6 +151,11 @@ func overviewHTML(o *overview) (htmlOverview, error) {
 	for _, n := range o.notApplied {
 		ho.Notes = append(ho.Notes, n.String())
 	}
+	for _, setting := range o.settings() {
+		if s := o.notWarmNote(setting); s != "" {
+			ho.Notes = append(ho.Notes, s)
+		}
+	}
 	charts, err := decisionCharts(o)
 	ho.Charts = charts
 	return ho, err

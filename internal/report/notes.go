@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
+	"manydb/internal/results"
 	"manydb/internal/settings"
 )
 
@@ -175,4 +178,56 @@ func forEach(whys []string, byWhy map[string][]string) string {
 		parts = append(parts, fmt.Sprintf("for %s: %s", strings.Join(byWhy[why], ", "), why))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// WarmResident is the least share of a warm run's sampled store pages in
+// the page cache, before and after it, for the run to count as warm.
+const WarmResident = 0.99
+
+// notWarm describes a warm open run whose sampled store pages were below
+// WarmResident in the page cache before or after it, "run 1 (before
+// 83.7 %, after 99.5 %)"; "" for any other record.
+func notWarm(r *results.Record) string {
+	if r.Phase != job.PhaseOpen || r.Cache != "" || r.ResidentBefore == nil {
+		return ""
+	}
+	before, after := *r.ResidentBefore, 1.0
+	if r.ResidentAfter != nil {
+		after = *r.ResidentAfter
+	}
+	if before >= WarmResident && after >= WarmResident {
+		return ""
+	}
+	what := fmt.Sprintf("run %d (before %s", r.Run, percentDown(before))
+	if r.ResidentAfter != nil {
+		what += ", after " + percentDown(after)
+	}
+	return what + ")"
+}
+
+// percentDown writes a fraction as a percentage with one decimal, rounded
+// down, so that a share below WarmResident never reads as 99.0 %.
+func percentDown(x float64) string {
+	return fmt.Sprintf("%.1f %%", math.Floor(1000*x)/10)
+}
+
+// notWarmNote names the table's warm runs that were not warm, per column:
+// their figures include reads from disk.
+func (t *table) notWarmNote() string {
+	var cols []string
+	for _, v := range t.variants {
+		var runs []string
+		for _, r := range t.columns[v].opens() {
+			if what := notWarm(r); what != "" {
+				runs = append(runs, what)
+			}
+		}
+		if len(runs) > 0 {
+			cols = append(cols, v+": "+strings.Join(runs, ", "))
+		}
+	}
+	if len(cols) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Not warm: these warm runs had less than %.0f %% of their sampled store pages in the page cache before or after them, so their figures include reads from disk: %s.", 100*WarmResident, strings.Join(cols, "; "))
 }

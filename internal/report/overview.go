@@ -55,6 +55,7 @@ type overviewRow struct {
 	// variant and setting of the row, and the table it is a column of
 	variant, setting string
 	table            *table
+	col              *column // the row's column of table
 	family           family
 	cells            []cell // one per figure of the overview
 }
@@ -143,7 +144,7 @@ func newOverview(tables []*table) *overview {
 			if studies > 1 {
 				label += " · " + t.study
 			}
-			row := overviewRow{label: label, family: familyOf(c.variant), variant: c.variant, setting: t.setting, table: t}
+			row := overviewRow{label: label, family: familyOf(c.variant), variant: c.variant, setting: t.setting, table: t, col: c}
 			for _, f := range figs {
 				row.cells = append(row.cells, cellOf(f, t, c))
 			}
@@ -243,4 +244,39 @@ func sortValue(v float64) string {
 		return ""
 	}
 	return fmt.Sprintf("%g", v)
+}
+
+// notWarmNote names the overview's rows of setting whose warm runs were
+// not warm (notWarm): their figures include reads from disk.
+func (o *overview) notWarmNote(setting string) string {
+	var rows []string
+	for _, r := range o.rows {
+		if r.setting != setting || r.col == nil {
+			continue
+		}
+		var runs []string
+		for _, rec := range r.col.opens() {
+			if what := notWarm(rec); what != "" {
+				runs = append(runs, what)
+			}
+		}
+		if len(runs) > 0 {
+			rows = append(rows, r.label+": "+strings.Join(runs, ", "))
+		}
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Not warm (below %.0f %% of the sampled store pages in the page cache before or after the run; its figures include reads from disk): %s.", 100*WarmResident, strings.Join(rows, "; "))
+}
+
+// settings are the settings of the overview's rows, in their order.
+func (o *overview) settings() []string {
+	var out []string
+	for _, r := range o.rows {
+		if !slices.Contains(out, r.setting) {
+			out = append(out, r.setting)
+		}
+	}
+	return out
 }

@@ -77,6 +77,9 @@ func (o *overview) writeMarkdown(w io.Writer, setting string, seed map[seedKey]f
 			fmt.Fprintf(w, "\n%s\n", mdEscape(n.String()))
 		}
 	}
+	if s := o.notWarmNote(setting); s != "" {
+		fmt.Fprintf(w, "\n%s\n", mdEscape(s))
+	}
 }
 
 // mdEscape keeps text from records (variant names, reasons) from breaking

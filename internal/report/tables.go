@@ -205,6 +205,9 @@ func (t *table) writeNotes(w io.Writer) {
 	if s := t.spreadNote(); s != "" {
 		fmt.Fprintln(w, s)
 	}
+	if s := t.notWarmNote(); s != "" {
+		fmt.Fprintln(w, s)
+	}
 	if s := t.skippedHoldsNote(); s != "" {
 		fmt.Fprintln(w, s)
 	}

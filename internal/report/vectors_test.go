@@ -110,3 +110,45 @@ func TestVectorTables(t *testing.T) {
 		t.Errorf("the overview of a knn study lacks recall:\n%s", s)
 	}
 }
+
+// TestNotWarmFlagged: a warm run with less than 99 % of its sampled
+// store pages in the page cache before or after it is named in the
+// tables, the overview, the report and compare.
+func TestNotWarmFlagged(t *testing.T) {
+	recs := vectorRecords()
+	half, full := 0.5, 1.0
+	for i := range recs {
+		if recs[i].Phase == job.PhaseOpen && recs[i].Cache == "" {
+			recs[i].ResidentBefore, recs[i].ResidentAfter = &full, &full
+			if recs[i].Variant == "sqlite" {
+				recs[i].ResidentBefore = &half
+			}
+		}
+	}
+	want := "sqlite: run 1 (before 50.0 %, after 100.0 %)"
+	var tables, overview, page, cmp bytes.Buffer
+	for _, w := range []struct {
+		out    *bytes.Buffer
+		render func() error
+	}{
+		{&tables, func() error { return Tables(&tables, recs) }},
+		{&overview, func() error { return WriteOverview(&overview, recs) }},
+		{&page, func() error { return HTML(&page, recs) }},
+		{&cmp, func() error { return Compare(&cmp, Side{Name: "a", Records: recs}, Side{Name: "b", Records: recs}) }},
+	} {
+		if err := w.render(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, out := range map[string]string{"tables": tables.String(), "overview": overview.String(), "report": page.String()} {
+		if !strings.Contains(out, "Not warm") || !strings.Contains(out, want) {
+			t.Errorf("%s does not flag %q", name, want)
+		}
+		if strings.Contains(out, "obx_cached: run 1 (before") {
+			t.Errorf("%s flags obx_cached, whose run was warm", name)
+		}
+	}
+	if !strings.Contains(cmp.String(), "old: warm runs that were not warm (the cache differed, not only the engine): s run 1 (before 50.0 %, after 100.0 %)") {
+		t.Errorf("compare does not say the cache differed:\n%s", cmp.String())
+	}
+}

@@ -142,8 +142,10 @@ func (r *Record) checkSamples() error {
 			return err
 		}
 	}
-	if b := r.ResidentBefore; b != nil && (*b < 0 || *b > 1) {
-		return fmt.Errorf("resident_before is %v, outside 0 to 1", *b)
+	for name, b := range map[string]*float64{"resident_before": r.ResidentBefore, "resident_after": r.ResidentAfter} {
+		if b != nil && (*b < 0 || *b > 1) {
+			return fmt.Errorf("%s is %v, outside 0 to 1", name, *b)
+		}
 	}
 	for i, b := range r.Bytes {
 		if b < 0 {

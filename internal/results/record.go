@@ -129,9 +129,15 @@ type Record struct {
 	// the run: below 0.95 the "warm" run was partly cold (the stores
 	// outgrow the page cache).
 	ResidentBefore *float64 `json:"resident_before,omitempty"`
+	// ResidentAfter is the same fraction of the same sample after the
+	// run (recorded since the warm runs are prewarmed).
+	ResidentAfter *float64 `json:"resident_after,omitempty"`
 	// Prewarmed says that the warm run read every store's files once
-	// before it (untimed; a sweep's smaller counts).
+	// before it (untimed; every warm run since resident_after is
+	// recorded, a sweep's smaller counts before).
 	Prewarmed bool `json:"prewarmed,omitempty"`
+	// PrewarmS is how long that read took, in seconds.
+	PrewarmS float64 `json:"prewarm_s,omitempty"`
 	// Appended is the number of notes the turn phase had appended to every
 	// store before this phase (a turn run appends one more).
 	Appended int `json:"appended,omitempty"`

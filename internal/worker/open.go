@@ -68,6 +68,13 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	if err != nil {
 		return err
 	}
+	if rec.ResidentBefore != nil { // a warm run: the same sample after it
+		r, err := sampleResidency(dirs, results.ResidencySample)
+		if err != nil {
+			return fmt.Errorf("page cache residency after the run: %w", err)
+		}
+		rec.ResidentAfter = &r
+	}
 	rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs = spans.open, spans.steps, spans.close, spans.total
 	rec.Cache, rec.Resident, rec.Appended = j.Cache, resident, j.Appended
 	rec.Recall, rec.KNNReturned = spans.recall, spans.returned
@@ -85,13 +92,14 @@ func warmBefore(j job.Job, dirs []string, rec *results.Record, loop *storeLoop) 
 		return nil
 	}
 	if j.Prewarm {
+		start := time.Now()
 		for i, dir := range dirs {
 			if err := measure.ReadAll(dir); err != nil {
 				return storeError(j, i, "read into the page cache", err)
 			}
 			loop.progress.report(0, time.Now()) // the watchdog's heartbeat
 		}
-		rec.Prewarmed = true
+		rec.Prewarmed, rec.PrewarmS = true, time.Since(start).Seconds()
 	}
 	r, err := sampleResidency(dirs, results.ResidencySample)
 	if err != nil {
