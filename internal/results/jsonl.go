@@ -3,6 +3,7 @@ package results
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -114,7 +115,7 @@ func (r *Reader) Next() bool {
 			if r.cut && r.gzip {
 				// manydb never appends to a compressed file: a cut
 				// one is damage, not a write cut by a crash.
-				r.err = &CorruptError{File: r.file, Line: r.line, Err: cmpOr(r.sc.Err(), io.ErrUnexpectedEOF)}
+				r.err = &CorruptError{File: r.file, Line: r.line, Err: cmp.Or(r.sc.Err(), io.ErrUnexpectedEOF)}
 				return false
 			}
 			if r.cut {
@@ -145,14 +146,6 @@ func (r *Reader) Next() bool {
 		}
 	}
 	return false
-}
-
-// cmpOr returns err, or alt when err is nil.
-func cmpOr(err, alt error) error {
-	if err != nil {
-		return err
-	}
-	return alt
 }
 
 // Record returns the record read by the last Next.
