@@ -381,9 +381,7 @@ func (t *table) serveText(v string, pool int, value func(s *results.Serve) strin
 	switch {
 	case c.failed[job.PhaseServe]:
 		return "failed"
-	case c.na && why:
-		return "n/a: " + c.naWhy
-	case c.na: // why: the n/a notes, below the table
+	case c.na: // why: the n/a notes, below the table (a reason per cell would widen it)
 		return "n/a"
 	}
 	return "–"
