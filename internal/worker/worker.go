@@ -261,6 +261,7 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 		return results.Record{}, err
 	}
 	gc := startGCCount()
+	setRepeat(j, &rec)
 	err = phaseFunc(j.Phase)(j, v, &rec, loop)
 	if cerr := stopCPU(); err == nil {
 		err = cerr
@@ -302,33 +303,20 @@ func prepareVectors(j job.Job, v engine.Variant, rec *results.Record) error {
 	return nil
 }
 
-// phaseFunc returns the function that runs phase (a worker phase other
-// than versions), with the record's repetition and seed filled in first
-// where the phase has them.
+// phaseFunc returns the function that runs phase, a worker phase other
+// than versions.
 func phaseFunc(phase job.Phase) func(job.Job, engine.Variant, *results.Record, *storeLoop) error {
 	switch phase {
 	case job.PhaseCreate:
 		return create
 	case job.PhaseOpen:
-		return func(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
-			rec.Run, rec.Seed = j.Run, j.Seed
-			return openRun(j, v, rec, loop)
-		}
+		return openRun
 	case job.PhaseTurn:
-		return func(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
-			rec.Turn, rec.Seed = j.Run, j.Seed
-			return turn(j, v, rec, loop)
-		}
+		return turn
 	case job.PhaseServe:
-		return func(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
-			rec.PoolStep, rec.Seed = j.Run, j.Seed
-			return serveRun(j, v, rec, loop)
-		}
+		return serveRun
 	case job.PhaseHold:
-		return func(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
-			rec.HoldStep = j.Run // one of several hold counts: 1, 2, …
-			return hold(j, v, rec, loop)
-		}
+		return hold
 	case job.PhaseSpace:
 		return space
 	case job.PhaseProfile:
@@ -336,6 +324,19 @@ func phaseFunc(phase job.Phase) func(job.Job, engine.Variant, *results.Record, *
 	}
 	return func(job.Job, engine.Variant, *results.Record, *storeLoop) error {
 		return fmt.Errorf("no phase %q in the worker", phase)
+	}
+}
+
+// setRepeat fills in the record's repetition (an open or turn run, a pool
+// size's step, one of several hold counts) and, for the phases that visit
+// the stores in a seeded order, the seed.
+func setRepeat(j job.Job, rec *results.Record) {
+	switch j.Phase {
+	case job.PhaseOpen, job.PhaseTurn, job.PhaseServe:
+		rec.SetRepeat(j.Run)
+		rec.Seed = j.Seed
+	case job.PhaseHold:
+		rec.SetRepeat(j.Run)
 	}
 }
 
