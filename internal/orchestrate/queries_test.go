@@ -105,19 +105,9 @@ func TestRerunAfterCutTurnReplaysEarlierTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Cut turn run 2: its record goes, its stores are left uneven.
-	b, err := os.ReadFile(c.Out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kept []string
-	for _, l := range strings.SplitAfter(string(b), "\n") {
-		if strings.Contains(l, `"phase":"turn"`) && strings.Contains(l, `"turn":2`) ||
-			strings.Contains(l, `"phase":"end"`) {
-			continue
-		}
-		kept = append(kept, l)
-	}
-	os.WriteFile(c.Out, []byte(strings.Join(kept, "")), 0o644)
+	dropLines(t, c.Out, func(l string) bool {
+		return strings.Contains(l, `"phase":"turn"`) && strings.Contains(l, `"turn":2`) || strings.Contains(l, `"phase":"end"`)
+	})
 	dir := filepath.Join(c.Root, "default", "fake")
 	m, err := readManifest(dir)
 	if err != nil {
@@ -555,5 +545,24 @@ func TestServeUnderMemoryMax(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("serve tables lack %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// dropLines removes from the results file out the lines drop says to,
+// as a kill or a hand edit would leave it.
+func dropLines(t *testing.T, out string, drop func(line string) bool) {
+	t.Helper()
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if !drop(l) {
+			kept = append(kept, l)
+		}
+	}
+	if err := os.WriteFile(out, []byte(strings.Join(kept, "")), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

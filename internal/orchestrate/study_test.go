@@ -585,17 +585,7 @@ func TestNewStudyLeavesUnfinished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(c.Out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kept []string
-	for _, l := range strings.SplitAfter(string(b), "\n") {
-		if !strings.Contains(l, `"phase":"end"`) {
-			kept = append(kept, l)
-		}
-	}
-	os.WriteFile(c.Out, []byte(strings.Join(kept, "")), 0o644)
+	dropLines(t, c.Out, func(l string) bool { return strings.Contains(l, `"phase":"end"`) })
 	var log strings.Builder
 	c.Log, c.Stores = &log, 8
 	if _, err := Run(context.Background(), c); err != nil {
