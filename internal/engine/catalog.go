@@ -28,6 +28,10 @@ type Family struct {
 	// search them (no engine.VectorVariant), why: under --dims its cells
 	// are n/a with that reason.
 	NoVectors map[string]string
+	// NoShared gives, for each variant without the shared layout (no
+	// engine.SharedVariant), why: under --layout shared its cells are
+	// n/a with that reason, never the per-agent layout measured instead.
+	NoShared map[string]string
 }
 
 // Catalog lists every family manydb knows, in the default column order.
@@ -36,26 +40,32 @@ func Catalog() []Family {
 		// The reference study's engines, in its column order.
 		{Binary: "worker-objectbox", Variants: []string{"obx", "obx_cached", "obx_nosync"}, Cgo: true,
 			Needs:     "the ObjectBox C library (make build fetches it from PyPI's objectbox-clib wheel)",
-			NoVectors: map[string]string{"obx": "objectbox-go v1.9.0 has no vector API (no float-vector property, HNSW index or nearest-neighbour query); obx_cached and obx_nosync use the C API's"}},
-		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)"},
+			NoVectors: map[string]string{"obx": "objectbox-go v1.9.0 has no vector API (no float-vector property, HNSW index or nearest-neighbour query); obx_cached and obx_nosync use the C API's"},
+			NoShared:  notShared("obx", "obx_cached", "obx_nosync")},
+		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)",
+			NoShared: notShared("sqlite_capi")},
 		// Turso defines no global allocator here: it allocates with glibc malloc.
 		{Binary: "worker-turso", Variants: []string{"turso", "turso_ckpt"}, Cgo: true,
-			Needs:  "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-capi.sh turso)",
-			NoLean: map[string]string{"turso": noLeanTurso, "turso_ckpt": noLeanTurso}},
+			Needs:    "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-capi.sh turso)",
+			NoLean:   map[string]string{"turso": noLeanTurso, "turso_ckpt": noLeanTurso},
+			NoShared: notShared("turso", "turso_ckpt")},
 		// Turso through turso-go: no cgo needed (purego), but the Rust
 		// library allocates with Rust's System allocator, i.e. glibc's
 		// malloc, so allocator settings apply to it as to a cgo engine.
 		{Binary: "worker-tursogo", Variants: []string{"turso_go"}, Cgo: true, Needs: "only the Go module proxy; at run time a writable cache directory (TURSO_GO_CACHE_DIR or ~/.cache) for the embedded library",
-			NoLean: map[string]string{"turso_go": noLeanTurso}},
+			NoLean: map[string]string{"turso_go": noLeanTurso}, NoShared: notShared("turso_go")},
 		// libSQL: C core and Rust bindings, both on glibc's malloc.
 		{Binary: "worker-libsql", Variants: []string{"libsql", "libsql_capi"}, Cgo: true,
-			Needs: "Rust (cargo) to build the libsql crate from crates.io (make build runs scripts/build-capi.sh libsql)"},
-		{Binary: "worker-libsql-go", Variants: []string{"libsql_go"}, Cgo: true, Needs: "a C compiler (cgo); the static library comes with the Go module"},
+			Needs:    "Rust (cargo) to build the libsql crate from crates.io (make build runs scripts/build-capi.sh libsql)",
+			NoShared: notShared("libsql", "libsql_capi")},
+		{Binary: "worker-libsql-go", Variants: []string{"libsql_go"}, Cgo: true, Needs: "a C compiler (cgo); the static library comes with the Go module",
+			NoShared: notShared("libsql_go")},
 		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.
 		{Binary: "worker-gokv", Variants: []string{"bbolt", "pebble", "badger"}, Cgo: false, Needs: "Go only",
-			NoLean: map[string]string{"bbolt": "bbolt's defaults are already its leanest (no initial mmap size, no MAP_POPULATE, no mlock; docs/engines.md)"}},
-		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only"},
-		{Binary: "worker-sqlite-ncruces", Variants: []string{"sqlite_ncruces"}, Cgo: false, Needs: "Go only"},
+			NoLean:   map[string]string{"bbolt": "bbolt's defaults are already its leanest (no initial mmap size, no MAP_POPULATE, no mlock; docs/engines.md)"},
+			NoShared: notShared("pebble", "badger")},
+		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only", NoShared: notShared("sqlite_modernc")},
+		{Binary: "worker-sqlite-ncruces", Variants: []string{"sqlite_ncruces"}, Cgo: false, Needs: "Go only", NoShared: notShared("sqlite_ncruces")},
 	}
 }
 
@@ -65,6 +75,16 @@ func Catalog() []Family {
 // what its memory per open store is, arenas advised MADV_HUGEPAGE, only
 // the thp-off setting changes (docs/engines.md).
 const noLeanTurso = "Turso has no option that lowers its memory per open store: PRAGMA cache_size is raised to at least 200 pages, more than a store holds, and its buffer arenas have no size option (the thp-off setting is what changes them)"
+
+// notShared gives the variants ids the reason of a variant whose adapter
+// has no shared layout yet.
+func notShared(ids ...string) map[string]string {
+	m := map[string]string{}
+	for _, id := range ids {
+		m[id] = "manydb has no shared layout for " + id + " yet: it is built for sqlite and bbolt (docs/layouts.md)"
+	}
+	return m
+}
 
 // Lookup returns the family that serves variant id.
 func Lookup(id string) (Family, bool) {

@@ -149,3 +149,36 @@ type Marshaler interface {
 
 // Marshaled is an engine's own representation of a batch of notes.
 type Marshaled any
+
+// SharedVariant is implemented by a Variant that has the shared layout:
+// one store holding every agent's notes, keyed by agent, instead of a
+// store per agent (job.LayoutShared). A variant without it is n/a there,
+// for the reason its catalog family gives (Family.NoShared).
+type SharedVariant interface {
+	// CreateShared makes a new shared store in dir, which exists and is
+	// empty, with its schema committed, and returns it open.
+	CreateShared(dir string) (SharedStore, error)
+	// OpenShared opens the shared store in dir, as an application does
+	// once when it starts.
+	OpenShared(dir string) (SharedStore, error)
+	// SharedLayout says what the shared store is: its files, how a note
+	// is keyed by agent, the options it is made with, what an agent's
+	// open (SharedStore.Agent) does and what deleting an agent gives back.
+	SharedLayout() string
+}
+
+// SharedStore is an open shared store.
+type SharedStore interface {
+	// Agent is an agent's open: what an application does to start
+	// serving agent a from the shared store. The Store it returns reads
+	// and writes agent a's notes only (its ids are the agent's own, as in
+	// a store of its own); its Close releases what Agent took, never the
+	// shared store.
+	Agent(a int) (Store, error)
+	// DeleteAgent removes every note of agent a, committed, and then does
+	// what the engine needs to give the space back (SharedLayout says
+	// what and whether it can).
+	DeleteAgent(a int) error
+	// Close releases the shared store.
+	Close() error
+}

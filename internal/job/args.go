@@ -56,6 +56,9 @@ func (j Job) Args() []string {
 	}
 	num("--hold", j.Hold)
 	num("--fanout", j.Fanout)
+	if j.Layout.Shared() {
+		args = append(args, "--layout", string(j.Layout))
+	}
 	if len(j.Queries) > 0 {
 		args = append(args, "--queries", JoinNames(j.Queries, ","))
 	}
@@ -91,7 +94,7 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 		fs.PrintDefaults()
 	}
 	var j Job
-	var phase, queries, cache, allocator string
+	var phase, queries, cache, allocator, layout string
 	fs.StringVar(&j.Variant, "variant", "", "variant id")
 	fs.StringVar(&phase, "phase", "", JoinNames(WorkerPhases(), ", "))
 	fs.StringVar(&j.Dir, "dir", "", "directory of this variant's stores")
@@ -105,6 +108,7 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	fs.Uint64Var(&j.Seed, "seed", 0, "open, turn, serve: seed of the store order")
 	fs.IntVar(&j.Hold, "hold", 0, "hold: stores to keep open")
 	fs.IntVar(&j.Fanout, "fanout", 0, "store directory levels: 0 flat (dir/001234), 2 nested by the name's last digits (dir/12/34/001234)")
+	fs.StringVar(&layout, "layout", "", "shared: every agent's notes in one store (SharedDir), keyed by agent; default a store per agent")
 	fs.StringVar(&queries, "queries", "", "open: the queries to make, in order ("+JoinNames(Queries(), ",")+"; default count)")
 	fs.StringVar(&cache, "cache", "", "open: cold evicts each store's files from the page cache before its open; drop is recorded as given")
 	fs.BoolVar(&j.Prewarm, "prewarm", false, "open (warm): read every store's files once before the run, untimed")
@@ -128,7 +132,7 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	if fs.NArg() > 0 {
 		return Job{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	j.Phase, j.Cache, j.Allocator = Phase(phase), CacheMode(cache), Allocator(allocator)
+	j.Phase, j.Cache, j.Allocator, j.Layout = Phase(phase), CacheMode(cache), Allocator(allocator), Layout(layout)
 	if queries != "" {
 		for _, q := range strings.Split(queries, ",") {
 			j.Queries = append(j.Queries, Query(q))
@@ -158,6 +162,9 @@ func (j Job) Validate() error {
 	}
 	if !slices.Contains(CacheModes(), j.Cache) {
 		return fmt.Errorf("--cache %q: use cold or drop (or leave it out for warm)", j.Cache)
+	}
+	if j.Layout != "" && !j.Layout.Shared() {
+		return fmt.Errorf("--layout %q: use shared, or leave it out for a store per agent", j.Layout)
 	}
 	if j.Allocator != "" && !slices.Contains(Allocators(), j.Allocator) {
 		return fmt.Errorf("--allocator %q: use %s", j.Allocator, JoinNames(Allocators(), ", "))

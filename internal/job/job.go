@@ -29,6 +29,9 @@ type Job struct {
 	// Fanout is the store directories' layout (StoreDir): 0 is flat
 	// (dir/001234), f > 0 nests them f levels deep.
 	Fanout int
+	// Layout is LayoutShared for every agent's notes in one store
+	// (SharedDir(Dir)), "" for a store per agent.
+	Layout Layout
 	// Queries are an open run's queries in order; nil means count alone,
 	// the reference's query.
 	Queries []Query

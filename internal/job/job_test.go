@@ -18,7 +18,7 @@ var (
 // roundTrips are jobs as the orchestrator makes them; together they set
 // every field of Job (TestRoundTripsCoverEveryField).
 var roundTrips = []Job{
-	{Variant: "fake", Phase: PhaseCreate, Dir: "/d/fake", Stores: 1000, Workload: large, Progress: true, Fanout: 2},
+	{Variant: "fake", Phase: PhaseCreate, Dir: "/d/fake", Stores: 1000, Workload: large, Progress: true, Fanout: 2, Layout: LayoutShared},
 	{Variant: "fake_two", Phase: PhaseCreate, Dir: "/d x/fake", Stores: 5, Workload: small, CPUProfile: "/tmp/cpu.pprof", THPOff: true, Lean: true, Allocator: Jemalloc},
 	{Variant: "fake", Phase: PhaseOpen, Dir: "/d", Stores: 7, Workload: small, Run: 3, Seed: 3, Progress: true, THPOff: true, Queries: []Query{QueryRecent, QueryCount}, Cache: CacheCold},
 	{Variant: "fake", Phase: PhaseOpen, Dir: "/d", Stores: 7, Workload: large, Run: 1, Seed: 1<<63 + 5, Prewarm: true, Allocator: Glibc},
@@ -118,7 +118,8 @@ func TestParseRefuses(t *testing.T) {
 	ok := "--variant fake --dir /d --stores 3 --seed 1"
 	for _, tt := range []struct{ args, want string }{
 		{"--variant other --phase create --dir /d --stores 3", `--variant "other"`},
-		{ok + " --phase delete", `--phase "delete": use create, open, hold, space, turn, serve, profile, versions`},
+		{ok + " --phase remove", `--phase "remove": use create, open, hold, space, turn, serve, delete, profile, versions`},
+		{ok + " --phase open --layout one", `--layout "one": use shared, or leave it out for a store per agent`},
 		{ok + " --phase open --queries count,count", "count is listed twice"},
 		{ok + " --phase open --queries nearest", `unknown query "nearest"`},
 		{ok + " --phase open --queries knn", "--queries knn needs embeddings: give --dims"},
@@ -160,5 +161,26 @@ func TestParseQueries(t *testing.T) {
 		if _, err := ParseQueries(bad); err == nil {
 			t.Errorf("ParseQueries(%q) accepted", bad)
 		}
+	}
+}
+
+func TestParseLayouts(t *testing.T) {
+	got, err := ParseLayouts("per-agent,shared")
+	if err != nil || len(got) != 2 || got[0] != LayoutPerAgent || got[1] != LayoutShared {
+		t.Fatalf("ParseLayouts(per-agent,shared) = %v, %v", got, err)
+	}
+	for in, want := range map[string]string{
+		"shared,shared": "--layout: shared is listed twice",
+		"one":           `--layout: unknown layout "one": use per-agent, shared, comma-separated`,
+	} {
+		if _, err := ParseLayouts(in); err == nil || err.Error() != want {
+			t.Errorf("ParseLayouts(%s) = %v, want %q", in, err, want)
+		}
+	}
+	if n := DeleteAgents(5); n != 1 {
+		t.Errorf("DeleteAgents(5) = %d, want 1", n)
+	}
+	if n := DeleteAgents(50); n != 5 {
+		t.Errorf("DeleteAgents(50) = %d, want 5", n)
 	}
 }

@@ -13,13 +13,16 @@ type Phase string
 
 // Phases, in the order a study runs them for one variant.
 const (
-	PhaseEnv     Phase = "env" // one per study: the environment it ran in
-	PhaseCreate  Phase = "create"
-	PhaseOpen    Phase = "open"
-	PhaseHold    Phase = "hold"
-	PhaseSpace   Phase = "space"
-	PhaseTurn    Phase = "turn"  // after space: one agent turn per store (--turns)
-	PhaseServe   Phase = "serve" // manydb serve: agent traffic on a pool of open stores
+	PhaseEnv    Phase = "env" // one per study: the environment it ran in
+	PhaseCreate Phase = "create"
+	PhaseOpen   Phase = "open"
+	PhaseHold   Phase = "hold"
+	PhaseSpace  Phase = "space"
+	PhaseTurn   Phase = "turn"  // after space: one agent turn per store (--turns)
+	PhaseServe  Phase = "serve" // manydb serve: agent traffic on a pool of open stores
+	// PhaseDelete exports and then deletes a share of the agents
+	// (DeleteAgents), last, as it removes them.
+	PhaseDelete  Phase = "delete"
 	PhaseProfile Phase = "profile"
 	PhaseEnd     Phase = "end" // one per finished study: its wall time
 	// PhaseVersions only reports the engine's and the worker's versions
@@ -29,7 +32,7 @@ const (
 
 // WorkerPhases are the phases a worker runs, in study order.
 func WorkerPhases() []Phase {
-	return []Phase{PhaseCreate, PhaseOpen, PhaseHold, PhaseSpace, PhaseTurn, PhaseServe, PhaseProfile, PhaseVersions}
+	return []Phase{PhaseCreate, PhaseOpen, PhaseHold, PhaseSpace, PhaseTurn, PhaseServe, PhaseDelete, PhaseProfile, PhaseVersions}
 }
 
 // Query names what an open store is asked.

@@ -141,7 +141,7 @@ func (v *Variant) create(dir string, dims int) (engine.Store, error) {
 		db.Close()
 		return nil, err
 	}
-	return &store{db: db, fill: v.fill}, nil
+	return &store{db: db, fill: v.fill, name: []byte(bucketName)}, nil
 }
 
 // Open implements engine.Variant.
@@ -150,14 +150,18 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &store{db: db, fill: v.fill}, nil
+	return &store{db: db, fill: v.fill, name: []byte(bucketName)}, nil
 }
 
+// store is an open store, or an agent's bucket of a shared store (shared:
+// Close leaves the file open).
 type store struct {
 	db     *bolt.DB
 	fill   float64
 	buf    []byte
 	search kvnote.Search
+	name   []byte // the notes' bucket
+	shared bool
 }
 
 // Insert writes all notes in one read-write transaction, with the
@@ -165,9 +169,9 @@ type store struct {
 // bucket.
 func (s *store) Insert(notes []workload.Note) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte(bucketName))
-		if b == nil {
-			return fmt.Errorf("no bucket %s: the store was not made by manydb's bbolt variant", bucketName)
+		b, err := s.writeBucket(tx)
+		if err != nil {
+			return err
 		}
 		b.FillPercent = s.fill
 		var e *bolt.Bucket // the embeddings, looked up at the first note with one
@@ -234,11 +238,7 @@ func (s *store) encodeEmb(emb []float32) []byte {
 // Count walks every key of the bucket with a cursor.
 func (s *store) Count() (int64, error) {
 	var n int64
-	err := s.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte(bucketName))
-		if b == nil {
-			return errors.New("no bucket notes: the store was not made by manydb's bbolt variant")
-		}
+	err := s.view(func(b *bolt.Bucket) error {
 		c := b.Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			n++
@@ -248,18 +248,40 @@ func (s *store) Count() (int64, error) {
 	return n, err
 }
 
-// Close closes the file and unmaps it.
-func (s *store) Close() error { return s.db.Close() }
+// Close closes the file and unmaps it; an agent of a shared store
+// releases nothing.
+func (s *store) Close() error {
+	if s.shared {
+		return nil
+	}
+	return s.db.Close()
+}
 
 // view runs fn on the notes bucket in a read-only transaction.
 func (s *store) view(fn func(b *bolt.Bucket) error) error {
 	return s.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte(bucketName))
-		if b == nil {
-			return fmt.Errorf("no bucket %s: the store was not made by manydb's bbolt variant", bucketName)
+		b := tx.Bucket(s.name)
+		switch {
+		case b == nil && s.shared:
+			return fmt.Errorf("agent bucket %s: %w", s.name, engine.ErrNotFound)
+		case b == nil:
+			return fmt.Errorf("no bucket %s: the store was not made by manydb's bbolt variant", s.name)
 		}
 		return fn(b)
 	})
+}
+
+// writeBucket returns the notes bucket in a read-write transaction; an
+// agent of a shared store makes its bucket at its first write.
+func (s *store) writeBucket(tx *bolt.Tx) (*bolt.Bucket, error) {
+	if s.shared {
+		return tx.CreateBucketIfNotExists(s.name)
+	}
+	b := tx.Bucket(s.name)
+	if b == nil {
+		return nil, fmt.Errorf("no bucket %s: the store was not made by manydb's bbolt variant", s.name)
+	}
+	return b, nil
 }
 
 // Recent implements engine.Store: a cursor from the last key backwards.

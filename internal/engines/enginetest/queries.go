@@ -40,7 +40,7 @@ func QueryErrors(v engine.Variant, dir string) error {
 		return fmt.Errorf("close: %w", err)
 	}
 	for turn := 1; turn <= 2; turn++ {
-		if err := checkOpen(v, dir, notes); err != nil {
+		if err := checkOpen(func() (engine.Store, error) { return v.Open(dir) }, notes); err != nil {
 			return fmt.Errorf("before append %d: %w", turn, err)
 		}
 		s, err := v.Open(dir)
@@ -57,12 +57,12 @@ func QueryErrors(v engine.Variant, dir string) error {
 		}
 		notes = append(notes, n)
 	}
-	return checkOpen(v, dir, notes)
+	return checkOpen(func() (engine.Store, error) { return v.Open(dir) }, notes)
 }
 
-// checkOpen opens the store in dir and checks every query against want.
-func checkOpen(v engine.Variant, dir string, want []workload.Note) (err error) {
-	s, err := v.Open(dir)
+// checkOpen opens a store with open and checks every query against want.
+func checkOpen(open func() (engine.Store, error), want []workload.Note) (err error) {
+	s, err := open()
 	if err != nil {
 		return fmt.Errorf("open: %w", err)
 	}

@@ -234,3 +234,27 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	}
 	return &sqlnotes.VectorStore{Store: sqlnotes.Store{Conn: c}, Vectors: vectors(v.vec)}, nil
 }
+
+var _ engine.SharedVariant = (*Variant)(nil)
+
+// CreateShared implements engine.SharedVariant: one database for every
+// agent (sqlnotes.SharedSchema), with the DSN of the per-agent stores.
+func (v *Variant) CreateShared(dir string) (engine.SharedStore, error) {
+	c, err := v.connect(dir)
+	if err != nil {
+		return nil, err
+	}
+	return sqlnotes.CreateShared(c)
+}
+
+// OpenShared implements engine.SharedVariant.
+func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
+	c, err := v.connect(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &sqlnotes.Shared{Conn: c}, nil
+}
+
+// SharedLayout implements engine.SharedVariant.
+func (v *Variant) SharedLayout() string { return sqlnotes.SharedLayout + "; mattn's DSN " + v.dsn }

@@ -230,3 +230,11 @@ func asBytes(v any) []byte {
 	}
 	return nil
 }
+
+func TestShared(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.CheckShared(t, v)
+}

@@ -1,0 +1,191 @@
+package sqlnotes
+
+import (
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+
+	"manydb/internal/engine"
+	"manydb/internal/workload"
+)
+
+// The shared layout of the SQL engines: one database file holding every
+// agent's notes, keyed by (agent, id) and clustered on that key (WITHOUT
+// ROWID), so that an agent's notes lie together as in a store of its own.
+// It runs in WAL mode, the journal mode an application with several
+// writers to one file picks, with incremental auto-vacuum so that a
+// deleted agent's pages can be given back. The statements are those of
+// a store of one agent (queries.go) with the agent bound first.
+const (
+	SharedPragmas = "PRAGMA auto_vacuum=INCREMENTAL" // before the table: SQLite fixes it at the first table
+	SharedWAL     = "PRAGMA journal_mode=WAL"
+	SharedSchema  = `CREATE TABLE notes(agent INTEGER NOT NULL, id INTEGER NOT NULL, text TEXT NOT NULL, ts INTEGER NOT NULL, PRIMARY KEY(agent, id)) WITHOUT ROWID`
+	SharedInsert  = "INSERT INTO notes(agent, id, text, ts) VALUES (?, ?, ?, ?)"
+	SharedCount   = "SELECT count(*) FROM notes WHERE agent = ?"
+	SharedRecent  = "SELECT id, text, ts FROM notes WHERE agent = ? ORDER BY id DESC LIMIT ?"
+	SharedGet     = "SELECT id, text, ts FROM notes WHERE agent = ? AND id = ?"
+	SharedScan    = "SELECT id, text, ts FROM notes WHERE agent = ? ORDER BY id"
+	SharedDelete  = "DELETE FROM notes WHERE agent = ?"
+	// SharedReclaim gives a deleted agent's pages back to the file
+	// system: incremental_vacuum moves the free pages to the end of the
+	// database, and the checkpoint (TRUNCATE) copies the WAL into the
+	// file, truncates it and empties the WAL.
+	SharedReclaim    = "PRAGMA incremental_vacuum"
+	SharedCheckpoint = "PRAGMA wal_checkpoint(TRUNCATE)"
+)
+
+// SharedLayout says what the shared store of the SQL engines is, for
+// engine.SharedVariant.
+const SharedLayout = "one SQLite database, notes.db: table notes keyed (agent, id) WITHOUT ROWID; journal_mode=WAL, auto_vacuum=INCREMENTAL, synchronous as the per-agent stores; " +
+	"an agent's open binds its id to the statements of the one connection (no SQL runs); deleting an agent is DELETE, then PRAGMA incremental_vacuum and wal_checkpoint(TRUNCATE)"
+
+// CreateShared makes the shared store's schema on c, a new database's
+// connection, and returns it; c is closed when that fails.
+func CreateShared(c driver.Conn) (*Shared, error) {
+	for _, q := range []string{SharedPragmas, SharedWAL, SharedSchema} {
+		if err := exec(c, q, nil); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return &Shared{Conn: c}, nil
+}
+
+// Shared is an open shared store: one connection that every agent's
+// statements run on.
+type Shared struct {
+	Conn driver.Conn
+}
+
+var _ engine.SharedStore = (*Shared)(nil)
+
+// Agent implements engine.SharedStore: a view of agent a's notes.
+func (s *Shared) Agent(a int) (engine.Store, error) {
+	return &agentNotes{c: s.Conn, agent: int64(a)}, nil
+}
+
+// DeleteAgent implements engine.SharedStore: the agent's rows deleted in
+// one autocommitted statement, then the free pages given back.
+func (s *Shared) DeleteAgent(a int) error {
+	for _, q := range []string{SharedDelete, SharedReclaim, SharedCheckpoint} {
+		var args []driver.Value
+		if q == SharedDelete {
+			args = []driver.Value{int64(a)}
+		}
+		if _, err := each0(s.Conn, q, args); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// Close implements engine.SharedStore.
+func (s *Shared) Close() error { return s.Conn.Close() }
+
+// each0 runs a statement that may return rows (a pragma) and reads them
+// all, so that it runs to its end.
+func each0(c driver.Conn, query string, args []driver.Value) (int, error) {
+	st, err := c.Prepare(query)
+	if err != nil {
+		return 0, err
+	}
+	rs, err := st.Query(args) //lint:ignore SA1019 the driver's own Query, no context needed
+	if err != nil {
+		return 0, errors.Join(err, st.Close())
+	}
+	n, err := drain(rs)
+	return n, errors.Join(err, st.Close())
+}
+
+// drain reads every row of rs and closes it.
+func drain(rs driver.Rows) (n int, err error) {
+	defer func() { err = errors.Join(err, rs.Close()) }()
+	dest := make([]driver.Value, len(rs.Columns()))
+	for {
+		switch err := rs.Next(dest); {
+		case err == nil:
+			n++
+		case errors.Is(err, io.EOF):
+			return n, nil
+		default:
+			return n, err
+		}
+	}
+}
+
+// agentNotes is one agent's view of a shared store: an engine.Store.
+type agentNotes struct {
+	c     driver.Conn
+	agent int64
+}
+
+func (s *agentNotes) Insert(notes []workload.Note) error {
+	return inTx(s.c, func() error {
+		st, err := s.c.Prepare(SharedInsert)
+		if err != nil {
+			return err
+		}
+		args := make([]driver.Value, 4)
+		args[0] = s.agent
+		for _, n := range notes {
+			args[1], args[2], args[3] = n.ID, n.Text, n.Ts
+			if _, err := st.Exec(args); err != nil { //lint:ignore SA1019 as above
+				return errors.Join(err, st.Close())
+			}
+		}
+		return st.Close()
+	})
+}
+
+func (s *agentNotes) Count() (int64, error) {
+	st, err := s.c.Prepare(SharedCount)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	rows, err := st.Query([]driver.Value{s.agent}) //lint:ignore SA1019 as above
+	if err != nil {
+		return 0, err
+	}
+	return ScanCount(rows)
+}
+
+func (s *agentNotes) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
+	_, err := each(s.c, SharedRecent, []driver.Value{s.agent, int64(n)}, func(note workload.Note) { dst = append(dst, note) })
+	return dst, err
+}
+
+func (s *agentNotes) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err error) {
+	st, err := s.c.Prepare(SharedGet)
+	if err != nil {
+		return dst, err
+	}
+	defer func() { err = errors.Join(err, st.Close()) }()
+	args := []driver.Value{s.agent, nil}
+	add := func(note workload.Note) { dst = append(dst, note) }
+	for _, id := range ids {
+		args[1] = id
+		n, err := eachRow(st, args, add)
+		if err != nil {
+			return dst, err
+		}
+		if n == 0 {
+			return dst, fmt.Errorf("note %d of agent %d: %w", id, s.agent, engine.ErrNotFound)
+		}
+	}
+	return dst, nil
+}
+
+func (s *agentNotes) Scan(fn func(workload.Note)) error {
+	_, err := each(s.c, SharedScan, []driver.Value{s.agent}, fn)
+	return err
+}
+
+func (s *agentNotes) Append(n workload.Note) error {
+	return exec(s.c, SharedInsert, []driver.Value{s.agent, n.ID, n.Text, n.Ts})
+}
+
+// Close releases nothing: the agent's statements are closed after each
+// call, and the connection is the shared store's.
+func (s *agentNotes) Close() error { return nil }
