@@ -183,7 +183,7 @@ func (j Job) Validate() error {
 	if j.Dir == "" {
 		return errors.New("--dir is required")
 	}
-	if (j.Phase == PhaseOpen || j.Phase == PhaseTurn || j.Phase == PhaseServe) && j.Seed == 0 {
+	if (j.Phase == PhaseOpen || j.Phase == PhaseTurn || j.Phase == PhaseServe || j.Phase == PhaseDelete) && j.Seed == 0 {
 		return fmt.Errorf("--seed is required for the %s phase (1, 2, …)", j.Phase)
 	}
 	return firstError(CheckStores(j.Stores), CheckWorkload(j.Workload), CheckQueries(j.Queries, j.Workload.Dims),

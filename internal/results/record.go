@@ -49,11 +49,14 @@ const (
 // Record is one line of a results file. Fields that a phase does not use
 // are left out of its line.
 type Record struct {
-	Schema  int       `json:"schema"`
-	Study   string    `json:"study"`
-	Variant string    `json:"variant,omitempty"`
-	Setting string    `json:"setting,omitempty"`
-	Phase   job.Phase `json:"phase"`
+	Schema  int    `json:"schema"`
+	Study   string `json:"study"`
+	Variant string `json:"variant,omitempty"`
+	Setting string `json:"setting,omitempty"`
+	// Layout is job.LayoutShared for every agent's notes in one store;
+	// empty for a store per agent (every record before layouts).
+	Layout job.Layout `json:"layout,omitempty"`
+	Phase  job.Phase  `json:"phase"`
 	// Which repetition of its phase a record is: at most one of Run, Turn,
 	// HoldStep and PoolStep is set, the one of its phase (Repeat).
 	Run      int           `json:"run,omitempty"`       // open: the run (warm, cold or drop), 1..R
@@ -169,6 +172,30 @@ type Record struct {
 	Bytes         []int64  `json:"bytes,omitempty"`          // allocated on disk
 	ApparentBytes []int64  `json:"apparent_bytes,omitempty"` // sum of file sizes
 	Files         []string `json:"files,omitempty"`          // file names in the stores
+	// The shared layout's one store instead (space of each agent: these
+	// over Stores).
+	SharedBytes         *int64 `json:"shared_bytes,omitempty"`
+	SharedApparentBytes *int64 `json:"shared_apparent_bytes,omitempty"`
+
+	// The shared layout, every phase: what the shared store is
+	// (engine.SharedVariant's SharedLayout) and the time the worker took
+	// to open it (create: to make it), once, before the phase's spans.
+	SharedLayout string  `json:"shared_layout,omitempty"`
+	SharedOpenMs float64 `json:"shared_open_ms,omitempty"`
+
+	// delete: one sample per agent exported and deleted, in the order of
+	// the phase's seed (job.DeleteAgents of them).
+	// ExportMs spans the agent's open, the read of every note and its
+	// write to a file of its own, synced, and the close;
+	// ExportBytes is that file's size. DeleteMs spans the delete: per
+	// agent the removal of its store's directory, shared
+	// SharedStore.DeleteAgent. FreedBytes is the space on disk the store's
+	// files (per agent: its directory; shared: the shared store's) took
+	// before the delete less after it: negative when the shared store grew.
+	ExportMs    []float64 `json:"export_ms,omitempty"`
+	ExportBytes []int64   `json:"export_bytes,omitempty"`
+	DeleteMs    []float64 `json:"delete_ms,omitempty"`
+	FreedBytes  []int64   `json:"freed_bytes,omitempty"`
 
 	// env
 	Env    map[string]string `json:"env,omitempty"`

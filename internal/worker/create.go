@@ -14,23 +14,31 @@ import (
 
 // create makes every store: one span per store from before mkdir to after
 // close (open the new store with its schema, write all notes in one
-// transaction, close). The notes are generated before the span.
+// transaction, close). The notes are generated before the span. In the
+// shared layout a store is an agent of the shared store (made by
+// withLayout): its span is the agent's open, the transaction of its
+// notes and its close.
 func create(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	dirs := storeDirs(j)
 	notes := make([]workload.Note, j.Workload.Objects)
 	samples := make([]float64, j.Stores)
-	mk := v.Create
-	if j.Workload.Dims > 0 {
-		vv, err := vectorVariant(v)
-		if err != nil {
-			return err
-		}
-		mk = func(dir string) (engine.Store, error) { return vv.CreateVectors(dir, j.Workload.Dims) }
+	mk, err := maker(j, v)
+	if err != nil {
+		return err
 	}
 	start := time.Now()
-	err := loop.eachStore(j.Stores, nil, func(_, i int) error {
+	err = loop.eachStore(j.Stores, nil, func(_, i int) error {
 		dir := dirs[i]
 		j.Workload.Fill(i, notes)
+		if a, ok := v.(*agents); ok {
+			t0 := time.Now()
+			err := createAgent(a, i, notes)
+			samples[i] = ms(time.Since(t0))
+			if err != nil {
+				return storeError(j, i, "create", err)
+			}
+			return nil
+		}
 		if j.Fanout > 0 {
 			// The layout's parent directories are made outside the span:
 			// the span times the store's own directory, as in the flat
@@ -63,4 +71,31 @@ func create(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) e
 	rec.WallS = time.Since(start).Seconds()
 	rec.CreateMs = samples
 	return nil
+}
+
+// maker returns how a store of its own is made: with embeddings when the
+// workload has them.
+func maker(j job.Job, v engine.Variant) (func(dir string) (engine.Store, error), error) {
+	if j.Workload.Dims == 0 {
+		return v.Create, nil
+	}
+	vv, err := vectorVariant(v)
+	if err != nil {
+		return nil, err
+	}
+	return func(dir string) (engine.Store, error) { return vv.CreateVectors(dir, j.Workload.Dims) }, nil
+}
+
+// createAgent writes agent i's notes to the shared store in one
+// transaction: the agent's open, Insert and close.
+func createAgent(a *agents, i int, notes []workload.Note) error {
+	s, err := a.store.Agent(i)
+	if err != nil {
+		return fmt.Errorf("open the agent: %w", err)
+	}
+	if err := s.Insert(notes); err != nil {
+		s.Close()
+		return fmt.Errorf("insert %d notes: %w", len(notes), err)
+	}
+	return s.Close()
 }

@@ -35,7 +35,7 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	// and show as memory freed by the held stores.
 	dirs := make([]string, j.Hold)
 	for i := range dirs {
-		dirs[i] = job.StoreDir(j.Dir, i, j.Fanout)
+		dirs[i] = storeDir(j, i)
 	}
 	// Made before the first snapshot, as dirs: live through both.
 	openMs := make([]float64, j.Hold)

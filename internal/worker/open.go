@@ -69,7 +69,7 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 		return err
 	}
 	if rec.ResidentBefore != nil { // a warm run: the same sample after it
-		r, err := sampleResidency(dirs, results.ResidencySample)
+		r, err := sampleResidency(distinct(dirs), results.ResidencySample)
 		if err != nil {
 			return fmt.Errorf("page cache residency after the run: %w", err)
 		}
@@ -93,7 +93,7 @@ func warmBefore(j job.Job, dirs []string, rec *results.Record, loop *storeLoop) 
 	}
 	if j.Prewarm {
 		start := time.Now()
-		for i, dir := range dirs {
+		for i, dir := range distinct(dirs) {
 			if err := measure.ReadAll(dir); err != nil {
 				return storeError(j, i, "read into the page cache", err)
 			}
@@ -101,7 +101,7 @@ func warmBefore(j job.Job, dirs []string, rec *results.Record, loop *storeLoop) 
 		}
 		rec.Prewarmed, rec.PrewarmS = true, time.Since(start).Seconds()
 	}
-	r, err := sampleResidency(dirs, results.ResidencySample)
+	r, err := sampleResidency(distinct(dirs), results.ResidencySample)
 	if err != nil {
 		return fmt.Errorf("page cache residency before the run: %w", err)
 	}

@@ -39,12 +39,12 @@ const sampleEvery = 250 * time.Millisecond
 // container.
 func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	sj := j.Serve
-	dirs := storeDirs(j)
+	dirs, open := storeDirs(j), opener(v)
 	if j.Cgroup != "" {
 		if err := memcg.Open(j.Cgroup).Join(os.Getpid()); err != nil {
 			return err
 		}
-		for i, dir := range dirs {
+		for i, dir := range distinct(dirs) {
 			if err := measure.Evict(dir); err != nil {
 				return storeError(j, i, "evict from the page cache", err)
 			}
@@ -66,7 +66,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 		exact = &k.exact
 	}
 	f := serve.Funcs{
-		Open: func(i int) (engine.Store, error) { return v.Open(dirs[i]) },
+		Open: func(i int) (engine.Store, error) { return open(i, dirs[i]) },
 		Turn: serveTurn(spec, make([]int64, j.Stores), exact),
 	}
 	var done atomic.Int64

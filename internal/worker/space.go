@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"fmt"
 	"sort"
 
 	"manydb/internal/engine"
@@ -9,8 +10,17 @@ import (
 	"manydb/internal/results"
 )
 
-// space measures each store's files on disk.
+// space measures each store's files on disk; in the shared layout the
+// shared store's, once (results.Record.SharedBytes).
 func space(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
+	if a, ok := v.(*agents); ok {
+		s, err := measure.DirSpace(a.dir)
+		if err != nil {
+			return fmt.Errorf("measure the shared store's space: %w", err)
+		}
+		rec.SharedBytes, rec.SharedApparentBytes, rec.Files = &s.Bytes, &s.ApparentBytes, uniqueSorted(s.Files)
+		return nil
+	}
 	rec.Bytes = make([]int64, j.Stores)
 	rec.ApparentBytes = make([]int64, j.Stores)
 	var files []string

@@ -136,13 +136,13 @@ func (e *StoreError) Error() string {
 func (e *StoreError) Unwrap() error { return e.Err }
 
 func storeError(j job.Job, i int, step string, err error) error {
-	return &StoreError{Index: i, Dir: job.StoreDir(j.Dir, i, j.Fanout), Step: step, Err: err}
+	return &StoreError{Index: i, Dir: storeDir(j, i), Step: step, Err: err}
 }
 
 func storeDirs(j job.Job) []string {
 	dirs := make([]string, j.Stores)
 	for i := range dirs {
-		dirs[i] = job.StoreDir(j.Dir, i, j.Fanout)
+		dirs[i] = storeDir(j, i)
 	}
 	return dirs
 }

@@ -19,7 +19,9 @@ import (
 type visitor struct {
 	j job.Job
 	v engine.Variant
-	a *answers
+	// open opens store i, whose directory is dir (opener).
+	open func(i int, dir string) (engine.Store, error)
+	a    *answers
 	// stamps are the clock readings of the last visit: before the open,
 	// after the open, after each of its steps and after the close.
 	stamps []time.Time
@@ -30,7 +32,7 @@ type visitor struct {
 }
 
 func newVisitor(j job.Job, v engine.Variant, a *answers) *visitor {
-	return &visitor{j: j, v: v, a: a}
+	return &visitor{j: j, v: v, open: opener(v), a: a}
 }
 
 // visit opens store i, whose directory is dir, makes steps on it and,
@@ -45,7 +47,7 @@ func (vis *visitor) visit(i int, dir string, steps []job.Query, keep bool) (engi
 	vis.steps = n
 	st := vis.stamps
 	st[0] = time.Now()
-	s, err := vis.v.Open(dir)
+	s, err := vis.open(i, dir)
 	st[1] = time.Now()
 	if err != nil {
 		return nil, storeError(vis.j, i, "open", err)

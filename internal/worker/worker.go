@@ -250,7 +250,7 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 			fmt.Fprintf(stderr, "panic: %v\n%s", r, debug.Stack())
 			err = fmt.Errorf("panic: %v", r)
 			if loop.store >= 0 {
-				err = &StoreError{Index: loop.store, Dir: job.StoreDir(j.Dir, loop.store, j.Fanout), Step: "the engine panicked", Err: err}
+				err = &StoreError{Index: loop.store, Dir: storeDir(j, loop.store), Step: "the engine panicked", Err: err}
 			}
 			err = fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 			rec = results.Record{}
@@ -262,7 +262,11 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	}
 	gc := startGCCount()
 	setRepeat(j, &rec)
-	err = phaseFunc(j.Phase)(j, v, &rec, loop)
+	v, closeShared, err := withLayout(j, v, &rec)
+	if err != nil {
+		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
+	}
+	err = errors.Join(phaseFunc(j.Phase)(j, v, &rec, loop), closeShared())
 	if cerr := stopCPU(); err == nil {
 		err = cerr
 	}
@@ -321,6 +325,8 @@ func phaseFunc(phase job.Phase) func(job.Job, engine.Variant, *results.Record, *
 		return space
 	case job.PhaseProfile:
 		return profile
+	case job.PhaseDelete:
+		return deleteAgents
 	}
 	return func(job.Job, engine.Variant, *results.Record, *storeLoop) error {
 		return fmt.Errorf("no phase %q in the worker", phase)
@@ -337,6 +343,8 @@ func setRepeat(j job.Job, rec *results.Record) {
 		rec.Seed = j.Seed
 	case job.PhaseHold:
 		rec.SetRepeat(j.Run)
+	case job.PhaseDelete:
+		rec.Seed = j.Seed
 	}
 }
 

@@ -31,6 +31,12 @@
 //	                 failure
 //	fake_shortknn    a knn "index" (not exact) that answers only the 7
 //	                 nearest notes: a short answer, recall 0.7
+//	fake_mixedagents in the shared layout every agent reads and writes
+//	                 the same notes: agents see each other's notes
+//
+// Every fake variant has the shared layout (engine.SharedVariant): a
+// directory with a file per agent, NNNNNN.json (shared.go).
+//
 //	null             does nothing at all (no files): measures the harness's
 //	                 own cost per timed span
 package fakeengine
@@ -79,7 +85,8 @@ func New(id string) func() (engine.Variant, error) {
 	return func() (engine.Variant, error) {
 		switch id {
 		case "fake", "fake_wrongcount", "fake_crash", "fake_slow", "fake_nthopen", "fake_panic", "fake_sigkill", "fake_createfail", "fake_hang",
-			"fake_hog", "fake_wrongrecent", "fake_wrongget", "fake_wrongscan", "fake_lostappend", "fake_wrongknn", "fake_approxknn", "fake_shortknn":
+			"fake_hog", "fake_wrongrecent", "fake_wrongget", "fake_wrongscan", "fake_lostappend", "fake_wrongknn", "fake_approxknn", "fake_shortknn",
+			"fake_mixedagents":
 			return &Variant{id: id}, nil
 		}
 		return nil, fmt.Errorf("no fake variant %q", id)
@@ -213,6 +220,10 @@ type store struct {
 	v      *Variant
 	closed bool
 	hog    []byte // fake_hog's memory, released by Close
+	// agent is set for an agent of a shared store: a missing file is an
+	// agent without notes (engine.ErrNotFound), and Close releases
+	// nothing of the variant's count of open stores.
+	agent bool
 }
 
 func (s *store) Insert(notes []workload.Note) error { return s.write(notes) }
@@ -227,6 +238,9 @@ func (s *store) write(notes []workload.Note) error {
 
 func (s *store) read() ([]workload.Note, error) {
 	b, err := os.ReadFile(s.path)
+	if errors.Is(err, os.ErrNotExist) && s.agent {
+		return nil, fmt.Errorf("agent %s: %w", s.path, engine.ErrNotFound)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +340,7 @@ func (s *store) Append(n workload.Note) error {
 }
 
 func (s *store) Close() error {
-	if !s.closed {
+	if !s.closed && !s.agent {
 		s.closed = true
 		s.v.open.Add(-1)
 		s.hog = nil

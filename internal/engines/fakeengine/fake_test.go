@@ -40,3 +40,19 @@ func TestNullHoldsNoNotes(t *testing.T) {
 		t.Errorf("Get: error %v, want one wrapping engine.ErrNotFound", err)
 	}
 }
+
+// TestSharedChecksCatchWrongEngines: enginetest's shared layout checks
+// pass the correct fake and fail one whose agents see each other's notes
+// and the wrong ones of the queries.
+func TestSharedChecksCatchWrongEngines(t *testing.T) {
+	for _, id := range []string{"fake", "fake_mixedagents", "fake_wrongget", "fake_lostappend"} {
+		v, err := New(id)()
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = enginetest.SharedErrors(v.(engine.SharedVariant), t.TempDir())
+		if (err == nil) != (id == "fake") {
+			t.Errorf("%s: SharedErrors = %v", id, err)
+		}
+	}
+}

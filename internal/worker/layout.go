@@ -1,0 +1,88 @@
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"manydb/internal/engine"
+	"manydb/internal/job"
+	"manydb/internal/results"
+)
+
+// agents is the variant a phase of the shared layout works with: the
+// variant and its one shared store, which RunJob opens (create: makes)
+// before the phase's first span and closes after its last, as an
+// application opens its database once when it starts. A visit of store i
+// is then a visit of agent i's view (opener).
+type agents struct {
+	engine.Variant
+	store engine.SharedStore
+	dir   string // the shared store's directory
+}
+
+// opener returns how a visit opens store i, whose directory is dir: the
+// agent's view of the shared store (v is *agents), or the store in dir.
+func opener(v engine.Variant) func(i int, dir string) (engine.Store, error) {
+	if a, ok := v.(*agents); ok {
+		return func(i int, _ string) (engine.Store, error) { return a.store.Agent(i) }
+	}
+	return func(_ int, dir string) (engine.Store, error) { return v.Open(dir) }
+}
+
+// withLayout returns the variant the job's phase works with: v itself
+// for a store per agent; for the shared layout v with its shared store,
+// made by the create phase in a new directory and opened by the others
+// (rec.SharedOpenMs times either), and a function that closes it.
+func withLayout(j job.Job, v engine.Variant, rec *results.Record) (engine.Variant, func() error, error) {
+	if !j.Layout.Shared() || j.Phase == job.PhaseVersions {
+		return v, func() error { return nil }, nil
+	}
+	sv, ok := v.(engine.SharedVariant)
+	if !ok {
+		return nil, nil, fmt.Errorf("variant %s has no shared layout (engine.SharedVariant); the catalog's NoShared should say why", v.ID())
+	}
+	if j.Workload.Dims > 0 {
+		return nil, nil, errors.New("the shared layout keeps no embeddings yet: run it without --dims")
+	}
+	dir := job.SharedDir(j.Dir)
+	rec.Layout, rec.SharedLayout = j.Layout, sv.SharedLayout()
+	open := sv.OpenShared
+	if j.Phase == job.PhaseCreate {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return nil, nil, fmt.Errorf("mkdir the shared store: %w", err)
+		}
+		open = sv.CreateShared
+	}
+	t0 := time.Now()
+	s, err := open(dir)
+	rec.SharedOpenMs = ms(time.Since(t0))
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the shared store %s: %w", dir, err)
+	}
+	return &agents{Variant: v, store: s, dir: dir}, s.Close, nil
+}
+
+// storeDir returns store i's files: its own directory, or the shared
+// store's.
+func storeDir(j job.Job, i int) string {
+	if j.Layout.Shared() {
+		return job.SharedDir(j.Dir)
+	}
+	return job.StoreDir(j.Dir, i, j.Fanout)
+}
+
+// distinct returns dirs without repeats, in order: the shared layout's
+// stores are all in one directory, read or measured once.
+func distinct(dirs []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
