@@ -45,6 +45,18 @@ Queries and turns (what an agent does with its store):
       open, recent, append one note in its own durable transaction, close;
       the next turn reads each appended note back first.
 
+Layouts (one store per agent, or one for all):
+  --layout per-agent,shared   per-agent is a store of its own per agent (the
+      default); shared is one store holding every agent's notes keyed by
+      agent, where the variant has it (sqlite, bbolt; the others are n/a with
+      the reason), on the same work: each agent's notes in its own
+      transaction, then the same open runs, queries, turns, cold caches and
+      hold, an agent's open being what an application does to start serving
+      it from the shared store (docs/layouts.md). With shared, every layout
+      ends with a delete phase: one agent in ten (the seed's order) exported
+      to a file of its own (JSON lines, synced) and then deleted, with the
+      space that gave back. Each layout gets columns of its own.
+
 Vectors (an agent's memory recalled by meaning):
   --dims D   every note carries an embedding of D float32 values (synthetic,
       clustered around a few topics per agent, docs/method.md; 384 is a
@@ -122,6 +134,7 @@ type runOptions struct {
 	queries        string
 	cache          string
 	turns          int
+	layout         string
 }
 
 func runCmd(ctx context.Context, args []string, o Options) error {
@@ -138,6 +151,7 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 	fs.StringVar(&opt.queries, "queries", string(job.QueryCount), "queries of each open run, in order: "+job.JoinNames(job.Queries(), ", "))
 	fs.StringVar(&opt.cache, "cache", job.CacheWarm.Name(), "page cache of the open runs: "+job.CacheModeNames()+" (comma-separated; each gets --runs runs)")
 	fs.IntVar(&opt.turns, "turns", 0, "turn runs (open, recent, append, close) after the space phase")
+	fs.StringVar(&opt.layout, "layout", job.LayoutPerAgent.Name(), "where agents' notes go, comma-separated, each its own columns: per-agent (a store each) and shared (one store for all, keyed by agent); with shared every layout also exports and deletes one agent in ten")
 	if done, err := parse(fs, args, runSynopsis, o); done || err != nil {
 		return err
 	}
@@ -162,6 +176,13 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	queries, err := job.ParseQueries(opt.queries)
 	if err != nil {
 		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: " + err.Error()}
+	}
+	layouts, err := job.ParseLayouts(opt.layout)
+	if err != nil {
+		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: " + err.Error()}
+	}
+	if opt.layout == job.LayoutPerAgent.Name() {
+		layouts = nil // a store per agent, as before layouts
 	}
 	if opt.queries == string(job.QueryCount) {
 		queries = nil // the reference's query, recorded as such
@@ -195,6 +216,7 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	cfg.Queries = queries
 	cfg.Cache = cache
 	cfg.Turns = opt.turns
+	cfg.Layouts = layouts
 	return cfg, nil
 }
 

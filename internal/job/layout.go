@@ -11,23 +11,32 @@ import (
 // one store for all agents keyed by agent.
 type Layout string
 
-// The layouts (--layout). A record of the per-agent layout leaves its
-// layout empty, as every record made before layouts existed does.
+// The layouts (--layout). The per-agent layout is the empty value: its
+// records leave the layout out, as every record made before layouts
+// existed does.
 const (
-	LayoutPerAgent Layout = "per-agent"
+	LayoutPerAgent Layout = ""
 	LayoutShared   Layout = "shared"
 )
 
 // Layouts lists the layouts in table order.
 func Layouts() []Layout { return []Layout{LayoutPerAgent, LayoutShared} }
 
-// Name is the layout's name on the command line: per-agent for the empty
-// layout of a record.
+// Name is the layout's name on the command line and in tables.
 func (l Layout) Name() string {
-	if l == "" {
-		return string(LayoutPerAgent)
+	if l == LayoutPerAgent {
+		return "per-agent"
 	}
 	return string(l)
+}
+
+// layoutNames lists the layouts' names.
+func layoutNames() []string {
+	var out []string
+	for _, l := range Layouts() {
+		out = append(out, l.Name())
+	}
+	return out
 }
 
 // Shared tells whether l is the shared layout.
@@ -37,14 +46,14 @@ func (l Layout) Shared() bool { return l == LayoutShared }
 func ParseLayouts(s string) ([]Layout, error) {
 	var out []Layout
 	for _, name := range strings.Split(s, ",") {
-		l := Layout(strings.TrimSpace(name))
+		i := slices.Index(layoutNames(), strings.TrimSpace(name))
 		switch {
-		case !slices.Contains(Layouts(), l):
-			return nil, fmt.Errorf("--layout: unknown layout %q: use %s, comma-separated", name, JoinNames(Layouts(), ", "))
-		case slices.Contains(out, l):
-			return nil, fmt.Errorf("--layout: %s is listed twice", l)
+		case i < 0:
+			return nil, fmt.Errorf("--layout: unknown layout %q: use %s, comma-separated", name, strings.Join(layoutNames(), ", "))
+		case slices.Contains(out, Layouts()[i]):
+			return nil, fmt.Errorf("--layout: %s is listed twice", name)
 		}
-		out = append(out, l)
+		out = append(out, Layouts()[i])
 	}
 	return out, nil
 }

@@ -5,17 +5,16 @@ import (
 	"syscall"
 
 	"manydb/internal/measure"
-	"manydb/internal/settings"
 )
 
-// tooManyOpen says why n open stores of variant v (a serve pool, or a
+// tooManyOpen says why n open stores of a variant (a serve pool, or a
 // hold count) would not fit here, estimated from the study's last hold
 // phase: their memory (resident memory per open store) in 70 % of the
 // memory available now, or their open files (descriptors per open store,
 // for up to n + extra open stores) in the process' limit. "" when they fit
 // or there is no estimate. The memory is checked only with checkMemory.
-func (s *study) tooManyOpen(v string, set settings.Setting, n, extra int, checkMemory bool) string {
-	h, ok := s.held[storesKey{v, set.Name}]
+func (s *study) tooManyOpen(key storesKey, n, extra int, checkMemory bool) string {
+	h, ok := s.held[key]
 	if !ok || n == 0 || h.Held == 0 {
 		return ""
 	}
@@ -34,7 +33,7 @@ func (s *study) tooManyOpen(v string, set settings.Setting, n, extra int, checkM
 		// Stores that are written to can keep more files open than the
 		// hold phase's, which only read (pebble, badger): a smaller pool's
 		// serve phase tells.
-		if f := s.servedFDs[storesKey{v, set.Name}]; f > perStore {
+		if f := s.servedFDs[key]; f > perStore {
 			perStore, from = f, "a smaller pool's serve phase"
 		}
 		open := n + extra

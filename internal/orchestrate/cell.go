@@ -16,42 +16,44 @@ import (
 	"manydb/internal/job"
 	"manydb/internal/memcg"
 	"manydb/internal/results"
-	"manydb/internal/settings"
 )
 
-// A cell is one variant under one setting in a study: its stores' dir,
-// its worker binary and the phases it runs there. Its methods run those
-// phases; what they share across cells (the results file, the budget,
-// the cells done) is the study's.
+// A cell is one variant under one setting in one layout in a study: its
+// stores' dir, its worker binary and the phases it runs there. Its
+// methods run those phases; what they share across cells (the results
+// file, the budget, the cells done) is the study's.
 type cell struct {
 	*study
-	set settings.Setting
-	v   string // the variant
-	dir string // its stores: ROOT/SETTING/VARIANT
+	where
+	dir string // its stores: ROOT/SETTING/VARIANT, ROOT/SETTING/VARIANT-shared
 	bin string // its worker binary
 }
 
-// cell returns variant v under set.
-func (s *study) cell(set settings.Setting, v string) *cell {
-	fam, _ := s.family(v)
-	return &cell{study: s, set: set, v: v, dir: filepath.Join(s.Root, set.Name, v), bin: filepath.Join(s.BinDir, fam.Binary)}
+// cell returns the cell of w.
+func (s *study) cell(w where) *cell {
+	fam, _ := s.family(w.v)
+	name := w.v
+	if w.layout.Shared() {
+		name += "-" + string(w.layout)
+	}
+	return &cell{study: s, where: w, dir: filepath.Join(s.Root, w.set.Name, name), bin: filepath.Join(s.BinDir, fam.Binary)}
 }
 
 // variant runs the phases of one variant under one setting that are not
 // recorded yet, then removes its stores (unless --keep, a phase failed or
 // leaveStores is set); failed says whether a phase failed.
 func (c *cell) run(ctx context.Context) (failed bool, err error) {
-	if why := c.notApplicable(c.set, c.v); why != "" {
-		if c.done[cellKey{c.v, c.set.Name, job.PhaseCreate, 0, ""}] {
+	if why := c.notApplicable(c.where); why != "" {
+		if c.done[cellKey{c.key(), job.PhaseCreate, 0, ""}] {
 			return false, nil
 		}
-		return false, c.record(results.Record{Study: c.id, Variant: c.v, Setting: c.set.Name, Phase: job.PhaseCreate,
+		return false, c.record(results.Record{Study: c.id, Variant: c.v, Setting: c.set.Name, Layout: c.layout, Phase: job.PhaseCreate,
 			Status: results.StatusNotApplicable, Workload: c.Workload, Stores: c.Stores, Started: time.Now().UTC(),
 			Error: why})
 	}
 	var todo []phase
 	for _, p := range c.phases() {
-		if !c.done[cellKey{c.v, c.set.Name, p.name, p.run, p.cache}] {
+		if !c.done[cellKey{c.key(), p.name, p.run, p.cache}] {
 			todo = append(todo, p)
 		}
 	}
@@ -74,10 +76,10 @@ func (c *cell) run(ctx context.Context) (failed bool, err error) {
 			fmt.Fprintf(c.Log, "%s (%s): a turn run failed, skipping the turn runs after it\n", c.v, c.set.Name)
 			break
 		}
-		if p.name == job.PhaseCreate && !ok {
+		if (p.name == job.PhaseCreate || p.name == job.PhaseDelete) && !ok {
 			// A rerun always creates the stores again: the partial ones
-			// only take space.
-			fmt.Fprintf(c.Log, "%s (%s): create failed, skipping its other phases and removing its stores\n", c.v, c.set.Name)
+			// only take space, and a delete has removed agents.
+			fmt.Fprintf(c.Log, "%s (%s): %s failed, skipping its other phases and removing its stores\n", c.v, c.set.Name, p.name)
 			return true, c.remove(c.dir)
 		}
 	}
@@ -166,7 +168,7 @@ func (c *cell) storesReady() (bool, string) {
 // the study that made them; its wall time is left out (that create made
 // more stores), so it has no stores-per-second figure.
 func (c *cell) takeFromSweep() (bool, error) {
-	key := storesKey{c.v, c.set.Name}
+	key := c.key()
 	src := c.from.creates[key]
 	if src == nil || len(src.CreateMs) < c.Stores {
 		return false, nil
@@ -214,7 +216,7 @@ func (c *cell) reuseKept() (bool, error) {
 	if err := writeManifest(c.dir, m); err != nil {
 		return false, err
 	}
-	return true, c.record(results.Record{Study: c.id, Variant: c.v, Setting: c.set.Name, Phase: job.PhaseCreate,
+	return true, c.record(results.Record{Study: c.id, Variant: c.v, Setting: c.set.Name, Layout: c.layout, Phase: job.PhaseCreate,
 		Status: results.StatusNotApplicable, Workload: c.Workload, Stores: c.Stores, Started: time.Now().UTC(), StoresFrom: got.Study,
 		Error: fmt.Sprintf("stores kept by study %s reused: not created by this study", got.Study)})
 }
@@ -286,7 +288,7 @@ func (c *cell) phase(ctx context.Context, p phase, rebuild bool) (ok bool, err e
 	if rec.Hold != nil && rec.Hold.Container == nil {
 		rec.Hold.ContainerNA = cgroupNA
 	}
-	rec.Study, rec.Setting, rec.Load1, rec.Started, rec.Sweep = c.id, c.set.Name, load, started, c.sweepID
+	rec.Study, rec.Setting, rec.Layout, rec.Load1, rec.Started, rec.Sweep = c.id, c.set.Name, c.layout, load, started, c.sweepID
 	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = c.MaxLoad, wait, res.seconds, during
 	if p.name == job.PhaseServe { // the study that made the stores it serves
 		rec.StoresFrom = cmp.Or(m.CreatedBy, m.Study)
@@ -327,16 +329,16 @@ func (c *cell) skipReason(p phase) string {
 	case p.name == job.PhaseServe:
 		// Under --memory-max the cgroup's limit guards the machine, and
 		// what happens past it is the step's figure.
-		return c.tooManyOpen(c.v, c.set, p.pool, c.Serve.Concurrency, c.Serve.MemoryMaxBytes == 0)
+		return c.tooManyOpen(c.key(), p.pool, c.Serve.Concurrency, c.Serve.MemoryMaxBytes == 0)
 	case p.name == job.PhaseHold && p.run > 0:
-		return c.tooManyOpen(c.v, c.set, p.hold, 0, true)
+		return c.tooManyOpen(c.key(), p.hold, 0, true)
 	}
 	return ""
 }
 
 // skippedRecord is the n/a record of a phase skipped for why.
 func (c *cell) skippedRecord(p phase, why string) results.Record {
-	rec := results.Record{Study: c.id, Variant: c.v, Setting: c.set.Name, Phase: p.name,
+	rec := results.Record{Study: c.id, Variant: c.v, Setting: c.set.Name, Layout: c.layout, Phase: p.name,
 		Status: results.StatusNotApplicable, Workload: c.Workload, Stores: c.Stores, Started: time.Now().UTC(),
 		Error: why, Sweep: c.sweepID}
 	rec.SetRepeat(p.run)
@@ -351,7 +353,7 @@ func (c *cell) skippedRecord(p phase, why string) results.Record {
 // workerJob is the job of phase p's worker on the stores in dir.
 func (c *cell) workerJob(p phase) job.Job {
 	wj := job.Job{Variant: c.v, Phase: p.name, Dir: c.dir, Stores: c.Stores, Workload: c.Workload,
-		Fanout: c.Fanout, Progress: true, THPOff: c.set.THPOff, Lean: c.set.Lean}
+		Fanout: c.Fanout, Layout: c.layout, Progress: true, THPOff: c.set.THPOff, Lean: c.set.Lean}
 	if fam, _ := c.family(c.v); fam.Cgo {
 		// The worker proves it runs with the setting's malloc, or fails.
 		wj.Allocator = c.set.Malloc()
@@ -373,6 +375,8 @@ func (c *cell) workerJob(p phase) job.Job {
 			PoolTime: time.Duration(c.Serve.PoolTimeS * float64(time.Second))}
 	case job.PhaseHold:
 		wj.Hold, wj.Run = p.hold, p.run
+	case job.PhaseDelete:
+		wj.Seed = 1
 	}
 	return wj
 }

@@ -24,6 +24,7 @@ import (
 type Config struct {
 	Variants []string           // variant ids, in table order
 	Settings []settings.Setting // process-wide settings, one table each
+	Layouts  []job.Layout       // store layouts, each its own columns; nil: a store per agent
 	Stores   int                // stores per variant
 	Runs     int                // open runs per cache mode (seeds 1..Runs)
 	Queries  []job.Query        // the open runs' queries in order; nil: count
@@ -427,17 +428,57 @@ func (c *Config) cgroups() memcg.Hierarchy {
 	return memcg.Default()
 }
 
-// notApplicable says why variant v is not measured under set, or "":
-// the setting does not change it (settings.Setting.NotApplicable), or
-// the workload has embeddings and its catalog family says why it cannot
-// keep them (engine.Family.NoVectors).
-func (c *Config) notApplicable(set settings.Setting, v string) string {
-	fam, _ := c.family(v)
-	if why := set.NotApplicable(fam, v); why != "" {
+// cells lists the study's variants under each setting in each layout,
+// in the order they run: by setting, then layout, then variant.
+func (c *Config) cells() []where {
+	var out []where
+	for _, set := range c.Settings {
+		for _, l := range c.layouts() {
+			for _, v := range c.Variants {
+				out = append(out, where{set, l, v})
+			}
+		}
+	}
+	return out
+}
+
+// layouts are the study's layouts: a store per agent unless --layout says.
+func (c *Config) layouts() []job.Layout {
+	if len(c.Layouts) == 0 {
+		return []job.Layout{job.LayoutPerAgent}
+	}
+	return c.Layouts
+}
+
+// notApplicable says why w is not measured, or "": the setting does not
+// change its variant (settings.Setting.NotApplicable), the workload has
+// embeddings and its catalog family says why it cannot keep them
+// (engine.Family.NoVectors), or the shared layout does not apply to it
+// (sharedNotApplicable).
+func (c *Config) notApplicable(w where) string {
+	fam, _ := c.family(w.v)
+	if why := w.set.NotApplicable(fam, w.v); why != "" {
 		return why
 	}
-	if c.Workload.Dims > 0 {
-		return fam.NoVectors[v]
+	if c.Workload.Dims > 0 && fam.NoVectors[w.v] != "" {
+		return fam.NoVectors[w.v]
+	}
+	if w.layout.Shared() {
+		return c.sharedNotApplicable(fam, w.v)
+	}
+	return ""
+}
+
+// sharedNotApplicable says why the shared layout does not apply to
+// variant v of family fam in this study, or "".
+func (c *Config) sharedNotApplicable(fam engine.Family, v string) string {
+	switch {
+	case fam.NoShared[v] != "":
+		return fam.NoShared[v]
+	case c.Workload.Dims > 0:
+		return "the shared layout keeps no embeddings yet (a shared vector index filtered by agent is not built): run it without --dims"
+	case c.Serve != nil:
+		return "manydb serve has no shared layout yet: its pool of open stores has no meaning for one shared store, and its concurrent writers to one file are not built"
 	}
 	return ""
 }
@@ -446,14 +487,12 @@ func (c *Config) notApplicable(set settings.Setting, v string) string {
 // setting (each would be recorded n/a): it would measure nothing.
 func (c *Config) checkSomeApply() error {
 	var whys []string
-	for _, set := range c.Settings {
-		for _, v := range c.Variants {
-			why := c.notApplicable(set, v)
-			if why == "" {
-				return nil
-			}
-			whys = append(whys, fmt.Sprintf("%s under %s: %s", v, set.Name, why))
+	for _, w := range c.cells() {
+		why := c.notApplicable(w)
+		if why == "" {
+			return nil
 		}
+		whys = append(whys, fmt.Sprintf("%s under %s (%s): %s", w.v, w.set.Name, w.layout.Name(), why))
 	}
 	return &InputError{"no variant applies to this study, so it would measure nothing: " + strings.Join(whys, "; ")}
 }

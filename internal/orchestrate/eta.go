@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"manydb/internal/job"
-	"manydb/internal/settings"
 )
 
 // sessionETA estimates when a run's session ends: the wall time so far in
@@ -25,11 +24,9 @@ type sessionETA struct {
 // newSessionETA counts the phases the studies have left to do.
 func newSessionETA(c Config, studies []*study) *sessionETA {
 	e := &sessionETA{log: c.Log, start: time.Now()}
-	for _, set := range c.Settings {
-		for _, v := range c.Variants {
-			for _, s := range studies {
-				e.total += s.pendingPhases(set, v)
-			}
+	for _, w := range c.cells() {
+		for _, s := range studies {
+			e.total += s.pendingPhases(w)
 		}
 	}
 	return e
@@ -37,16 +34,16 @@ func newSessionETA(c Config, studies []*study) *sessionETA {
 
 // pendingPhases is the number of phases of variant v under set that are
 // not recorded yet (what study.variant will run).
-func (s *study) pendingPhases(set settings.Setting, v string) int {
-	if why := s.notApplicable(set, v); why != "" {
-		if s.done[cellKey{v, set.Name, job.PhaseCreate, 0, ""}] {
+func (s *study) pendingPhases(w where) int {
+	if why := s.notApplicable(w); why != "" {
+		if s.done[cellKey{w.key(), job.PhaseCreate, 0, ""}] {
 			return 0
 		}
 		return 1
 	}
 	n := 0
 	for _, p := range s.phases() {
-		if !s.done[cellKey{v, set.Name, p.name, p.run, p.cache}] {
+		if !s.done[cellKey{w.key(), p.name, p.run, p.cache}] {
 			n++
 		}
 	}

@@ -18,7 +18,7 @@ func (s *study) noteServed(r *results.Record) {
 	if sv == nil || r.Status != results.StatusOK || sv.MaxOpen < 10 || len(sv.FDs) == 0 {
 		return
 	}
-	key := storesKey{r.Variant, r.Setting}
+	key := recordStores(r)
 	s.servedFDs[key] = max(s.servedFDs[key], float64(slices.Max(sv.FDs))/float64(sv.MaxOpen))
 }
 
@@ -75,11 +75,11 @@ func (s *study) noteRecorded(r results.Record) {
 	default:
 		return
 	}
-	s.done[cellKey{r.Variant, r.Setting, r.Phase, r.Repeat(), r.Cache}] = true
+	key := recordStores(&r)
+	s.done[cellKey{key, r.Phase, r.Repeat(), r.Cache}] = true
 	if r.Status != results.StatusOK {
 		return
 	}
-	key := storesKey{r.Variant, r.Setting}
 	if r.Hold != nil {
 		s.held[key] = *r.Hold
 	}
@@ -101,15 +101,3 @@ func (s *study) remove(dir string) error {
 	s.budget.Cleanup += time.Since(start).Seconds()
 	return err
 }
-
-// cellKey names one cell of a study.
-type cellKey struct {
-	variant, setting string
-	phase            job.Phase
-	run              int
-	cache            job.CacheMode // open runs: warm, cold or drop
-}
-
-// storesKey names a variant's stores under one setting (the folder
-// Root/setting/variant).
-type storesKey struct{ variant, setting string }

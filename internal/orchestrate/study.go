@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -203,25 +202,24 @@ func linkSweep(c Config, studies []*study) {
 // The id is of the study that met err.
 func runVariants(ctx context.Context, c Config, studies []*study) (id string, err error) {
 	eta := newSessionETA(c, studies)
-	for _, set := range c.Settings {
-		for _, v := range c.Variants {
-			anyFailed := false
-			for i, s := range studies {
-				// In a sweep the stores stay until the smallest count is done.
-				s.leaveStores = i < len(studies)-1
-				began, pending := time.Now(), s.pendingPhases(set, v)
-				f, err := s.cell(set, v).run(ctx)
-				s.spent += time.Since(began)
-				if err != nil {
-					return s.id, err
-				}
-				eta.finished(pending)
-				anyFailed = anyFailed || f
+	for _, w := range c.cells() {
+		anyFailed := false
+		for i, s := range studies {
+			// In a sweep the stores stay until the smallest count is done.
+			s.leaveStores = i < len(studies)-1
+			began, pending := time.Now(), s.pendingPhases(w)
+			f, err := s.cell(w).run(ctx)
+			s.spent += time.Since(began)
+			if err != nil {
+				return s.id, err
 			}
-			if len(studies) > 1 && !c.Keep && !anyFailed {
-				if err := studies[len(studies)-1].remove(filepath.Join(c.Root, set.Name, v)); err != nil {
-					return studies[0].id, err
-				}
+			eta.finished(pending)
+			anyFailed = anyFailed || f
+		}
+		if len(studies) > 1 && !c.Keep && !anyFailed {
+			last := studies[len(studies)-1]
+			if err := last.remove(last.cell(w).dir); err != nil {
+				return studies[0].id, err
 			}
 		}
 	}

@@ -104,6 +104,7 @@ type column struct {
 	storesFrom   string              // serve: the study whose kept stores were reused
 	version      map[string][]string // library → the versions its records name, in order
 	variant      string              // the variant of the column's records
+	layout       job.Layout          // and their layout
 	machine      string              // its machine's label when the table has several, else ""
 	study        string              // the study of the column's records
 	runs         int                 // warm open runs its study asked for
@@ -113,7 +114,7 @@ type column struct {
 
 func newCell(r *results.Record, machine string) *column {
 	return &column{failed: map[job.Phase]bool{}, failedRuns: map[int]bool{}, failedTurn: map[int]bool{}, version: map[string][]string{}, skippedHolds: map[int]string{},
-		variant: r.Variant, machine: machine, study: r.Study}
+		variant: r.Variant, layout: r.Layout, machine: machine, study: r.Study}
 }
 
 // records returns the column's last record of each run of a phase and cache
@@ -194,6 +195,15 @@ func group(recs []results.Record, renamed map[studyVariant]renamedVariant) []*ta
 	return g.order
 }
 
+// columnName names r's column: its variant, and its layout when that is
+// not a store per agent.
+func columnName(r *results.Record) string {
+	if r.Layout.Shared() {
+		return r.Variant + " " + string(r.Layout)
+	}
+	return r.Variant
+}
+
 // add puts one record in its table and column.
 func (g *grouping) add(r *results.Record) {
 	switch r.Phase {
@@ -227,7 +237,7 @@ func (g *grouping) add(r *results.Record) {
 // place finds r's table (making it when new), its column and its
 // machine's label ("" with one machine).
 func (g *grouping) place(r, env *results.Record) (t *table, col, machine string) {
-	key, col := tableKey{study: r.Study, setting: r.Setting}, r.Variant
+	key, col := tableKey{study: r.Study, setting: r.Setting}, columnName(r)
 	if g.machines.several() {
 		machine = g.machines.label[machineKey(env)]
 		shape := shapeOf(r, g.envs.last[r.Study])
@@ -237,7 +247,7 @@ func (g *grouping) place(r, env *results.Record) (t *table, col, machine string)
 		}
 		// the n-th study of this shape on each machine share a table
 		key = tableKey{shape: shape, nth: slices.Index(g.studiesOf[sm], r.Study), setting: r.Setting}
-		col = r.Variant + " @ " + machine
+		col = columnName(r) + " @ " + machine
 	}
 	t = g.byKey[key]
 	if t == nil {
@@ -346,6 +356,8 @@ func (t *table) addOK(col string, c *column, r *results.Record) {
 	case job.PhaseTurn:
 		t.turned = true
 		delete(c.failedTurn, r.Turn)
+	case job.PhaseDelete:
+		t.deleted = true
 	}
 }
 
@@ -431,6 +443,7 @@ type table struct {
 	queries  []job.Query      // the open runs' queries beyond the default count
 	modes    []job.CacheMode  // cache modes other than warm, in the order seen
 	turned   bool             // some column has turn runs
+	deleted  bool             // some column has a delete phase
 	served   bool             // a manydb serve study
 	failures []string         // "column phase run N: error" of each failed phase not redone
 	renamed  []renamedVariant // variants recorded under an older id

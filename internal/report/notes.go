@@ -117,7 +117,7 @@ func (t *table) versions() string {
 // writeNA writes why the table's n/a columns do not apply: the malloc
 // part of a setting, lean, or embeddings (notApplicable).
 func (t *table) writeNA(w io.Writer) {
-	malloc, lean, vectors := t.notApplicable()
+	malloc, lean, vectors, shared := t.notApplicable()
 	if set, _ := settings.Lookup(t.setting); malloc != "" && set.Lean {
 		fmt.Fprintf(w, "n/a: the setting %s combines lean with a change to the C allocator (malloc), which %s do not allocate with (pure Go); a combination applies only where each part does (lean alone applies to them).\n", t.setting, malloc)
 	} else if malloc != "" {
@@ -129,24 +129,36 @@ func (t *table) writeNA(w io.Writer) {
 	if vectors != "" {
 		fmt.Fprintf(w, "n/a: no knn search %s.\n", vectors)
 	}
+	if shared != "" {
+		fmt.Fprintf(w, "n/a: no shared layout %s.\n", shared)
+	}
 }
 
 // notApplicable lists the table's n/a columns that a malloc setting does
 // not apply to (pure-Go engines), and says why lean does not apply to the
 // others: the catalog's reason (engine.Family.NoLean), its variants
-// grouped, else the record's; and, with embeddings, why a variant keeps
-// none (engine.Family.NoVectors).
-func (t *table) notApplicable() (malloc, lean, vectors string) {
+// grouped, else the record's; with embeddings, why a variant keeps none
+// (engine.Family.NoVectors); and why a column of the shared layout is
+// n/a, as its record says.
+func (t *table) notApplicable() (malloc, lean, vectors, shared string) {
 	set, _ := settings.Lookup(t.setting)
 	var na []string
-	var whys, vecWhys []string
-	byWhy, byVecWhy := map[string][]string{}, map[string][]string{}
+	var whys, vecWhys, sharedWhys []string
+	byWhy, byVecWhy, bySharedWhy := map[string][]string{}, map[string][]string{}, map[string][]string{}
 	for _, v := range t.variants {
 		c := t.columns[v]
 		if !c.na {
 			continue
 		}
 		fam, ok := engine.Lookup(c.variant)
+		if c.layout.Shared() && set.NotApplicable(fam, c.variant) == "" && (t.dims == 0 || fam.NoVectors[c.variant] == "") {
+			// neither the setting nor embeddings: the layout
+			if bySharedWhy[c.naWhy] == nil {
+				sharedWhys = append(sharedWhys, c.naWhy)
+			}
+			bySharedWhy[c.naWhy] = append(bySharedWhy[c.naWhy], v)
+			continue
+		}
 		if why := fam.NoVectors[c.variant]; t.dims > 0 && why != "" {
 			if byVecWhy[why] == nil {
 				vecWhys = append(vecWhys, why)
@@ -167,7 +179,7 @@ func (t *table) notApplicable() (malloc, lean, vectors string) {
 		}
 		byWhy[why] = append(byWhy[why], v)
 	}
-	return strings.Join(na, ", "), forEach(whys, byWhy), forEach(vecWhys, byVecWhy)
+	return strings.Join(na, ", "), forEach(whys, byWhy), forEach(vecWhys, byVecWhy), forEach(sharedWhys, bySharedWhy)
 }
 
 // forEach writes each reason with the variants it is given for: "for a,

@@ -28,7 +28,7 @@ type notApplied struct{ setting, variants, why string }
 // notAppliedOf is what table t's setting does not apply to, with why.
 func notAppliedOf(t *table) []notApplied {
 	var out []notApplied
-	malloc, lean, vectors := t.notApplicable()
+	malloc, lean, vectors, shared := t.notApplicable()
 	if malloc != "" {
 		out = append(out, notApplied{t.setting, malloc, "the setting changes the C allocator (malloc) only, and they do not allocate with it"})
 	}
@@ -37,6 +37,9 @@ func notAppliedOf(t *table) []notApplied {
 	}
 	if vectors != "" {
 		out = append(out, notApplied{t.setting, "", "no knn search " + vectors})
+	}
+	if shared != "" {
+		out = append(out, notApplied{t.setting, "", "no shared layout " + shared})
 	}
 	return out
 }

@@ -17,7 +17,26 @@ var figures = registry()
 // statistic of the same samples (a p99) is made from its base's entry
 // (sameAt), so that it knows its base and statistic.
 func registry() []figure {
-	return slices.Concat(openFigures(), cacheFigures(), turnFigures(), holdFigures(), serveFigures())
+	return slices.Concat(openFigures(), cacheFigures(), turnFigures(), holdFigures(), deleteFigures(), serveFigures())
+}
+
+// deleteFigures are the delete phase's: an agent exported to a file of
+// its own, then deleted, and the space that gave back.
+func deleteFigures() []figure {
+	deleted := func(t *table) bool { return t.deleted }
+	median := func(samples func(*results.Record) []float64) func(*results.Record) float64 {
+		return func(r *results.Record) float64 { return stats.Median(samples(r)) }
+	}
+	exportMs := func(r *results.Record) []float64 { return r.ExportMs }
+	deleteMs := func(r *results.Record) []float64 { return r.DeleteMs }
+	return []figure{
+		{name: "export-agent", label: "Export an agent: its notes to a file of its own, synced (median)", unit: "ms", phase: job.PhaseDelete,
+			samples: exportMs, value: median(exportMs), when: deleted, uses: exported | inOverview},
+		{name: "delete-agent", label: "Delete an agent, space given back as the engine can (median)", unit: "ms", phase: job.PhaseDelete,
+			samples: deleteMs, value: median(deleteMs), when: deleted, uses: exported | inOverview},
+		{name: "delete-freed", base: "delete-agent", label: "same, space given back on disk (median)", unit: "KB", phase: job.PhaseDelete,
+			samples: freedKB, value: median(freedKB), when: deleted, uses: exported},
+	}
 }
 
 // openFigures are the create's figures and the warm open runs'.

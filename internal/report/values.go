@@ -188,9 +188,13 @@ func storesPerSecond(r *results.Record) float64 {
 	return float64(len(r.CreateMs)) / r.WallS
 }
 
-// spacePerStore is the median space per store of a space record in KB;
-// NaN for a record without bytes.
+// spacePerStore is the median space per store of a space record in KB,
+// in the shared layout the shared store's space over its agents; NaN for
+// a record without bytes.
 func spacePerStore(r *results.Record) float64 {
+	if r.SharedBytes != nil && r.Stores > 0 {
+		return float64(*r.SharedBytes) / float64(r.Stores) / 1024
+	}
 	if len(r.Bytes) == 0 {
 		return math.NaN()
 	}
@@ -264,4 +268,13 @@ func last(xs []int64) float64 {
 		return math.NaN()
 	}
 	return float64(xs[len(xs)-1])
+}
+
+// freedKB is each deleted agent's space given back, in KB.
+func freedKB(r *results.Record) []float64 {
+	xs := stats.Ints(r.FreedBytes)
+	for i := range xs {
+		xs[i] /= 1024
+	}
+	return xs
 }

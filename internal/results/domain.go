@@ -123,7 +123,7 @@ func checkFields(v reflect.Value, path string) error {
 // one sample per store, one for each of its stores.
 func (r *Record) checkSamples() error {
 	lists := map[string][]float64{"create_ms": r.CreateMs, "open_ms": r.OpenMs, "query_ms": r.QueryMs,
-		"close_ms": r.CloseMs, "total_ms": r.TotalMs}
+		"close_ms": r.CloseMs, "total_ms": r.TotalMs, "export_ms": r.ExportMs, "delete_ms": r.DeleteMs}
 	for q, xs := range r.QueriesMs {
 		lists["queries_ms."+string(q)] = xs
 	}
@@ -147,12 +147,36 @@ func (r *Record) checkSamples() error {
 			return fmt.Errorf("%s is %v, outside 0 to 1", name, *b)
 		}
 	}
-	for i, b := range r.Bytes {
-		if b < 0 {
-			return fmt.Errorf("bytes[%d] is %d: a size is not negative", i, b)
-		}
+	if err := errors.Join(checkSizes("bytes", r.Bytes), checkSizes("export_bytes", r.ExportBytes), r.checkLayout()); err != nil {
+		return err
 	}
 	return r.checkCounts()
+}
+
+// checkSizes refuses a negative size.
+func checkSizes(name string, xs []int64) error {
+	for i, b := range xs {
+		if b < 0 {
+			return fmt.Errorf("%s[%d] is %d: a size is not negative", name, i, b)
+		}
+	}
+	return nil
+}
+
+// checkLayout refuses an unknown layout, and a space record of the
+// shared layout without the shared store's size or with a negative one.
+func (r *Record) checkLayout() error {
+	switch {
+	case r.Layout != job.LayoutPerAgent && !r.Layout.Shared():
+		return fmt.Errorf("layout %q: use shared, or leave it out for a store per agent", r.Layout)
+	case r.Phase != job.PhaseSpace || !r.Layout.Shared():
+		return nil
+	case r.SharedBytes == nil:
+		return errors.New("a space record of the shared layout without shared_bytes")
+	case *r.SharedBytes < 0:
+		return fmt.Errorf("shared_bytes is %d: a size is not negative", *r.SharedBytes)
+	}
+	return nil
 }
 
 // checkRange refuses the first of xs outside lo to hi.
@@ -181,7 +205,12 @@ func (r *Record) checkCounts() error {
 			lists["queries_ms."+string(q)] = len(xs)
 		}
 	case job.PhaseSpace:
-		lists["bytes"] = len(r.Bytes)
+		if !r.Layout.Shared() {
+			lists["bytes"] = len(r.Bytes)
+		}
+	case job.PhaseDelete:
+		n = job.DeleteAgents(r.Stores)
+		lists["export_ms"], lists["export_bytes"], lists["delete_ms"], lists["freed_bytes"] = len(r.ExportMs), len(r.ExportBytes), len(r.DeleteMs), len(r.FreedBytes)
 	case job.PhaseHold:
 		if r.Hold != nil {
 			n = r.Hold.Held
