@@ -124,6 +124,10 @@ var cases = []faultCase{
 	{"edited record: no study", true, editedRecord(`"study":"[^"]*"`, `"study":""`, `no "study"`)},
 	{"results.jsonl.gz cut in a line", true, cutGzip},
 	{"a line that is no record", true, notARecord},
+	{"bad input: --layout one", true, badInput("--layout", "--layout", "one")},
+	{"SIGKILL manydb in the shared store's create", false, killSharedCreate},
+	{"disk full during the shared store's create", false, sharedDiskFull},
+	{"a shared store of another study", false, sharedOfAnotherStudy},
 }
 
 // row is what one case measured.

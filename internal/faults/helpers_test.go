@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -365,7 +366,7 @@ func (c *fcase) audit() {
 // are one per session).
 func measured(phase job.Phase) bool {
 	switch phase {
-	case job.PhaseCreate, job.PhaseOpen, job.PhaseHold, job.PhaseSpace:
+	case job.PhaseCreate, job.PhaseOpen, job.PhaseHold, job.PhaseSpace, job.PhaseDelete:
 		return true
 	}
 	return false
@@ -373,11 +374,14 @@ func measured(phase job.Phase) bool {
 
 type cell struct {
 	study, variant, setting string
+	layout                  job.Layout
 	phase                   job.Phase
 	run                     int
 }
 
-func cellOf(r results.Record) cell { return cell{r.Study, r.Variant, r.Setting, r.Phase, r.Repeat()} }
+func cellOf(r results.Record) cell {
+	return cell{r.Study, r.Variant, r.Setting, r.Layout, r.Phase, r.Repeat()}
+}
 
 // doubled counts the ok records beyond the first of each cell.
 func doubled(recs []results.Record) int {
@@ -454,11 +458,21 @@ func wrongFigure(r results.Record, cfg *results.StudyConfig) string {
 		if r.Hold == nil || r.Hold.Held != cfg.Hold {
 			return fmt.Sprintf("hold figure not of %d stores held", cfg.Hold)
 		}
+	case job.PhaseDelete:
+		if n := job.DeleteAgents(stores); len(r.DeleteMs) != n || len(r.ExportMs) != n {
+			return fmt.Sprintf("%d delete and %d export samples for %d agents deleted", len(r.DeleteMs), len(r.ExportMs), n)
+		}
 	case job.PhaseSpace:
+		text := int64(cfg.Workload.Objects) * int64(cfg.Workload.TextLen)
+		if r.Layout.Shared() {
+			if r.SharedBytes == nil || *r.SharedBytes < text*int64(stores) {
+				return fmt.Sprintf("the shared store takes %v bytes, less than its %d agents' notes' text", r.SharedBytes, stores)
+			}
+			return ""
+		}
 		if w := samples("bytes", len(r.Bytes)); w != "" {
 			return w
 		}
-		text := int64(cfg.Workload.Objects) * int64(cfg.Workload.TextLen)
 		for i, b := range r.Bytes {
 			if b < text {
 				return fmt.Sprintf("store %d takes %d bytes, less than its notes' %d bytes of text", i, b, text)
@@ -502,21 +516,41 @@ func (c *fcase) incomplete(res result) string {
 			n[cellOf(r)]++
 		}
 	}
+	for _, w := range wantCells(id, cfg) {
+		if n[w] != 1 {
+			return fmt.Sprintf("%s %s (%s) run %d recorded %d times", w.variant, w.phase, w.layout.Name(), w.run, n[w])
+		}
+	}
+	return ""
+}
+
+// wantCells are the cells a study of cfg records once each: per variant,
+// setting and layout its create, open runs, hold and space, and with the
+// shared layout its delete.
+func wantCells(id string, cfg *results.StudyConfig) []cell {
+	layouts := []job.Layout{job.LayoutPerAgent}
+	if len(cfg.Layouts) > 0 {
+		parsed, err := job.ParseLayouts(strings.Join(cfg.Layouts, ","))
+		if err == nil {
+			layouts = parsed
+		}
+	}
+	var want []cell
 	for _, v := range cfg.Variants {
 		for _, s := range cfg.Settings {
-			want := []cell{{id, v, s, job.PhaseCreate, 0}}
-			for run := 1; run <= cfg.Runs; run++ {
-				want = append(want, cell{id, v, s, job.PhaseOpen, run})
-			}
-			want = append(want, cell{id, v, s, job.PhaseHold, 0}, cell{id, v, s, job.PhaseSpace, 0})
-			for _, w := range want {
-				if n[w] != 1 {
-					return fmt.Sprintf("%s %s run %d recorded %d times", w.variant, w.phase, w.run, n[w])
+			for _, l := range layouts {
+				want = append(want, cell{id, v, s, l, job.PhaseCreate, 0})
+				for run := 1; run <= cfg.Runs; run++ {
+					want = append(want, cell{id, v, s, l, job.PhaseOpen, run})
+				}
+				want = append(want, cell{id, v, s, l, job.PhaseHold, 0}, cell{id, v, s, l, job.PhaseSpace, 0})
+				if slices.Contains(layouts, job.LayoutShared) {
+					want = append(want, cell{id, v, s, l, job.PhaseDelete, 0})
 				}
 			}
 		}
 	}
-	return ""
+	return want
 }
 
 // anyCode accepts any non-zero exit code in message.

@@ -368,6 +368,9 @@ func (c *Config) config() *results.StudyConfig {
 	if len(c.Holds) > 1 {
 		sc.Holds = c.Holds
 	}
+	for _, l := range c.Layouts {
+		sc.Layouts = append(sc.Layouts, l.Name())
+	}
 	if len(c.Sweep) > 1 {
 		sc.Sweep = &results.SweepConfig{ID: c.sweepID, Stores: c.Sweep}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -594,5 +595,57 @@ func TestNewStudyLeavesUnfinished(t *testing.T) {
 	want := fmt.Sprintf("holds study %s, unfinished, of another configuration (stores 10, now 8): a new study starts", first)
 	if !strings.Contains(log.String(), want) {
 		t.Errorf("the log lacks %q:\n%s", want, log.String())
+	}
+}
+
+// TestLayouts: a study of both layouts records each phase of each
+// variant in each layout, the delete phase last, the shared layout's
+// records naming it; a variant whose family has no shared layout is n/a
+// there with the catalog's reason, never measured per agent instead;
+// and no store directory is left.
+func TestLayouts(t *testing.T) {
+	c := fakeConfig(t, "fake", "fake_slow")
+	c.Layouts = []job.Layout{job.LayoutPerAgent, job.LayoutShared}
+	c.Catalog = []engine.Family{{Binary: "worker-fake", Variants: fakeVariants, Cgo: true,
+		NoShared: map[string]string{"fake_slow": "no shared layout for a slow fake"}}}
+	c.Turns = 1
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.ReadFile(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	phases := map[string][]job.Phase{}
+	for _, r := range recs {
+		if r.Variant == "" {
+			continue
+		}
+		key := r.Variant + " " + r.Layout.Name()
+		phases[key] = append(phases[key], r.Phase)
+		switch {
+		case key == "fake_slow shared" && (r.Status != results.StatusNotApplicable || r.Error != "no shared layout for a slow fake"):
+			t.Errorf("fake_slow shared: %s %s %q, want n/a with the catalog's reason", r.Phase, r.Status, r.Error)
+		case key != "fake_slow shared" && r.Status != results.StatusOK:
+			t.Errorf("%s %s: %s %s", key, r.Phase, r.Status, r.Error)
+		case r.Layout.Shared() && r.Status == results.StatusOK && r.SharedLayout == "":
+			t.Errorf("%s %s: no shared_layout", key, r.Phase)
+		}
+	}
+	want := []job.Phase{job.PhaseCreate, job.PhaseOpen, job.PhaseOpen, job.PhaseHold, job.PhaseSpace, job.PhaseTurn, job.PhaseDelete}
+	for _, key := range []string{"fake per-agent", "fake shared", "fake_slow per-agent"} {
+		if !slices.Equal(phases[key], want) {
+			t.Errorf("%s: phases %v, want %v", key, phases[key], want)
+		}
+	}
+	if got := phases["fake_slow shared"]; !slices.Equal(got, []job.Phase{job.PhaseCreate}) {
+		t.Errorf("fake_slow shared: phases %v, want one n/a create", got)
+	}
+	if env := recs[0]; env.Config == nil || !slices.Equal(env.Config.Layouts, []string{"per-agent", "shared"}) {
+		t.Errorf("env record's layouts = %v", env.Config)
+	}
+	left, _ := filepath.Glob(filepath.Join(c.Root, "default", "*"))
+	if len(left) > 0 {
+		t.Errorf("stores left after the study: %v", left)
 	}
 }

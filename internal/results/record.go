@@ -428,11 +428,13 @@ type StudyConfig struct {
 	// Holds are the hold counts when more than one was given (--hold
 	// 1,10,100): each its own hold phase, run 1..len(Holds), on the same
 	// stores; Hold is then the largest.
-	Holds   []int        `json:"holds,omitempty"`
-	Fanout  int          `json:"fanout,omitempty"`  // store directory layout (0: flat)
-	Queries []job.Query  `json:"queries,omitempty"` // default: count
-	Cache   []string     `json:"cache,omitempty"`   // default: warm
-	Turns   int          `json:"turns,omitempty"`
+	Holds   []int       `json:"holds,omitempty"`
+	Fanout  int         `json:"fanout,omitempty"`  // store directory layout (0: flat)
+	Queries []job.Query `json:"queries,omitempty"` // default: count
+	Cache   []string    `json:"cache,omitempty"`   // default: warm
+	Turns   int         `json:"turns,omitempty"`
+	// Layouts names the layouts (--layout) when given: per-agent, shared.
+	Layouts []string     `json:"layouts,omitempty"`
 	Serve   *ServeConfig `json:"serve,omitempty"` // manydb serve
 	// Sweep is set for each study of a sweep over store counts (--stores
 	// 100,1000,…): its id and every count, largest first.
