@@ -42,8 +42,7 @@ func Catalog() []Family {
 			Needs:     "the ObjectBox C library (make build fetches it from PyPI's objectbox-clib wheel)",
 			NoVectors: map[string]string{"obx": "objectbox-go v1.9.0 has no vector API (no float-vector property, HNSW index or nearest-neighbour query); obx_cached and obx_nosync use the C API's"},
 			NoShared:  notShared("obx", "obx_cached", "obx_nosync")},
-		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)",
-			NoShared: notShared("sqlite_capi")},
+		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)"},
 		// Turso defines no global allocator here: it allocates with glibc malloc.
 		{Binary: "worker-turso", Variants: []string{"turso", "turso_ckpt"}, Cgo: true,
 			Needs:    "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-capi.sh turso)",
@@ -57,14 +56,14 @@ func Catalog() []Family {
 		// libSQL: C core and Rust bindings, both on glibc's malloc.
 		{Binary: "worker-libsql", Variants: []string{"libsql", "libsql_capi"}, Cgo: true,
 			Needs:    "Rust (cargo) to build the libsql crate from crates.io (make build runs scripts/build-capi.sh libsql)",
-			NoShared: notShared("libsql", "libsql_capi")},
+			NoShared: notShared("libsql")},
 		{Binary: "worker-libsql-go", Variants: []string{"libsql_go"}, Cgo: true, Needs: "a C compiler (cgo); the static library comes with the Go module",
 			NoShared: notShared("libsql_go")},
 		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.
 		{Binary: "worker-gokv", Variants: []string{"bbolt", "pebble", "badger"}, Cgo: false, Needs: "Go only",
 			NoLean:   map[string]string{"bbolt": "bbolt's defaults are already its leanest (no initial mmap size, no MAP_POPULATE, no mlock; docs/engines.md)"},
 			NoShared: notShared("pebble", "badger")},
-		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only", NoShared: notShared("sqlite_modernc")},
+		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only"},
 		{Binary: "worker-sqlite-ncruces", Variants: []string{"sqlite_ncruces"}, Cgo: false, Needs: "Go only", NoShared: notShared("sqlite_ncruces")},
 	}
 }
@@ -81,7 +80,7 @@ const noLeanTurso = "Turso has no option that lowers its memory per open store: 
 func notShared(ids ...string) map[string]string {
 	m := map[string]string{}
 	for _, id := range ids {
-		m[id] = "manydb has no shared layout for " + id + " yet: it is built for sqlite and bbolt (docs/layouts.md)"
+		m[id] = "manydb has no shared layout for " + id + " yet (docs/layouts.md lists the variants that have one)"
 	}
 	return m
 }

@@ -76,3 +76,24 @@ func CheckID(id string, v Variant) error {
 // ErrDisabled is wrapped by the error of a factory whose engine was left
 // out of this build (a build tag not set, its library missing).
 var ErrDisabled = errors.New("engine not built into this worker")
+
+// CheckShared checks that the catalog and variant v agree on the shared
+// layout: a variant has it (SharedVariant) exactly when its family's
+// NoShared gives no reason against it. A variant the catalog does not
+// know (a test's fake) is not checked.
+func CheckShared(catalog []Family, v Variant) error {
+	id := v.ID()
+	for _, f := range catalog {
+		if !slices.Contains(f.Variants, id) {
+			continue
+		}
+		_, has := v.(SharedVariant)
+		switch why := f.NoShared[id]; {
+		case has && why != "":
+			return fmt.Errorf("%w: variant %q has the shared layout, but the catalog says %q", ErrCatalogMismatch, id, why)
+		case !has && why == "":
+			return fmt.Errorf("%w: variant %q has no shared layout (engine.SharedVariant), and the catalog does not say why (Family.NoShared)", ErrCatalogMismatch, id)
+		}
+	}
+	return nil
+}

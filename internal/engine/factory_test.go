@@ -97,3 +97,40 @@ func TestParseList(t *testing.T) {
 		}
 	}
 }
+
+type plainVariant struct{ id string }
+
+func (p plainVariant) ID() string                             { return p.id }
+func (plainVariant) Create(string) (Store, error)             { return nil, nil }
+func (plainVariant) Open(string) (Store, error)               { return nil, nil }
+func (plainVariant) Versions() map[string]string              { return nil }
+func (plainVariant) CreateShared(string) (SharedStore, error) { return nil, nil }
+func (plainVariant) OpenShared(string) (SharedStore, error)   { return nil, nil }
+func (plainVariant) SharedLayout() string                     { return "" }
+
+type unsharedVariant struct{ id string }
+
+func (u unsharedVariant) ID() string                 { return u.id }
+func (unsharedVariant) Create(string) (Store, error) { return nil, nil }
+func (unsharedVariant) Open(string) (Store, error)   { return nil, nil }
+func (unsharedVariant) Versions() map[string]string  { return nil }
+
+// TestCheckShared: the catalog's NoShared and a variant's SharedVariant
+// must agree both ways; a variant the catalog does not know is not
+// checked.
+func TestCheckShared(t *testing.T) {
+	catalog := []Family{{Binary: "w", Variants: []string{"a", "b"}, NoShared: map[string]string{"b": "none yet"}}}
+	for _, c := range []struct {
+		v  Variant
+		ok bool
+	}{
+		{plainVariant{"a"}, true}, {unsharedVariant{"a"}, false},
+		{unsharedVariant{"b"}, true}, {plainVariant{"b"}, false},
+		{unsharedVariant{"z"}, true},
+	} {
+		err := CheckShared(catalog, c.v)
+		if (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrCatalogMismatch)) {
+			t.Errorf("CheckShared(%T %s) = %v, want ok %t", c.v, c.v.ID(), err, c.ok)
+		}
+	}
+}

@@ -432,12 +432,14 @@ func (c *Config) cgroups() memcg.Hierarchy {
 }
 
 // cells lists the study's variants under each setting in each layout,
-// in the order they run: by setting, then layout, then variant.
+// in the order they run: by setting, then variant, then layout, so that
+// a variant's layouts run one after the other and its columns stand side
+// by side.
 func (c *Config) cells() []where {
 	var out []where
 	for _, set := range c.Settings {
-		for _, l := range c.layouts() {
-			for _, v := range c.Variants {
+		for _, v := range c.Variants {
+			for _, l := range c.layouts() {
 				out = append(out, where{set, l, v})
 			}
 		}

@@ -162,7 +162,7 @@ func makeVariant(f engine.Factory, lean bool) (engine.Variant, error) {
 	if err != nil {
 		return nil, fmt.Errorf("variant %s: %w", f.ID, err)
 	}
-	if err := engine.CheckID(f.ID, v); err != nil {
+	if err := errors.Join(engine.CheckID(f.ID, v), engine.CheckShared(engine.Catalog(), v)); err != nil {
 		return nil, err
 	}
 	if opts := options(v); lean != (len(opts) > 0) {
@@ -198,6 +198,9 @@ func list(stdout io.Writer, factories []engine.Factory) error {
 			l.Error = err.Error()
 		default:
 			l.Answers = v.ID()
+			if err := engine.CheckShared(engine.Catalog(), v); err != nil {
+				l.Error = err.Error()
+			}
 			if c, ok := v.(engine.Closer); ok {
 				c.CloseVariant()
 			}

@@ -194,3 +194,13 @@ func checkNearestFirst(t *testing.T, v engine.Variant) {
 		}
 	}
 }
+
+// TestCapiShared checks libsql_capi's shared layout (the statements of
+// package sqlitecapi on libSQL's library).
+func TestCapiShared(t *testing.T) {
+	v, err := enginetest.Factory(t, Factories(), IDCapi).New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.CheckShared(t, v)
+}

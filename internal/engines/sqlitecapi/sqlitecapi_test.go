@@ -74,3 +74,21 @@ func TestLean(t *testing.T) {
 	}
 	check(def, -2000, 0, true)
 }
+
+// TestShared checks the shared layout (enginetest.CheckShared), under
+// the default and the lean configuration.
+func TestShared(t *testing.T) {
+	for _, lean := range []bool{false, true} {
+		var v *Variant
+		var err error
+		if lean {
+			v, err = NewLean("sqlite_capi", nil, true)
+		} else {
+			v, err = New("sqlite_capi", nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		enginetest.CheckShared(t, v)
+	}
+}

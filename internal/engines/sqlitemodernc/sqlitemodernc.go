@@ -225,3 +225,27 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	}
 	return &sqlnotes.VectorStore{Store: sqlnotes.Store{Conn: c}, Vectors: vectors}, nil
 }
+
+var _ engine.SharedVariant = (*Variant)(nil)
+
+// CreateShared implements engine.SharedVariant: one database for every
+// agent (sqlnotes.SharedSchema), opened as a store of one agent is.
+func (v *Variant) CreateShared(dir string) (engine.SharedStore, error) {
+	c, err := v.connectStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	return sqlnotes.CreateShared(c)
+}
+
+// OpenShared implements engine.SharedVariant.
+func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
+	c, err := v.connectStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &sqlnotes.Shared{Conn: c}, nil
+}
+
+// SharedLayout implements engine.SharedVariant.
+func (v *Variant) SharedLayout() string { return sqlnotes.SharedLayout + "; modernc's DSN " + v.params }

@@ -92,3 +92,11 @@ func TestVectors(t *testing.T) {
 		enginetest.CheckVectors(t, v, 1)
 	}
 }
+
+func TestShared(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.CheckShared(t, v)
+}

@@ -35,6 +35,25 @@ const (
 	SharedCheckpoint = "PRAGMA wal_checkpoint(TRUNCATE)"
 )
 
+// The shared layout's statements with numbered parameters, for an
+// adapter whose helpers bind a store's statements by position (?1 the
+// query's argument; ?1, ?2, ?3 an insert's id, text and ts): the agent is
+// ?4, bound once when the statement is prepared (SharedAgentParam).
+const (
+	SharedAgentParam     = 4
+	SharedInsertNumbered = "INSERT INTO notes(agent, id, text, ts) VALUES (?4, ?1, ?2, ?3)"
+	SharedCountNumbered  = "SELECT count(*) FROM notes WHERE agent = ?4"
+	SharedDeleteNumbered = "DELETE FROM notes WHERE agent = ?4"
+)
+
+// SharedNumbered are the queries of the shared layout with numbered
+// parameters (see SharedAgentParam).
+var SharedNumbered = Statements{
+	Recent: "SELECT id, text, ts FROM notes WHERE agent = ?4 ORDER BY id DESC LIMIT ?1",
+	Get:    "SELECT id, text, ts FROM notes WHERE agent = ?4 AND id = ?1",
+	Scan:   "SELECT id, text, ts FROM notes WHERE agent = ?4 ORDER BY id",
+}
+
 // SharedLayout says what the shared store of the SQL engines is, for
 // engine.SharedVariant.
 const SharedLayout = "one SQLite database, notes.db: table notes keyed (agent, id) WITHOUT ROWID; journal_mode=WAL, auto_vacuum=INCREMENTAL, synchronous as the per-agent stores; " +

@@ -22,9 +22,35 @@ type Stmt interface {
 // Preparer prepares a statement on one open store.
 type Preparer func(sql string) (Stmt, error)
 
+// Statements are the SQL of the queries of Queries: each with at most
+// one parameter of its own, the first (?1).
+type Statements struct{ Recent, Get, Scan string }
+
+// StoreStatements are the statements of a store of one agent.
+var StoreStatements = Statements{Recent: RecentSQL, Get: GetSQL, Scan: ScanSQL}
+
+// Queries runs the statements on the statements Prepare prepares.
+type Queries struct {
+	Prepare Preparer
+	SQL     Statements
+}
+
+// Recent appends the n newest notes to dst (RecentSQL).
+func (p Preparer) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
+	return Queries{p, StoreStatements}.Recent(n, dst)
+}
+
+// Get appends the notes of ids to dst: GetSQL prepared once, run per id.
+func (p Preparer) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
+	return Queries{p, StoreStatements}.Get(ids, dst)
+}
+
+// Scan calls fn for every note in id order (ScanSQL).
+func (p Preparer) Scan(fn func(workload.Note)) error { return Queries{p, StoreStatements}.Scan(fn) }
+
 // once prepares sql, runs it once and finalizes it.
-func (p Preparer) once(sql string, bind bool, arg int64, fn func(workload.Note)) (err error) {
-	st, err := p(sql)
+func (q Queries) once(sql string, bind bool, arg int64, fn func(workload.Note)) (err error) {
+	st, err := q.Prepare(sql)
 	if err != nil {
 		return err
 	}
@@ -33,15 +59,15 @@ func (p Preparer) once(sql string, bind bool, arg int64, fn func(workload.Note))
 	return err
 }
 
-// Recent appends the n newest notes to dst (RecentSQL).
-func (p Preparer) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	err := p.once(RecentSQL, true, int64(n), func(note workload.Note) { dst = append(dst, note) })
+// Recent appends the n newest notes to dst (SQL.Recent).
+func (q Queries) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
+	err := q.once(q.SQL.Recent, true, int64(n), func(note workload.Note) { dst = append(dst, note) })
 	return dst, err
 }
 
-// Get appends the notes of ids to dst: GetSQL prepared once, run per id.
-func (p Preparer) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err error) {
-	st, err := p(GetSQL)
+// Get appends the notes of ids to dst: SQL.Get prepared once, run per id.
+func (q Queries) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err error) {
+	st, err := q.Prepare(q.SQL.Get)
 	if err != nil {
 		return dst, err
 	}
@@ -59,5 +85,5 @@ func (p Preparer) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err 
 	return dst, nil
 }
 
-// Scan calls fn for every note in id order (ScanSQL).
-func (p Preparer) Scan(fn func(workload.Note)) error { return p.once(ScanSQL, false, 0, fn) }
+// Scan calls fn for every note in id order (SQL.Scan).
+func (q Queries) Scan(fn func(workload.Note)) error { return q.once(q.SQL.Scan, false, 0, fn) }
