@@ -98,7 +98,9 @@ func (a *agent) prepare(sql string) (*stmt, error) {
 
 func (a *agent) prep(sql string) (sqlnotes.Stmt, error) { return a.prepare(sql) }
 
-func (a *agent) queries() sqlnotes.Queries { return sqlnotes.Queries{Prepare: a.prep, SQL: sqlnotes.SharedNumbered} }
+func (a *agent) queries() sqlnotes.Queries {
+	return sqlnotes.Queries{Prepare: a.prep, SQL: sqlnotes.SharedNumbered}
+}
 
 // Insert implements engine.Store: the agent's notes between BEGIN and
 // COMMIT with one prepared statement.
