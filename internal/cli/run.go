@@ -105,6 +105,10 @@ Settings:
   mmap-threshold  MALLOC_MMAP_THRESHOLD_=131072 (as mallopt(M_MMAP_THRESHOLD, 131072)); cgo engines only
   trim-threshold  MALLOC_TRIM_THRESHOLD_=67108864; cgo engines only
   thp-off         prctl(PR_SET_THP_DISABLE) in the worker before the engine starts
+  wal             SQLite's WAL journal (PRAGMA journal_mode=WAL, synchronous
+                  FULL) for every store: the shared layout's mode, so that a
+                  store per agent is compared with it commit for commit;
+                  n/a for engines that are not SQLite (docs/layouts.md)
   jemalloc        LD_PRELOAD of Debian's libjemalloc2 instead of glibc's malloc; cgo engines only
   mimalloc        LD_PRELOAD of Debian's libmimalloc2.0; cgo engines only
   tcmalloc        LD_PRELOAD of Debian's libtcmalloc-minimal4; cgo engines only

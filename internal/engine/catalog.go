@@ -32,6 +32,10 @@ type Family struct {
 	// engine.SharedVariant), why: under --layout shared its cells are
 	// n/a with that reason, never the per-agent layout measured instead.
 	NoShared map[string]string
+	// NoWAL gives, for each variant whose stores cannot be put in SQLite's
+	// WAL journal mode (no engine.WALVariant), why: under the wal setting
+	// its cells are n/a with that reason.
+	NoWAL map[string]string
 }
 
 // Catalog lists every family manydb knows, in the default column order.
@@ -41,30 +45,34 @@ func Catalog() []Family {
 		{Binary: "worker-objectbox", Variants: []string{"obx", "obx_cached", "obx_nosync"}, Cgo: true,
 			Needs:     "the ObjectBox C library (make build fetches it from PyPI's objectbox-clib wheel)",
 			NoVectors: map[string]string{"obx": "objectbox-go v1.9.0 has no vector API (no float-vector property, HNSW index or nearest-neighbour query); obx_cached and obx_nosync use the C API's"},
-			NoShared:  notShared("obx", "obx_cached", "obx_nosync")},
+			NoShared:  notShared("obx", "obx_cached", "obx_nosync"),
+			NoWAL:     why("ObjectBox is not SQLite: it has no journal mode to set", "obx", "obx_cached", "obx_nosync")},
 		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)"},
 		// Turso defines no global allocator here: it allocates with glibc malloc.
 		{Binary: "worker-turso", Variants: []string{"turso", "turso_ckpt"}, Cgo: true,
 			Needs:    "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-capi.sh turso)",
 			NoLean:   map[string]string{"turso": noLeanTurso, "turso_ckpt": noLeanTurso},
-			NoShared: notShared("turso", "turso_ckpt")},
+			NoShared: notShared("turso", "turso_ckpt"),
+			NoWAL:    why(walTurso, "turso", "turso_ckpt")},
 		// Turso through turso-go: no cgo needed (purego), but the Rust
 		// library allocates with Rust's System allocator, i.e. glibc's
 		// malloc, so allocator settings apply to it as to a cgo engine.
 		{Binary: "worker-tursogo", Variants: []string{"turso_go"}, Cgo: true, Needs: "only the Go module proxy; at run time a writable cache directory (TURSO_GO_CACHE_DIR or ~/.cache) for the embedded library",
-			NoLean: map[string]string{"turso_go": noLeanTurso}, NoShared: notShared("turso_go")},
+			NoLean: map[string]string{"turso_go": noLeanTurso}, NoShared: notShared("turso_go"), NoWAL: why(walTurso, "turso_go")},
 		// libSQL: C core and Rust bindings, both on glibc's malloc.
 		{Binary: "worker-libsql", Variants: []string{"libsql", "libsql_capi"}, Cgo: true,
 			Needs:    "Rust (cargo) to build the libsql crate from crates.io (make build runs scripts/build-capi.sh libsql)",
-			NoShared: notShared("libsql")},
+			NoShared: notShared("libsql"), NoWAL: why(walNotBuilt, "libsql")},
 		{Binary: "worker-libsql-go", Variants: []string{"libsql_go"}, Cgo: true, Needs: "a C compiler (cgo); the static library comes with the Go module",
-			NoShared: notShared("libsql_go")},
+			NoShared: notShared("libsql_go"), NoWAL: why(walNotBuilt, "libsql_go")},
 		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.
 		{Binary: "worker-gokv", Variants: []string{"bbolt", "pebble", "badger"}, Cgo: false, Needs: "Go only",
 			NoLean:   map[string]string{"bbolt": "bbolt's defaults are already its leanest (no initial mmap size, no MAP_POPULATE, no mlock; docs/engines.md)"},
-			NoShared: notShared("pebble", "badger")},
+			NoShared: notShared("pebble", "badger"),
+			NoWAL:    why("not SQLite: it has no journal mode to set (its own log is always on)", "bbolt", "pebble", "badger")},
 		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only"},
-		{Binary: "worker-sqlite-ncruces", Variants: []string{"sqlite_ncruces"}, Cgo: false, Needs: "Go only", NoShared: notShared("sqlite_ncruces")},
+		{Binary: "worker-sqlite-ncruces", Variants: []string{"sqlite_ncruces"}, Cgo: false, Needs: "Go only", NoShared: notShared("sqlite_ncruces"),
+			NoWAL: why(walNotBuilt, "sqlite_ncruces")},
 	}
 }
 
@@ -84,6 +92,21 @@ func notShared(ids ...string) map[string]string {
 	}
 	return m
 }
+
+// why gives each of ids the reason why.
+func why(why string, ids ...string) map[string]string {
+	m := map[string]string{}
+	for _, id := range ids {
+		m[id] = why
+	}
+	return m
+}
+
+// The reasons the wal setting does not apply.
+const (
+	walTurso    = "Turso journals in WAL mode by default: its default setting is the wal setting"
+	walNotBuilt = "manydb does not set the journal mode of this adapter yet (docs/layouts.md lists the variants it does)"
+)
 
 // Lookup returns the family that serves variant id.
 func Lookup(id string) (Family, bool) {

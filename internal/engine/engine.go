@@ -182,3 +182,15 @@ type SharedStore interface {
 	// Close releases the shared store.
 	Close() error
 }
+
+// WALVariant is implemented by a Variant of SQLite (or a fork) whose
+// stores can be opened in WAL journal mode: the wal setting, the mode of
+// the shared layout's store. A variant without it is n/a there, for the
+// reason its catalog family gives (Family.NoWAL).
+type WALVariant interface {
+	// UseWAL makes every store opened from now on run PRAGMA
+	// journal_mode=WAL at its open, and returns the option as the
+	// engine's API names it, for the record's engine_options. It is
+	// called once, before the first open.
+	UseWAL() map[string]string
+}

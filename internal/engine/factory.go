@@ -82,17 +82,30 @@ var ErrDisabled = errors.New("engine not built into this worker")
 // NoShared gives no reason against it. A variant the catalog does not
 // know (a test's fake) is not checked.
 func CheckShared(catalog []Family, v Variant) error {
-	id := v.ID()
+	_, has := v.(SharedVariant)
+	return checkCapability(catalog, v.ID(), has, func(f Family) map[string]string { return f.NoShared }, "the shared layout (SharedVariant)", "NoShared")
+}
+
+// CheckWAL checks that the catalog and variant v agree on the wal
+// setting (WALVariant and Family.NoWAL), as CheckShared does.
+func CheckWAL(catalog []Family, v Variant) error {
+	_, has := v.(WALVariant)
+	return checkCapability(catalog, v.ID(), has, func(f Family) map[string]string { return f.NoWAL }, "the WAL journal mode (WALVariant)", "NoWAL")
+}
+
+// checkCapability checks that variant id has a capability (has) exactly
+// when its family's reasons against it (no, the field named field) give
+// none.
+func checkCapability(catalog []Family, id string, has bool, no func(Family) map[string]string, what, field string) error {
 	for _, f := range catalog {
 		if !slices.Contains(f.Variants, id) {
 			continue
 		}
-		_, has := v.(SharedVariant)
-		switch why := f.NoShared[id]; {
+		switch why := no(f)[id]; {
 		case has && why != "":
-			return fmt.Errorf("%w: variant %q has the shared layout, but the catalog says %q", ErrCatalogMismatch, id, why)
+			return fmt.Errorf("%w: variant %q has %s, but the catalog says %q", ErrCatalogMismatch, id, what, why)
 		case !has && why == "":
-			return fmt.Errorf("%w: variant %q has no shared layout (engine.SharedVariant), and the catalog does not say why (Family.NoShared)", ErrCatalogMismatch, id)
+			return fmt.Errorf("%w: variant %q has no %s, and the catalog does not say why (Family.%s)", ErrCatalogMismatch, id, what, field)
 		}
 	}
 	return nil

@@ -49,6 +49,7 @@ func (j Job) Args() []string {
 	boolean("--progress", j.Progress)
 	boolean("--thp-off", j.THPOff)
 	boolean("--lean", j.Lean)
+	boolean("--wal", j.WAL)
 	str("--allocator", string(j.Allocator))
 	num("--run", j.Run)
 	if j.Seed != 0 {
@@ -125,6 +126,7 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	fs.BoolVar(&j.List, "list", false, "print each variant this worker serves and what its ID() answers, then exit")
 	fs.BoolVar(&j.THPOff, "thp-off", false, "disable transparent huge pages (prctl PR_SET_THP_DISABLE) before the engine starts")
 	fs.BoolVar(&j.Lean, "lean", false, "make the variant with its engine's options for many open stores (the lean setting), named in the record's engine_options")
+	fs.BoolVar(&j.WAL, "wal", false, "open every store in SQLite's WAL journal mode (the wal setting), named in the record's engine_options")
 	fs.StringVar(&allocator, "allocator", "", "fail unless malloc in this process is this allocator's ("+JoinNames(Allocators(), ", ")+")")
 	if err := fs.Parse(args); err != nil {
 		return Job{}, err

@@ -58,6 +58,9 @@ type Job struct {
 	// Lean makes the variant with its engine's options for many open
 	// stores (the lean setting: engine.Factory's Lean).
 	Lean bool
+	// WAL opens every store in SQLite's WAL journal mode (the wal
+	// setting: engine.WALVariant).
+	WAL  bool
 	List bool // print the variants served (see Listing) instead of running a phase
 	// Allocator, when set, is the malloc the phase must run with; the
 	// phase fails before it measures anything when the process has another.

@@ -18,7 +18,7 @@ var (
 // roundTrips are jobs as the orchestrator makes them; together they set
 // every field of Job (TestRoundTripsCoverEveryField).
 var roundTrips = []Job{
-	{Variant: "fake", Phase: PhaseCreate, Dir: "/d/fake", Stores: 1000, Workload: large, Progress: true, Fanout: 2, Layout: LayoutShared},
+	{Variant: "fake", Phase: PhaseCreate, Dir: "/d/fake", Stores: 1000, Workload: large, Progress: true, Fanout: 2, Layout: LayoutShared, WAL: true},
 	{Variant: "fake_two", Phase: PhaseCreate, Dir: "/d x/fake", Stores: 5, Workload: small, CPUProfile: "/tmp/cpu.pprof", THPOff: true, Lean: true, Allocator: Jemalloc},
 	{Variant: "fake", Phase: PhaseOpen, Dir: "/d", Stores: 7, Workload: small, Run: 3, Seed: 3, Progress: true, THPOff: true, Queries: []Query{QueryRecent, QueryCount}, Cache: CacheCold},
 	{Variant: "fake", Phase: PhaseOpen, Dir: "/d", Stores: 7, Workload: large, Run: 1, Seed: 1<<63 + 5, Prewarm: true, Allocator: Glibc},

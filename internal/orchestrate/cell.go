@@ -353,7 +353,7 @@ func (c *cell) skippedRecord(p phase, why string) results.Record {
 // workerJob is the job of phase p's worker on the stores in dir.
 func (c *cell) workerJob(p phase) job.Job {
 	wj := job.Job{Variant: c.v, Phase: p.name, Dir: c.dir, Stores: c.Stores, Workload: c.Workload,
-		Fanout: c.Fanout, Layout: c.layout, Progress: true, THPOff: c.set.THPOff, Lean: c.set.Lean}
+		Fanout: c.Fanout, Layout: c.layout, Progress: true, THPOff: c.set.THPOff, Lean: c.set.Lean, WAL: c.set.WAL}
 	if fam, _ := c.family(c.v); fam.Cgo {
 		// The worker proves it runs with the setting's malloc, or fails.
 		wj.Allocator = c.set.Malloc()

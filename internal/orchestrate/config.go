@@ -469,17 +469,19 @@ func (c *Config) notApplicable(w where) string {
 		return fam.NoVectors[w.v]
 	}
 	if w.layout.Shared() {
-		return c.sharedNotApplicable(fam, w.v)
+		return c.sharedNotApplicable(fam, w)
 	}
 	return ""
 }
 
-// sharedNotApplicable says why the shared layout does not apply to
-// variant v of family fam in this study, or "".
-func (c *Config) sharedNotApplicable(fam engine.Family, v string) string {
-	switch {
+// sharedNotApplicable says why the shared layout does not apply to w,
+// whose variant is of family fam, in this study, or "".
+func (c *Config) sharedNotApplicable(fam engine.Family, w where) string {
+	switch v := w.v; {
 	case fam.NoShared[v] != "":
 		return fam.NoShared[v]
+	case w.set.WAL:
+		return "the shared store is in WAL mode under every setting: under " + w.set.Name + " it is the shared store of the setting without wal"
 	case c.Workload.Dims > 0:
 		return "the shared layout keeps no embeddings yet (a shared vector index filtered by agent is not built): run it without --dims"
 	case c.Serve != nil:

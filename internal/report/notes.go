@@ -115,71 +115,87 @@ func (t *table) versions() string {
 }
 
 // writeNA writes why the table's n/a columns do not apply: the malloc
-// part of a setting, lean, or embeddings (notApplicable).
+// part of a setting, lean, wal, embeddings or the shared layout
+// (notApplicable).
 func (t *table) writeNA(w io.Writer) {
-	malloc, lean, vectors, shared := t.notApplicable()
-	if set, _ := settings.Lookup(t.setting); malloc != "" && set.Lean {
-		fmt.Fprintf(w, "n/a: the setting %s combines lean with a change to the C allocator (malloc), which %s do not allocate with (pure Go); a combination applies only where each part does (lean alone applies to them).\n", t.setting, malloc)
-	} else if malloc != "" {
-		fmt.Fprintf(w, "n/a: the setting %s changes the C allocator (malloc) only, and %s do not allocate with it (pure Go).\n", t.setting, malloc)
+	na := t.notApplicable()
+	if set, _ := settings.Lookup(t.setting); na.malloc != "" && set.Lean {
+		fmt.Fprintf(w, "n/a: the setting %s combines lean with a change to the C allocator (malloc), which %s do not allocate with (pure Go); a combination applies only where each part does (lean alone applies to them).\n", t.setting, na.malloc)
+	} else if na.malloc != "" {
+		fmt.Fprintf(w, "n/a: the setting %s changes the C allocator (malloc) only, and %s do not allocate with it (pure Go).\n", t.setting, na.malloc)
 	}
-	if lean != "" {
-		fmt.Fprintf(w, "n/a: the lean setting has no engine option %s.\n", lean)
-	}
-	if vectors != "" {
-		fmt.Fprintf(w, "n/a: no knn search %s.\n", vectors)
-	}
-	if shared != "" {
-		fmt.Fprintf(w, "n/a: no shared layout %s.\n", shared)
+	for _, line := range []struct{ what, why string }{
+		{"the lean setting has no engine option", na.lean.String()},
+		{"the wal setting has no journal mode to set", na.wal.String()},
+		{"no knn search", na.vectors.String()},
+		{"no shared layout", na.shared.String()},
+	} {
+		if line.why != "" {
+			fmt.Fprintf(w, "n/a: %s %s.\n", line.what, line.why)
+		}
 	}
 }
 
-// notApplicable lists the table's n/a columns that a malloc setting does
-// not apply to (pure-Go engines), and says why lean does not apply to the
-// others: the catalog's reason (engine.Family.NoLean), its variants
-// grouped, else the record's; with embeddings, why a variant keeps none
-// (engine.Family.NoVectors); and why a column of the shared layout is
-// n/a, as its record says.
-func (t *table) notApplicable() (malloc, lean, vectors, shared string) {
+// naReasons are why a table's n/a columns do not apply: the columns a
+// malloc setting does not apply to (pure-Go engines), and for each other
+// cause its reasons with the columns they are given for.
+type naReasons struct {
+	malloc                     string
+	lean, wal, vectors, shared grouped
+}
+
+// grouped is reasons with the columns each is given for, in order.
+type grouped struct {
+	whys  []string
+	byWhy map[string][]string
+}
+
+func (g *grouped) add(why, col string) {
+	if g.byWhy == nil {
+		g.byWhy = map[string][]string{}
+	}
+	if g.byWhy[why] == nil {
+		g.whys = append(g.whys, why)
+	}
+	g.byWhy[why] = append(g.byWhy[why], col)
+}
+
+// String is "for a, b: why; for c: other".
+func (g grouped) String() string { return forEach(g.whys, g.byWhy) }
+
+// notApplicable says why the table's n/a columns do not apply: with
+// embeddings, why a variant keeps none (engine.Family.NoVectors); a
+// column of the shared layout, as its record says; the wal setting, the
+// catalog's reason (engine.Family.NoWAL); lean, the catalog's reason
+// (engine.Family.NoLean), else the record's; the others are columns a
+// malloc setting does not apply to.
+func (t *table) notApplicable() naReasons {
 	set, _ := settings.Lookup(t.setting)
-	var na []string
-	var whys, vecWhys, sharedWhys []string
-	byWhy, byVecWhy, bySharedWhy := map[string][]string{}, map[string][]string{}, map[string][]string{}
+	var na naReasons
+	var malloc []string
 	for _, v := range t.variants {
 		c := t.columns[v]
 		if !c.na {
 			continue
 		}
 		fam, ok := engine.Lookup(c.variant)
-		if c.layout.Shared() && set.NotApplicable(fam, c.variant) == "" && (t.dims == 0 || fam.NoVectors[c.variant] == "") {
-			// neither the setting nor embeddings: the layout
-			if bySharedWhy[c.naWhy] == nil {
-				sharedWhys = append(sharedWhys, c.naWhy)
-			}
-			bySharedWhy[c.naWhy] = append(bySharedWhy[c.naWhy], v)
-			continue
+		switch {
+		case t.dims > 0 && fam.NoVectors[c.variant] != "":
+			na.vectors.add(fam.NoVectors[c.variant], v)
+		case c.layout.Shared() && set.NotApplicable(fam, c.variant) == "":
+			na.shared.add(c.naWhy, v) // not the setting: the layout
+		case set.WAL && fam.NoWAL[c.variant] != "":
+			na.wal.add(fam.NoWAL[c.variant], v)
+		case !set.Lean || (set.CgoOnly && (!ok || !fam.Cgo) && fam.NoLean[c.variant] == ""):
+			malloc = append(malloc, v) // the malloc part does not apply; lean has no reason against it
+		case fam.NoLean[c.variant] != "":
+			na.lean.add(fam.NoLean[c.variant], v)
+		default:
+			na.lean.add(c.naWhy, v)
 		}
-		if why := fam.NoVectors[c.variant]; t.dims > 0 && why != "" {
-			if byVecWhy[why] == nil {
-				vecWhys = append(vecWhys, why)
-			}
-			byVecWhy[why] = append(byVecWhy[why], v)
-			continue
-		}
-		if !set.Lean || (set.CgoOnly && (!ok || !fam.Cgo) && fam.NoLean[c.variant] == "") {
-			na = append(na, v) // the malloc part does not apply; lean has no reason against it
-			continue
-		}
-		why := fam.NoLean[c.variant]
-		if why == "" {
-			why = c.naWhy
-		}
-		if byWhy[why] == nil {
-			whys = append(whys, why)
-		}
-		byWhy[why] = append(byWhy[why], v)
 	}
-	return strings.Join(na, ", "), forEach(whys, byWhy), forEach(vecWhys, byVecWhy), forEach(sharedWhys, bySharedWhy)
+	na.malloc = strings.Join(malloc, ", ")
+	return na
 }
 
 // forEach writes each reason with the variants it is given for: "for a,

@@ -28,18 +28,22 @@ type notApplied struct{ setting, variants, why string }
 // notAppliedOf is what table t's setting does not apply to, with why.
 func notAppliedOf(t *table) []notApplied {
 	var out []notApplied
-	malloc, lean, vectors, shared := t.notApplicable()
-	if malloc != "" {
-		out = append(out, notApplied{t.setting, malloc, "the setting changes the C allocator (malloc) only, and they do not allocate with it"})
+	na := t.notApplicable()
+	if na.malloc != "" {
+		out = append(out, notApplied{t.setting, na.malloc, "the setting changes the C allocator (malloc) only, and they do not allocate with it"})
 	}
-	if lean != "" {
-		out = append(out, notApplied{t.setting, "", "the lean setting has no engine option " + lean})
-	}
-	if vectors != "" {
-		out = append(out, notApplied{t.setting, "", "no knn search " + vectors})
-	}
-	if shared != "" {
-		out = append(out, notApplied{t.setting, "", "no shared layout " + shared})
+	for _, g := range []struct {
+		what string
+		why  grouped
+	}{
+		{"the lean setting has no engine option ", na.lean},
+		{"the wal setting has no journal mode to set ", na.wal},
+		{"no knn search ", na.vectors},
+		{"no shared layout ", na.shared},
+	} {
+		if why := g.why.String(); why != "" {
+			out = append(out, notApplied{t.setting, "", g.what + why})
+		}
 	}
 	return out
 }

@@ -13,6 +13,10 @@
 //	                handed back to the OS after every close
 //	thp-off         transparent huge pages off for the worker
 //	                (prctl(PR_SET_THP_DISABLE))
+//	wal             SQLite's journal in WAL mode for every store
+//	                (PRAGMA journal_mode=WAL at every open): the mode of
+//	                the shared layout's store, so that a store per agent
+//	                can be compared with it commit for commit
 //	jemalloc        jemalloc instead of glibc's malloc (LD_PRELOAD of
 //	mimalloc        Debian's libjemalloc2, libmimalloc2.0,
 //	tcmalloc        libtcmalloc-minimal4)
@@ -71,6 +75,9 @@ type Setting struct {
 	// Lean asks the worker to make the variant with its engine's options
 	// for many open stores (engine.Factory's Lean).
 	Lean bool
+	// WAL asks the worker to open every store in SQLite's WAL journal
+	// mode (engine.WALVariant).
+	WAL bool
 	// Preload is the allocator the worker runs with instead of glibc's
 	// malloc; nil for glibc's.
 	Preload *Allocator
@@ -112,6 +119,8 @@ func All() []Setting {
 			Describe: "glibc trim threshold 64 MiB (MALLOC_TRIM_THRESHOLD_): freed memory stays in the process"},
 		{Name: "thp-off", THPOff: true,
 			Describe: "transparent huge pages off in the worker (prctl(PR_SET_THP_DISABLE))"},
+		{Name: "wal", WAL: true,
+			Describe: "SQLite's journal in WAL mode (PRAGMA journal_mode=WAL at every open), the shared layout's mode: a commit syncs the WAL only; named in every record's engine_options"},
 		preload(jemalloc, "5.3 in Debian 12: per-thread caches, arenas, unused pages given back after a decay time"),
 		preload(mimalloc, "2.0 in Debian 12: per-thread heaps in segments, free lists per page"),
 		preload(tcmalloc, "gperftools' tcmalloc_minimal, 2.10 in Debian 12: per-thread caches over a central page heap"),
@@ -172,6 +181,7 @@ func Parse(name string) (Setting, error) {
 		c.CgoOnly = c.CgoOnly || s.CgoOnly
 		c.THPOff = c.THPOff || s.THPOff
 		c.Lean = c.Lean || s.Lean
+		c.WAL = c.WAL || s.WAL
 		if len(s.Env) > 0 {
 			glibcVar = s.Name
 		}
@@ -253,6 +263,9 @@ func ParseList(list string) ([]Setting, error) {
 func (s Setting) NotApplicable(f engine.Family, v string) string {
 	if why := f.NoLean[v]; s.Lean && why != "" {
 		return fmt.Sprintf("lean sets no option for %s: %s", v, why)
+	}
+	if why := f.NoWAL[v]; s.WAL && why != "" {
+		return fmt.Sprintf("wal has no journal mode to set for %s: %s", v, why)
 	}
 	if s.CgoOnly && !f.Cgo && s.Lean {
 		return fmt.Sprintf("%s combines lean with a change to the C library's malloc, which %s does not allocate with, and a combination applies only where each part does (lean alone applies to it)", s.Name, v)

@@ -162,7 +162,7 @@ func makeVariant(f engine.Factory, lean bool) (engine.Variant, error) {
 	if err != nil {
 		return nil, fmt.Errorf("variant %s: %w", f.ID, err)
 	}
-	if err := errors.Join(engine.CheckID(f.ID, v), engine.CheckShared(engine.Catalog(), v)); err != nil {
+	if err := errors.Join(engine.CheckID(f.ID, v), engine.CheckShared(engine.Catalog(), v), engine.CheckWAL(engine.Catalog(), v)); err != nil {
 		return nil, err
 	}
 	if opts := options(v); lean != (len(opts) > 0) {
@@ -198,7 +198,7 @@ func list(stdout io.Writer, factories []engine.Factory) error {
 			l.Error = err.Error()
 		default:
 			l.Answers = v.ID()
-			if err := engine.CheckShared(engine.Catalog(), v); err != nil {
+			if err := errors.Join(engine.CheckShared(engine.Catalog(), v), engine.CheckWAL(engine.Catalog(), v)); err != nil {
 				l.Error = err.Error()
 			}
 			if c, ok := v.(engine.Closer); ok {
@@ -230,7 +230,7 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 		// The options the lean setting set; none otherwise.
 		EngineOptions: options(v),
 	}
-	if err := prepareVectors(j, v, &rec); err != nil {
+	if err := errors.Join(prepareVectors(j, v, &rec), useWAL(j, v, &rec)); err != nil {
 		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 	}
 	if j.Phase == job.PhaseVersions {
@@ -307,6 +307,24 @@ func prepareVectors(j job.Job, v engine.Variant, rec *results.Record) error {
 			return fmt.Errorf("prepare the engine for embeddings: %w", err)
 		}
 	}
+	return nil
+}
+
+// useWAL, under the wal setting, puts the variant's stores in SQLite's
+// WAL journal mode (engine.WALVariant) and records the option.
+func useWAL(j job.Job, v engine.Variant, rec *results.Record) error {
+	if !j.WAL {
+		return nil
+	}
+	wv, ok := v.(engine.WALVariant)
+	if !ok {
+		return fmt.Errorf("variant %s cannot set the WAL journal mode (engine.WALVariant); the catalog's NoWAL should say why", v.ID())
+	}
+	rec.EngineOptions = maps.Clone(rec.EngineOptions)
+	if rec.EngineOptions == nil {
+		rec.EngineOptions = map[string]string{}
+	}
+	maps.Copy(rec.EngineOptions, wv.UseWAL())
 	return nil
 }
 

@@ -204,3 +204,12 @@ func TestCapiShared(t *testing.T) {
 	}
 	enginetest.CheckShared(t, v)
 }
+
+// TestCapiWAL checks libsql_capi under the wal setting.
+func TestCapiWAL(t *testing.T) {
+	v, err := enginetest.Factory(t, Factories(), IDCapi).New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.CheckWAL(t, v, sqlnotes.FileName)
+}

@@ -36,6 +36,7 @@ package sqlite
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -258,3 +259,17 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 
 // SharedLayout implements engine.SharedVariant.
 func (v *Variant) SharedLayout() string { return sqlnotes.SharedLayout + "; mattn's DSN " + v.dsn }
+
+var _ engine.WALVariant = (*Variant)(nil)
+
+// UseWAL implements engine.WALVariant: the DSN's _journal_mode=WAL,
+// which the driver runs as PRAGMA journal_mode=WAL at every open.
+func (v *Variant) UseWAL() map[string]string {
+	if !strings.Contains(v.dsn, walDSN) {
+		v.dsn += walDSN
+	}
+	return sqlnotes.WALOption()
+}
+
+// walDSN is the wal setting's addition to the DSN.
+const walDSN = "&_journal_mode=WAL"

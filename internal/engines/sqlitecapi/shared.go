@@ -8,6 +8,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"manydb/internal/engine"
@@ -29,7 +30,7 @@ func (v *Variant) CreateShared(dir string) (engine.SharedStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, q := range []string{sqlnotes.SharedPragmas, sqlnotes.SharedWAL, sqlnotes.SharedSchema} {
+	for _, q := range []string{sqlnotes.SharedPragmas, sqlnotes.SharedWAL, sqlnotes.SharedSync, sqlnotes.SharedSchema} {
 		if err := s.exec(q); err != nil {
 			s.Close()
 			return nil, err
@@ -43,6 +44,9 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 	s, err := v.open(dir, false)
 	if err != nil {
 		return nil, err
+	}
+	if err := s.exec(sqlnotes.SharedSync); err != nil {
+		return nil, errors.Join(err, s.Close())
 	}
 	return &shared{s: s}, nil
 }
@@ -169,3 +173,27 @@ func (a *agent) Append(n workload.Note) error {
 // Close implements engine.Store: it releases nothing, the connection
 // being the shared store's.
 func (a *agent) Close() error { return nil }
+
+var _ engine.WALVariant = (*Variant)(nil)
+
+// UseWAL implements engine.WALVariant: PRAGMA journal_mode=WAL and
+// synchronous=FULL (sqlnotes.SharedSync) after every open, after the
+// lean setting's pragmas if any.
+func (v *Variant) UseWAL() map[string]string {
+	pragmas := strings.TrimSuffix(string(v.pragmas), "\x00")
+	if strings.Contains(pragmas, sqlnotes.SharedWAL) {
+		return walOptions()
+	}
+	if pragmas != "" && !strings.HasSuffix(pragmas, ";") {
+		pragmas += ";"
+	}
+	v.pragmas = append([]byte(pragmas+sqlnotes.SharedWAL+";"+sqlnotes.SharedSync+";"), 0)
+	return walOptions()
+}
+
+// walOptions are the options UseWAL sets, as the record names them.
+func walOptions() map[string]string {
+	o := sqlnotes.WALOption()
+	o["PRAGMA synchronous"] = "FULL"
+	return o
+}

@@ -92,3 +92,53 @@ func TestShared(t *testing.T) {
 		enginetest.CheckShared(t, v)
 	}
 }
+
+// TestWAL checks the wal setting, alone and with lean's pragma.
+func TestWAL(t *testing.T) {
+	v, err := New("sqlite_capi", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.CheckWAL(t, v, sqlnotes.FileName)
+	lean, err := NewLean("sqlite_capi", nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.CheckWAL(t, lean, sqlnotes.FileName)
+}
+
+// TestWALSyncsEveryCommit: the shared store and a store opened under the
+// wal setting run synchronous=FULL (2), though the SQLite linked here
+// defaults to NORMAL (1) in WAL mode; the default per-agent store keeps
+// SQLite's FULL in its rollback journal.
+func TestWALSyncsEveryCommit(t *testing.T) {
+	v, err := New("sqlite_capi", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sh, err := v.CreateShared(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh.Close()
+	if sh, err = v.OpenShared(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	if n, err := sh.(*shared).s.queryInt("PRAGMA synchronous"); err != nil || n != 2 {
+		t.Errorf("shared store: synchronous = %d, %v; want 2 (FULL)", n, err)
+	}
+	v.UseWAL()
+	d2 := t.TempDir()
+	s, err := v.Create(d2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for q, want := range map[string]int64{"PRAGMA synchronous": 2} {
+		if n, err := s.(*store).queryInt(q); err != nil || n != want {
+			t.Errorf("under wal: %s = %d, %v; want %d", q, n, err, want)
+		}
+	}
+}

@@ -35,6 +35,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"modernc.org/libc"
@@ -249,3 +250,17 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 
 // SharedLayout implements engine.SharedVariant.
 func (v *Variant) SharedLayout() string { return sqlnotes.SharedLayout + "; modernc's DSN " + v.params }
+
+var _ engine.WALVariant = (*Variant)(nil)
+
+// UseWAL implements engine.WALVariant: the DSN's
+// _pragma=journal_mode(WAL), run at every open.
+func (v *Variant) UseWAL() map[string]string {
+	if !strings.Contains(v.params, walParam) {
+		v.params += walParam
+	}
+	return sqlnotes.WALOption()
+}
+
+// walParam is the wal setting's addition to the DSN.
+const walParam = "&_pragma=journal_mode(WAL)"

@@ -100,3 +100,11 @@ func TestShared(t *testing.T) {
 	}
 	enginetest.CheckShared(t, v)
 }
+
+func TestWAL(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.CheckWAL(t, v, FileName)
+}

@@ -20,6 +20,13 @@ import (
 const (
 	SharedPragmas = "PRAGMA auto_vacuum=INCREMENTAL" // before the table: SQLite fixes it at the first table
 	SharedWAL     = "PRAGMA journal_mode=WAL"
+	// SharedSync keeps a commit in WAL mode as durable as in the
+	// per-agent stores' rollback journal: synchronous=FULL syncs the WAL
+	// at every commit. It is SQLite's default, but the SQLite that mattn
+	// compiles (sqlite, sqlite_capi) sets SQLITE_DEFAULT_WAL_SYNCHRONOUS=1
+	// (NORMAL: no sync at a commit) for WAL mode, so an adapter without
+	// it in its DSN runs it at every open of a store in WAL mode.
+	SharedSync = "PRAGMA synchronous=FULL"
 	SharedSchema  = `CREATE TABLE notes(agent INTEGER NOT NULL, id INTEGER NOT NULL, text TEXT NOT NULL, ts INTEGER NOT NULL, PRIMARY KEY(agent, id)) WITHOUT ROWID`
 	SharedInsert  = "INSERT INTO notes(agent, id, text, ts) VALUES (?, ?, ?, ?)"
 	SharedCount   = "SELECT count(*) FROM notes WHERE agent = ?"
@@ -54,9 +61,13 @@ var SharedNumbered = Statements{
 	Scan:   "SELECT id, text, ts FROM notes WHERE agent = ?4 ORDER BY id",
 }
 
+// WALOption is the option of the wal setting, as the record names it
+// (engine.WALVariant).
+func WALOption() map[string]string { return map[string]string{"PRAGMA journal_mode": "WAL"} }
+
 // SharedLayout says what the shared store of the SQL engines is, for
 // engine.SharedVariant.
-const SharedLayout = "one SQLite database, notes.db: table notes keyed (agent, id) WITHOUT ROWID; journal_mode=WAL, auto_vacuum=INCREMENTAL, synchronous as the per-agent stores; " +
+const SharedLayout = "one SQLite database, notes.db: table notes keyed (agent, id) WITHOUT ROWID; journal_mode=WAL, auto_vacuum=INCREMENTAL, synchronous=FULL (a commit syncs the WAL); " +
 	"an agent's open binds its id to the statements of the one connection (no SQL runs); deleting an agent is DELETE, then PRAGMA incremental_vacuum and wal_checkpoint(TRUNCATE)"
 
 // CreateShared makes the shared store's schema on c, a new database's
