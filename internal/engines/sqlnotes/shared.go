@@ -26,14 +26,14 @@ const (
 	// compiles (sqlite, sqlite_capi) sets SQLITE_DEFAULT_WAL_SYNCHRONOUS=1
 	// (NORMAL: no sync at a commit) for WAL mode, so an adapter without
 	// it in its DSN runs it at every open of a store in WAL mode.
-	SharedSync = "PRAGMA synchronous=FULL"
-	SharedSchema  = `CREATE TABLE notes(agent INTEGER NOT NULL, id INTEGER NOT NULL, text TEXT NOT NULL, ts INTEGER NOT NULL, PRIMARY KEY(agent, id)) WITHOUT ROWID`
-	SharedInsert  = "INSERT INTO notes(agent, id, text, ts) VALUES (?, ?, ?, ?)"
-	SharedCount   = "SELECT count(*) FROM notes WHERE agent = ?"
-	SharedRecent  = "SELECT id, text, ts FROM notes WHERE agent = ? ORDER BY id DESC LIMIT ?"
-	SharedGet     = "SELECT id, text, ts FROM notes WHERE agent = ? AND id = ?"
-	SharedScan    = "SELECT id, text, ts FROM notes WHERE agent = ? ORDER BY id"
-	SharedDelete  = "DELETE FROM notes WHERE agent = ?"
+	SharedSync   = "PRAGMA synchronous=FULL"
+	SharedSchema = `CREATE TABLE notes(agent INTEGER NOT NULL, id INTEGER NOT NULL, text TEXT NOT NULL, ts INTEGER NOT NULL, PRIMARY KEY(agent, id)) WITHOUT ROWID`
+	SharedInsert = "INSERT INTO notes(agent, id, text, ts) VALUES (?, ?, ?, ?)"
+	SharedCount  = "SELECT count(*) FROM notes WHERE agent = ?"
+	SharedRecent = "SELECT id, text, ts FROM notes WHERE agent = ? ORDER BY id DESC LIMIT ?"
+	SharedGet    = "SELECT id, text, ts FROM notes WHERE agent = ? AND id = ?"
+	SharedScan   = "SELECT id, text, ts FROM notes WHERE agent = ? ORDER BY id"
+	SharedDelete = "DELETE FROM notes WHERE agent = ?"
 	// SharedReclaim gives a deleted agent's pages back to the file
 	// system: incremental_vacuum moves the free pages to the end of the
 	// database, and the checkpoint (TRUNCATE) copies the WAL into the
