@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make results: the results of record on the machine at hand, at one
 # commit, into one folder (docs/results/DATE/ unless RESULTS_DIR is given).
-# Five parts, in order, each a resumable manydb study in a results file of
+# Six parts, in order, each a resumable manydb study in a results file of
 # its own (see docs/results.md):
 #
 #   study    the reference study: every variant, settings default and
@@ -18,6 +18,11 @@
 #            options and lean's for small stores), RESULTS_VECTOR_STORES
 #            stores (libSQL's default index takes seconds per store: see
 #            docs/vectors.md)
+#   layouts  one store per agent or one for all: RESULTS_LAYOUT_ENGINES
+#            in both layouts (--layout per-agent,shared), settings default
+#            and wal (the shared store's journal mode for the stores per
+#            agent), queries count,recent,get, a turn, warm and cold
+#            caches, the delete phase, RESULTS_STORES agents
 #
 # Running it again resumes: a finished part is skipped, an unfinished one
 # is resumed by the same manydb command (manydb skips the recorded cells;
@@ -44,7 +49,8 @@
 #   RESULTS_REQUESTS        recorded requests per pool size (20000)
 #   RESULTS_POOLS           pool sizes (0,1%,10%,100%)
 #   RESULTS_POOL_TIME       time limit of each pool step (3m)
-#   RESULTS_PARTS           the parts to run now, in order (study,profile,agent,serve,vectors)
+#   RESULTS_LAYOUT_ENGINES  variants of the layouts part (sqlite_capi,sqlite,libsql_capi,turso,obx_nosync,bbolt)
+#   RESULTS_PARTS           the parts to run now, in order (study,profile,agent,serve,vectors,layouts)
 #   RESULTS_MAX_LOAD        start a phase only below this load (1; 0: don't wait)
 #   RESULTS_ROOT            data root for the stores (data/results)
 #   RESULTS_TMPFS           tmpfs root of the profile part (/dev/shm/manydb-profile)
@@ -66,7 +72,8 @@ RESULTS_DIMS=${RESULTS_DIMS:-384}
 RESULTS_REQUESTS=${RESULTS_REQUESTS:-20000}
 RESULTS_POOLS=${RESULTS_POOLS:-0,1%,10%,100%}
 RESULTS_POOL_TIME=${RESULTS_POOL_TIME:-3m}
-RESULTS_PARTS=${RESULTS_PARTS:-study,profile,agent,serve,vectors}
+RESULTS_LAYOUT_ENGINES=${RESULTS_LAYOUT_ENGINES:-sqlite_capi,sqlite,libsql_capi,turso,obx_nosync,bbolt}
+RESULTS_PARTS=${RESULTS_PARTS:-study,profile,agent,serve,vectors,layouts}
 export RESULTS_PARTS
 RESULTS_MAX_LOAD=${RESULTS_MAX_LOAD:-1}
 RESULTS_ROOT=${RESULTS_ROOT:-data/results}
@@ -128,6 +135,7 @@ part_cmd() {
 	profile) echo "$MANYDB profile --engine VARIANT --stores $RESULTS_PROFILE_STORES --root $RESULTS_ROOT/profile --tmpfs $RESULTS_TMPFS --out $out" ;;
 	agent) echo "$MANYDB run --engines $RESULTS_ENGINES --queries count,recent,get,scan --turns 2 --cache warm,cold --stores $RESULTS_AGENT_STORES --runs $RESULTS_AGENT_RUNS --hold $agent_hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/agent --out $out" ;;
 	vectors) echo "$MANYDB run --engines $RESULTS_ENGINES --settings $RESULTS_VECTOR_SETTINGS --dims $RESULTS_DIMS --queries count,knn,recent --turns 2 --cache warm,cold --stores $RESULTS_VECTOR_STORES --runs $RESULTS_AGENT_RUNS --hold $vector_hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/vectors --out $out" ;;
+	layouts) echo "$MANYDB run --engines $RESULTS_LAYOUT_ENGINES --settings default,wal --layout per-agent,shared --queries count,recent,get --turns 1 --cache warm,cold --stores $RESULTS_STORES --runs $RESULTS_AGENT_RUNS --hold $hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/layouts --out $out" ;;
 	serve) echo "$MANYDB serve --engines $RESULTS_ENGINES --stores $RESULTS_STORES --requests $RESULTS_REQUESTS --pool $RESULTS_POOLS --pool-time $RESULTS_POOL_TIME --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/serve --out $out" ;;
 	esac
 }
@@ -233,12 +241,12 @@ run_part() {
 	compress "$part"
 }
 
-all_parts="study profile agent serve vectors"
+all_parts="study profile agent serve vectors layouts"
 parts=$(echo "$RESULTS_PARTS" | tr , ' ')
 for p in $parts; do
 	case " $all_parts " in
 	*" $p "*) ;;
-	*) die "RESULTS_PARTS: unknown part \"$p\": use study, profile, agent, serve and vectors" ;;
+	*) die "RESULTS_PARTS: unknown part \"$p\": use study, profile, agent, serve, vectors and layouts" ;;
 	esac
 done
 # Every part of one folder is of one code commit: a part of another
