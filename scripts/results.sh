@@ -50,6 +50,10 @@
 #   RESULTS_POOLS           pool sizes (0,1%,10%,100%)
 #   RESULTS_POOL_TIME       time limit of each pool step (3m)
 #   RESULTS_LAYOUT_ENGINES  variants of the layouts part (sqlite_capi,sqlite,libsql_capi,turso,obx_nosync,bbolt)
+#   RESULTS_LAYOUT_RUNS     warm and cold runs of the layouts part (2: a cold
+#                           run of the shared store evicts its whole file
+#                           before each agent's open, about 4 minutes a run
+#                           at 10,000 agents on the 2-core VM)
 #   RESULTS_PARTS           the parts to run now, in order (study,profile,agent,serve,vectors,layouts)
 #   RESULTS_MAX_LOAD        start a phase only below this load (1; 0: don't wait)
 #   RESULTS_ROOT            data root for the stores (data/results)
@@ -73,6 +77,7 @@ RESULTS_REQUESTS=${RESULTS_REQUESTS:-20000}
 RESULTS_POOLS=${RESULTS_POOLS:-0,1%,10%,100%}
 RESULTS_POOL_TIME=${RESULTS_POOL_TIME:-3m}
 RESULTS_LAYOUT_ENGINES=${RESULTS_LAYOUT_ENGINES:-sqlite_capi,sqlite,libsql_capi,turso,obx_nosync,bbolt}
+RESULTS_LAYOUT_RUNS=${RESULTS_LAYOUT_RUNS:-2}
 RESULTS_PARTS=${RESULTS_PARTS:-study,profile,agent,serve,vectors,layouts}
 export RESULTS_PARTS
 RESULTS_MAX_LOAD=${RESULTS_MAX_LOAD:-1}
@@ -135,7 +140,7 @@ part_cmd() {
 	profile) echo "$MANYDB profile --engine VARIANT --stores $RESULTS_PROFILE_STORES --root $RESULTS_ROOT/profile --tmpfs $RESULTS_TMPFS --out $out" ;;
 	agent) echo "$MANYDB run --engines $RESULTS_ENGINES --queries count,recent,get,scan --turns 2 --cache warm,cold --stores $RESULTS_AGENT_STORES --runs $RESULTS_AGENT_RUNS --hold $agent_hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/agent --out $out" ;;
 	vectors) echo "$MANYDB run --engines $RESULTS_ENGINES --settings $RESULTS_VECTOR_SETTINGS --dims $RESULTS_DIMS --queries count,knn,recent --turns 2 --cache warm,cold --stores $RESULTS_VECTOR_STORES --runs $RESULTS_AGENT_RUNS --hold $vector_hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/vectors --out $out" ;;
-	layouts) echo "$MANYDB run --engines $RESULTS_LAYOUT_ENGINES --settings default,wal --layout per-agent,shared --queries count,recent,get --turns 1 --cache warm,cold --stores $RESULTS_STORES --runs $RESULTS_AGENT_RUNS --hold $hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/layouts --out $out" ;;
+	layouts) echo "$MANYDB run --engines $RESULTS_LAYOUT_ENGINES --settings default,wal --layout per-agent,shared --queries count,recent,get --turns 1 --cache warm,cold --stores $RESULTS_STORES --runs $RESULTS_LAYOUT_RUNS --hold $hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/layouts --out $out" ;;
 	serve) echo "$MANYDB serve --engines $RESULTS_ENGINES --stores $RESULTS_STORES --requests $RESULTS_REQUESTS --pool $RESULTS_POOLS --pool-time $RESULTS_POOL_TIME --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/serve --out $out" ;;
 	esac
 }

@@ -73,13 +73,13 @@ func (c *cell) run(ctx context.Context) (failed bool, err error) {
 		if p.name == job.PhaseTurn && !ok {
 			// The stores now differ in their number of notes: the next
 			// turn run cannot know what to expect. A rerun rebuilds them.
-			fmt.Fprintf(c.Log, "%s (%s): a turn run failed, skipping the turn runs after it\n", c.v, c.set.Name)
+			fmt.Fprintf(c.Log, "%s (%s): a turn run failed, skipping the turn runs after it\n", c.name(), c.set.Name)
 			break
 		}
 		if (p.name == job.PhaseCreate || p.name == job.PhaseDelete) && !ok {
 			// A rerun always creates the stores again: the partial ones
 			// only take space, and a delete has removed agents.
-			fmt.Fprintf(c.Log, "%s (%s): %s failed, skipping its other phases and removing its stores\n", c.v, c.set.Name, p.name)
+			fmt.Fprintf(c.Log, "%s (%s): %s failed, skipping its other phases and removing its stores\n", c.name(), c.set.Name, p.name)
 			return true, c.remove(c.dir)
 		}
 	}
@@ -89,7 +89,7 @@ func (c *cell) run(ctx context.Context) (failed bool, err error) {
 	case failed:
 		// Kept for a rerun of the same command, which redoes only the
 		// failed cells on these stores.
-		fmt.Fprintf(c.Log, "%s (%s): keeping its stores in %s for the failed phases: the same command redoes them (if a store itself is damaged, remove %s first and the stores are made again)\n", c.v, c.set.Name, c.dir, c.dir)
+		fmt.Fprintf(c.Log, "%s (%s): keeping its stores in %s for the failed phases: the same command redoes them (if a store itself is damaged, remove %s first and the stores are made again)\n", c.name(), c.set.Name, c.dir, c.dir)
 		return true, nil
 	}
 	return false, c.remove(c.dir)
@@ -112,7 +112,7 @@ func (c *cell) readyStores(todo []phase) (left []phase, err error) {
 	rebuild := false
 	if todo[0].name != job.PhaseCreate {
 		if ok, why := c.storesReady(); !ok {
-			fmt.Fprintf(c.Log, "%s (%s): the stores in %s cannot be reused (%s); creating them again for the remaining phases (the create figure recorded earlier stands)\n", c.v, c.set.Name, c.dir, why)
+			fmt.Fprintf(c.Log, "%s (%s): the stores in %s cannot be reused (%s); creating them again for the remaining phases (the create figure recorded earlier stands)\n", c.name(), c.set.Name, c.dir, why)
 			todo = append([]phase{{name: job.PhaseCreate, replay: true}}, replayTurns(todo)...)
 			rebuild = true
 		}
@@ -179,7 +179,7 @@ func (c *cell) takeFromSweep() (bool, error) {
 	rec := *src
 	rec.Study, rec.Stores, rec.StoresFrom, rec.Sweep = c.id, c.Stores, c.from.id, c.sweepID
 	rec.CreateMs, rec.WallS, rec.WorkerS, rec.LoadDuring = slices.Clone(src.CreateMs[:c.Stores]), 0, 0, nil
-	fmt.Fprintf(c.Log, "%s (%s): the first %d of the %d stores made by study %s\n", c.v, c.set.Name, c.Stores, c.from.Stores, c.from.id)
+	fmt.Fprintf(c.Log, "%s (%s): the first %d of the %d stores made by study %s\n", c.name(), c.set.Name, c.Stores, c.from.Stores, c.from.id)
 	return true, c.record(rec)
 }
 
@@ -201,16 +201,16 @@ func (c *cell) reuseKept() (bool, error) {
 	}
 	if !got.Kept {
 		fmt.Fprintf(c.Log, "%s (%s): not reusing the stores in %s: study %s made them without --keep (it may resume on them); this study makes its own\n",
-			c.v, c.set.Name, c.dir, got.Study)
+			c.name(), c.set.Name, c.dir, got.Study)
 		return false, nil
 	}
 	if missing := missingStore(c.dir, c.Stores, c.Fanout); missing != "" {
 		fmt.Fprintf(c.Log, "%s (%s): not reusing the stores kept in %s by study %s: %s is missing; this study makes its own\n",
-			c.v, c.set.Name, c.dir, got.Study, missing)
+			c.name(), c.set.Name, c.dir, got.Study, missing)
 		return false, nil
 	}
 	fmt.Fprintf(c.Log, "%s (%s): reusing the %d stores kept in %s by study %s (no create figure); serve appends to them, so they are removed at the end unless --keep\n",
-		c.v, c.set.Name, c.Stores, c.dir, got.Study)
+		c.name(), c.set.Name, c.Stores, c.dir, got.Study)
 	m := got
 	m.Study, m.CreatedBy = c.id, got.Study
 	if err := writeManifest(c.dir, m); err != nil {
@@ -308,9 +308,9 @@ func (c *cell) phase(ctx context.Context, p phase, rebuild bool) (ok bool, err e
 // phaseLabel names a phase on the console and in failures: the variant,
 // its setting when there are several or it is not the default, the phase.
 func (c *cell) phaseLabel(p phase, rebuild bool) string {
-	label := fmt.Sprintf("%s %s", c.v, p)
+	label := fmt.Sprintf("%s %s", c.name(), p)
 	if len(c.Settings) > 1 || c.set.Name != "default" {
-		label = fmt.Sprintf("%s [%s] %s", c.v, c.set.Name, p)
+		label = fmt.Sprintf("%s [%s] %s", c.name(), c.set.Name, p)
 	}
 	switch {
 	case rebuild && p.name == job.PhaseCreate:
