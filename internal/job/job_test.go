@@ -184,3 +184,17 @@ func TestParseLayouts(t *testing.T) {
 		t.Errorf("DeleteAgents(50) = %d, want 5", n)
 	}
 }
+
+func TestCheckLayouts(t *testing.T) {
+	if err := CheckLayouts([]Layout{LayoutPerAgent, LayoutShared}, true); err == nil || !strings.Contains(err.Error(), "sweep") {
+		t.Errorf("shared with a sweep: %v, want an error naming the sweep", err)
+	}
+	for _, c := range []struct {
+		layouts []Layout
+		sweep   bool
+	}{{[]Layout{LayoutShared}, false}, {nil, true}, {[]Layout{LayoutPerAgent}, true}} {
+		if err := CheckLayouts(c.layouts, c.sweep); err != nil {
+			t.Errorf("CheckLayouts(%v, %t) = %v, want nil", c.layouts, c.sweep, err)
+		}
+	}
+}

@@ -83,3 +83,13 @@ func (s Serve) Validate(stores int) error {
 	}
 	return nil
 }
+
+// CheckLayouts checks a study's layouts against its store counts: the
+// stores of a sweep serve all its counts, and the delete phase of a study
+// with the shared layout removes agents from them.
+func CheckLayouts(layouts []Layout, sweep bool) error {
+	if sweep && slices.Contains(layouts, LayoutShared) {
+		return fmt.Errorf("--layout shared with a sweep (--stores A,B,…): the delete phase would remove agents that the sweep's other counts use; give one store count")
+	}
+	return nil
+}

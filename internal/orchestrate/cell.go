@@ -368,6 +368,7 @@ func (c *cell) workerJob(p phase) job.Job {
 		wj.Prewarm = p.cache == ""
 	case job.PhaseTurn:
 		wj.Run, wj.Seed = p.run, uint64(p.run)
+		wj.Prewarm = true // as a warm open run: the cold runs may have evicted the stores
 	case job.PhaseServe:
 		// The same agents' sequence for every pool size.
 		wj.Run, wj.Seed = p.run, 1

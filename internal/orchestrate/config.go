@@ -179,7 +179,7 @@ func (c *Config) Validate() error {
 // checkValues checks each flag's value and the rules between them.
 func (c *Config) checkValues() error {
 	for _, err := range []error{job.CheckStores(c.Stores), job.CheckFanout(c.Fanout), job.CheckWorkload(c.Workload),
-		job.CheckQueries(c.Queries, c.Workload.Dims)} {
+		job.CheckQueries(c.Queries, c.Workload.Dims), job.CheckLayouts(c.Layouts, len(c.Sweep) > 1)} {
 		if err != nil {
 			return &InputError{err.Error()}
 		}

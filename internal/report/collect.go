@@ -75,7 +75,7 @@ func (d duplicate) Error() string {
 	case r.Line > 0:
 		line = fmt.Sprintf("the last one, line %d, is used", r.Line)
 	}
-	return fmt.Sprintf("study %s, setting %s: %s has %d records, one expected; %s", r.Study, r.Setting, failedWhat(r.Variant, r), d.records, line)
+	return fmt.Sprintf("study %s, setting %s: %s has %d records, one expected; %s", r.Study, r.Setting, failedWhat(columnName(r), r), d.records, line)
 }
 
 // runKey names a repetition of a phase in a column (results.Record.Repeat):

@@ -31,8 +31,11 @@ const confidence = 0.95
 // key names a Figures within a side: the parts the side does not fix.
 func (s Side) key(f *Figures) string {
 	var parts []string
-	if s.Variant == "" {
-		parts = append(parts, f.Variant)
+	switch {
+	case s.Variant == "":
+		parts = append(parts, f.column())
+	case f.Layout.Shared():
+		parts = append(parts, string(f.Layout))
 	}
 	if s.Setting == "" {
 		parts = append(parts, f.Setting)

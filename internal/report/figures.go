@@ -15,13 +15,16 @@ import (
 	"manydb/internal/stats"
 )
 
-// Figures are the figures of one variant under one setting, pooled over
-// every study in the records: a repeated figure has one value per warm
-// open run (the run's median or p99 over its stores), a single-valued
-// figure one value per study.
+// Figures are the figures of one variant under one setting in one layout,
+// pooled over every study in the records: a repeated figure has one value
+// per warm open run (the run's median or p99 over its stores), a
+// single-valued figure one value per study.
 type Figures struct {
 	Variant string `json:"variant"`
-	Setting string `json:"setting"`
+	// Layout is job.LayoutShared for the shared layout, empty for a store
+	// per agent.
+	Layout  job.Layout `json:"layout,omitempty"`
+	Setting string     `json:"setting"`
 	// Values maps a figure name to its values, in record order.
 	Values map[string][]float64 `json:"values"`
 	// Units maps a figure name to its unit.
@@ -41,8 +44,16 @@ type Figures struct {
 	levelOf map[string][]int
 }
 
-// Key names a Figures: "variant@setting".
-func (f *Figures) Key() string { return f.Variant + "@" + f.Setting }
+// Key names a Figures: "variant@setting", "variant shared@setting".
+func (f *Figures) Key() string { return f.column() + "@" + f.Setting }
+
+// column is the variant with its layout, as the tables name its column.
+func (f *Figures) column() string {
+	return columnName(&results.Record{Variant: f.Variant, Layout: f.Layout})
+}
+
+// figuresKey is the Key of r's Figures.
+func figuresKey(r *results.Record) string { return columnName(r) + "@" + r.Setting }
 
 // CollectFigures gathers the exported figures of every variant and
 // setting in recs, in the order they first appear. A phase recorded more
@@ -76,25 +87,25 @@ func collectFigures(recs []results.Record) ([]*Figures, []duplicate) {
 	for i := range recs {
 		r := &recs[i]
 		switch r.Phase {
-		case job.PhaseOpen, job.PhaseCreate, job.PhaseHold, job.PhaseSpace, job.PhaseTurn, job.PhaseServe:
+		case job.PhaseOpen, job.PhaseCreate, job.PhaseHold, job.PhaseSpace, job.PhaseTurn, job.PhaseServe, job.PhaseDelete:
 		default:
 			continue
 		}
 		if r.Status != results.StatusOK {
 			continue
 		}
-		f := by[r.Variant+"@"+r.Setting]
+		f := by[figuresKey(r)]
 		if f == nil {
-			f = &Figures{Variant: r.Variant, Setting: r.Setting, Values: map[string][]float64{}, Units: map[string]string{}, Spread: map[string]float64{},
+			f = &Figures{Variant: r.Variant, Layout: r.Layout, Setting: r.Setting, Values: map[string][]float64{}, Units: map[string]string{}, Spread: map[string]float64{},
 				levelOf: map[string][]int{}}
 			by[f.Key()] = f
 			order = append(order, f)
 		}
-		runs.put(figureRun{r.Study, r.Variant, r.Setting, r.Phase, r.Cache, r.Repeat()}, r)
+		runs.put(figureRun{r.Study, r.Variant, r.Setting, r.Layout, r.Phase, r.Cache, r.Repeat()}, r)
 	}
 	iqrs := map[*Figures]map[string][]float64{}
 	for _, r := range runs.records(func(figureRun) bool { return true }) {
-		f := by[r.Variant+"@"+r.Setting]
+		f := by[figuresKey(r)]
 		f.addLoud(r)
 		if what := notWarm(r); what != "" {
 			f.NotWarm = append(f.NotWarm, r.Study+" "+what)
@@ -117,6 +128,7 @@ func collectFigures(recs []results.Record) ([]*Figures, []duplicate) {
 // rerun replaces the run's earlier record.
 type figureRun struct {
 	study, variant, setting string
+	layout                  job.Layout
 	phase                   job.Phase
 	cache                   job.CacheMode
 	repeat                  int // results.Record.Repeat
@@ -199,6 +211,9 @@ func WriteGobench(w io.Writer, recs []results.Record) error {
 	fmt.Fprintln(w, "pkg: manydb")
 	for _, f := range figs {
 		name := fmt.Sprintf("BenchmarkManydb/variant=%s/setting=%s", f.Variant, f.Setting)
+		if f.Layout.Shared() {
+			name = fmt.Sprintf("BenchmarkManydb/variant=%s/layout=%s/setting=%s", f.Variant, f.Layout, f.Setting)
+		}
 		all := func(d figure) []float64 { return f.Values[d.name] }
 		writeBenchLines(w, name, perRun, all)
 		writeBenchLines(w, name, perStudy, all)
@@ -270,7 +285,7 @@ func WriteCSV(w io.Writer, recs []results.Record) error {
 	for _, f := range figs {
 		for _, name := range f.names() {
 			for i, v := range f.Values[name] {
-				cw.Write([]string{f.Variant, f.Setting, name, f.Units[name], strconv.Itoa(i + 1), strconv.FormatFloat(v, 'g', 6, 64)})
+				cw.Write([]string{f.column(), f.Setting, name, f.Units[name], strconv.Itoa(i + 1), strconv.FormatFloat(v, 'g', 6, 64)})
 			}
 		}
 	}

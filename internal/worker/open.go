@@ -84,9 +84,10 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	return nil
 }
 
-// warmBefore, in a warm run, reads every store's files into the page
-// cache first when the job says so (Prewarm) and records the residency
-// of a sample of the stores before the run.
+// warmBefore, in a warm run (an open run of the warm cache, a turn run),
+// reads every store's files into the page cache first when the job says
+// so (Prewarm) and records the residency of a sample of the stores before
+// the run.
 func warmBefore(j job.Job, dirs []string, rec *results.Record, loop *storeLoop) error {
 	if j.Cache != "" && j.Cache != job.CacheWarm {
 		return nil

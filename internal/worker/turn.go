@@ -20,9 +20,13 @@ const readBack = 10
 // read must be the one the previous turn appended (or the workload's last
 // note before the first turn), so every append is read back by the next
 // turn. The warm-up opens and reads the run's last store without
-// appending to it.
+// appending to it. A turn run starts warm, as a warm open run does
+// (warmBefore): the cold runs before it may have evicted the stores.
 func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	dirs := storeDirs(j)
+	if err := warmBefore(j, dirs, rec, loop); err != nil {
+		return err
+	}
 	order := Order(j.Stores, j.Seed)
 	total := j.Workload.Objects + j.Appended
 	a := newAnswers(total)
