@@ -38,16 +38,15 @@ func deleteAgents(j job.Job, v engine.Variant, rec *results.Record, loop *storeL
 	}
 	defer os.RemoveAll(ex.dir)
 	if n < j.Stores {
-		if _, err := ex.export(order[n]); err != nil {
+		if _, _, err := ex.export(order[n]); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
 	}
 	rec.ExportMs, rec.ExportBytes = make([]float64, n), make([]int64, n)
 	rec.DeleteMs, rec.FreedBytes = make([]float64, n), make([]int64, n)
 	return loop.eachStore(n, order, func(k, i int) error {
-		t0 := time.Now()
-		size, err := ex.export(i)
-		rec.ExportMs[k], rec.ExportBytes[k] = ms(time.Since(t0)), size
+		var err error
+		rec.ExportMs[k], rec.ExportBytes[k], err = ex.export(i)
 		if err != nil {
 			return err
 		}
@@ -74,14 +73,17 @@ func newExporter(j job.Job, v engine.Variant) (*exporter, error) {
 		total: j.Workload.Objects + j.Appended}, nil
 }
 
-// export writes agent i's notes to a file of their own and returns its
-// size; the answer is checked after the span's end, the file removed.
-func (e *exporter) export(i int) (size int64, err error) {
+// export writes agent i's notes to a file of their own and returns the
+// span of that (from the agent's open to the file's close) and the
+// file's size. The notes to check against are made before the span; the
+// answer is checked after it and the file removed.
+func (e *exporter) export(i int) (span float64, size int64, err error) {
 	e.j.Workload.Fill(i, e.notes)
 	path := filepath.Join(e.dir, fmt.Sprintf("%06d.jsonl", i))
 	c := exportCheck{want: e.notes}
 	dir := storeDir(e.j, i)
-	if err := writeExport(path, func(enc *json.Encoder) error {
+	t0 := time.Now()
+	err = writeExport(path, func(enc *json.Encoder) error {
 		s, err := e.open(i, dir)
 		if err != nil {
 			return err
@@ -94,17 +96,19 @@ func (e *exporter) export(i int) (size int64, err error) {
 			}
 		})
 		return errors.Join(err, werr, s.Close())
-	}); err != nil {
-		return 0, storeError(e.j, i, "export", err)
+	})
+	span = ms(time.Since(t0))
+	if err != nil {
+		return 0, 0, storeError(e.j, i, "export", err)
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return 0, storeError(e.j, i, "export", err)
+		return 0, 0, storeError(e.j, i, "export", err)
 	}
 	if err := c.done(e.total); err != nil {
-		return 0, storeError(e.j, i, "export", err)
+		return 0, 0, storeError(e.j, i, "export", err)
 	}
-	return fi.Size(), os.Remove(path)
+	return span, fi.Size(), os.Remove(path)
 }
 
 // exported is a note as an export file holds it, one JSON object a line.
