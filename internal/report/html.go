@@ -343,6 +343,7 @@ figure .charts{gap:0 .5em}
 figure .charts figure{width:235px}
 figure .charts figcaption{font-size:.8em}
 .scroll td{white-space:nowrap}
+.scroll td:first-child{white-space:normal;max-width:22em}
 figure{display:inline-block;margin:.5em 0;page-break-inside:avoid}
 figcaption{font-size:.9em;max-width:36em}
 dl{font-size:.85em}
