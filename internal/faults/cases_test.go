@@ -68,14 +68,21 @@ func newlineCut(c *fcase) {
 // partial stores removed; on a bigger disk the same command completes.
 func diskFull(c *fcase) {
 	s := study{Stores: 60, Objects: 200, TextLen: 300, Runs: 2, Hold: 5, Extra: []string{"--skip-space-check"}}
+	fillDisk(c, s, "a failed create record", func(r results.Record) bool { return r.Phase == job.PhaseCreate })
+}
+
+// fillDisk runs study s on a 3 MB data root, which must fail with a
+// failed record that is (what) and the partial stores removed, and then
+// on a bigger disk, where the same command must complete.
+func fillDisk(c *fcase, s study, what string, is func(results.Record) bool) {
 	c.mount(c.root, "3m")
 	res := c.run(s.args(c.root, c.out)...)
 	c.message(res, 3, false, "no space left|disk is full")
 	failed := false
 	for _, r := range c.snapshot() {
-		failed = failed || r.Phase == job.PhaseCreate && r.Status == results.StatusFailed && r.Error != ""
+		failed = failed || is(r) && r.Status == results.StatusFailed && r.Error != ""
 	}
-	c.expect(failed, "a failed create record")
+	c.expect(failed, "%s", what)
 	left := filesIn(c.root)
 	c.expect(len(left) == 0, "partial stores removed (%d files left)", len(left))
 	c.remount(c.root, "size=64m")

@@ -46,19 +46,7 @@ func killSharedCreate(c *fcase) {
 // partial store removed; on a bigger disk the same command completes.
 func sharedDiskFull(c *fcase) {
 	s := study{Stores: 60, Objects: 200, TextLen: 300, Runs: 1, Hold: 5, Extra: []string{"--skip-space-check", "--layout", "shared"}}
-	c.mount(c.root, "3m")
-	res := c.run(s.args(c.root, c.out)...)
-	c.message(res, 3, false, "no space left|disk is full|database or disk is full")
-	failed := false
-	for _, r := range c.snapshot() {
-		failed = failed || r.Layout.Shared() && r.Status == results.StatusFailed && r.Error != ""
-	}
-	c.expect(failed, "a failed record of the shared layout")
-	left := filesIn(c.root)
-	c.expect(len(left) == 0, "partial stores removed (%d files left)", len(left))
-	c.remount(c.root, "size=64m")
-	c.completes(c.run(s.args(c.root, c.out)...))
-	c.audit()
+	fillDisk(c, s, "a failed record of the shared layout", func(r results.Record) bool { return r.Layout.Shared() })
 }
 
 // A shared store left by another study (other workload, killed in its
