@@ -113,6 +113,9 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", foreign}, "not empty and has no .manydb-root marker"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", filepath.Join(dir, "r"), "--bin", dir}, "worker binary"},
 		{[]string{"env", "extra"}, `env: unexpected argument "extra"`},
+		{[]string{"env", "--cache-check", "-3"}, "env: --cache-check -3 --cache-wait 2m0s: give a positive size in MB and a positive duration"},
+		{[]string{"env", "--cache-check", "10", "--cache-wait", "0s"}, "give a positive size in MB and a positive duration"},
+		{[]string{"env", "--cache-check", "999999999"}, "more than half the available memory"},
 		{[]string{"engines", "extra"}, `engines: unexpected argument "extra"`},
 		{[]string{"serve", "--pool-time", "-1s"}, "--pool-time -1s"},
 		{[]string{"serve", "--memory-max", "1X"}, `--memory-max "1X": not a size (invalid suffix: 'x')`},
@@ -195,10 +198,34 @@ func TestEnvListsEnvironmentAndEngineVersions(t *testing.T) {
 	if err := Run(context.Background(), []string{"env", "--root", t.TempDir()}, o); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"kernel ", "root_fs ", "thp ", "manydb                                   test", "worker-sqlite sqlite "} {
+	for _, want := range []string{"kernel ", "root_fs ", "thp ", "page_cache_reclaim ", "manydb                                   test", "worker-sqlite sqlite "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("env output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestEnvCacheCheck: --cache-check writes its files in a directory of its
+// own under the root, samples them until the wait and removes it,
+// leaving what was there.
+func TestEnvCacheCheck(t *testing.T) {
+	o, out, _ := options(t)
+	root := t.TempDir()
+	mine := filepath.Join(root, "mine")
+	if err := os.WriteFile(mine, []byte("kept"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(context.Background(), []string{"env", "--root", root, "--cache-check", "2", "--cache-wait", "50ms"}, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cache check: 2 MB in files of 344 KB under " + root, "after    0 s: 100.0 % resident", "kept: 100.0 % still resident"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("env --cache-check output lacks %q:\n%s", want, out)
+		}
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil || len(entries) != 1 || entries[0].Name() != "mine" {
+		t.Errorf("root after the check: %v (%v), want only the file that was there", entries, err)
 	}
 }
 

@@ -12,22 +12,35 @@ import (
 	"manydb/internal/orchestrate"
 )
 
-const envSynopsis = `manydb env [--root DIR]
+const envSynopsis = `manydb env [--root DIR] [--cache-check MB [--cache-wait 2m]]
 
 Prints the environment every study records: kernel, distribution, CPU,
-cores, memory, transparent huge pages, glibc, Go, manydb's version, the
+cores, memory, transparent huge pages, glibc, the kernel's proactive
+reclaim of page cache (DAMON pageout schemes), Go, manydb's version, the
 filesystem and free space of the data root, and the library and module
-versions of every worker built here.`
+versions of every worker built here.
+
+With --cache-check MB it then checks whether this machine evicts clean
+page cache while memory is free: it writes MB of files in a new directory
+under the root, syncs them, leaves them alone and prints how much of them
+is still in the page cache every 10 s until --cache-wait has passed, then
+removes the directory. Where it falls, a warm run's stores leave the cache
+between runs (manydb's warm runs read them in first for that reason).`
 
 func envCmd(ctx context.Context, args []string, o Options) error {
 	fs := newFlagSet("env")
 	root := fs.String("root", ".", "data root whose filesystem to describe")
 	binDir := fs.String("bin", o.BinDir, "directory of the worker binaries")
+	var check cacheCheck
+	check.addFlags(fs)
 	if done, err := parse(fs, args, envSynopsis, o); done || err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return &orchestrate.InputError{Msg: fmt.Sprintf("env: unexpected argument %q (see manydb env --help)", fs.Arg(0))}
+	}
+	if err := check.validate(*root); err != nil {
+		return err
 	}
 	printSorted(o, "", orchestrate.Environment(*root, o.Version))
 	for _, fam := range engine.Catalog() {
@@ -42,6 +55,9 @@ func envCmd(ctx context.Context, args []string, o Options) error {
 			continue
 		}
 		printSorted(o, fam.Binary+" ", vs)
+	}
+	if check.MB > 0 {
+		return check.run(ctx, *root, o)
 	}
 	return nil
 }

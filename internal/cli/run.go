@@ -86,9 +86,11 @@ Sweeps (how the figures grow with scale):
       saying why; counts above a study's stores are left out of it.
   --fanout 2                nested store directories (12/34/001234)
       instead of the reference's flat folder; recorded in every record.
-  Each warm open run records how much of the data pages of a sample of 300
-  of its stores were in the page cache before it; below 95 % the sweep
-  table flags it as partly cold.
+  Each warm run (a warm open run, a turn run, serve without --memory-max)
+  first reads its stores' files into the page cache, untimed, and records
+  how much of the data pages of a sample of 300 of its stores were in the
+  page cache before and after it; below 99 % every table, the report and
+  compare name it as not warm.
 
 With --max-load, each phase starts only when the 1-minute load average is
 below the limit; the load is also sampled every 10 s while a phase runs and

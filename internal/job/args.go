@@ -112,7 +112,7 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	fs.StringVar(&layout, "layout", "", "shared: every agent's notes in one store (SharedDir), keyed by agent; default a store per agent")
 	fs.StringVar(&queries, "queries", "", "open: the queries to make, in order ("+JoinNames(Queries(), ",")+"; default count)")
 	fs.StringVar(&cache, "cache", "", "open: cold evicts each store's files from the page cache before its open; drop is recorded as given")
-	fs.BoolVar(&j.Prewarm, "prewarm", false, "open (warm): read every store's files once before the run, untimed")
+	fs.BoolVar(&j.Prewarm, "prewarm", false, "a warm run (open warm, turn, serve without a memory limit): read every store's files once before it, untimed")
 	fs.IntVar(&j.Appended, "appended", 0, "notes appended to every store by earlier turn runs")
 	fs.IntVar(&j.Serve.Pool, "pool", 0, "serve: open stores kept between requests")
 	fs.IntVar(&j.Serve.Requests, "requests", 0, "serve: recorded requests")

@@ -39,10 +39,11 @@ type Job struct {
 	// store's files before its open). CacheDrop is recorded as given; the
 	// orchestrator drops the caches before the worker starts.
 	Cache CacheMode
-	// Prewarm, for a warm open run, reads every store's files once before
-	// the run (untimed), so that its stores are in the page cache: the
-	// machine may have evicted them since their create or the last run
-	// (the orchestrator sets it for every warm run).
+	// Prewarm, for a warm run (a warm open run, a turn run, serve without
+	// a memory limit), reads every store's files once before the run
+	// (untimed), so that its stores are in the page cache: the machine
+	// may have evicted them since their create or the last run (the
+	// orchestrator sets it for every warm run).
 	Prewarm bool
 	// Appended is the number of notes the turn phase appended to every
 	// store before this phase (0 before the first turn run).

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // KernelRelease reads the kernel's release from /proc/sys/kernel/osrelease.
@@ -105,4 +107,14 @@ func procField(b []byte, key string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// FreeBytes is the space an unprivileged user may still write on the
+// filesystem holding path (statfs: available blocks times block size).
+func FreeBytes(path string) (uint64, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return 0, fmt.Errorf("free space of %s: %w", path, err)
+	}
+	return st.Bavail * uint64(st.Bsize), nil
 }

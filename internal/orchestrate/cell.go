@@ -372,6 +372,9 @@ func (c *cell) workerJob(p phase) job.Job {
 	case job.PhaseServe:
 		// The same agents' sequence for every pool size.
 		wj.Run, wj.Seed = p.run, 1
+		// Without a memory limit serve is warm, as a warm open run;
+		// under one, the worker evicts the stores on purpose.
+		wj.Prewarm = c.Serve.MemoryMaxBytes == 0
 		wj.Serve = job.Serve{Pool: p.pool, Requests: c.Serve.Requests, Concurrency: c.Serve.Concurrency, Zipf: c.Serve.Zipf, Rate: c.Serve.Rate,
 			PoolTime: time.Duration(c.Serve.PoolTimeS * float64(time.Second))}
 	case job.PhaseHold:

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 
 	"manydb/internal/job"
 	"manydb/internal/measure"
@@ -35,6 +34,9 @@ func Environment(root, version string) map[string]string {
 		"memory_kb":   orUnknown(measure.MemTotalKB()),
 		"thp":         thpMode(),
 		"glibc":       glibcVersion(),
+		// What drops clean page cache without memory pressure: a warm
+		// run reads its stores in first because of it.
+		"page_cache_reclaim": pageCacheReclaim(),
 	}
 	fsType, free := filesystem(root)
 	env["root"] = root
@@ -91,12 +93,7 @@ func glibcVersion() string {
 // filesystem returns the type of the filesystem holding path and its free
 // bytes.
 func filesystem(path string) (fsType, free string) {
-	free = "unknown"
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(path, &st); err == nil {
-		free = fmt.Sprint(st.Bavail * uint64(st.Bsize))
-	}
-	return orUnknown(measure.FSType(path)), free
+	return orUnknown(measure.FSType(path)), orUnknown(measure.FreeBytes(path))
 }
 
 // engineVersions asks each worker of the study for its library and module
@@ -151,11 +148,11 @@ func WorkerVersions(ctx context.Context, bin, variant string, env []string) (map
 // remove before it creates new ones (this study's variant folders and the
 // root's trash) count as free.
 func (c *Config) checkSpace() error {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(existingAncestor(c.Root), &st); err != nil {
+	avail, err := measure.FreeBytes(existingAncestor(c.Root))
+	if err != nil {
 		return nil // the study will say what is wrong when it writes
 	}
-	free := float64(st.Bavail) * float64(st.Bsize)
+	free := float64(avail)
 	removable := c.removableBytes()
 	perStore := EstimateStoreBytes(c.Workload)
 	need := perStore * float64(c.Stores)
@@ -205,4 +202,21 @@ func (c *Config) removableBytes() float64 {
 // that absurd sizes compare instead of overflowing.
 func EstimateStoreBytes(w workload.Spec) float64 {
 	return float64(w.Objects)*float64(w.TextLen+4*w.Dims+40)*1.6 + 64<<10
+}
+
+// pageCacheReclaim names the kernel's running proactive reclaim of page
+// cache (DAMON pageout schemes), "none found" when there is none.
+func pageCacheReclaim() string {
+	ps, err := measure.PageoutSchemes(measure.DAMONAdmin)
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	if len(ps) == 0 {
+		return "none found (no running DAMON pageout scheme)"
+	}
+	var parts []string
+	for _, p := range ps {
+		parts = append(parts, p.String())
+	}
+	return strings.Join(parts, "; ")
 }

@@ -212,11 +212,13 @@ func forEach(whys []string, byWhy map[string][]string) string {
 // the page cache, before and after it, for the run to count as warm.
 const WarmResident = 0.99
 
-// notWarm describes a warm open run whose sampled store pages were below
-// WarmResident in the page cache before or after it, "run 1 (before
-// 83.7 %, after 99.5 %)"; "" for any other record.
+// notWarm describes a warm run (a warm open run, a turn run, serve
+// without a memory limit: a record with a residency before it) whose
+// sampled store pages were below WarmResident in the page cache before or
+// after it, "run 1 (before 83.7 %, after 99.5 %)"; "" for any other
+// record.
 func notWarm(r *results.Record) string {
-	if r.Phase != job.PhaseOpen || r.Cache != "" || r.ResidentBefore == nil {
+	if r.ResidentBefore == nil || (r.Phase == job.PhaseOpen && r.Cache != "") {
 		return ""
 	}
 	before, after := *r.ResidentBefore, 1.0
@@ -226,11 +228,29 @@ func notWarm(r *results.Record) string {
 	if before >= WarmResident && after >= WarmResident {
 		return ""
 	}
-	what := fmt.Sprintf("run %d (before %s", r.Run, percentDown(before))
+	what := fmt.Sprintf("%s (before %s", warmRunName(r), percentDown(before))
 	if r.ResidentAfter != nil {
 		what += ", after " + percentDown(after)
 	}
 	return what + ")"
+}
+
+// warmRuns are the column's runs that assume a warm page cache: the warm
+// open runs, the turn runs and serve's pools.
+func (c *column) warmRuns() []*results.Record {
+	return slices.Concat(c.opens(), c.turns(), c.serves())
+}
+
+// warmRunName names a warm run in a note: "run 2", "turn run 1", "serve
+// at pool 100".
+func warmRunName(r *results.Record) string {
+	switch {
+	case r.Phase == job.PhaseTurn:
+		return fmt.Sprintf("turn run %d", r.Repeat())
+	case r.Phase == job.PhaseServe && r.Serve != nil:
+		return fmt.Sprintf("serve at pool %d", r.Serve.Pool)
+	}
+	return fmt.Sprintf("run %d", r.Run)
 }
 
 // percentDown writes a fraction as a percentage with one decimal, rounded
@@ -245,7 +265,7 @@ func (t *table) notWarmNote() string {
 	var cols []string
 	for _, v := range t.variants {
 		var runs []string
-		for _, r := range t.columns[v].opens() {
+		for _, r := range t.columns[v].warmRuns() {
 			if what := notWarm(r); what != "" {
 				runs = append(runs, what)
 			}

@@ -262,7 +262,7 @@ func (o *overview) notWarmNote(setting string) string {
 			continue
 		}
 		var runs []string
-		for _, rec := range r.col.opens() {
+		for _, rec := range r.col.warmRuns() {
 			if what := notWarm(rec); what != "" {
 				runs = append(runs, what)
 			}

@@ -27,7 +27,7 @@ type sweepTable struct {
 	// study; held, by variant, store count and hold count, its hold record.
 	figs      map[string]map[int]*Figures
 	held      map[string]map[int]map[int]*results.Record
-	residency map[string]map[int]float64 // lowest warm-run residency before the run
+	residency map[string]map[int]float64 // lowest warm-run residency, before or after the run
 	fanout    int
 	objects   int // objects per store
 }
@@ -91,8 +91,8 @@ func groupSweeps(recs []results.Record) []*sweepTable {
 		}
 		if r.Phase == job.PhaseOpen && r.Cache == "" && r.ResidentBefore != nil {
 			low, seen := t.residency[r.Variant][n]
-			if !seen || *r.ResidentBefore < low {
-				t.residency[r.Variant][n] = *r.ResidentBefore
+			if x := lowestResidency(r); !seen || x < low {
+				t.residency[r.Variant][n] = x
 			}
 		}
 	}
@@ -159,7 +159,7 @@ func (t *sweepTable) rows() []sweepRow {
 			}
 		}
 	}
-	residency := "Warm runs: stores' pages in the page cache before the run (lowest)"
+	residency := "Warm runs: stores' pages in the page cache before or after the run (lowest)"
 	return append(rows, sweepRow{residency, residency, "%", func(t *sweepTable, v string, n int) float64 {
 		if r, ok := t.residency[v][n]; ok {
 			return 100 * r
@@ -168,8 +168,14 @@ func (t *sweepTable) rows() []sweepRow {
 	}})
 }
 
-// partlyCold is the residency below which a warm run was partly cold.
-const partlyCold = 95
+// lowestResidency is the lower of a warm run's residencies before and
+// after it.
+func lowestResidency(r *results.Record) float64 {
+	if r.ResidentAfter != nil {
+		return min(*r.ResidentBefore, *r.ResidentAfter)
+	}
+	return *r.ResidentBefore
+}
 
 func (r sweepRow) text(x float64) string {
 	switch {
@@ -177,8 +183,8 @@ func (r sweepRow) text(x float64) string {
 		return "–"
 	case r.unit == "ms":
 		return millis(x, 3)
-	case r.unit == "%" && x < partlyCold:
-		return fmt.Sprintf("%.0f %% (partly cold)", x)
+	case r.unit == "%" && x < 100*WarmResident:
+		return percentDown(x/100) + " (not warm)"
 	case r.unit == "%":
 		return fmt.Sprintf("%.0f %%", x)
 	}
@@ -224,7 +230,7 @@ func (t *sweepTable) layout() string {
 func writeSweeps(w io.Writer, sweeps []*sweepTable) {
 	for _, t := range sweeps {
 		fmt.Fprintf(w, "\n## Sweep %s, setting %s: each figure against the number of stores\n\n", t.id, t.setting)
-		fmt.Fprintf(w, "One study per store count (its own tables above); the smaller counts' stores are the first N of the largest count's set; %s. Each timing is the median over the count's warm runs of each run's median; memory per open store from the hold phase of that many stores. A warm run whose stores had less than %d %% of their pages in the page cache before it is marked partly cold.\n", t.layout(), partlyCold)
+		fmt.Fprintf(w, "One study per store count (its own tables above); the smaller counts' stores are the first N of the largest count's set; %s. Each timing is the median over the count's warm runs of each run's median; memory per open store from the hold phase of that many stores. A warm run whose sampled stores had less than %.0f %% of their pages in the page cache before or after it is marked not warm.\n", t.layout(), 100*WarmResident)
 		for _, v := range t.variants {
 			fmt.Fprintf(w, "\n### %s\n\n", v)
 			fmt.Fprintf(w, "| | %s |\n", strings.Join(t.header(), " | "))

@@ -152,3 +152,18 @@ func TestNotWarmFlagged(t *testing.T) {
 		t.Errorf("compare does not say the cache differed:\n%s", cmp.String())
 	}
 }
+
+// TestSweepFlagsNotWarm: the sweep's residency row marks a count whose
+// lowest warm-run residency, before or after, is below WarmResident.
+func TestSweepFlagsNotWarm(t *testing.T) {
+	before, after := 1.0, 0.986
+	r := &results.Record{Phase: job.PhaseOpen, ResidentBefore: &before, ResidentAfter: &after}
+	row := sweepRow{unit: "%"}
+	if got := row.text(100 * lowestResidency(r)); got != "98.6 % (not warm)" {
+		t.Errorf("after 98.6 %%: %q, want it marked not warm", got)
+	}
+	after = 0.995
+	if got := row.text(100 * lowestResidency(r)); got != "100 %" && got != "99 %" {
+		t.Errorf("after 99.5 %%: %q, want it unmarked", got)
+	}
+}

@@ -126,20 +126,22 @@ type Record struct {
 	// Resident is, for a cold run, the fraction of each store's file pages
 	// still in the page cache just before its open, in the run's order.
 	Resident []float64 `json:"resident,omitempty"`
-	// ResidentBefore is, for a warm run (a warm open run, a turn run: the
-	// phases the orchestrator prewarms), the fraction of the data pages
-	// (allocated, so a sparse file's holes do not count) of a sample of its
-	// stores (up to ResidencySample, evenly spaced) in the page cache before
-	// the run: below 0.95 the "warm" run was partly cold (the stores
-	// outgrow the page cache).
+	// ResidentBefore is, for a warm run (a warm open run, a turn run,
+	// serve without a memory limit: the phases the orchestrator
+	// prewarms), the fraction of the data pages (allocated, so a sparse
+	// file's holes do not count) of a sample of its stores (up to
+	// ResidencySample, evenly spaced) in the page cache before the run:
+	// below 0.99, before or after, the "warm" run was partly cold and
+	// every view says so.
 	ResidentBefore *float64 `json:"resident_before,omitempty"`
 	// ResidentAfter is the same fraction of the same sample after the
-	// run (recorded since the warm runs are prewarmed).
+	// run (recorded since the warm runs are prewarmed; turn runs and
+	// serve since they are too).
 	ResidentAfter *float64 `json:"resident_after,omitempty"`
 	// Prewarmed says that the warm run read every store's files once
 	// before it (untimed; every warm open run since resident_after is
 	// recorded, a sweep's smaller counts before; turn runs since the
-	// layouts).
+	// layouts; serve without a memory limit after them).
 	Prewarmed bool `json:"prewarmed,omitempty"`
 	// PrewarmS is how long that read took, in seconds.
 	PrewarmS float64 `json:"prewarm_s,omitempty"`

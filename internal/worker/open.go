@@ -68,12 +68,8 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	if err != nil {
 		return err
 	}
-	if rec.ResidentBefore != nil { // a warm run: the same sample after it
-		r, err := sampleResidency(distinct(dirs), results.ResidencySample)
-		if err != nil {
-			return fmt.Errorf("page cache residency after the run: %w", err)
-		}
-		rec.ResidentAfter = &r
+	if err := warmAfter(dirs, rec); err != nil {
+		return err
 	}
 	rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs = spans.open, spans.steps, spans.close, spans.total
 	rec.Cache, rec.Resident, rec.Appended = j.Cache, resident, j.Appended
@@ -84,7 +80,8 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	return nil
 }
 
-// warmBefore, in a warm run (an open run of the warm cache, a turn run),
+// warmBefore, in a warm run (an open run of the warm cache, a turn run,
+// serve without a memory limit),
 // reads every store's files into the page cache first when the job says
 // so (Prewarm) and records the residency of a sample of the stores before
 // the run.
@@ -107,6 +104,20 @@ func warmBefore(j job.Job, dirs []string, rec *results.Record, loop *storeLoop) 
 		return fmt.Errorf("page cache residency before the run: %w", err)
 	}
 	rec.ResidentBefore = &r
+	return nil
+}
+
+// warmAfter, after a warm run (one warmBefore sampled), records the
+// residency of the same sample of stores.
+func warmAfter(dirs []string, rec *results.Record) error {
+	if rec.ResidentBefore == nil {
+		return nil
+	}
+	r, err := sampleResidency(distinct(dirs), results.ResidencySample)
+	if err != nil {
+		return fmt.Errorf("page cache residency after the run: %w", err)
+	}
+	rec.ResidentAfter = &r
 	return nil
 }
 

@@ -36,19 +36,13 @@ const sampleEvery = 250 * time.Millisecond
 // figures are of those. With a memory cgroup (serve --memory-max) the
 // worker moves into it first and evicts every store's files from the page
 // cache, so the pages its requests read are charged to it, as in a new
-// container.
+// container; without one it starts warm, as a warm open run does
+// (serveCache).
 func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	sj := j.Serve
 	dirs, open := storeDirs(j), opener(v)
-	if j.Cgroup != "" {
-		if err := memcg.Open(j.Cgroup).Join(os.Getpid()); err != nil {
-			return err
-		}
-		for i, dir := range distinct(dirs) {
-			if err := measure.Evict(dir); err != nil {
-				return storeError(j, i, "evict from the page cache", err)
-			}
-		}
+	if err := serveCache(j, dirs, rec, loop); err != nil {
+		return err
 	}
 	base, err := measure.ReadMemory()
 	if err != nil {
@@ -79,6 +73,9 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 	if err != nil {
 		return err
 	}
+	if err := warmAfter(dirs, rec); err != nil {
+		return err
+	}
 	hist, err := res.Latency.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return fmt.Errorf("encode the histogram: %w", err)
@@ -91,6 +88,26 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 		WallS: res.Wall.Seconds(), Hits: res.Hits, Opens: res.Opens, Closes: res.Closes, MaxOpen: res.MaxOpen,
 		SampleMs: int(sampleEvery / time.Millisecond), RssKB: smp.rss, AnonKB: smp.anon, Threads: smp.threads, FDs: smp.fds,
 		BaseRssKB: base.RssKB}
+	return nil
+}
+
+// serveCache readies the page cache for serve: under a memory cgroup the
+// worker joins it and evicts every store's files (a new container reads
+// them in, charged to it); otherwise the phase is a warm one, its stores
+// read in first when the job says so and their residency sampled before
+// (warmBefore) and after (warmAfter) the requests.
+func serveCache(j job.Job, dirs []string, rec *results.Record, loop *storeLoop) error {
+	if j.Cgroup == "" {
+		return warmBefore(j, dirs, rec, loop)
+	}
+	if err := memcg.Open(j.Cgroup).Join(os.Getpid()); err != nil {
+		return err
+	}
+	for i, dir := range distinct(dirs) {
+		if err := measure.Evict(dir); err != nil {
+			return storeError(j, i, "evict from the page cache", err)
+		}
+	}
 	return nil
 }
 

@@ -21,7 +21,8 @@ const readBack = 10
 // note before the first turn), so every append is read back by the next
 // turn. The warm-up opens and reads the run's last store without
 // appending to it. A turn run starts warm, as a warm open run does
-// (warmBefore): the cold runs before it may have evicted the stores.
+// (warmBefore): the cold runs before it may have evicted the stores; the
+// same sample's residency is recorded after it (warmAfter).
 func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	dirs := storeDirs(j)
 	if err := warmBefore(j, dirs, rec, loop); err != nil {
@@ -65,6 +66,9 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 		return nil
 	})
 	if err != nil {
+		return err
+	}
+	if err := warmAfter(dirs, rec); err != nil {
 		return err
 	}
 	if err := readBackAppends(vis, loop, dirs, order[:min(readBack, j.Stores)], total+1); err != nil {
