@@ -6,7 +6,8 @@
 // stdin lists the store directories, one a line, in the order to visit
 // them. Each store is opened with the model's FlatBuffers bytes read once
 // from MODEL_BYTES_FILE (obx_opt_model_bytes_direct; "-" opens without a
-// model, as obx_nosync), counted (obx_box + obx_box_count, checked against
+// model after checking that the directory holds data.mdb, as obx_nosync
+// does), counted (obx_box + obx_box_count, checked against
 // EXPECTED_COUNT) and closed. Prints the medians in ms of open, count,
 // close and of the three together, and the number of stores.
 #include <stdint.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <pthread.h>
+#include <sys/stat.h>
 
 #include "objectbox.h"
 
@@ -94,6 +96,14 @@ static int run(int argc, char** argv) {
 
 	for (size_t i = 0; i < n; i++) {
 		double t0 = now_ms();
+		/* Without a model, check for data.mdb first, as obx_nosync's open
+		 * does (and objectbox-python before opening without a model). */
+		if (!model) {
+			char path[4200];
+			struct stat st;
+			snprintf(path, sizeof path, "%s/data.mdb", dirs[i]);
+			if (stat(path, &st) != 0) die("no data.mdb in", dirs[i]);
+		}
 		OBX_store_options* opt = obx_opt();
 		if (!opt || obx_opt_directory(opt, dirs[i]) != 0) die("options", dirs[i]);
 		if (model && obx_opt_model_bytes_direct(opt, model, model_size) != 0) die("model", dirs[i]);

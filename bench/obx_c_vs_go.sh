@@ -10,7 +10,8 @@
 # After one untimed pass, the runs alternate which side goes first. Prints
 # each run's medians of open, count, close and open+count+close and, last,
 # the median of the per-run ratios manydb / C with its 95 % interval (goal:
-# at most 1.05), for obx_cached and for obx_nosync (no model).
+# at most 1.03), for obx_cached and for obx_nosync (no model, after a
+# check that the store holds data.mdb, on both sides).
 #
 # Usage: [SETTING=name] [BIN=dir] bench/obx_c_vs_go.sh [STORES] [RUNS]   (defaults 200, 150;
 # after make build). SETTING, BIN: as for bench/c_vs_go.sh.

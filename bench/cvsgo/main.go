@@ -43,8 +43,9 @@ func main() {
 	}
 }
 
-// goal is the ratio manydb / C that the C-API variants must stay within.
-const goal = 1.05
+// goal is the ratio manydb / C that the C-API variants must stay within
+// (the project's promise is 1.05; the benches hold them to 1.03).
+const goal = 1.03
 
 func run(args []string) error {
 	fs := flag.NewFlagSet("cvsgo", flag.ContinueOnError)
