@@ -68,6 +68,10 @@ Vectors (an agent's memory recalled by meaning):
       exact search must reach 1, or the phase fails). A turn recalls
       first (knn for the new note's embedding, recent, append); the hold
       asks each store a knn before the memory snapshot.
+  --topic-pool P   every agent draws its topics from one pool of P
+      centres (default 0: each agent its own), so agents write about the
+      same things; --note-spread σ (default 1) is the noise around a
+      topic. Both are recorded in the workload.
   --cache warm,cold,drop   the open runs' page cache: warm (the reference's);
       cold evicts each store's files before its open (fdatasync and
       posix_fadvise DONTNEED, no root) and records with mincore how much

@@ -29,6 +29,8 @@ type studyFlags struct {
 	settings string
 	workload string
 	dims     int
+	pool     int     // --topic-pool
+	spread   float64 // --note-spread
 	root     string
 	out      string
 	binDir   string
@@ -70,6 +72,8 @@ func (f *studyFlags) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", f.out, "results file, appended to")
 	fs.StringVar(&f.workload, "workload", "large", "large (1,000 notes of 300 characters) or small (10 notes of 40)")
 	fs.IntVar(&f.dims, "dims", 0, fmt.Sprintf("values in each note's embedding (synthetic, clustered; 384 is a small sentence-embedding model's), searched by the knn query and by turns; 0: none, the reference's workload; at most %d", job.MaxDims))
+	fs.IntVar(&f.pool, "topic-pool", 0, "with --dims: the number of topic centres all agents draw their topics from, so that agents write about the same things (a shared index then holds other agents' notes near each agent's); 0: each agent's own centres")
+	fs.Float64Var(&f.spread, "note-spread", workload.NoteSpread, "with --dims: σ, the noise around a note's topic centre (two notes of one topic have a cosine of about 1/(1+σ²))")
 	fs.BoolVar(&f.keep, "keep", false, "keep the stores after the study")
 	fs.BoolVar(&f.fresh, "fresh", false, "start a new study even if the results file holds one to resume")
 	fs.Float64Var(&f.maxLoad, "max-load", 0, "before each phase, wait until the 1-minute load average is below this (0: don't wait)")
@@ -89,6 +93,9 @@ func (f studyFlags) Validate() error {
 		return f.inputError(err.Error())
 	}
 	if err := job.CheckDims(f.dims); err != nil {
+		return f.inputError(err.Error())
+	}
+	if err := job.CheckTopics(f.pool, f.spread, f.dims); err != nil {
 		return f.inputError(err.Error())
 	}
 	if !(f.maxLoad >= 0) || math.IsInf(f.maxLoad, 1) {
@@ -131,7 +138,7 @@ func (f studyFlags) config(ctx context.Context, o Options, objects, textLen int)
 	if err != nil {
 		return orchestrate.Config{}, f.inputError(err.Error())
 	}
-	wl.Dims = f.dims
+	wl.Dims, wl.TopicPool, wl.Spread = f.dims, f.pool, f.spreadValue()
 	return orchestrate.Config{
 		Variants:   variants,
 		Settings:   sets,
@@ -223,4 +230,13 @@ func printStudy(o Options, file, study string) error {
 	}
 	fmt.Fprintln(o.Stdout)
 	return report.Tables(o.Stdout, mine)
+}
+
+// spreadValue is --note-spread as the workload records it: 0 for the
+// default, so that records of the default are those made before the flag.
+func (f studyFlags) spreadValue() float64 {
+	if f.spread == workload.NoteSpread {
+		return 0
+	}
+	return f.spread
 }

@@ -45,6 +45,10 @@ func (j Job) Args() []string {
 			"--objects", strconv.Itoa(j.Workload.Objects),
 			"--text-len", strconv.Itoa(j.Workload.TextLen))
 		num("--dims", j.Workload.Dims)
+		num("--topic-pool", j.Workload.TopicPool)
+		if j.Workload.Spread != 0 {
+			args = append(args, "--note-spread", strconv.FormatFloat(j.Workload.Spread, 'g', -1, 64))
+		}
 	}
 	boolean("--progress", j.Progress)
 	boolean("--thp-off", j.THPOff)
@@ -105,6 +109,8 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	fs.IntVar(&j.Workload.Objects, "objects", large.Objects, "notes per store")
 	fs.IntVar(&j.Workload.TextLen, "text-len", large.TextLen, "text length of a note")
 	fs.IntVar(&j.Workload.Dims, "dims", 0, "values per note embedding (0: notes without embeddings)")
+	fs.IntVar(&j.Workload.TopicPool, "topic-pool", 0, "topic centres all agents draw from (0: each agent its own)")
+	fs.Float64Var(&j.Workload.Spread, "note-spread", 0, "noise around a note's topic centre (0: the default)")
 	fs.IntVar(&j.Run, "run", 0, "the repetition: open or turn run, hold count or pool size (1, 2, …)")
 	fs.Uint64Var(&j.Seed, "seed", 0, "open, turn, serve: seed of the store order")
 	fs.IntVar(&j.Hold, "hold", 0, "hold: stores to keep open")

@@ -35,7 +35,29 @@ func CheckWorkload(w workload.Spec) error {
 	if w.Objects < 1 || w.TextLen < 1 {
 		return fmt.Errorf("--objects %d, --text-len %d: a store holds at least one note of at least one character", w.Objects, w.TextLen)
 	}
-	return CheckDims(w.Dims)
+	if err := CheckDims(w.Dims); err != nil {
+		return err
+	}
+	if w.Spread < 0 {
+		return fmt.Errorf("--note-spread %v: give the noise around a topic's centre, above 0", w.Spread)
+	}
+	return CheckTopics(w.TopicPool, w.NoteSpread(), w.Dims)
+}
+
+// CheckTopics checks how the embeddings cluster: the topic pool all
+// agents share (0: none) and σ, the spread around a topic, each changed
+// from its default only with embeddings.
+func CheckTopics(pool int, spread float64, dims int) error {
+	if pool < 0 || pool > workload.MaxTopicPool {
+		return fmt.Errorf("--topic-pool %d: give the number of topic centres all agents share, 1 to %d, or 0 for each agent's own", pool, workload.MaxTopicPool)
+	}
+	if !(spread > 0 && spread <= workload.MaxSpread) {
+		return fmt.Errorf("--note-spread %v: give the noise around a topic's centre, above 0 and at most %g (default %g)", spread, workload.MaxSpread, workload.NoteSpread)
+	}
+	if dims == 0 && (pool > 0 || spread != workload.NoteSpread) {
+		return fmt.Errorf("--topic-pool and --note-spread shape the embeddings: give --dims too")
+	}
+	return nil
 }
 
 // CheckQueries checks that the queries can run on notes with embeddings

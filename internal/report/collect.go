@@ -266,7 +266,7 @@ func (t *table) add(col string, c *column, r *results.Record) {
 	t.objects = r.Workload.Objects
 	if r.Workload.Dims > 0 {
 		t.dims = r.Workload.Dims
-		t.workload += fmt.Sprintf(", each with an embedding of %d values", r.Workload.Dims)
+		t.workload += fmt.Sprintf(", each with an embedding of %d values", r.Workload.Dims) + topicsText(r.Workload)
 	}
 	if r.VectorSearch != "" && c.search == "" {
 		c.search = r.VectorSearch

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"manydb/internal/workload"
 	"math"
 	"strconv"
 	"strings"
@@ -106,4 +107,21 @@ func mb(kb float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f MB", kb/1024)
+}
+
+// topicsText says how a workload's embeddings cluster when it is not the
+// default: " (topics drawn from a pool of 100 shared by all agents; σ 0.5
+// around a topic)"; "" for each agent's own topics at the default σ.
+func topicsText(w workload.Spec) string {
+	var parts []string
+	if w.TopicPool > 0 {
+		parts = append(parts, fmt.Sprintf("topics drawn from a pool of %s shared by all agents", thousands(float64(w.TopicPool))))
+	}
+	if w.Spread > 0 {
+		parts = append(parts, fmt.Sprintf("σ %g around a topic", w.Spread))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }

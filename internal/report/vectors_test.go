@@ -167,3 +167,15 @@ func TestSweepFlagsNotWarm(t *testing.T) {
 		t.Errorf("after 99.5 %%: %q, want it unmarked", got)
 	}
 }
+
+// TestTopicsText: a table's workload line names a topic pool and a spread
+// that are not the default, and nothing for the default.
+func TestTopicsText(t *testing.T) {
+	if got := topicsText(workload.Spec{Dims: 8}); got != "" {
+		t.Errorf("default embeddings: %q, want nothing", got)
+	}
+	want := " (topics drawn from a pool of 1,000 shared by all agents; σ 0.5 around a topic)"
+	if got := topicsText(workload.Spec{Dims: 8, TopicPool: 1000, Spread: 0.5}); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

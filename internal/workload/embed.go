@@ -13,10 +13,14 @@ const (
 	// drawn per agent.
 	MinTopics = 8
 	MaxTopics = 32
-	// NoteSpread is σ: a note is its topic's centre plus noise of norm
-	// about σ, so two notes of one topic have a cosine of about
-	// 1/(1+σ²) = 0.5 and notes of two topics about 0.
+	// NoteSpread is σ unless the workload gives another (Spec.Spread): a
+	// note is its topic's centre plus noise of norm about σ, so two notes
+	// of one topic have a cosine of about 1/(1+σ²) = 0.5 and notes of two
+	// topics about 0.
 	NoteSpread = 1.0
+	// MaxTopicPool and MaxSpread bound --topic-pool and --note-spread.
+	MaxTopicPool = 1_000_000
+	MaxSpread    = 10.0
 	// QuerySpread is τ: a knn query is one of the store's notes plus noise
 	// of norm about τ (a cosine of about 0.9 with that note).
 	QuerySpread = 0.5
@@ -28,7 +32,12 @@ const (
 	streamCentre = 1
 	streamNote   = 2
 	streamQuery  = 3
+	streamPool   = 4 // which pool centre an agent's topic is
 )
+
+// poolAgent stands for the agent in the seed of a pool's centres, which
+// belong to no agent.
+const poolAgent = 1<<64 - 1
 
 // Embedder makes the embeddings of one agent's (store's) notes: unit
 // vectors of Dims float32 values, the same on every machine and Go
@@ -37,6 +46,8 @@ const (
 type Embedder struct {
 	agent   int
 	dims    int
+	pool    int         // Spec.TopicPool
+	spread  float64     // σ
 	centres [][]float64 // unit vectors, each made when a note first needs it (nil before)
 	buf     []float64
 }
@@ -47,23 +58,39 @@ func (s Spec) Embedder(i int) *Embedder {
 	if s.Dims <= 0 {
 		return nil
 	}
-	e := &Embedder{agent: i, dims: s.Dims, buf: make([]float64, s.Dims)}
+	e := &Embedder{agent: i, dims: s.Dims, pool: s.TopicPool, spread: s.NoteSpread(), buf: make([]float64, s.Dims)}
 	n := MinTopics + int(mix(uint64(i), 0, 0)%uint64(MaxTopics-MinTopics+1))
 	e.centres = make([][]float64, n)
 	return e
 }
 
 // centre returns topic t's centre, made on first use: a random direction
-// from its own generator, so the order of use does not change it.
+// from its own generator, so the order of use does not change it. With a
+// topic pool it is the pool's centre the agent's topic t draws (PoolTopic),
+// the same for every agent that draws it.
 func (e *Embedder) centre(t int) []float64 {
 	if e.centres[t] == nil {
+		owner, index := uint64(e.agent), uint64(t)
+		if e.pool > 0 {
+			owner, index = poolAgent, uint64(e.PoolTopic(t))
+		}
 		c := make([]float64, e.dims)
-		r := rng(uint64(e.agent), streamCentre, uint64(t))
+		r := rng(owner, streamCentre, index)
 		r.noise(c, 1)
 		normalize(c)
 		e.centres[t] = c
 	}
 	return e.centres[t]
+}
+
+// PoolTopic is the pool centre (0 … TopicPool−1) of the agent's topic t,
+// drawn per agent and topic (two topics of one agent may draw the same);
+// −1 without a pool.
+func (e *Embedder) PoolTopic(t int) int {
+	if e.pool <= 0 {
+		return -1
+	}
+	return int(mix(uint64(e.agent), streamPool, uint64(t)) % uint64(e.pool))
 }
 
 // Topics returns the agent's number of topic centres.
@@ -72,12 +99,12 @@ func (e *Embedder) Topics() int { return len(e.centres) }
 // Note writes the embedding of note id (1-based, the workload's notes and
 // the appended ones alike) into dst, which must have Dims elements, and
 // returns it: the centre of the note's topic (drawn per note) plus noise
-// of norm about NoteSpread, normalised.
+// of norm about σ (Spec.NoteSpread), normalised.
 func (e *Embedder) Note(id int64, dst []float32) []float32 {
 	r := rng(uint64(e.agent), streamNote, uint64(id))
 	c := e.centre(int(r.next() % uint64(len(e.centres))))
 	copy(e.buf, c)
-	r.noise(e.buf, NoteSpread)
+	r.noise(e.buf, e.spread)
 	return round(e.buf, dst)
 }
 
@@ -155,4 +182,12 @@ func round(v []float64, dst []float32) []float32 {
 		dst[k] = float32(x)
 	}
 	return dst
+}
+
+// NoteSpread is the workload's σ: Spread, or the default NoteSpread.
+func (s Spec) NoteSpread() float64 {
+	if s.Spread > 0 {
+		return s.Spread
+	}
+	return NoteSpread
 }

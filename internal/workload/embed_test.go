@@ -1,6 +1,9 @@
 package workload
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -101,5 +104,111 @@ func BenchmarkEmbedStore(b *testing.B) {
 		for id := range int64(s.Objects) {
 			e.Note(id+1, dst)
 		}
+	}
+}
+
+// embeddingsHash hashes the embeddings of three agents' notes and one
+// query each.
+func embeddingsHash(s Spec) string {
+	h := sha256.New()
+	for _, agent := range []int{0, 3, 9999} {
+		notes := make([]Note, s.Objects)
+		s.Fill(agent, notes)
+		for _, n := range notes {
+			for _, x := range n.Emb {
+				binary.Write(h, binary.LittleEndian, math.Float32bits(x))
+			}
+		}
+		q, _ := s.Embedder(agent).Query(7, s.Objects, make([]float32, s.Dims))
+		for _, x := range q {
+			binary.Write(h, binary.LittleEndian, math.Float32bits(x))
+		}
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// TestEmbeddingsUnchanged: without a topic pool and with the default
+// spread (given or not) the embeddings are those every record so far was
+// made with (the hash of the code before the pool existed).
+func TestEmbeddingsUnchanged(t *testing.T) {
+	const before = "519f82f34b082ce94eb842da081659da070ed16ffeb583d2fdf0bbb2ffa64826"
+	for _, s := range []Spec{{Objects: 50, TextLen: 40, Dims: 16}, {Objects: 50, TextLen: 40, Dims: 16, Spread: NoteSpread}} {
+		if got := embeddingsHash(s); got != before {
+			t.Errorf("%+v: embeddings hash %s, want %s", s, got, before)
+		}
+	}
+	if got := embeddingsHash(Spec{Objects: 50, TextLen: 40, Dims: 16, TopicPool: 4}); got == before {
+		t.Error("a topic pool changed nothing")
+	}
+}
+
+// sharedTopicCosine is the mean cosine between notes of agents a and b
+// whose topics draw the same pool centre, and the number of such pairs.
+func sharedTopicCosine(s Spec, a, b int) (float64, int) {
+	ea, eb := s.Embedder(a), s.Embedder(b)
+	var sum float64
+	n := 0
+	for id := int64(1); id <= int64(s.Objects); id++ {
+		for jd := int64(1); jd <= int64(s.Objects); jd++ {
+			if ea.PoolTopic(topicOf(ea, id)) == eb.PoolTopic(topicOf(eb, jd)) {
+				sum += cosine(ea.Note(id, make([]float32, s.Dims)), eb.Note(jd, make([]float32, s.Dims)))
+				n++
+			}
+		}
+	}
+	return sum / float64(max(n, 1)), n
+}
+
+// topicOf is the topic note id of e's agent draws (as Note draws it).
+func topicOf(e *Embedder, id int64) int {
+	r := rng(uint64(e.agent), streamNote, uint64(id))
+	return int(r.next() % uint64(len(e.centres)))
+}
+
+// TestTopicPool: with a pool, agents write about the same topics: notes of
+// two agents on one pool centre are as near as two notes of one topic
+// (cosine about 1/(1+σ²)); without one, two agents' notes are unrelated.
+func TestTopicPool(t *testing.T) {
+	pooled := Spec{Objects: 60, TextLen: 40, Dims: 256, TopicPool: 3}
+	c, n := sharedTopicCosine(pooled, 1, 2)
+	if n == 0 || c < 0.4 || c > 0.6 {
+		t.Fatalf("pool of 3: %d pairs of notes on one centre, mean cosine %.3f; want some, about 0.5", n, c)
+	}
+	for agent := range 50 {
+		e := pooled.Embedder(agent)
+		for topic := range e.Topics() {
+			if p := e.PoolTopic(topic); p < 0 || p >= pooled.TopicPool {
+				t.Fatalf("agent %d topic %d draws pool centre %d of %d", agent, topic, p, pooled.TopicPool)
+			}
+		}
+	}
+	own := Spec{Objects: 60, TextLen: 40, Dims: 256}
+	a, b := own.Embedder(1), own.Embedder(2)
+	var mean float64
+	for id := int64(1); id <= 60; id++ {
+		mean += cosine(a.Note(id, make([]float32, 256)), b.Note(id, make([]float32, 256))) / 60
+	}
+	if math.Abs(mean) > 0.05 || a.PoolTopic(0) != -1 {
+		t.Fatalf("no pool: mean cosine between two agents' notes %.3f, want about 0 (pool topic %d, want -1)", mean, a.PoolTopic(0))
+	}
+}
+
+// TestNoteSpread: a tighter spread puts a topic's notes nearer each other,
+// at about 1/(1+σ²).
+func TestNoteSpread(t *testing.T) {
+	s := Spec{Objects: 80, TextLen: 40, Dims: 256, Spread: 0.5}
+	e := s.Embedder(5)
+	var sum float64
+	n := 0
+	for id := int64(1); id <= 80; id++ {
+		for jd := id + 1; jd <= 80; jd++ {
+			if topicOf(e, id) == topicOf(e, jd) {
+				sum += cosine(e.Note(id, make([]float32, 256)), e.Note(jd, make([]float32, 256)))
+				n++
+			}
+		}
+	}
+	if c := sum / float64(n); n == 0 || c < 0.75 || c > 0.85 {
+		t.Fatalf("σ 0.5: %d pairs of one topic, mean cosine %.3f, want about 0.8", n, c)
 	}
 }

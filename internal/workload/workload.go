@@ -31,6 +31,14 @@ type Spec struct {
 	// Dims is the length of each note's embedding (--dims), 0 for notes
 	// without one (the reference's workload).
 	Dims int `json:"dims,omitempty"`
+	// TopicPool, with embeddings, is the number of topic centres all
+	// agents draw their topics from (--topic-pool), so that agents write
+	// about the same things; 0: each agent has centres of its own, nearly
+	// orthogonal to every other agent's (embed.go).
+	TopicPool int `json:"topic_pool,omitempty"`
+	// Spread, with embeddings, is σ, the norm of the noise around a note's
+	// topic centre (--note-spread); 0: NoteSpread.
+	Spread float64 `json:"note_spread,omitempty"`
 }
 
 // Lookup returns the named workload, with objects and textLen overriding its
