@@ -32,6 +32,11 @@ type Family struct {
 	// engine.SharedVariant), why: under --layout shared its cells are
 	// n/a with that reason, never the per-agent layout measured instead.
 	NoShared map[string]string
+	// NoSharedVectors gives, for each variant with the shared layout whose
+	// shared store keeps no embeddings (no engine.SharedVectorVariant),
+	// why: under --layout shared with --dims its cells are n/a with that
+	// reason.
+	NoSharedVectors map[string]string
 	// NoWAL gives, for each variant whose stores cannot be put in SQLite's
 	// WAL journal mode (no engine.WALVariant), why: under the wal setting
 	// its cells are n/a with that reason.
@@ -47,7 +52,8 @@ func Catalog() []Family {
 			NoVectors: map[string]string{"obx": "objectbox-go v1.9.0 has no vector API (no float-vector property, HNSW index or nearest-neighbour query); obx_cached and obx_nosync use the C API's"},
 			NoShared:  notShared("obx", "obx_cached", "obx_nosync"),
 			NoWAL:     why("ObjectBox is not SQLite: it has no journal mode to set", "obx", "obx_cached", "obx_nosync")},
-		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)"},
+		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)",
+			NoSharedVectors: notSharedVectors("sqlite")},
 		// Turso defines no global allocator here: it allocates with glibc malloc.
 		{Binary: "worker-turso", Variants: []string{"turso", "turso_ckpt"}, Cgo: true,
 			Needs:    "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-capi.sh turso)",
@@ -62,7 +68,8 @@ func Catalog() []Family {
 		// libSQL: C core and Rust bindings, both on glibc's malloc.
 		{Binary: "worker-libsql", Variants: []string{"libsql", "libsql_capi"}, Cgo: true,
 			Needs:    "Rust (cargo) to build the libsql crate from crates.io (make build runs scripts/build-capi.sh libsql)",
-			NoShared: notShared("libsql"), NoWAL: why(walNotBuilt, "libsql")},
+			NoShared: notShared("libsql"), NoWAL: why(walNotBuilt, "libsql"),
+			NoSharedVectors: why("libSQL's vector index (DiskANN) needs a table with rowids, and the shared notes table is WITHOUT ROWID: manydb has no shared store with embeddings for it yet", "libsql_capi")},
 		{Binary: "worker-libsql-go", Variants: []string{"libsql_go"}, Cgo: true, Needs: "a C compiler (cgo); the static library comes with the Go module",
 			NoShared: notShared("libsql_go"), NoWAL: why(walNotBuilt, "libsql_go")},
 		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.
@@ -70,7 +77,8 @@ func Catalog() []Family {
 			NoLean:   map[string]string{"bbolt": "bbolt's defaults are already its leanest (no initial mmap size, no MAP_POPULATE, no mlock; docs/engines.md)"},
 			NoShared: notShared("pebble", "badger"),
 			NoWAL:    why("not SQLite: it has no journal mode to set (its own log is always on)", "bbolt", "pebble", "badger")},
-		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only"},
+		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only",
+			NoSharedVectors: notSharedVectors("sqlite_modernc")},
 		{Binary: "worker-sqlite-ncruces", Variants: []string{"sqlite_ncruces"}, Cgo: false, Needs: "Go only", NoShared: notShared("sqlite_ncruces"),
 			NoWAL: why(walNotBuilt, "sqlite_ncruces")},
 	}
@@ -91,6 +99,12 @@ func notShared(ids ...string) map[string]string {
 		m[id] = "manydb has no shared layout for " + id + " yet (docs/layouts.md lists the variants that have one)"
 	}
 	return m
+}
+
+// notSharedVectors gives the variants ids the reason of a variant whose
+// shared store keeps no embeddings yet.
+func notSharedVectors(ids ...string) map[string]string {
+	return why("manydb's shared store of this variant keeps no embeddings yet (docs/layouts.md lists the variants whose does)", ids...)
 }
 
 // why gives each of ids the reason why.

@@ -183,6 +183,23 @@ type SharedStore interface {
 	Close() error
 }
 
+// SharedVectorVariant is implemented by a SharedVariant whose shared store
+// can keep the notes' embeddings: a workload with vectors (--dims) in the
+// shared layout. A variant without it (or whose SharedVectorSearch has no
+// Method) is n/a there, for the reason its catalog family gives
+// (Family.NoSharedVectors).
+type SharedVectorVariant interface {
+	// CreateSharedVectors is CreateShared for notes with embeddings of
+	// dims float32 values. The agents' Stores of the store it returns, and
+	// of OpenShared later, implement VectorStore: an agent's knn answers
+	// from that agent's notes only.
+	CreateSharedVectors(dir string, dims int) (SharedStore, error)
+	// SharedVectorSearch says how an agent's knn searches the shared
+	// store: the index and how it keeps to the agent's notes. Its Method
+	// is empty when the variant has no such search.
+	SharedVectorSearch() VectorSearch
+}
+
 // WALVariant is implemented by a Variant of SQLite (or a fork) whose
 // stores can be opened in WAL journal mode: the wal setting, the mode of
 // the shared layout's store. A variant without it is n/a there, for the

@@ -86,6 +86,19 @@ func CheckShared(catalog []Family, v Variant) error {
 	return checkCapability(catalog, v.ID(), has, func(f Family) map[string]string { return f.NoShared }, "the shared layout (SharedVariant)", "NoShared")
 }
 
+// CheckSharedVectors checks that the catalog and a variant v of the
+// shared layout agree on its embeddings there (SharedVectorVariant with a
+// search, and Family.NoSharedVectors), as CheckShared does. A variant
+// without the shared layout is not checked: NoShared says why already.
+func CheckSharedVectors(catalog []Family, v Variant) error {
+	if _, ok := v.(SharedVariant); !ok {
+		return nil
+	}
+	sv, has := v.(SharedVectorVariant)
+	has = has && sv.SharedVectorSearch().Method != ""
+	return checkCapability(catalog, v.ID(), has, func(f Family) map[string]string { return f.NoSharedVectors }, "embeddings in the shared layout (SharedVectorVariant)", "NoSharedVectors")
+}
+
 // CheckWAL checks that the catalog and variant v agree on the wal
 // setting (WALVariant and Family.NoWAL), as CheckShared does.
 func CheckWAL(catalog []Family, v Variant) error {

@@ -76,7 +76,9 @@ func create(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) e
 // maker returns how a store of its own is made: with embeddings when the
 // workload has them.
 func maker(j job.Job, v engine.Variant) (func(dir string) (engine.Store, error), error) {
-	if j.Workload.Dims == 0 {
+	if _, ok := v.(*agents); ok || j.Workload.Dims == 0 {
+		// The agents of a shared store are made by their first write
+		// (createAgent); the store itself by withLayout.
 		return v.Create, nil
 	}
 	vv, err := vectorVariant(v)

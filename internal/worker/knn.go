@@ -27,11 +27,11 @@ func newKNN(spec workload.Spec, v engine.Variant) (*knn, error) {
 	if spec.Dims == 0 {
 		return nil, nil
 	}
-	vv, err := vectorVariant(v)
+	search, err := vectorSearch(v)
 	if err != nil {
 		return nil, err
 	}
-	return &knn{spec: spec, exact: vv.VectorSearch().Exact, q: make([]float32, spec.Dims),
+	return &knn{spec: spec, exact: search.Exact, q: make([]float32, spec.Dims),
 		ids: make([]int64, 0, vector.K), vec: make([]float32, spec.Dims)}, nil
 }
 
@@ -43,6 +43,19 @@ func vectorVariant(v engine.Variant) (engine.VectorVariant, error) {
 		return nil, fmt.Errorf("variant %s keeps no embeddings (engine.VectorVariant), so it cannot run a workload with --dims", v.ID())
 	}
 	return vv, nil
+}
+
+// vectorSearch is how the phase's knn searches: the shared store's search
+// for the agents of a shared store (v is *agents), else the variant's.
+func vectorSearch(v engine.Variant) (engine.VectorSearch, error) {
+	if a, ok := v.(*agents); ok {
+		return a.VectorSearch(), nil
+	}
+	vv, err := vectorVariant(v)
+	if err != nil {
+		return engine.VectorSearch{}, err
+	}
+	return vv.VectorSearch(), nil
 }
 
 // draw makes store i's query for a run's seed, near one of its total

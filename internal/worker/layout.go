@@ -35,16 +35,13 @@ func opener(v engine.Variant) func(i int, dir string) (engine.Store, error) {
 // for a store per agent; for the shared layout v with its shared store,
 // made by the create phase in a new directory and opened by the others
 // (rec.SharedOpenMs times either), and a function that closes it.
-func withLayout(j job.Job, v engine.Variant, rec *results.Record) (engine.Variant, func() error, error) {
+func withLayout(j job.Job, v engine.Variant, rec *results.Record) (_ engine.Variant, _ func() error, err error) {
 	if !j.Layout.Shared() || j.Phase == job.PhaseVersions {
 		return v, func() error { return nil }, nil
 	}
 	sv, ok := v.(engine.SharedVariant)
 	if !ok {
 		return nil, nil, fmt.Errorf("variant %s has no shared layout (engine.SharedVariant); the catalog's NoShared should say why", v.ID())
-	}
-	if j.Workload.Dims > 0 {
-		return nil, nil, errors.New("the shared layout keeps no embeddings yet: run it without --dims")
 	}
 	dir := job.SharedDir(j.Dir)
 	rec.Layout, rec.SharedLayout = j.Layout, sv.SharedLayout()
@@ -53,7 +50,9 @@ func withLayout(j job.Job, v engine.Variant, rec *results.Record) (engine.Varian
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("mkdir the shared store: %w", err)
 		}
-		open = sv.CreateShared
+		if open, err = sharedMaker(sv, j.Workload.Dims); err != nil {
+			return nil, nil, err
+		}
 	}
 	t0 := time.Now()
 	s, err := open(dir)
@@ -62,6 +61,28 @@ func withLayout(j job.Job, v engine.Variant, rec *results.Record) (engine.Varian
 		return nil, nil, fmt.Errorf("open the shared store %s: %w", dir, err)
 	}
 	return &agents{Variant: v, store: s, dir: dir}, s.Close, nil
+}
+
+// sharedMaker returns how the create phase makes the shared store: with
+// embeddings of dims values when dims > 0 (engine.SharedVectorVariant).
+func sharedMaker(sv engine.SharedVariant, dims int) (func(dir string) (engine.SharedStore, error), error) {
+	if dims == 0 {
+		return sv.CreateShared, nil
+	}
+	vv, ok := sv.(engine.SharedVectorVariant)
+	if !ok || vv.SharedVectorSearch().Method == "" {
+		return nil, errors.New("its shared store keeps no embeddings (engine.SharedVectorVariant); the catalog's NoSharedVectors should say why")
+	}
+	return func(dir string) (engine.SharedStore, error) { return vv.CreateSharedVectors(dir, dims) }, nil
+}
+
+// VectorSearch is the shared store's search, by which the agents' knn
+// answer (engine.SharedVectorVariant); no Method when it has none.
+func (a *agents) VectorSearch() engine.VectorSearch {
+	if vv, ok := a.Variant.(engine.SharedVectorVariant); ok {
+		return vv.SharedVectorSearch()
+	}
+	return engine.VectorSearch{}
 }
 
 // storeDir returns store i's files: its own directory, or the shared

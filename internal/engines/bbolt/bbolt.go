@@ -141,7 +141,7 @@ func (v *Variant) create(dir string, dims int) (engine.Store, error) {
 		db.Close()
 		return nil, err
 	}
-	return &store{db: db, fill: v.fill, name: []byte(bucketName)}, nil
+	return &store{db: db, fill: v.fill, name: []byte(bucketName), emb: []byte(kvnote.EmbBucket)}, nil
 }
 
 // Open implements engine.Variant.
@@ -150,7 +150,7 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &store{db: db, fill: v.fill, name: []byte(bucketName)}, nil
+	return &store{db: db, fill: v.fill, name: []byte(bucketName), emb: []byte(kvnote.EmbBucket)}, nil
 }
 
 // store is an open store, or an agent's bucket of a shared store (shared:
@@ -161,7 +161,11 @@ type store struct {
 	buf    []byte
 	search kvnote.Search
 	name   []byte // the notes' bucket
+	emb    []byte // the embeddings' bucket
 	shared bool
+	// dims, for an agent of a shared store with embeddings, is their
+	// length: its first write makes its embeddings bucket with it.
+	dims int
 }
 
 // Insert writes all notes in one read-write transaction, with the
@@ -190,7 +194,10 @@ func (s *store) Insert(notes []workload.Note) error {
 			}
 			if !lookedUp {
 				lookedUp = true
-				if e = tx.Bucket([]byte(kvnote.EmbBucket)); e != nil {
+				if e, err = s.embBucket(tx); err != nil {
+					return err
+				}
+				if e != nil {
 					e.FillPercent = s.fill
 				}
 			}
@@ -206,6 +213,21 @@ func (s *store) Insert(notes []workload.Note) error {
 		}
 		return nil
 	})
+}
+
+// embBucket returns the embeddings bucket in a read-write transaction,
+// nil for a store without; an agent of a shared store with embeddings
+// makes its bucket at its first write, its sequence set to dims.
+func (s *store) embBucket(tx *bolt.Tx) (*bolt.Bucket, error) {
+	e := tx.Bucket(s.emb)
+	if e != nil || !s.shared || s.dims == 0 {
+		return e, nil
+	}
+	e, err := tx.CreateBucket(s.emb)
+	if err != nil {
+		return nil, fmt.Errorf("create bucket %s: %w", s.emb, err)
+	}
+	return e, e.SetSequence(uint64(s.dims))
 }
 
 // grow makes room for need more bytes in the store's buffer, in a new
@@ -345,7 +367,7 @@ func (s *store) Append(n workload.Note) error { return s.Insert([]workload.Note{
 // in one read-only transaction, each blob compared with q in Go.
 func (s *store) KNN(q []float32, k int, dst []int64) ([]int64, error) {
 	err := s.db.View(func(tx *bolt.Tx) error {
-		e := tx.Bucket([]byte(kvnote.EmbBucket))
+		e := tx.Bucket(s.emb)
 		if e == nil {
 			return kvnote.NoVectors("bbolt")
 		}

@@ -124,3 +124,13 @@ func TestShared(t *testing.T) {
 	}
 	enginetest.CheckShared(t, v)
 }
+
+// TestSharedVectors checks the shared store with embeddings: a bucket of
+// embeddings per agent.
+func TestSharedVectors(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enginetest.CheckSharedVectors(t, v)
+}

@@ -56,3 +56,19 @@ func TestSharedChecksCatchWrongEngines(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedVectorChecksCatchWrongEngines: the shared store's knn checks
+// pass the fake and fail one whose agents see each other's notes, one
+// whose exact knn drops its nearest note and one that loses an append.
+func TestSharedVectorChecksCatchWrongEngines(t *testing.T) {
+	for _, id := range []string{"fake", "fake_mixedagents", "fake_wrongknn", "fake_lostappend"} {
+		v, err := New(id)()
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = enginetest.SharedVectorErrors(v.(engine.SharedVariant), t.TempDir())
+		if (err == nil) != (id == "fake") {
+			t.Errorf("%s: SharedVectorErrors = %v", id, err)
+		}
+	}
+}

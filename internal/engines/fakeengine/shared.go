@@ -9,8 +9,9 @@ import (
 )
 
 var (
-	_ engine.SharedVariant = (*Variant)(nil)
-	_ engine.SharedStore   = (*shared)(nil)
+	_ engine.SharedVariant       = (*Variant)(nil)
+	_ engine.SharedVectorVariant = (*Variant)(nil)
+	_ engine.SharedStore         = (*shared)(nil)
 )
 
 // SharedLayout is what the fake shared store is.
@@ -21,6 +22,16 @@ const SharedLayout = "FAKE: a directory with a file of JSON notes per agent"
 func (v *Variant) CreateShared(dir string) (engine.SharedStore, error) {
 	return &shared{v: v, dir: dir}, nil
 }
+
+// CreateSharedVectors implements engine.SharedVectorVariant: the notes'
+// files keep their embeddings as without the shared layout.
+func (v *Variant) CreateSharedVectors(dir string, dims int) (engine.SharedStore, error) {
+	return v.CreateShared(dir)
+}
+
+// SharedVectorSearch implements engine.SharedVectorVariant: the store's
+// exact scan of the agent's file.
+func (v *Variant) SharedVectorSearch() engine.VectorSearch { return v.VectorSearch() }
 
 // OpenShared implements engine.SharedVariant.
 func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {

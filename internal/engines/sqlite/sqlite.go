@@ -103,6 +103,7 @@ func newCapi(lean bool) (engine.Variant, error) {
 	if err != nil {
 		return nil, err
 	}
+	v.WithSharedVectors(func(dims int) sqlnotes.Vectors { return sqlnotes.SQLiteVecShared(dims, version) })
 	return v.WithVectors(vectors(version), map[string]string{VecVersionKey: version}, registerVec), nil
 }
 

@@ -111,6 +111,19 @@ func TestLean(t *testing.T) {
 // TestVectors checks the knn of both variants, default and lean, with
 // sqlite-vec's vec0 table: a full scan, so every answer must be exact.
 func TestVectors(t *testing.T) {
+	eachVariant(t, func(t *testing.T, id string, v engine.Variant) {
+		if got := v.Versions()[VecVersionKey]; !strings.HasPrefix(got, "v0.1.") {
+			t.Errorf("versions %v: want %s v0.1.x", v.Versions(), VecVersionKey)
+		}
+		if s := v.(engine.VectorVariant).VectorSearch(); !s.Exact || !strings.Contains(s.Method, "vec0") {
+			t.Errorf("VectorSearch() = %+v, want sqlite-vec's vec0, exact", s)
+		}
+		enginetest.CheckVectors(t, v, 1)
+	})
+}
+
+// eachVariant runs fn on both variants, default and lean, each a subtest.
+func eachVariant(t *testing.T, fn func(t *testing.T, id string, v engine.Variant)) {
 	for _, f := range Factories() {
 		for _, lean := range []bool{false, true} {
 			mk := f.New
@@ -121,15 +134,7 @@ func TestVectors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Run(fmt.Sprintf("%s/lean=%t", f.ID, lean), func(t *testing.T) {
-				if got := v.Versions()[VecVersionKey]; !strings.HasPrefix(got, "v0.1.") {
-					t.Errorf("versions %v: want %s v0.1.x", v.Versions(), VecVersionKey)
-				}
-				if s := v.(engine.VectorVariant).VectorSearch(); !s.Exact || !strings.Contains(s.Method, "vec0") {
-					t.Errorf("VectorSearch() = %+v, want sqlite-vec's vec0, exact", s)
-				}
-				enginetest.CheckVectors(t, v, 1)
-			})
+			t.Run(fmt.Sprintf("%s/lean=%t", f.ID, lean), func(t *testing.T) { fn(t, f.ID, v) })
 		}
 	}
 }
@@ -245,4 +250,18 @@ func TestWAL(t *testing.T) {
 		t.Fatal(err)
 	}
 	enginetest.CheckWAL(t, v, FileName)
+}
+
+// TestSharedVectors checks sqlite_capi's shared store with embeddings
+// (one vec0 table partitioned by agent), default and lean; the sqlite
+// variant keeps none, as the catalog says.
+func TestSharedVectors(t *testing.T) {
+	eachVariant(t, func(t *testing.T, id string, v engine.Variant) {
+		if err := engine.CheckSharedVectors(engine.Catalog(), v); err != nil {
+			t.Fatal(err)
+		}
+		if id == IDCapi {
+			enginetest.CheckSharedVectors(t, v)
+		}
+	})
 }

@@ -8,38 +8,88 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/sqlnotes"
+	"manydb/internal/vector"
 	"manydb/internal/workload"
 )
 
 var (
-	_ engine.SharedVariant = (*Variant)(nil)
-	_ engine.SharedStore   = (*shared)(nil)
-	_ engine.Store         = (*agent)(nil)
+	_ engine.SharedVariant       = (*Variant)(nil)
+	_ engine.SharedVectorVariant = (*Variant)(nil)
+	_ engine.SharedStore         = (*shared)(nil)
+	_ engine.Store               = (*agent)(nil)
+	_ engine.VectorStore         = (*agent)(nil)
 )
 
 // CreateShared implements engine.SharedVariant: one database for every
 // agent (sqlnotes.SharedSchema, its pragmas first), opened as a store of
 // one agent is.
 func (v *Variant) CreateShared(dir string) (engine.SharedStore, error) {
+	return v.createShared(dir, []string{sqlnotes.SharedSchema}, nil)
+}
+
+// WithSharedVectors sets the statements of v's shared store with
+// embeddings (sqlnotes.SQLiteVecShared for SQLite with sqlite-vec) and
+// returns v; without it, SharedVectorSearch names none.
+func (v *Variant) WithSharedVectors(vectors sqlnotes.VectorsFunc) *Variant {
+	v.sharedVectors = vectors
+	return v
+}
+
+// CreateSharedVectors implements engine.SharedVectorVariant: CreateShared
+// with the vector table of the shared store's statements, made in one
+// transaction with the notes table.
+func (v *Variant) CreateSharedVectors(dir string, dims int) (engine.SharedStore, error) {
+	if v.sharedVectors == nil {
+		return nil, fmt.Errorf("%s keeps no embeddings in its shared store (WithSharedVectors)", v.id)
+	}
+	vec := v.sharedVectors(dims)
+	return v.createShared(dir, vec.Schema, &vec)
+}
+
+// SharedVectorSearch implements engine.SharedVectorVariant.
+func (v *Variant) SharedVectorSearch() engine.VectorSearch {
+	if v.sharedVectors == nil {
+		return engine.VectorSearch{}
+	}
+	return v.sharedVectors.Search()
+}
+
+// createShared makes the shared database: its pragmas, then schema in one
+// transaction; vec is its vector statements, nil for none.
+func (v *Variant) createShared(dir string, schema []string, vec *sqlnotes.Vectors) (engine.SharedStore, error) {
 	s, err := v.open(dir, true)
 	if err != nil {
 		return nil, err
 	}
-	for _, q := range []string{sqlnotes.SharedPragmas, sqlnotes.SharedWAL, sqlnotes.SharedSync, sqlnotes.SharedSchema} {
+	for _, q := range []string{sqlnotes.SharedPragmas, sqlnotes.SharedWAL, sqlnotes.SharedSync} {
 		if err := s.exec(q); err != nil {
 			s.Close()
 			return nil, err
 		}
 	}
-	return &shared{s: s}, nil
+	err = s.inTx(func() error {
+		for _, q := range schema {
+			if err := s.exec(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return &shared{s: s, vec: vec}, nil
 }
 
-// OpenShared implements engine.SharedVariant.
+// OpenShared implements engine.SharedVariant; a database with the vector
+// table gets the shared store's vector statements.
 func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 	s, err := v.open(dir, false)
 	if err != nil {
@@ -48,7 +98,18 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 	if err := s.exec(sqlnotes.SharedSync); err != nil {
 		return nil, errors.Join(err, s.Close())
 	}
-	return &shared{s: s}, nil
+	sh := &shared{s: s}
+	if v.sharedVectors != nil {
+		n, err := s.queryInt("SELECT count(*) FROM sqlite_master WHERE name = '" + sqlnotes.VecTable + "'")
+		if err != nil {
+			return nil, errors.Join(err, s.Close())
+		}
+		if n > 0 {
+			vec := v.sharedVectors(0) // its statements name no dims
+			sh.vec = &vec
+		}
+	}
+	return sh, nil
 }
 
 // SharedLayout implements engine.SharedVariant.
@@ -56,27 +117,52 @@ func (v *Variant) SharedLayout() string {
 	return sqlnotes.SharedLayout + "; the statements of a store of one agent with the agent as parameter ?4, bound when prepared"
 }
 
-// shared is the open shared store: one connection.
-type shared struct{ s *store }
+// shared is the open shared store: one connection, and its vector
+// statements when it keeps embeddings (nil: none).
+type shared struct {
+	s   *store
+	vec *sqlnotes.Vectors
+}
 
 // Agent implements engine.SharedStore.
-func (sh *shared) Agent(a int) (engine.Store, error) { return &agent{s: sh.s, id: int64(a)}, nil }
+func (sh *shared) Agent(a int) (engine.Store, error) {
+	return &agent{s: sh.s, id: int64(a), vec: sh.vec}, nil
+}
 
-// DeleteAgent implements engine.SharedStore: the agent's rows deleted
-// (autocommit), then the free pages given back (sqlnotes.SharedReclaim,
-// sqlnotes.SharedCheckpoint).
+// DeleteAgent implements engine.SharedStore: the agent's rows (and
+// embeddings) deleted in one transaction, then the free pages given back
+// (sqlnotes.SharedReclaim, sqlnotes.SharedCheckpoint).
 func (sh *shared) DeleteAgent(a int) error {
-	q, err := (&agent{s: sh.s, id: int64(a)}).prepare(sqlnotes.SharedDeleteNumbered)
+	ag := &agent{s: sh.s, id: int64(a)}
+	deletes := []string{sqlnotes.SharedDeleteNumbered}
+	if sh.vec != nil {
+		deletes = append(deletes, sqlnotes.SharedVecDeleteNumbered)
+	}
+	err := sh.s.inTx(func() error {
+		for _, sql := range deletes {
+			if err := ag.stepOnce(sql); err != nil {
+				return fmt.Errorf("delete agent %d: %w", a, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return errors.Join(sh.s.exec(sqlnotes.SharedReclaim), sh.s.exec(sqlnotes.SharedCheckpoint))
+}
+
+// stepOnce prepares sql with the agent bound, steps it to its end and
+// finalizes it.
+func (a *agent) stepOnce(sql string) error {
+	q, err := a.prepare(sql)
 	if err != nil {
 		return err
 	}
 	if rc := C.sqlite3_step(q.st); rc != C.MANYDB_SQLITE_DONE {
-		err = fmt.Errorf("delete agent %d: %s (%d)", a, errmsg(sh.s.db), rc)
+		err = fmt.Errorf("%s: %s (%d)", sql, errmsg(a.s.db), rc)
 	}
-	if err = errors.Join(err, q.Close()); err != nil {
-		return err
-	}
-	return errors.Join(sh.s.exec(sqlnotes.SharedReclaim), sh.s.exec(sqlnotes.SharedCheckpoint))
+	return errors.Join(err, q.Close())
 }
 
 // Close implements engine.SharedStore.
@@ -84,8 +170,9 @@ func (sh *shared) Close() error { return sh.s.Close() }
 
 // agent is one agent's view of the shared store.
 type agent struct {
-	s  *store
-	id int64
+	s   *store
+	id  int64
+	vec *sqlnotes.Vectors // the shared store's vector statements; nil: none
 }
 
 // prepare prepares sql with the agent bound to its parameter ?4.
@@ -107,20 +194,69 @@ func (a *agent) queries() sqlnotes.Queries {
 }
 
 // Insert implements engine.Store: the agent's notes between BEGIN and
-// COMMIT with one prepared statement.
+// COMMIT with one prepared statement (two with embeddings).
 func (a *agent) Insert(notes []workload.Note) error {
-	return a.s.inTx(func() error {
-		q, err := a.prepare(sqlnotes.SharedInsertNumbered)
-		if err != nil {
+	return a.s.inTx(func() error { return a.insert(notes) })
+}
+
+// insert writes notes with the prepared insert, and their embeddings with
+// the vector table's when the store keeps them.
+func (a *agent) insert(notes []workload.Note) (err error) {
+	q, err := a.prepare(sqlnotes.SharedInsertNumbered)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, q.Close()) }()
+	var vins *stmt
+	if a.vec != nil && len(notes) > 0 && notes[0].Emb != nil {
+		if vins, err = a.prepare(a.vec.VecInsertSQL); err != nil {
 			return err
 		}
-		for _, n := range notes {
-			if err := a.insertOne(q, n); err != nil {
-				return errors.Join(err, q.Close())
+		defer func() { err = errors.Join(err, vins.Close()) }()
+	}
+	for _, n := range notes {
+		if err := a.insertOne(q, n); err != nil {
+			return err
+		}
+		if vins != nil {
+			if err := a.insertEmb(vins, n); err != nil {
+				return err
 			}
 		}
-		return q.Close()
-	})
+	}
+	return nil
+}
+
+// insertEmb binds note n's embedding to the prepared vector insert q and
+// steps it.
+func (a *agent) insertEmb(q *stmt, n workload.Note) error {
+	a.s.blob = vector.AppendBlob(a.s.blob[:0], n.Emb)
+	if rc := C.manydb_insert_vec(q.st, C.int64_t(n.ID), unsafe.Pointer(&a.s.blob[0]), C.int(len(a.s.blob))); rc != C.MANYDB_SQLITE_OK {
+		return fmt.Errorf("insert the embedding of note %d of agent %d: %s (%d)", n.ID, a.id, errmsg(a.s.db), rc)
+	}
+	return nil
+}
+
+// KNN implements engine.VectorStore: the shared store's knn query with
+// the agent bound, answered from the agent's embeddings only.
+func (a *agent) KNN(q []float32, k int, dst []int64) ([]int64, error) {
+	if a.vec == nil {
+		return dst, errors.New("the shared store keeps no embeddings")
+	}
+	if len(q) == 0 || k < 1 {
+		return dst, fmt.Errorf("knn of %d values, k %d", len(q), k)
+	}
+	st, err := a.prepare(a.vec.KNNSQL)
+	if err != nil {
+		return dst, err
+	}
+	a.s.blob = vector.AppendBlob(a.s.blob[:0], q)
+	a.s.ids = slices.Grow(a.s.ids[:0], k)[:k]
+	var n C.int
+	if rc := C.manydb_knn(st.st, unsafe.Pointer(&a.s.blob[0]), C.int(len(a.s.blob)), C.int(k), (*C.int64_t)(unsafe.Pointer(&a.s.ids[0])), &n); rc != C.MANYDB_SQLITE_OK {
+		err = fmt.Errorf("knn: %s (%d)", errmsg(a.s.db), rc)
+	}
+	return append(dst, a.s.ids[:n]...), errors.Join(err, st.Close())
 }
 
 // insertOne binds note n to the prepared insert q and steps it.
@@ -161,8 +297,12 @@ func (a *agent) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 // Scan implements engine.Store.
 func (a *agent) Scan(fn func(workload.Note)) error { return a.queries().Scan(fn) }
 
-// Append implements engine.Store: one autocommitted insert.
+// Append implements engine.Store: one autocommitted insert; with an
+// embedding, the two inserts in one transaction.
 func (a *agent) Append(n workload.Note) error {
+	if a.vec != nil && n.Emb != nil {
+		return a.s.inTx(func() error { return a.insert([]workload.Note{n}) })
+	}
 	q, err := a.prepare(sqlnotes.SharedInsertNumbered)
 	if err != nil {
 		return err

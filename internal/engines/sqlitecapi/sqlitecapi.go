@@ -67,6 +67,8 @@ type Variant struct {
 	options map[string]string // what lean set (engine.Optioner)
 	// vectors is the vector search's statements; nil for none.
 	vectors sqlnotes.VectorsFunc
+	// sharedVectors is the shared store's (shared.go); nil for none.
+	sharedVectors sqlnotes.VectorsFunc
 	// prepare, when set, readies the process for stores with embeddings
 	// (engine.VectorPreparer): the extension's registration.
 	prepare func() error

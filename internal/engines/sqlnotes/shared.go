@@ -53,6 +53,33 @@ const (
 	SharedDeleteNumbered = "DELETE FROM notes WHERE agent = ?4"
 )
 
+// SQLiteVecShared is the shared layout's store with sqlite-vec
+// (version names its release): the shared notes table, and one vec0 table
+// of every agent's embeddings partitioned by agent (a partition key, which
+// sqlite-vec searches one partition of), each row's rowid agent·2³² + the
+// note's id. Its statements are numbered as SharedNumbered's, the agent
+// ?4: the vector insert binds (id ?1, embedding ?2), the knn (query ?1,
+// k ?2) and returns the note's id. The search is exact: it compares the
+// query with every embedding of the agent's partition.
+func SQLiteVecShared(dims int, version string) Vectors {
+	table := func(dims string) string {
+		return fmt.Sprintf("CREATE VIRTUAL TABLE %s USING vec0(agent integer partition key, emb float[%s] distance_metric=cosine)", VecTable, dims)
+	}
+	knn := "SELECT rowid - ?4 * 4294967296 FROM " + VecTable + " WHERE emb MATCH ?1 AND k = ?2 AND agent = ?4"
+	return Vectors{
+		Schema:       []string{SharedSchema, table(fmt.Sprint(dims))},
+		InsertSQL:    SharedInsertNumbered,
+		VecInsertSQL: "INSERT INTO " + VecTable + "(rowid, agent, emb) VALUES (?4 * 4294967296 + ?1, ?4, ?2)",
+		KNNSQL:       knn,
+		Search: engine.VectorSearch{Exact: true,
+			Method: fmt.Sprintf("sqlite-vec %s vec0 table of every agent's embeddings, %s; knn: %s (a full scan of the agent's partition)", version, table("D"), knn)},
+	}
+}
+
+// SharedVecDeleteNumbered deletes an agent's embeddings from
+// SQLiteVecShared's table.
+const SharedVecDeleteNumbered = "DELETE FROM " + VecTable + " WHERE agent = ?4"
+
 // SharedNumbered are the queries of the shared layout with numbered
 // parameters (see SharedAgentParam).
 var SharedNumbered = Statements{
