@@ -54,8 +54,9 @@ Layouts (one store per agent, or one for all):
       hold, an agent's open being what an application does to start serving
       it from the shared store (docs/layouts.md); with --dims the shared
       store keeps embeddings where the variant has them there (sqlite_capi:
-      a vec0 table partitioned by agent; bbolt), each agent's knn answering
-      from its own notes. With shared, every layout
+      a vec0 table partitioned by agent; bbolt; libsql_capi: one DiskANN
+      index over every agent, its answer filtered by agent), each agent's
+      knn answering from its own notes. With shared, every layout
       ends with a delete phase: one agent in ten (the seed's order) exported
       to a file of its own (JSON lines, synced) and then deleted, with the
       space that gave back. Each layout gets columns of its own.

@@ -68,8 +68,7 @@ func Catalog() []Family {
 		// libSQL: C core and Rust bindings, both on glibc's malloc.
 		{Binary: "worker-libsql", Variants: []string{"libsql", "libsql_capi"}, Cgo: true,
 			Needs:    "Rust (cargo) to build the libsql crate from crates.io (make build runs scripts/build-capi.sh libsql)",
-			NoShared: notShared("libsql"), NoWAL: why(walNotBuilt, "libsql"),
-			NoSharedVectors: why("libSQL's vector index (DiskANN) needs a table with rowids, and the shared notes table is WITHOUT ROWID: manydb has no shared store with embeddings for it yet", "libsql_capi")},
+			NoShared: notShared("libsql"), NoWAL: why(walNotBuilt, "libsql")},
 		{Binary: "worker-libsql-go", Variants: []string{"libsql_go"}, Cgo: true, Needs: "a C compiler (cgo); the static library comes with the Go module",
 			NoShared: notShared("libsql_go"), NoWAL: why(walNotBuilt, "libsql_go")},
 		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.

@@ -205,6 +205,23 @@ func TestCapiShared(t *testing.T) {
 	enginetest.CheckShared(t, v)
 }
 
+// TestCapiSharedVectors checks libsql_capi's shared store with
+// embeddings (one DiskANN index over every agent's notes, filtered by
+// agent), default and lean: each agent's answers are of its own notes.
+func TestCapiSharedVectors(t *testing.T) {
+	f := enginetest.Factory(t, Factories(), IDCapi)
+	for _, mk := range []func() (engine.Variant, error){f.New, f.Lean} {
+		v, err := mk()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := engine.CheckSharedVectors(engine.Catalog(), v); err != nil {
+			t.Fatal(err)
+		}
+		enginetest.CheckSharedVectors(t, v)
+	}
+}
+
 // TestCapiWAL checks libsql_capi under the wal setting.
 func TestCapiWAL(t *testing.T) {
 	v, err := enginetest.Factory(t, Factories(), IDCapi).New()

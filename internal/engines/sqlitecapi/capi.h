@@ -112,13 +112,13 @@ static int manydb_insert_one(sqlite3_stmt *st, int64_t id, const char *text, int
 }
 
 // manydb_insert_emb is manydb_insert_one with the note's embedding bound
-// to a fourth parameter (copied, SQLITE_TRANSIENT) when emb is not NULL.
-static int manydb_insert_emb(sqlite3_stmt *st, int64_t id, const char *text, int n, int64_t ts, const void *emb, int emb_n) {
+// to parameter emb_param (copied, SQLITE_TRANSIENT) when emb is not NULL.
+static int manydb_insert_emb(sqlite3_stmt *st, int64_t id, const char *text, int n, int64_t ts, const void *emb, int emb_n, int emb_param) {
 	if (text == NULL) text = "";
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, text, n, (void (*)(void *))-1);
 	sqlite3_bind_int64(st, 3, ts);
-	if (emb != NULL) sqlite3_bind_blob(st, 4, emb, emb_n, (void (*)(void *))-1);
+	if (emb != NULL) sqlite3_bind_blob(st, emb_param, emb, emb_n, (void (*)(void *))-1);
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == MANYDB_SQLITE_DONE ? MANYDB_SQLITE_OK : rc;

@@ -100,7 +100,7 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 	}
 	sh := &shared{s: s}
 	if v.sharedVectors != nil {
-		n, err := s.queryInt("SELECT count(*) FROM sqlite_master WHERE name = '" + sqlnotes.VecTable + "'")
+		n, err := s.queryInt("SELECT count(*) FROM sqlite_master WHERE name IN ('" + sqlnotes.VecTable + "', '" + sqlnotes.LibSQLIndex + "')")
 		if err != nil {
 			return nil, errors.Join(err, s.Close())
 		}
@@ -135,7 +135,7 @@ func (sh *shared) Agent(a int) (engine.Store, error) {
 func (sh *shared) DeleteAgent(a int) error {
 	ag := &agent{s: sh.s, id: int64(a)}
 	deletes := []string{sqlnotes.SharedDeleteNumbered}
-	if sh.vec != nil {
+	if sh.vec != nil && sh.vec.VecInsertSQL != "" { // a vector table of its own
 		deletes = append(deletes, sqlnotes.SharedVecDeleteNumbered)
 	}
 	err := sh.s.inTx(func() error {
@@ -199,23 +199,29 @@ func (a *agent) Insert(notes []workload.Note) error {
 	return a.s.inTx(func() error { return a.insert(notes) })
 }
 
-// insert writes notes with the prepared insert, and their embeddings with
-// the vector table's when the store keeps them.
+// insert writes notes with the prepared insert, and their embeddings in
+// the notes' row or with the vector table's insert when the store keeps
+// them.
 func (a *agent) insert(notes []workload.Note) (err error) {
-	q, err := a.prepare(sqlnotes.SharedInsertNumbered)
+	withEmb := a.vec != nil && len(notes) > 0 && notes[0].Emb != nil
+	sql := sqlnotes.SharedInsertNumbered
+	if withEmb && a.vec.EmbInNotes {
+		sql = a.vec.InsertSQL
+	}
+	q, err := a.prepare(sql)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, q.Close()) }()
 	var vins *stmt
-	if a.vec != nil && len(notes) > 0 && notes[0].Emb != nil {
+	if withEmb && a.vec.VecInsertSQL != "" {
 		if vins, err = a.prepare(a.vec.VecInsertSQL); err != nil {
 			return err
 		}
 		defer func() { err = errors.Join(err, vins.Close()) }()
 	}
 	for _, n := range notes {
-		if err := a.insertOne(q, n); err != nil {
+		if err := a.insertNote(q, n, withEmb && a.vec.EmbInNotes); err != nil {
 			return err
 		}
 		if vins != nil {
@@ -223,6 +229,20 @@ func (a *agent) insert(notes []workload.Note) (err error) {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// insertNote binds note n to the prepared insert q, its embedding as
+// parameter sqlnotes.SharedEmbParam when withEmb, and steps it.
+func (a *agent) insertNote(q *stmt, n workload.Note, withEmb bool) error {
+	if !withEmb {
+		return a.insertOne(q, n)
+	}
+	a.s.blob = vector.AppendBlob(a.s.blob[:0], n.Emb)
+	text := (*C.char)(unsafe.Pointer(unsafe.StringData(n.Text)))
+	if rc := C.manydb_insert_emb(q.st, C.int64_t(n.ID), text, C.int(len(n.Text)), C.int64_t(n.Ts), unsafe.Pointer(&a.s.blob[0]), C.int(len(a.s.blob)), sqlnotes.SharedEmbParam); rc != C.MANYDB_SQLITE_OK {
+		return fmt.Errorf("insert note %d of agent %d: %s (%d)", n.ID, a.id, errmsg(a.s.db), rc)
 	}
 	return nil
 }

@@ -84,7 +84,7 @@ func New(id string, extra map[string]string) (*Variant, error) {
 	}
 	v := &Variant{id: id, extra: extra}
 	if C.manydb_is_libsql() != 0 {
-		v.vectors = libSQLVectors(sqlnotes.LibSQLIndexDefault)
+		v.vectors, v.sharedVectors = libSQLVectors(sqlnotes.LibSQLIndexDefault), libSQLShared(sqlnotes.LibSQLIndexDefault)
 	}
 	return v, nil
 }
@@ -92,6 +92,12 @@ func New(id string, extra map[string]string) (*Variant, error) {
 // libSQLVectors is libSQL's vector search with the index options given.
 func libSQLVectors(options []string) sqlnotes.VectorsFunc {
 	return func(dims int) sqlnotes.Vectors { return sqlnotes.LibSQL(dims, options) }
+}
+
+// libSQLShared is libSQL's shared store with embeddings, its index made
+// with the options given.
+func libSQLShared(options []string) sqlnotes.VectorsFunc {
+	return func(dims int) sqlnotes.Vectors { return sqlnotes.LibSQLShared(dims, options) }
 }
 
 // WithVectors sets v's vector search to the statements of vectors (for
@@ -118,7 +124,7 @@ func NewLean(id string, extra map[string]string, bulk bool) (*Variant, error) {
 	}
 	v := &Variant{id: id, extra: extra, pragmas: append([]byte(sqlnotes.LeanPragma), 0), options: sqlnotes.LeanConfig(bulk)}
 	if C.manydb_is_libsql() != 0 {
-		v.vectors = libSQLVectors(sqlnotes.LibSQLIndexLean)
+		v.vectors, v.sharedVectors = libSQLVectors(sqlnotes.LibSQLIndexLean), libSQLShared(sqlnotes.LibSQLIndexLean)
 		v.options[sqlnotes.LibSQLIndexOption] = sqlnotes.LibSQLOptionValue(sqlnotes.LibSQLIndexLean)
 	}
 	return v, nil
@@ -524,7 +530,7 @@ func (s *store) insertVectors(notes []workload.Note) error {
 			if !vec.EmbInNotes {
 				emb = nil
 			}
-			if rc := C.manydb_insert_emb(ins.st, C.int64_t(n.ID), text, C.int(len(n.Text)), C.int64_t(n.Ts), emb, size); rc != C.MANYDB_SQLITE_OK {
+			if rc := C.manydb_insert_emb(ins.st, C.int64_t(n.ID), text, C.int(len(n.Text)), C.int64_t(n.Ts), emb, size, 4); rc != C.MANYDB_SQLITE_OK {
 				return fmt.Errorf("insert note %d: %s (%d)", n.ID, errmsg(s.db), rc)
 			}
 			if vins != nil {

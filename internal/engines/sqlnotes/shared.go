@@ -76,6 +76,36 @@ func SQLiteVecShared(dims int, version string) Vectors {
 	}
 }
 
+// LibSQLShared is the shared layout's store with libSQL's vector index
+// (options as for LibSQL): the notes of every agent in one table with rowids
+// (libSQL's index refers to rows by rowid, so the table cannot be WITHOUT
+// ROWID; (agent, id) is a unique key), the embedding a column, and one
+// DiskANN index over every agent's embeddings. An agent's knn asks the
+// index for the k nearest notes of all agents and keeps the agent's: as an
+// application filters a shared index, with no oversampling, so an answer
+// may hold fewer than k notes. CROSS JOIN makes the index's answer the
+// outer loop: it is searched once and its order (nearest first) kept.
+// Numbered as SharedNumbered's; the insert binds the embedding as ?5.
+func LibSQLShared(dims int, options []string) Vectors {
+	index := libSQLIndex(options)
+	knn := "SELECT n.id FROM vector_top_k('" + LibSQLIndex + "', ?1, ?2) AS v CROSS JOIN notes AS n ON n.rowid = v.id WHERE n.agent = ?4"
+	table := func(dims string) string {
+		return "CREATE TABLE notes(agent INTEGER NOT NULL, id INTEGER NOT NULL, text TEXT NOT NULL, ts INTEGER NOT NULL, emb F32_BLOB(" + dims + "), UNIQUE(agent, id))"
+	}
+	return Vectors{
+		Schema:     []string{table(fmt.Sprint(dims)), index},
+		InsertSQL:  "INSERT INTO notes(agent, id, text, ts, emb) VALUES (?4, ?1, ?2, ?3, ?5)",
+		EmbInNotes: true,
+		KNNSQL:     knn,
+		Search: engine.VectorSearch{Method: "libSQL DiskANN index over every agent's notes, " + table("D") + "; " + index +
+			"; knn: " + knn + " (the index's 10 nearest of all agents, the agent's kept: no oversampling)"},
+	}
+}
+
+// SharedEmbParam is the parameter of the embedding in LibSQLShared's
+// insert.
+const SharedEmbParam = 5
+
 // SharedVecDeleteNumbered deletes an agent's embeddings from
 // SQLiteVecShared's table.
 const SharedVecDeleteNumbered = "DELETE FROM " + VecTable + " WHERE agent = ?4"

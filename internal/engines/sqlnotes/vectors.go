@@ -104,11 +104,7 @@ func LibSQLOptionValue(options []string) string { return strings.Join(options, "
 // a DiskANN index made with the given options (LibSQLIndexDefault or
 // LibSQLIndexLean), searched with vector_top_k (approximate).
 func LibSQL(dims int, options []string) Vectors {
-	quoted := make([]string, len(options))
-	for i, o := range options {
-		quoted[i] = "'" + o + "'"
-	}
-	index := fmt.Sprintf("CREATE INDEX %s ON notes(libsql_vector_idx(emb, %s))", LibSQLIndex, strings.Join(quoted, ", "))
+	index := libSQLIndex(options)
 	return Vectors{
 		Schema:     []string{notesWithEmb(fmt.Sprintf("F32_BLOB(%d)", dims)), index},
 		InsertSQL:  insertWithEmb,
@@ -116,6 +112,16 @@ func LibSQL(dims int, options []string) Vectors {
 		KNNSQL:     "SELECT id FROM vector_top_k('" + LibSQLIndex + "', ?, ?)",
 		Search:     engine.VectorSearch{Method: "libSQL DiskANN index, " + index + "; knn: vector_top_k"},
 	}
+}
+
+// libSQLIndex makes libSQL's vector index of the notes' emb column with
+// options.
+func libSQLIndex(options []string) string {
+	quoted := make([]string, len(options))
+	for i, o := range options {
+		quoted[i] = "'" + o + "'"
+	}
+	return fmt.Sprintf("CREATE INDEX %s ON notes(libsql_vector_idx(emb, %s))", LibSQLIndex, strings.Join(quoted, ", "))
 }
 
 // Turso is Turso Database's vector functions: the embedding as a blob,
