@@ -131,6 +131,8 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"report", "-o", dir, empty}, "-o " + dir + " is a directory: name an HTML file"},
 		{[]string{"report", "-o", filepath.Join(dir, "none", "r.html"), "../report/testdata/study.jsonl"}, "cannot write -o " + filepath.Join(dir, "none", "r.html")},
 		{[]string{"run", "--queries", "count,sum"}, `unknown query "sum"`},
+		{[]string{"run", "--engines", "sqlite", "--knn-oversample", "4"}, "--knn-oversample 4: it changes the knn query, which needs --dims"},
+		{[]string{"run", "--engines", "sqlite", "--dims", "8", "--knn-oversample", "0"}, "--knn-oversample 0: give how many times 10 notes"},
 		{[]string{"run", "--engines", "sqlite", "--topic-pool", "5"}, "--topic-pool and --note-spread shape the embeddings: give --dims too"},
 		{[]string{"run", "--engines", "sqlite", "--dims", "8", "--topic-pool", "-1"}, "--topic-pool -1: give the number of topic centres"},
 		{[]string{"run", "--engines", "sqlite", "--dims", "8", "--note-spread", "0"}, "--note-spread 0: give the noise around a topic's centre, above 0"},

@@ -76,6 +76,11 @@ Vectors (an agent's memory recalled by meaning):
       centres (default 0: each agent its own), so agents write about the
       same things; --note-spread σ (default 1) is the noise around a
       topic. Both are recorded in the workload.
+  --knn-oversample M   an approximate knn (an index, e.g. libSQL's, or a
+      shared index filtered by agent) asks its engine for M × 10 notes and
+      keeps the first 10, as an application does to make up for what the
+      index or its filter loses (default 1; recorded as knn_asked; exact
+      searches always ask for 10).
   --cache warm,cold,drop   the open runs' page cache: warm (the reference's);
       cold evicts each store's files before its open (fdatasync and
       posix_fadvise DONTNEED, no root) and records with mincore how much

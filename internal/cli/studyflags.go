@@ -25,20 +25,21 @@ type studyFlags struct {
 	cmd  string // the command, named in error messages
 	kind string // what its last line calls the study: "study", "serve study"
 
-	engines  string
-	settings string
-	workload string
-	dims     int
-	pool     int     // --topic-pool
-	spread   float64 // --note-spread
-	root     string
-	out      string
-	binDir   string
-	fresh    bool
-	keep     bool
-	maxLoad  float64
-	loadWait time.Duration
-	stall    time.Duration
+	engines    string
+	settings   string
+	workload   string
+	dims       int
+	pool       int     // --topic-pool
+	oversample int     // --knn-oversample
+	spread     float64 // --note-spread
+	root       string
+	out        string
+	binDir     string
+	fresh      bool
+	keep       bool
+	maxLoad    float64
+	loadWait   time.Duration
+	stall      time.Duration
 
 	// holdCap is how many stores the hold phase holds open unless told:
 	// min(holdCap, stores). Not a flag of its own (see runStudyFlags).
@@ -73,6 +74,7 @@ func (f *studyFlags) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.workload, "workload", "large", "large (1,000 notes of 300 characters) or small (10 notes of 40)")
 	fs.IntVar(&f.dims, "dims", 0, fmt.Sprintf("values in each note's embedding (synthetic, clustered; 384 is a small sentence-embedding model's), searched by the knn query and by turns; 0: none, the reference's workload; at most %d", job.MaxDims))
 	fs.IntVar(&f.pool, "topic-pool", 0, "with --dims: the number of topic centres all agents draw their topics from, so that agents write about the same things (a shared index then holds other agents' notes near each agent's); 0: each agent's own centres")
+	fs.IntVar(&f.oversample, "knn-oversample", 1, "with --dims: an approximate knn (an index) asks its engine for this many times 10 notes and keeps the first 10, as an application does to make up for a filtered index; exact searches always ask for 10")
 	fs.Float64Var(&f.spread, "note-spread", workload.NoteSpread, "with --dims: σ, the noise around a note's topic centre (two notes of one topic have a cosine of about 1/(1+σ²))")
 	fs.BoolVar(&f.keep, "keep", false, "keep the stores after the study")
 	fs.BoolVar(&f.fresh, "fresh", false, "start a new study even if the results file holds one to resume")
@@ -96,6 +98,9 @@ func (f studyFlags) Validate() error {
 		return f.inputError(err.Error())
 	}
 	if err := job.CheckTopics(f.pool, f.spread, f.dims); err != nil {
+		return f.inputError(err.Error())
+	}
+	if err := job.CheckOversample(f.oversample, f.dims); err != nil {
 		return f.inputError(err.Error())
 	}
 	if !(f.maxLoad >= 0) || math.IsInf(f.maxLoad, 1) {
@@ -140,20 +145,22 @@ func (f studyFlags) config(ctx context.Context, o Options, objects, textLen int)
 	}
 	wl.Dims, wl.TopicPool, wl.Spread = f.dims, f.pool, f.spreadValue()
 	return orchestrate.Config{
-		Variants:   variants,
-		Settings:   sets,
-		Fresh:      f.fresh,
-		Workload:   wl,
-		Root:       f.root,
-		Out:        f.out,
-		Keep:       f.keep,
-		BinDir:     f.binDir,
-		MaxLoad:    f.maxLoad,
-		LoadWait:   f.loadWait,
-		StallLimit: f.stall,
-		Version:    o.Version,
-		Env:        o.Environ,
-		Log:        o.Stderr,
+		Variants: variants,
+		Settings: sets,
+		Fresh:    f.fresh,
+		Workload: wl,
+		// 1 is no oversampling, recorded as before the flag (0).
+		KNNOversample: oversampleValue(f.oversample),
+		Root:          f.root,
+		Out:           f.out,
+		Keep:          f.keep,
+		BinDir:        f.binDir,
+		MaxLoad:       f.maxLoad,
+		LoadWait:      f.loadWait,
+		StallLimit:    f.stall,
+		Version:       o.Version,
+		Env:           o.Environ,
+		Log:           o.Stderr,
 	}, nil
 }
 
@@ -239,4 +246,13 @@ func (f studyFlags) spreadValue() float64 {
 		return 0
 	}
 	return f.spread
+}
+
+// oversampleValue is --knn-oversample as a study records it: 0 for 1 (no
+// oversampling), so that its records are those made before the flag.
+func oversampleValue(m int) int {
+	if m == 1 {
+		return 0
+	}
+	return m
 }

@@ -46,6 +46,7 @@ func (j Job) Args() []string {
 			"--text-len", strconv.Itoa(j.Workload.TextLen))
 		num("--dims", j.Workload.Dims)
 		num("--topic-pool", j.Workload.TopicPool)
+		num("--knn-oversample", j.KNNOversample)
 		if j.Workload.Spread != 0 {
 			args = append(args, "--note-spread", strconv.FormatFloat(j.Workload.Spread, 'g', -1, 64))
 		}
@@ -119,6 +120,7 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	fs.StringVar(&queries, "queries", "", "open: the queries to make, in order ("+JoinNames(Queries(), ",")+"; default count)")
 	fs.StringVar(&cache, "cache", "", "open: cold evicts each store's files from the page cache before its open; drop is recorded as given")
 	fs.BoolVar(&j.Prewarm, "prewarm", false, "a warm run (open warm, turn, serve without a memory limit): read every store's files once before it, untimed")
+	fs.IntVar(&j.KNNOversample, "knn-oversample", 0, "an approximate knn asks for this many times 10 notes and keeps the first 10 (0, 1: 10)")
 	fs.IntVar(&j.Appended, "appended", 0, "notes appended to every store by earlier turn runs")
 	fs.IntVar(&j.Serve.Pool, "pool", 0, "serve: open stores kept between requests")
 	fs.IntVar(&j.Serve.Requests, "requests", 0, "serve: recorded requests")
@@ -195,7 +197,7 @@ func (j Job) Validate() error {
 		return fmt.Errorf("--seed is required for the %s phase (1, 2, …)", j.Phase)
 	}
 	return firstError(CheckStores(j.Stores), CheckWorkload(j.Workload), CheckQueries(j.Queries, j.Workload.Dims),
-		CheckFanout(j.Fanout), j.checkHold())
+		CheckOversample(max(j.KNNOversample, 1), j.Workload.Dims), CheckFanout(j.Fanout), j.checkHold())
 }
 
 // checkHold checks the hold phase's count of stores to keep open.

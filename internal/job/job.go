@@ -48,6 +48,12 @@ type Job struct {
 	// Appended is the number of notes the turn phase appended to every
 	// store before this phase (0 before the first turn run).
 	Appended int
+	// KNNOversample, above 1, makes an approximate knn ask its engine for
+	// KNNOversample × vector.K notes and keep the first vector.K, as an
+	// application does to make up for a filtered or lossy index
+	// (--knn-oversample); 0 or 1: it asks for vector.K. An exact search
+	// always asks for vector.K.
+	KNNOversample int
 	// Serve is the serve phase's traffic (manydb serve).
 	Serve Serve
 	// Cgroup is a fresh memory cgroup (its directory) the worker moves

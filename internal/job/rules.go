@@ -44,6 +44,22 @@ func CheckWorkload(w workload.Spec) error {
 	return CheckTopics(w.TopicPool, w.NoteSpread(), w.Dims)
 }
 
+// MaxOversample bounds --knn-oversample.
+const MaxOversample = 1000
+
+// CheckOversample checks --knn-oversample: 1 (none) to MaxOversample,
+// above 1 only with embeddings. (A job or a study records no
+// oversampling as 0: their checks pass max(m, 1).)
+func CheckOversample(m, dims int) error {
+	if m < 1 || m > MaxOversample {
+		return fmt.Errorf("--knn-oversample %d: give how many times 10 notes an approximate knn asks for, 1 (none) to %d", m, MaxOversample)
+	}
+	if m > 1 && dims == 0 {
+		return fmt.Errorf("--knn-oversample %d: it changes the knn query, which needs --dims", m)
+	}
+	return nil
+}
+
 // CheckTopics checks how the embeddings cluster: the topic pool all
 // agents share (0: none) and σ, the spread around a topic, each changed
 // from its default only with embeddings.

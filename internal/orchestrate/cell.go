@@ -354,6 +354,9 @@ func (c *cell) skippedRecord(p phase, why string) results.Record {
 func (c *cell) workerJob(p phase) job.Job {
 	wj := job.Job{Variant: c.v, Phase: p.name, Dir: c.dir, Stores: c.Stores, Workload: c.Workload,
 		Fanout: c.Fanout, Layout: c.layout, Progress: true, THPOff: c.set.THPOff, Lean: c.set.Lean, WAL: c.set.WAL}
+	if c.KNNOversample > 1 && (p.name == job.PhaseOpen || p.name == job.PhaseTurn || p.name == job.PhaseHold || p.name == job.PhaseServe) {
+		wj.KNNOversample = c.KNNOversample
+	}
 	if fam, _ := c.family(c.v); fam.Cgo {
 		// The worker proves it runs with the setting's malloc, or fails.
 		wj.Allocator = c.set.Malloc()

@@ -25,11 +25,14 @@ type Config struct {
 	Variants []string           // variant ids, in table order
 	Settings []settings.Setting // process-wide settings, one table each
 	Layouts  []job.Layout       // store layouts, each its own columns; nil: a store per agent
-	Stores   int                // stores per variant
-	Runs     int                // open runs per cache mode (seeds 1..Runs)
-	Queries  []job.Query        // the open runs' queries in order; nil: count
-	Cache    []string           // cache modes of the open runs: warm, cold, drop; nil: warm
-	Turns    int                // turn runs after the space phase (0: none)
+	// KNNOversample, above 1, makes an approximate knn ask for that many
+	// times 10 notes and keep 10 (job.Job.KNNOversample).
+	KNNOversample int
+	Stores        int         // stores per variant
+	Runs          int         // open runs per cache mode (seeds 1..Runs)
+	Queries       []job.Query // the open runs' queries in order; nil: count
+	Cache         []string    // cache modes of the open runs: warm, cold, drop; nil: warm
+	Turns         int         // turn runs after the space phase (0: none)
 	// Serve, when set, makes the study a manydb serve study: create, hold
 	// (the memory per open store that the pool sizes are checked against)
 	// and one serve phase per pool size, instead of the open runs, space
@@ -179,7 +182,8 @@ func (c *Config) Validate() error {
 // checkValues checks each flag's value and the rules between them.
 func (c *Config) checkValues() error {
 	for _, err := range []error{job.CheckStores(c.Stores), job.CheckFanout(c.Fanout), job.CheckWorkload(c.Workload),
-		job.CheckQueries(c.Queries, c.Workload.Dims), job.CheckLayouts(c.Layouts, len(c.Sweep) > 1)} {
+		job.CheckQueries(c.Queries, c.Workload.Dims), job.CheckLayouts(c.Layouts, len(c.Sweep) > 1),
+		job.CheckOversample(max(c.KNNOversample, 1), c.Workload.Dims)} {
 		if err != nil {
 			return &InputError{err.Error()}
 		}
@@ -370,6 +374,9 @@ func (c *Config) config() *results.StudyConfig {
 	}
 	for _, l := range c.Layouts {
 		sc.Layouts = append(sc.Layouts, l.Name())
+	}
+	if c.KNNOversample > 1 {
+		sc.KNNOversample = c.KNNOversample
 	}
 	if len(c.Sweep) > 1 {
 		sc.Sweep = &results.SweepConfig{ID: c.sweepID, Stores: c.Sweep}

@@ -269,7 +269,7 @@ func (t *table) add(col string, c *column, r *results.Record) {
 		t.workload += fmt.Sprintf(", each with an embedding of %d values", r.Workload.Dims) + topicsText(r.Workload)
 	}
 	if r.VectorSearch != "" && c.search == "" {
-		c.search = r.VectorSearch
+		c.search = r.VectorSearch + askedText(r.KNNAsked)
 	}
 	switch {
 	case r.Phase == job.PhaseServe && r.Status != results.StatusFailed:

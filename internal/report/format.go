@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"manydb/internal/vector"
 	"manydb/internal/workload"
 	"math"
 	"strconv"
@@ -124,4 +125,14 @@ func topicsText(w workload.Spec) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// askedText says how many notes a knn asked its engine for, when more
+// than it kept (--knn-oversample): " (each knn asked for 40 notes and kept
+// the first 10)"; "" otherwise.
+func askedText(asked int) string {
+	if asked == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (each knn asked for %d notes and kept the first %d)", asked, vector.K)
 }

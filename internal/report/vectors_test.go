@@ -179,3 +179,14 @@ func TestTopicsText(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestAskedText: the search note says when a knn asked for more notes
+// than it kept.
+func TestAskedText(t *testing.T) {
+	if got := askedText(0); got != "" {
+		t.Errorf("no oversampling: %q", got)
+	}
+	if got := askedText(40); got != " (each knn asked for 40 notes and kept the first 10)" {
+		t.Errorf("asked 40: %q", got)
+	}
+}

@@ -157,6 +157,10 @@ type Record struct {
 	// held: an approximate search may return fewer than vector.K, and
 	// such an answer's recall counts the missing ones as misses.
 	KNNReturned []int `json:"knn_returned,omitempty"`
+	// KNNAsked, when not 0, is how many notes each knn asked the engine
+	// for (--knn-oversample on an approximate search); the first 10 of
+	// the answer were kept, and Recall and KNNReturned are of those.
+	KNNAsked int `json:"knn_asked,omitempty"`
 	// VectorSearch names the variant's knn search in every record of a
 	// workload with embeddings (engine.VectorSearch's Method), and
 	// VectorExact whether it compares the query with every note.
@@ -438,8 +442,11 @@ type StudyConfig struct {
 	Cache   []string    `json:"cache,omitempty"`   // default: warm
 	Turns   int         `json:"turns,omitempty"`
 	// Layouts names the layouts (--layout) when given: per-agent, shared.
-	Layouts []string     `json:"layouts,omitempty"`
-	Serve   *ServeConfig `json:"serve,omitempty"` // manydb serve
+	Layouts []string `json:"layouts,omitempty"`
+	// KNNOversample, above 1, is --knn-oversample: an approximate knn
+	// asked its engine for that many times 10 notes.
+	KNNOversample int          `json:"knn_oversample,omitempty"`
+	Serve         *ServeConfig `json:"serve,omitempty"` // manydb serve
 	// Sweep is set for each study of a sweep over store counts (--stores
 	// 100,1000,…): its id and every count, largest first.
 	Sweep    *SweepConfig  `json:"sweep,omitempty"`

@@ -55,6 +55,9 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 		return err
 	}
 	steps, kq := holdSteps(vis.a.knn), vis.a.knn
+	if kq != nil {
+		rec.KNNAsked = kq.asked()
+	}
 	var recall []float64
 	var returned []int
 	if kq != nil {
@@ -110,7 +113,7 @@ func holdVisitor(j job.Job, v engine.Variant, want int) (*visitor, error) {
 	// With embeddings each held store also answers a knn query after its
 	// count, so that the memory per open store is with its vector index
 	// (or vectors) loaded, as an agent's store is after it recalled.
-	k, err := newKNN(j.Workload, v)
+	k, err := newKNN(j, v)
 	if err != nil {
 		return nil, err
 	}

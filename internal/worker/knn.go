@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/vector"
 	"manydb/internal/workload"
 )
@@ -12,18 +13,28 @@ import (
 // answer, and what checking the answer needs. Its buffers are reused from
 // store to store.
 type knn struct {
-	spec  workload.Spec
-	exact bool // the variant searches exactly: any recall below 1 is a wrong answer
-	emb   *workload.Embedder
+	spec workload.Spec
+	knnSearch
+	emb  *workload.Embedder
 	q     []float32
 	ids   []int64
 	vec   []float32
 	dists []float64
 }
 
-// newKNN returns the knn query of variant v on stores of spec, or nil
-// when spec has no embeddings; an error when v cannot search them.
-func newKNN(spec workload.Spec, v engine.Variant) (*knn, error) {
+// knnSearch is how a phase's knn asks: whether the search is exact, and
+// how many notes it asks the engine for (vector.K, or more for an
+// approximate search with job.Job.KNNOversample) before it keeps the
+// first vector.K.
+type knnSearch struct {
+	exact bool // the variant searches exactly: any recall below 1 is a wrong answer
+	ask   int
+}
+
+// newKNN returns the knn query of variant v on the job's stores, or nil
+// when they have no embeddings; an error when v cannot search them.
+func newKNN(j job.Job, v engine.Variant) (*knn, error) {
+	spec := j.Workload
 	if spec.Dims == 0 {
 		return nil, nil
 	}
@@ -31,8 +42,31 @@ func newKNN(spec workload.Spec, v engine.Variant) (*knn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &knn{spec: spec, exact: search.Exact, q: make([]float32, spec.Dims),
-		ids: make([]int64, 0, vector.K), vec: make([]float32, spec.Dims)}, nil
+	ks := knnSearch{exact: search.Exact, ask: vector.K}
+	if !search.Exact && j.KNNOversample > 1 {
+		ks.ask = vector.K * j.KNNOversample
+	}
+	return &knn{spec: spec, knnSearch: ks, q: make([]float32, spec.Dims),
+		ids: make([]int64, 0, ks.ask), vec: make([]float32, spec.Dims)}, nil
+}
+
+// asked is what a record says of the notes each knn asked for
+// (results.Record.KNNAsked): 0 when it asked for vector.K.
+func (s knnSearch) asked() int {
+	if s.ask == vector.K {
+		return 0
+	}
+	return s.ask
+}
+
+// keep asks vs for s.ask notes nearest to q and keeps the first vector.K
+// of the answer, appended to dst.
+func (s knnSearch) keep(vs engine.VectorStore, q []float32, dst []int64) ([]int64, error) {
+	ids, err := vs.KNN(q, s.ask, dst)
+	if len(ids) > len(dst)+vector.K {
+		ids = ids[:len(dst)+vector.K]
+	}
+	return ids, err
 }
 
 // vectorVariant returns v as an engine.VectorVariant, or an error saying
@@ -79,7 +113,7 @@ func (k *knn) run(s engine.Store) error {
 		return fmt.Errorf("the store is not an engine.VectorStore")
 	}
 	var err error
-	k.ids, err = vs.KNN(k.q, vector.K, k.ids[:0])
+	k.ids, err = k.keep(vs, k.q, k.ids[:0])
 	return err
 }
 

@@ -145,3 +145,37 @@ func TestPrepareVectorsOnlyWithEmbeddings(t *testing.T) {
 		t.Errorf("a workload with embeddings prepared the variant %d times, want 1", n)
 	}
 }
+
+// TestKNNOversample: an approximate search (fake_shortknn answers 3 fewer
+// notes than asked) asked for 4 × 10 notes keeps the first 10: no short
+// answer, its recall recorded, the notes asked named; an exact search
+// always asks for 10.
+func TestKNNOversample(t *testing.T) {
+	j := vectorJob(t)
+	j.Phase, j.Run, j.Seed = job.PhaseOpen, 1, 1
+	j.Queries = []job.Query{job.QueryKNN}
+	for _, m := range []int{0, 4} {
+		j.KNNOversample = m
+		rec, err := RunJob(j, newFake(t, "fake_shortknn"), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, asked := 7, 0
+		if m == 4 {
+			want, asked = 10, 40
+		}
+		if rec.KNNAsked != asked {
+			t.Errorf("oversample %d: knn_asked %d, want %d", m, rec.KNNAsked, asked)
+		}
+		for k, n := range rec.KNNReturned {
+			if n != want {
+				t.Fatalf("oversample %d: store %d's answer held %d ids, want %d", m, k, n, want)
+			}
+		}
+	}
+	j.KNNOversample = 4
+	rec, err := RunJob(j, newFake(t, "fake"), io.Discard)
+	if err != nil || rec.KNNAsked != 0 {
+		t.Fatalf("exact search with oversample 4: %v, knn_asked %d; want 10 asked (0 recorded)", err, rec.KNNAsked)
+	}
+}

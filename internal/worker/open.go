@@ -27,11 +27,11 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	}
 	a := newAnswers(total)
 	if slices.Contains(queries, job.QueryKNN) {
-		k, err := newKNN(j.Workload, v)
+		k, err := newKNN(j, v)
 		if err != nil {
 			return err
 		}
-		a.knn = k
+		a.knn, rec.KNNAsked = k, k.asked()
 	}
 	vis := newVisitor(j, v, a)
 	spans := newSpans(j.Stores, queries, a.knn != nil)

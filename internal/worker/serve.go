@@ -51,17 +51,17 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 	c := serve.Config{Stores: j.Stores, Requests: sj.Requests, Warmup: serve.Warmup(sj.Requests), Concurrency: sj.Concurrency,
 		Pool: sj.Pool, Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate, TimeLimit: sj.PoolTime}
 	spec := j.Workload
-	var exact *bool // with embeddings: whether the variant's knn is exact
+	var search *knnSearch // with embeddings: how the variant's knn asks
 	if spec.Dims > 0 {
-		k, err := newKNN(spec, v)
+		k, err := newKNN(j, v)
 		if err != nil {
 			return err
 		}
-		exact = &k.exact
+		search, rec.KNNAsked = &k.knnSearch, k.asked()
 	}
 	f := serve.Funcs{
 		Open: func(i int) (engine.Store, error) { return open(i, dirs[i]) },
-		Turn: serveTurn(spec, make([]int64, j.Stores), exact),
+		Turn: serveTurn(spec, make([]int64, j.Stores), search),
 	}
 	var done atomic.Int64
 	f.Done = func() { done.Add(1) }
@@ -112,10 +112,10 @@ func serveCache(j job.Job, dirs []string, rec *results.Record, loop *storeLoop) 
 }
 
 // serveTurn returns serve's request on store i, open as s: recent, then
-// (exact not nil) a knn query, then an append. newest[i] is the note the
+// (search not nil) a knn query, then an append. newest[i] is the note the
 // last request on store i appended (0: none yet), guarded by the pool's
 // lock of each store.
-func serveTurn(spec workload.Spec, newest []int64, exact *bool) func(i int, s engine.Store) error {
+func serveTurn(spec workload.Spec, newest []int64, search *knnSearch) func(i int, s engine.Store) error {
 	return func(i int, s engine.Store) error {
 		notes, err := s.Recent(job.RecentN, make([]workload.Note, 0, job.RecentN))
 		if err != nil {
@@ -136,8 +136,8 @@ func serveTurn(spec workload.Spec, newest []int64, exact *bool) func(i int, s en
 				return fmt.Errorf("recent: %w", err)
 			}
 		}
-		if exact != nil {
-			if err := serveKNN(s, spec.Embedder(i).Note(top, make([]float32, spec.Dims)), top, *exact); err != nil {
+		if search != nil {
+			if err := serveKNN(s, spec.Embedder(i).Note(top, make([]float32, spec.Dims)), top, *search); err != nil {
 				return err
 			}
 		}
@@ -234,12 +234,13 @@ func (s *sampler) stop() *sampler {
 // (vector.CheckAnswer), and an exact search must find that note first.
 // (The full check, against the exact nearest notes, would take longer
 // than the request; the open runs and turns make it.)
-func serveKNN(s engine.Store, q []float32, newest int64, exact bool) error {
+func serveKNN(s engine.Store, q []float32, newest int64, search knnSearch) error {
+	exact := search.exact
 	vs, ok := s.(engine.VectorStore)
 	if !ok {
 		return fmt.Errorf("knn: the store is not an engine.VectorStore")
 	}
-	ids, err := vs.KNN(q, vector.K, make([]int64, 0, vector.K))
+	ids, err := search.keep(vs, q, make([]int64, 0, search.ask))
 	if err != nil {
 		return fmt.Errorf("knn: %w", err)
 	}

@@ -31,9 +31,12 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	order := Order(j.Stores, j.Seed)
 	total := j.Workload.Objects + j.Appended
 	a := newAnswers(total)
-	kq, err := newKNN(j.Workload, v)
+	kq, err := newKNN(j, v)
 	if err != nil {
 		return err
+	}
+	if kq != nil {
+		rec.KNNAsked = kq.asked()
 	}
 	steps := []job.Query{job.QueryRecent, job.QueryAppend}
 	if kq != nil {
