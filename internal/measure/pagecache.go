@@ -28,15 +28,26 @@ func Evict(dir string) error {
 	})
 }
 
-// ReadAll reads every file under dir once, so that its pages are in the
-// page cache (as far as the cache holds them).
-func ReadAll(dir string) error {
-	return walkFiles(dir, func(path string, f *os.File, size int64) error {
-		if _, err := io.Copy(io.Discard, f); err != nil {
+// ReadIn reads into the page cache every file under dir that has a data
+// page outside it (mincore says which, reading nothing), whole, and
+// returns the bytes it read: a file already resident costs a mapping and
+// one system call, not a read of every page.
+func ReadIn(dir string) (int64, error) {
+	var read int64
+	buf := make([]byte, 256<<10)
+	err := walkFiles(dir, func(path string, f *os.File, size int64) error {
+		r, err := fileResidency(path, f, size)
+		if err != nil || r.Fraction() >= 1 || size == 0 {
+			return err
+		}
+		n, err := io.CopyBuffer(struct{ io.Writer }{io.Discard}, f, buf)
+		read += n
+		if err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
 		return nil
 	})
+	return read, err
 }
 
 // Residency is how much of a store's files is in the page cache.
@@ -68,34 +79,43 @@ func (r Residency) Fraction() float64 {
 // reads nothing in).
 func Resident(dir string) (Residency, error) {
 	var r Residency
-	page := int64(os.Getpagesize())
 	err := walkFiles(dir, func(path string, f *os.File, size int64) error {
-		if size == 0 {
-			return nil
-		}
-		var st unix.Stat_t
-		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
-			return fmt.Errorf("stat %s: %w", path, err)
-		}
-		r.Allocated += (st.Blocks*512 + page - 1) / page
-		m, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
-		if err != nil {
-			return fmt.Errorf("mmap %s: %w", path, err)
-		}
-		defer unix.Munmap(m)
-		vec := make([]byte, (size+page-1)/page)
-		// x/sys/unix has no wrapper for mincore(2).
-		_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0])))
-		if errno != 0 {
-			return fmt.Errorf("mincore %s: %w", path, errno)
-		}
-		r.Pages += int64(len(vec))
-		for _, v := range vec {
-			r.Resident += int64(v & 1)
-		}
-		return nil
+		fr, err := fileResidency(path, f, size)
+		r.Pages, r.Resident, r.Allocated = r.Pages+fr.Pages, r.Resident+fr.Resident, r.Allocated+fr.Allocated
+		return err
 	})
 	return r, err
+}
+
+// fileResidency counts the pages of one open file of size bytes that are
+// in the page cache (Resident's count, for one file).
+func fileResidency(path string, f *os.File, size int64) (Residency, error) {
+	var r Residency
+	if size == 0 {
+		return r, nil
+	}
+	page := int64(os.Getpagesize())
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return r, fmt.Errorf("stat %s: %w", path, err)
+	}
+	r.Allocated = (st.Blocks*512 + page - 1) / page
+	m, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return r, fmt.Errorf("mmap %s: %w", path, err)
+	}
+	defer unix.Munmap(m)
+	vec := make([]byte, (size+page-1)/page)
+	// x/sys/unix has no wrapper for mincore(2).
+	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0])))
+	if errno != 0 {
+		return r, fmt.Errorf("mincore %s: %w", path, errno)
+	}
+	r.Pages = int64(len(vec))
+	for _, v := range vec {
+		r.Resident += int64(v & 1)
+	}
+	return r, nil
 }
 
 // walkFiles calls fn for every regular file under dir, opened read-only.

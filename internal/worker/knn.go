@@ -15,7 +15,7 @@ import (
 type knn struct {
 	spec workload.Spec
 	knnSearch
-	emb  *workload.Embedder
+	emb   *workload.Embedder
 	q     []float32
 	ids   []int64
 	vec   []float32
