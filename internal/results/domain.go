@@ -147,11 +147,7 @@ func (r *Record) checkSamples() error {
 			return fmt.Errorf("%s is %v, outside 0 to 1", name, *b)
 		}
 	}
-	var prewarmRead []int64
-	if r.PrewarmReadBytes != nil {
-		prewarmRead = []int64{*r.PrewarmReadBytes}
-	}
-	if err := errors.Join(checkSizes("bytes", r.Bytes), checkSizes("export_bytes", r.ExportBytes), checkSizes("prewarm_read_bytes", prewarmRead), r.checkLayout()); err != nil {
+	if err := errors.Join(checkSizes("bytes", r.Bytes), checkSizes("export_bytes", r.ExportBytes), r.checkLayout()); err != nil {
 		return err
 	}
 	return r.checkCounts()

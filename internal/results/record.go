@@ -145,10 +145,6 @@ type Record struct {
 	Prewarmed bool `json:"prewarmed,omitempty"`
 	// PrewarmS is how long that read took, in seconds.
 	PrewarmS float64 `json:"prewarm_s,omitempty"`
-	// PrewarmReadBytes is what that read had to read: the files not wholly
-	// in the page cache (since it skips the others; nil before, when it
-	// read every file).
-	PrewarmReadBytes *int64 `json:"prewarm_read_bytes,omitempty"`
 	// Appended is the number of notes the turn phase had appended to every
 	// store before this phase (a turn run appends one more).
 	Appended int `json:"appended,omitempty"`

@@ -81,26 +81,22 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 }
 
 // warmBefore, in a warm run (an open run of the warm cache, a turn run,
-// serve without a memory limit),
-// reads into the page cache every store file not wholly in it when the
-// job says so (Prewarm; the bytes read are recorded) and records the
-// residency of a sample of the stores before the run.
+// serve without a memory limit), reads every store's files into the page
+// cache first when the job says so (Prewarm) and records the residency of
+// a sample of the stores before the run.
 func warmBefore(j job.Job, dirs []string, rec *results.Record, loop *storeLoop) error {
 	if j.Cache != "" && j.Cache != job.CacheWarm {
 		return nil
 	}
 	if j.Prewarm {
 		start := time.Now()
-		var read int64
 		for i, dir := range distinct(dirs) {
-			n, err := measure.ReadIn(dir)
-			if err != nil {
+			if err := measure.ReadAll(dir); err != nil {
 				return storeError(j, i, "read into the page cache", err)
 			}
-			read += n
 			loop.progress.report(0, time.Now()) // the watchdog's heartbeat
 		}
-		rec.Prewarmed, rec.PrewarmS, rec.PrewarmReadBytes = true, time.Since(start).Seconds(), &read
+		rec.Prewarmed, rec.PrewarmS = true, time.Since(start).Seconds()
 	}
 	r, err := sampleResidency(distinct(dirs), results.ResidencySample)
 	if err != nil {

@@ -56,8 +56,6 @@ func TestWarmRunsStartWarm(t *testing.T) {
 	for _, phase := range []job.Phase{job.PhaseOpen, job.PhaseTurn, job.PhaseServe} {
 		if rec := warmPhase(t, &j, phase, true); *rec.ResidentBefore < 1 || !rec.Prewarmed {
 			t.Errorf("%s prewarmed: %.1f %% resident before (prewarmed %v), want 100 %%", phase, 100**rec.ResidentBefore, rec.Prewarmed)
-		} else if rec.PrewarmReadBytes == nil || *rec.PrewarmReadBytes == 0 {
-			t.Errorf("%s prewarmed: read %v bytes, want the evicted stores' files", phase, rec.PrewarmReadBytes)
 		}
 		// Half the stores by count; by pages about half (serve's appends
 		// grow some stores more than others).
