@@ -97,7 +97,7 @@ func TestResidentSparse(t *testing.T) {
 // (measure.TestEvictResident shows whether this filesystem can evict).
 func TestReadAll(t *testing.T) {
 	dir := t.TempDir()
-	data := make([]byte, 600<<10) // more than one 256 KB read
+	data := make([]byte, 600<<10)
 	for i := range data {
 		data[i] = byte(i)
 	}
