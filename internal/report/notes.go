@@ -210,7 +210,7 @@ func forEach(whys []string, byWhy map[string][]string) string {
 
 // WarmResident is the least share of a warm run's sampled store pages in
 // the page cache, before and after it, for the run to count as warm.
-const WarmResident = 0.99
+const WarmResident = results.WarmResident
 
 // notWarm describes a warm run (a warm open run, a turn run, serve
 // without a memory limit: a record with a residency before it) whose

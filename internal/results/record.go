@@ -32,6 +32,17 @@ func MallocVars() []string {
 // samples for its page cache residency before it starts.
 const ResidencySample = 300
 
+// WarmResident is the least share of a warm run's sampled store pages in
+// the page cache, before and after it, for the run to count as warm:
+// below it, every view names the run as not warm, and the worker's
+// prewarm reads the stores again before the run (up to PrewarmPasses).
+const WarmResident = 0.99
+
+// PrewarmPasses is how many times at most a warm run reads its stores in
+// before it starts: again while the sample is below WarmResident (a
+// machine that drops clean page cache may take some back meanwhile).
+const PrewarmPasses = 3
+
 // Status values.
 const (
 	StatusOK     = "ok"
@@ -145,6 +156,10 @@ type Record struct {
 	Prewarmed bool `json:"prewarmed,omitempty"`
 	// PrewarmS is how long that read took, in seconds.
 	PrewarmS float64 `json:"prewarm_s,omitempty"`
+	// PrewarmPasses, when above 1, is how many times the warm run read its
+	// stores in: the sample was below WarmResident after each pass but the
+	// last (at most PrewarmPasses).
+	PrewarmPasses int `json:"prewarm_passes,omitempty"`
 	// Appended is the number of notes the turn phase had appended to every
 	// store before this phase (a turn run appends one more).
 	Appended int `json:"appended,omitempty"`
