@@ -37,8 +37,10 @@ func (t *table) writeServe(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	t.writeServeSummary(w, pools)
-	if line := t.oomNote(); line != "" {
-		fmt.Fprintln(w, line)
+	for _, line := range []string{t.oomNote(), t.notWarmNote()} {
+		if line != "" {
+			fmt.Fprintln(w, line)
+		}
 	}
 	t.writeNA(w)
 	for _, v := range t.variants {

@@ -65,10 +65,10 @@ func TestWarmRunsStartWarm(t *testing.T) {
 	}
 }
 
-// TestPartlyColdRunFlagged: a warm open run and a turn run made partly
-// cold on purpose (half the stores evicted, no prewarm) are named in every
-// view: the tables, the overview (the README's table), the HTML report and
-// compare.
+// TestPartlyColdRunFlagged: a warm open run, a turn run and a serve step
+// made partly cold on purpose (half the stores evicted, no prewarm) are
+// named in every view: the tables, the overview (the README's table), the
+// HTML report and compare (a serve study in its tables and report).
 func TestPartlyColdRunFlagged(t *testing.T) {
 	j := created(t)
 	var recs []results.Record
@@ -97,6 +97,23 @@ func TestPartlyColdRunFlagged(t *testing.T) {
 			if !strings.Contains(out, run) {
 				t.Errorf("%s does not name %q as not warm:\n%s", name, run, out)
 			}
+		}
+	}
+	// A serve step (its stores grew unevenly: about half of the pages),
+	// in a study of its own: its table's notes and the report name it.
+	rec := warmPhase(t, &j, job.PhaseServe, false)
+	rec.Study, rec.Setting = "s2", "default"
+	rec.SetRepeat(1)
+	serveTables, servePage := &bytes.Buffer{}, &bytes.Buffer{}
+	if err := report.Tables(serveTables, []results.Record{rec}); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.HTML(servePage, []results.Record{rec}); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"serve tables": serveTables.String(), "serve report": servePage.String()} {
+		if !strings.Contains(out, "Not warm") || !strings.Contains(out, "serve at pool 4 (before ") {
+			t.Errorf("%s does not name the serve step as not warm:\n%s", name, out)
 		}
 	}
 }
