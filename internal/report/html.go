@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -23,6 +24,9 @@ import (
 type chart struct {
 	title func(t *table) string
 	build func(t *table) (*plot.Plot, error)
+	// legendRight draws the legend right of the plot, one entry per
+	// variant, where it covers no line.
+	legendRight bool
 }
 
 // charts are the report's charts below the distributions, in the order
@@ -30,32 +34,61 @@ type chart struct {
 func charts() []chart {
 	return []chart{
 		titled("Load average over the study (1-minute, sampled every 10 s while each phase ran); the strip along the bottom: which family's variant ran when", loadPlot),
-		titled("manydb serve: p99 latency per pool size (ms)", servePlot("p99 latency (ms)", serveP99)),
-		titled("manydb serve: peak resident memory per pool size (MB)", servePlot("peak resident memory (MB)", func(s *results.Serve) float64 { return servePeakRSS(s) / 1024 })),
+		{title: titleOf("manydb serve: p99 latency per pool size"), build: servePlot("p99 latency", "ms", serveP99), legendRight: true},
+		{title: titleOf("manydb serve: peak resident memory per pool size"), build: servePlot("peak resident memory", "KB", servePeakRSS), legendRight: true},
 	}
 }
 
 // titled is a chart with a title of its own.
 func titled(title string, build func(t *table) (*plot.Plot, error)) chart {
-	return chart{title: func(*table) string { return title }, build: build}
+	return chart{title: titleOf(title), build: build}
 }
 
-// servePlot draws one serve figure against the pool size, a line per
-// variant; nil when the table has no serve records.
-func servePlot(ylabel string, y func(s *results.Serve) float64) func(t *table) (*plot.Plot, error) {
+// titleOf is a chart's title that does not depend on the table.
+func titleOf(title string) func(*table) string { return func(*table) string { return title } }
+
+// servePlot draws one serve figure (what, in unit) against the pool size,
+// a line per variant; nil when the table has no serve records. The pool
+// axis is logarithmic over pool + 1, so that pools of 0, 100 and 10,000
+// stand apart; the figure's axis is logarithmic when it spans 20× or more
+// (valueAxis).
+func servePlot(what, unit string, y func(s *results.Serve) float64) func(t *table) (*plot.Plot, error) {
 	return func(t *table) (*plot.Plot, error) {
 		var lines []any
+		var ys []float64
 		for _, v := range t.variants {
 			var pts plotter.XYs
 			for _, r := range t.columns[v].serves() {
 				if r.Status == results.StatusOK {
-					pts = append(pts, plotter.XY{X: float64(r.Serve.Pool), Y: y(r.Serve)})
+					pts = append(pts, plotter.XY{X: float64(r.Serve.Pool) + 1, Y: y(r.Serve)})
+					ys = append(ys, y(r.Serve))
 				}
 			}
 			lines = addLine(lines, v, pts, 1)
 		}
-		return linesPlot("open stores in the pool", ylabel, lines, func(col string) string { return t.columns[col].variant })
+		p, err := linesPlot("open stores in the pool (log axis)", "", lines, func(col string) string { return t.columns[col].variant })
+		if p == nil || err != nil {
+			return p, err
+		}
+		pools := poolTicks(t.servePools())
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, pools
+		p.X.Min, p.X.Max = 1/1.5, float64(slices.Max(pools)+1)*1.5
+		valueAxis(&p.Y, ys, unit)
+		p.Y.Label.Text = strings.TrimSpace(what + " " + p.Y.Label.Text)
+		return p, nil
 	}
+}
+
+// poolTicks marks the pool sizes on an axis of pool + 1.
+type poolTicks []int
+
+// Ticks implements plot.Ticker: a tick at each pool size, named by it.
+func (p poolTicks) Ticks(_, _ float64) []plot.Tick {
+	ticks := make([]plot.Tick, len(p))
+	for i, n := range p {
+		ticks[i] = plot.Tick{Value: float64(n) + 1, Label: thousands(float64(n))}
+	}
+	return ticks
 }
 
 // htmlPage is the whole report: the overviews, then a section per study
@@ -226,7 +259,7 @@ func serveBlocks(t *table) []htmlBlock {
 	for _, pool := range t.servePools() {
 		var rows []turnedRow
 		for _, sr := range t.serveRows(pool) {
-			rows = append(rows, turnedRow{sr.label, func(v string) string { return t.serveCell(v, pool, sr, true) }})
+			rows = append(rows, turnedRow{sr.label, func(v string) string { return t.serveCell(v, pool, sr) }})
 		}
 		blocks = append(blocks, turnedBlocks(t, "Pool size "+thousands(float64(pool)), rows)...)
 	}
@@ -301,6 +334,9 @@ func tableHTML(t *table) (htmlTable, error) {
 			continue
 		}
 		s, err := svg(p)
+		if ch.legendRight {
+			s, err = svgLegendRight(p, len(t.variants))
+		}
 		if err != nil {
 			return ht, err
 		}
@@ -322,7 +358,7 @@ func splitLines(s string) []string {
 // pageTemplate is the page. Its one script sorts the overview by the
 // column whose header is clicked (the numbers are in data-v); without
 // scripts the rows stay sorted as the server sorted them.
-var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"long": longCell}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>manydb report</title>
 <style>
 body{font-family:sans-serif;margin:1.5em;max-width:84em}
@@ -344,6 +380,7 @@ figure .charts figure{width:235px}
 figure .charts figcaption{font-size:.8em}
 .scroll td{white-space:nowrap}
 .scroll td:first-child{white-space:normal;max-width:22em}
+table.turned td.long,.scroll td.long{white-space:normal;min-width:8em;max-width:13em}
 figure{display:inline-block;margin:.5em 0;page-break-inside:avoid}
 figcaption{font-size:.9em;max-width:36em}
 dl{font-size:.85em}
@@ -373,10 +410,10 @@ dl{font-size:.85em}
 <p>Workload {{.Workload}}. The open figures pool every warm run; after each timing figure, its spread across runs (the notes below the table say which).</p>
 {{with .Sessions}}<p>{{.}}</p>{{end}}
 {{if .Blocks}}{{range .Blocks}}{{with .Caption}}<h3>{{.}}</h3>{{end}}<table class="turned"><thead><tr><th>variant</th>{{range .Headers}}<th>{{.}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}<tr><td><span class="sw" style="background:{{.Color}}" title="{{.Family}}"></span>{{.Label}}</td>{{range .Cells}}<td>{{.Text}}{{with .Spread}}<br><small>{{.}}</small>{{end}}</td>{{end}}</tr>
+<tbody>{{range .Rows}}<tr><td><span class="sw" style="background:{{.Color}}" title="{{.Family}}"></span>{{.Label}}</td>{{range .Cells}}<td{{if long .Text}} class="long"{{end}}>{{.Text}}{{with .Spread}}<br><small>{{.}}</small>{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 {{end}}{{else}}<div class="scroll"><table><tr><th></th>{{range .Variants}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td{{if long .}} class="long"{{end}}>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>{{end}}
 {{range .Notes}}<p>{{.}}</p>
 {{end}}
@@ -461,3 +498,8 @@ func loadPlot(t *table) (*plot.Plot, error) {
 	}
 	return p, nil
 }
+
+// longCell tells whether a table cell's text is long enough to wrap (a
+// sentence, such as a limit's description) rather than widen its column:
+// a figure with its unit and spread stays on one line.
+func longCell(text string) bool { return len([]rune(text)) > 28 }

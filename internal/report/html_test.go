@@ -154,3 +154,15 @@ func text(n *html.Node) string {
 	}
 	return s.String()
 }
+
+// TestLongCellsAndPoolTicks: a sentence in a cell wraps, a figure does
+// not; the serve charts' pool axis marks each pool size at pool + 1.
+func TestLongCellsAndPoolTicks(t *testing.T) {
+	if longCell("12.345 ms (11.181–18.359)") || !longCell("5,736 of 20,000, stopped early at the 3m0s limit") {
+		t.Error("longCell: a figure must stay on one line, a sentence wrap")
+	}
+	ticks := poolTicks{0, 100, 10000}.Ticks(0, 0)
+	if len(ticks) != 3 || ticks[0].Value != 1 || ticks[0].Label != "0" || ticks[2].Value != 10001 || ticks[2].Label != "10,000" {
+		t.Errorf("pool ticks %+v", ticks)
+	}
+}

@@ -30,7 +30,7 @@ func (t *table) writeServe(w io.Writer) {
 		for _, r := range t.serveRows(pool) {
 			vals := make([]string, len(t.variants))
 			for i, v := range t.variants {
-				vals[i] = t.serveCell(v, pool, r, false)
+				vals[i] = t.serveCell(v, pool, r)
 			}
 			fmt.Fprintf(w, "| %s | %s |\n", r.label, strings.Join(vals, " | "))
 		}
@@ -219,8 +219,10 @@ func cgroupVersion(l *results.MemoryLimit) string {
 }
 
 // serveCell is row r's text of variant v's step of the pool size: as
-// serveText, but a limit's figure of a step the OOM killer ended too.
-func (t *table) serveCell(v string, pool int, r serveRow, why bool) string {
+// serveText (a skipped step's reason in skippedServeNote, below the table:
+// a reason per cell would widen it), but a limit's figure of a step the
+// OOM killer ended too.
+func (t *table) serveCell(v string, pool int, r serveRow) string {
 	if r.limit {
 		for _, rec := range t.columns[v].serves() {
 			if rec.Serve.Pool == pool && rec.Status == results.StatusOOMKilled {
@@ -228,7 +230,26 @@ func (t *table) serveCell(v string, pool int, r serveRow, why bool) string {
 			}
 		}
 	}
-	return t.serveText(v, pool, r.value, why)
+	return t.serveText(v, pool, r.value, false)
+}
+
+// skippedServeNote names each serve step skipped before it started, with
+// its record's reason ("" when none); a variant that is n/a altogether has
+// its reason in the n/a notes instead.
+func (t *table) skippedServeNote() string {
+	var parts []string
+	for _, v := range t.variants {
+		c := t.columns[v]
+		for _, r := range c.serves() {
+			if !c.na && r.Status != results.StatusOK && r.Status != results.StatusOOMKilled {
+				parts = append(parts, fmt.Sprintf("%s, pool of %s: %s", v, thousands(float64(r.Serve.Pool)), r.Error))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Skipped before they started: " + strings.Join(parts, "; ") + "."
 }
 
 // poolTime writes a time limit in seconds as Go writes a duration (20m0s).
@@ -302,7 +323,7 @@ func (t *table) serveRowsHTML() [][]string {
 		for _, sr := range t.serveRows(pool) {
 			row := []string{fmt.Sprintf("pool %s: %s", thousands(float64(pool)), sr.label)}
 			for _, v := range t.variants {
-				row = append(row, t.serveCell(v, pool, sr, true))
+				row = append(row, t.serveCell(v, pool, sr))
 			}
 			rows = append(rows, row)
 		}

@@ -205,8 +205,10 @@ func (t *table) writeNotes(w io.Writer) {
 	if s := t.spreadNote(); s != "" {
 		fmt.Fprintln(w, s)
 	}
-	if s := t.notWarmNote(); s != "" {
-		fmt.Fprintln(w, s)
+	for _, s := range []string{t.notWarmNote(), t.skippedServeNote()} {
+		if s != "" {
+			fmt.Fprintln(w, s)
+		}
 	}
 	if s := t.skippedHoldsNote(); s != "" {
 		fmt.Fprintln(w, s)
