@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"errors"
 	"fmt"
 
 	"manydb/internal/engine"
@@ -38,7 +39,7 @@ func newKNN(j job.Job, v engine.Variant) (*knn, error) {
 	if spec.Dims == 0 {
 		return nil, nil
 	}
-	search, err := vectorSearch(v)
+	search, err := searchOf(j, v)
 	if err != nil {
 		return nil, err
 	}
@@ -79,11 +80,19 @@ func vectorVariant(v engine.Variant) (engine.VectorVariant, error) {
 	return vv, nil
 }
 
-// vectorSearch is how the phase's knn searches: the shared store's search
-// for the agents of a shared store (v is *agents), else the variant's.
-func vectorSearch(v engine.Variant) (engine.VectorSearch, error) {
+// searchOf is how the job's knn searches: in the shared layout the
+// shared store's search (v may be the variant or its *agents), else the
+// variant's.
+func searchOf(j job.Job, v engine.Variant) (engine.VectorSearch, error) {
 	if a, ok := v.(*agents); ok {
-		return a.VectorSearch(), nil
+		v = a.Variant
+	}
+	if j.Layout.Shared() {
+		sv, ok := v.(engine.SharedVectorVariant)
+		if !ok || sv.SharedVectorSearch().Method == "" {
+			return engine.VectorSearch{}, errors.New("its shared store keeps no embeddings (engine.SharedVectorVariant); the catalog's NoSharedVectors should say why")
+		}
+		return sv.SharedVectorSearch(), nil
 	}
 	vv, err := vectorVariant(v)
 	if err != nil {

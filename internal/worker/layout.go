@@ -70,19 +70,10 @@ func sharedMaker(sv engine.SharedVariant, dims int) (func(dir string) (engine.Sh
 		return sv.CreateShared, nil
 	}
 	vv, ok := sv.(engine.SharedVectorVariant)
-	if !ok || vv.SharedVectorSearch().Method == "" {
-		return nil, errors.New("its shared store keeps no embeddings (engine.SharedVectorVariant); the catalog's NoSharedVectors should say why")
+	if !ok { // prepareVectors (searchOf) refused it already, saying why
+		return nil, errors.New("not an engine.SharedVectorVariant")
 	}
 	return func(dir string) (engine.SharedStore, error) { return vv.CreateSharedVectors(dir, dims) }, nil
-}
-
-// VectorSearch is the shared store's search, by which the agents' knn
-// answer (engine.SharedVectorVariant); no Method when it has none.
-func (a *agents) VectorSearch() engine.VectorSearch {
-	if vv, ok := a.Variant.(engine.SharedVectorVariant); ok {
-		return vv.SharedVectorSearch()
-	}
-	return engine.VectorSearch{}
 }
 
 // storeDir returns store i's files: its own directory, or the shared

@@ -296,16 +296,12 @@ func prepareVectors(j job.Job, v engine.Variant, rec *results.Record) error {
 		}
 		return nil
 	}
-	vv, err := vectorVariant(v)
-	if err != nil {
+	if _, err := vectorVariant(v); err != nil {
 		return err
 	}
-	search := vv.VectorSearch()
-	if j.Layout.Shared() {
-		// The shared store's search (withLayout checks that it has one).
-		if sv, ok := v.(engine.SharedVectorVariant); ok {
-			search = sv.SharedVectorSearch()
-		}
+	search, err := searchOf(j, v)
+	if err != nil {
+		return err
 	}
 	rec.VectorSearch, rec.VectorExact = search.Method, search.Exact
 	if p, ok := v.(engine.VectorPreparer); ok {

@@ -46,25 +46,11 @@ func lookAlike(a, n int) []workload.Note {
 // error. It is exported so that tests can prove it catches wrong engines.
 func SharedErrors(v engine.SharedVariant, dir string) error {
 	want := map[int][]workload.Note{1: lookAlike(1, 50), 2: lookAlike(2, 40)}
-	s, err := v.CreateShared(dir)
+	s, err := createAndReopen(v, dir, v.CreateShared, want, func(s engine.SharedStore) error {
+		return checkAgents(s, want, "after the create")
+	})
 	if err != nil {
-		return fmt.Errorf("create shared: %w", err)
-	}
-	for _, a := range []int{1, 2} {
-		if err := insertAgent(s, a, want[a]); err != nil {
-			s.Close()
-			return err
-		}
-	}
-	if err := checkAgents(s, want, "after the create"); err != nil {
-		s.Close()
 		return err
-	}
-	if err := s.Close(); err != nil {
-		return fmt.Errorf("close shared: %w", err)
-	}
-	if s, err = v.OpenShared(dir); err != nil {
-		return fmt.Errorf("open shared: %w", err)
 	}
 	defer s.Close()
 	for turn := 1; turn <= 2; turn++ {
@@ -91,6 +77,34 @@ func insertAgent(s engine.SharedStore, a int, notes []workload.Note) error {
 		return fmt.Errorf("agent %d: insert: %w", a, err)
 	}
 	return st.Close()
+}
+
+// createAndReopen makes a shared store in dir with create, writes the
+// notes of agents 1 and 2 of want, checks them with check, closes the
+// store and returns it opened again, as an application restarted.
+func createAndReopen(v engine.SharedVariant, dir string, create func(dir string) (engine.SharedStore, error),
+	want map[int][]workload.Note, check func(engine.SharedStore) error) (engine.SharedStore, error) {
+	s, err := create(dir)
+	if err != nil {
+		return nil, fmt.Errorf("create shared: %w", err)
+	}
+	for _, a := range []int{1, 2} {
+		if err := insertAgent(s, a, want[a]); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	if err := check(s); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.Close(); err != nil {
+		return nil, fmt.Errorf("close shared: %w", err)
+	}
+	if s, err = v.OpenShared(dir); err != nil {
+		return nil, fmt.Errorf("open shared: %w", err)
+	}
+	return s, nil
 }
 
 // appendAgent appends one note to agent a.

@@ -51,27 +51,16 @@ func SharedVectorErrors(v engine.SharedVariant, dir string) error {
 	spec := SharedVectorSpec
 	exact := sv.SharedVectorSearch().Exact
 	want := map[int][]workload.Note{}
-	s, err := sv.CreateSharedVectors(dir, spec.Dims)
-	if err != nil {
-		return fmt.Errorf("create shared with vectors: %w", err)
-	}
 	for _, a := range []int{1, 2} {
 		want[a] = make([]workload.Note, spec.Objects)
 		spec.Fill(a, want[a])
-		if err := insertAgent(s, a, want[a]); err != nil {
-			s.Close()
-			return err
-		}
 	}
-	if err := checkAgentsKNN(s, want, exact, "after the create"); err != nil {
-		s.Close()
+	create := func(dir string) (engine.SharedStore, error) { return sv.CreateSharedVectors(dir, spec.Dims) }
+	s, err := createAndReopen(v, dir, create, want, func(s engine.SharedStore) error {
+		return checkAgentsKNN(s, want, exact, "after the create")
+	})
+	if err != nil {
 		return err
-	}
-	if err := s.Close(); err != nil {
-		return fmt.Errorf("close shared: %w", err)
-	}
-	if s, err = v.OpenShared(dir); err != nil {
-		return fmt.Errorf("open shared: %w", err)
 	}
 	defer s.Close()
 	if err := checkAppendOwn(s, spec, want); err != nil {
