@@ -99,6 +99,7 @@ workers:
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-gokv ./cmd/worker-gokv
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-modernc ./cmd/worker-sqlite-modernc
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-ncruces ./cmd/worker-sqlite-ncruces
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-postgres ./cmd/worker-postgres
 	@$(BIN)/manydb engines
 
 run: build

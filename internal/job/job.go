@@ -67,8 +67,12 @@ type Job struct {
 	Lean bool
 	// WAL opens every store in SQLite's WAL journal mode (the wal
 	// setting: engine.WALVariant).
-	WAL  bool
-	List bool // print the variants served (see Listing) instead of running a phase
+	WAL bool
+	// Server is the address of the database server the stores live in
+	// (a libpq connection string naming the database), for a variant
+	// whose stores are a server's (engine.ServerVariant); "" otherwise.
+	Server string
+	List   bool // print the variants served (see Listing) instead of running a phase
 	// Allocator, when set, is the malloc the phase must run with; the
 	// phase fails before it measures anything when the process has another.
 	Allocator Allocator

@@ -7,6 +7,7 @@ package measure
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +21,31 @@ import (
 type Memory struct {
 	RssKB  int64 // Rss: resident pages, file-backed and anonymous
 	AnonKB int64 // Anonymous: the process' own memory (heap, stacks, private maps)
+	PssKB  int64 // Pss: Rss with each page shared by n processes counted 1/n
+}
+
+// ProcessesMemory sums the memory of the processes pids
+// (/proc/PID/smaps_rollup of each; a process gone meanwhile is left out)
+// and returns how many it read.
+func ProcessesMemory(pids []int) (Memory, int, error) {
+	var sum Memory
+	n := 0
+	for _, pid := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+			continue
+		}
+		if err != nil {
+			return Memory{}, 0, fmt.Errorf("read the memory of process %d: %w", pid, err)
+		}
+		m, err := parseSmapsRollup(b)
+		if err != nil {
+			return Memory{}, 0, fmt.Errorf("process %d: %w", pid, err)
+		}
+		sum.RssKB, sum.AnonKB, sum.PssKB = sum.RssKB+m.RssKB, sum.AnonKB+m.AnonKB, sum.PssKB+m.PssKB
+		n++
+	}
+	return sum, n, nil
 }
 
 // ReadMemory reads /proc/self/smaps_rollup.
@@ -49,6 +75,8 @@ func parseSmapsRollup(b []byte) (Memory, error) {
 			m.RssKB, haveRss = v, true
 		case "Anonymous:":
 			m.AnonKB, haveAnon = v, true
+		case "Pss:":
+			m.PssKB = v
 		}
 	}
 	if !haveRss || !haveAnon {
@@ -127,22 +155,19 @@ type Space struct {
 
 // DirSpace walks dir and sums its regular files (directories themselves
 // are not counted, as their size depends on the filesystem only).
-func DirSpace(dir string) (Space, error) {
+func DirSpace(dir string) (Space, error) { return FilesSpace(DirFiles(dir)) }
+
+// FilesSpace sums the files fs, named relative to fs.Dir.
+func FilesSpace(fs Files) (Space, error) {
 	var s Space
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
+	err := fs.each(func(path string, f *os.File, _ int64) error {
 		var st syscall.Stat_t
-		if err := syscall.Lstat(path, &st); err != nil {
+		if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
 			return fmt.Errorf("stat %s: %w", path, err)
 		}
 		s.Bytes += st.Blocks * 512
 		s.ApparentBytes += st.Size
-		rel, err := filepath.Rel(dir, path)
+		rel, err := filepath.Rel(fs.Dir, path)
 		if err != nil {
 			return err
 		}
@@ -150,7 +175,7 @@ func DirSpace(dir string) (Space, error) {
 		return nil
 	})
 	if err != nil {
-		return Space{}, fmt.Errorf("measure space of %s: %w", dir, err)
+		return Space{}, fmt.Errorf("measure space of %s: %w", fs.Dir, err)
 	}
 	sort.Strings(s.Files)
 	return s, nil

@@ -16,8 +16,11 @@ import (
 // each file is synced (fdatasync, so no page is dirty) and then dropped
 // with posix_fadvise(POSIX_FADV_DONTNEED). Pages that another process
 // maps or that the kernel keeps anyway stay; Resident tells how many.
-func Evict(dir string) error {
-	return walkFiles(dir, func(path string, f *os.File, size int64) error {
+func Evict(dir string) error { return EvictFiles(DirFiles(dir)) }
+
+// EvictFiles is Evict of the files fs.
+func EvictFiles(fs Files) error {
+	return fs.each(func(path string, f *os.File, size int64) error {
 		if err := unix.Fdatasync(int(f.Fd())); err != nil {
 			return fmt.Errorf("fdatasync %s: %w", path, err)
 		}
@@ -33,8 +36,11 @@ func Evict(dir string) error {
 // on the record's machine 256 KB reads were slower, and checking residency
 // first with mincore, to skip resident files, cost more than reading them
 // (docs/method.md).
-func ReadAll(dir string) error {
-	return walkFiles(dir, func(path string, f *os.File, size int64) error {
+func ReadAll(dir string) error { return ReadAllFiles(DirFiles(dir)) }
+
+// ReadAllFiles is ReadAll of the files fs.
+func ReadAllFiles(fs Files) error {
+	return fs.each(func(path string, f *os.File, size int64) error {
 		if _, err := io.Copy(io.Discard, f); err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
@@ -69,9 +75,12 @@ func (r Residency) Fraction() float64 {
 // Resident counts the pages of the files under dir that are in the page
 // cache, with mincore(2) on a read-only mapping of each file (mapping
 // reads nothing in).
-func Resident(dir string) (Residency, error) {
+func Resident(dir string) (Residency, error) { return ResidentFiles(DirFiles(dir)) }
+
+// ResidentFiles is Resident of the files fs.
+func ResidentFiles(fs Files) (Residency, error) {
 	var r Residency
-	err := walkFiles(dir, func(path string, f *os.File, size int64) error {
+	err := fs.each(func(path string, f *os.File, size int64) error {
 		fr, err := fileResidency(path, f, size)
 		r.Pages, r.Resident, r.Allocated = r.Pages+fr.Pages, r.Resident+fr.Resident, r.Allocated+fr.Allocated
 		return err
@@ -116,18 +125,54 @@ func walkFiles(dir string, fn func(path string, f *os.File, size int64) error) e
 		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
-		f, err := os.Open(path)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil // removed meanwhile (an engine's temporary file)
-		}
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return err
-		}
-		return fn(path, f, st.Size())
+		return openFile(path, fn)
 	})
+}
+
+// openFile calls fn with the file at path opened read-only; a file that
+// is gone is skipped.
+func openFile(path string, fn func(path string, f *os.File, size int64) error) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // removed meanwhile (an engine's temporary file)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return fn(path, f, st.Size())
+}
+
+// Files are a store's files: every regular file under Dir (DirFiles), or
+// the files Names, relative to Dir, that a server keeps a store in
+// (ListedFiles).
+type Files struct {
+	Dir    string
+	Names  []string
+	listed bool
+}
+
+// DirFiles are the files under dir.
+func DirFiles(dir string) Files { return Files{Dir: dir} }
+
+// ListedFiles are the files names, relative to base.
+func ListedFiles(base string, names []string) Files {
+	return Files{Dir: base, Names: names, listed: true}
+}
+
+// each calls fn for each of the files, opened read-only.
+func (fs Files) each(fn func(path string, f *os.File, size int64) error) error {
+	if !fs.listed {
+		return walkFiles(fs.Dir, fn)
+	}
+	for _, n := range fs.Names {
+		if err := openFile(filepath.Join(fs.Dir, n), fn); err != nil {
+			return err
+		}
+	}
+	return nil
 }

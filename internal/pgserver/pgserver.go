@@ -243,3 +243,24 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, " | ")
 }
+
+// Find returns the directory of the server's programs that
+// scripts/fetch-postgres.sh installed in the repository holding dir (dir
+// or one of its parents), and whether there is one.
+func Find(dir string) (string, bool) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	for {
+		bin := filepath.Join(dir, InstallDir)
+		if _, err := os.Stat(filepath.Join(bin, "postgres")); err == nil {
+			return bin, true
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", false
+		}
+		dir = up
+	}
+}

@@ -247,11 +247,13 @@ type Record struct {
 }
 
 // Hold is the memory of H stores held open in one process, from
-// /proc/self/smaps_rollup, in KiB.
+// /proc/self/smaps_rollup, in KiB. For a store on a server (Server not
+// nil) the per-store figures RssKB and AnonKB also count the growth of
+// the server's processes (their Pss and anonymous memory).
 type Hold struct {
 	Held          int     `json:"held"`
-	RssKB         float64 `json:"rss_kb"`  // (after - before) / held
-	AnonKB        float64 `json:"anon_kb"` // (after - before) / held
+	RssKB         float64 `json:"rss_kb"`  // (after - before) / held, plus Server's Pss growth / held
+	AnonKB        float64 `json:"anon_kb"` // (after - before) / held, plus Server's anonymous growth / held
 	RssBeforeKB   int64   `json:"rss_before_kb"`
 	RssAfterKB    int64   `json:"rss_after_kb"`
 	AnonBeforeKB  int64   `json:"anon_before_kb"`
@@ -294,6 +296,22 @@ type Hold struct {
 	// the open made with i stores already open and kept open (the n-th
 	// open). Absent from records made before it was recorded.
 	OpenMs []float64 `json:"open_ms,omitempty"`
+	// Server is the memory of the server's processes, for a variant
+	// whose stores live in a server (PostgreSQL); nil otherwise.
+	Server *ServerMemory `json:"server,omitempty"`
+}
+
+// ServerMemory is the memory of a server's processes (postmaster and
+// backends) at a hold's two snapshots, summed over them, in KiB: Pss
+// (a page shared by n processes, as the shared buffers are, counts 1/n
+// in each, so once in the sum) and Anonymous.
+type ServerMemory struct {
+	ProcessesBefore int   `json:"processes_before"`
+	Processes       int   `json:"processes"`
+	PssBeforeKB     int64 `json:"pss_before_kb"`
+	PssAfterKB      int64 `json:"pss_after_kb"`
+	AnonBeforeKB    int64 `json:"anon_before_kb"`
+	AnonAfterKB     int64 `json:"anon_after_kb"`
 }
 
 // Container is what a memory cgroup holding only the hold worker was

@@ -11,7 +11,6 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/job"
-	"manydb/internal/measure"
 	"manydb/internal/results"
 	"manydb/internal/workload"
 )
@@ -168,8 +167,8 @@ func (c *exportCheck) done(total int) error {
 // deleteAgent deletes agent i and returns the delete's span and the
 // space it gave back; afterwards the agent must have no note.
 func deleteAgent(j job.Job, v engine.Variant, i int) (span float64, freed int64, err error) {
-	dir := storeDir(j, i)
-	before, err := measure.DirSpace(dir)
+	dir, fs := storeDir(j, i), filesOf(v)
+	before, err := spaceOf(fs, dir)
 	if err != nil {
 		return 0, 0, storeError(j, i, "measure space before the delete", err)
 	}
@@ -178,7 +177,7 @@ func deleteAgent(j job.Job, v engine.Variant, i int) (span float64, freed int64,
 	if shared {
 		err = a.store.DeleteAgent(i)
 	} else {
-		err = os.RemoveAll(dir)
+		err = removeStore(v, dir)
 	}
 	span = ms(time.Since(t0))
 	if err != nil {
@@ -187,7 +186,7 @@ func deleteAgent(j job.Job, v engine.Variant, i int) (span float64, freed int64,
 	if !shared {
 		return span, before.Bytes, nil
 	}
-	after, err := measure.DirSpace(dir)
+	after, err := spaceOf(fs, dir)
 	if err != nil {
 		return 0, 0, storeError(j, i, "measure space after the delete", err)
 	}
@@ -214,4 +213,15 @@ func checkDeleted(a *agents, i int) error {
 		return fmt.Errorf("%d notes left after the delete", n)
 	}
 	return nil
+}
+
+// removeStore deletes the store in dir, of the per-agent layout: its
+// directory, and first, for a store on a server, the store there.
+func removeStore(v engine.Variant, dir string) error {
+	if sv, ok := v.(engine.ServerVariant); ok {
+		if err := sv.DropStore(dir); err != nil {
+			return err
+		}
+	}
+	return os.RemoveAll(dir)
 }

@@ -78,7 +78,7 @@ func TestWarmRunSamplesResidency(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if r, err := sampleResidency(storeDirs(j), j.Stores); err != nil || r > 0.05 {
+	if r, err := sampleResidency(filesOf(v), storeDirs(j), j.Stores); err != nil || r > 0.05 {
 		t.Skipf("this filesystem keeps evicted pages (%.0f %% resident, %v): prewarm not testable here", 100*r, err)
 	}
 	j.Prewarm = true

@@ -66,7 +66,8 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	if err := holdWarmUp(vis, loop, steps, want, dirs); err != nil {
 		return err
 	}
-	start, err := readHoldStart(cg)
+	server := serverOf(v)
+	start, err := readHoldStart(cg, server)
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	if err != nil {
 		return err
 	}
-	if rec.Hold, err = holdRecord(j.Hold, start, cg, openMs); err != nil {
+	if rec.Hold, err = holdRecord(j.Hold, start, cg, openMs, server); err != nil {
 		return err
 	}
 	closing, err := closeHeld(open)
@@ -181,10 +182,10 @@ type holdStart struct {
 
 // readHoldStart takes the first snapshot and reads the process' limits,
 // the machine's available memory and, in cgroup cg, its charge.
-func readHoldStart(cg *memcg.Group) (holdStart, error) {
+func readHoldStart(cg *memcg.Group, server serverProcs) (holdStart, error) {
 	var h holdStart
 	var err error
-	if h.snap, err = snapshot(); err != nil {
+	if h.snap, err = snapshot(server); err != nil {
 		return h, err
 	}
 	if h.limits, err = measure.ReadLimits(); err != nil {
@@ -203,8 +204,8 @@ func readHoldStart(cg *memcg.Group) (holdStart, error) {
 // holdRecord takes the second snapshot, with held stores open, and
 // returns the hold's figures: (after − before) / held of the process'
 // memory, and the counts before and after.
-func holdRecord(held int, start holdStart, cg *memcg.Group, openMs []float64) (*results.Hold, error) {
-	after, err := snapshot()
+func holdRecord(held int, start holdStart, cg *memcg.Group, openMs []float64, server serverProcs) (*results.Hold, error) {
+	after, err := snapshot(server)
 	if err != nil {
 		return nil, err
 	}
@@ -218,10 +219,16 @@ func holdRecord(held int, start holdStart, cg *memcg.Group, openMs []float64) (*
 			FileBefore: start.charge.File, FileAfter: cAfter.File, AnonBefore: start.charge.Anon, AnonAfter: cAfter.Anon}
 	}
 	before, h := start.snap, float64(held)
+	sm := serverMemory(before, after)
+	var serverPss, serverAnon int64
+	if sm != nil {
+		serverPss, serverAnon = sm.PssAfterKB-sm.PssBeforeKB, sm.AnonAfterKB-sm.AnonBeforeKB
+	}
 	return &results.Hold{
 		Held:          held,
-		RssKB:         float64(after.mem.RssKB-before.mem.RssKB) / h,
-		AnonKB:        float64(after.mem.AnonKB-before.mem.AnonKB) / h,
+		RssKB:         float64(after.mem.RssKB-before.mem.RssKB+serverPss) / h,
+		AnonKB:        float64(after.mem.AnonKB-before.mem.AnonKB+serverAnon) / h,
+		Server:        sm,
 		RssBeforeKB:   before.mem.RssKB,
 		RssAfterKB:    after.mem.RssKB,
 		AnonBeforeKB:  before.mem.AnonKB,
@@ -261,6 +268,7 @@ func closeHeld(open []engine.Store) (time.Duration, error) {
 
 type procSnapshot struct {
 	mem        measure.Memory
+	server     *serverSnapshot // nil but for a store on a server
 	threads    int
 	fds        int
 	goroutines int
@@ -271,11 +279,14 @@ type procSnapshot struct {
 // snapshot collects garbage, returns freed Go memory to the OS and reads
 // the process' memory, threads, open files, goroutines, memory mappings
 // and free pthread keys. The memory is read first: the others allocate.
-func snapshot() (procSnapshot, error) {
+func snapshot(server serverProcs) (procSnapshot, error) {
 	debug.FreeOSMemory() // a full collection first
 	s := procSnapshot{goroutines: runtime.NumGoroutine()}
 	var err error
 	if s.mem, err = measure.ReadMemory(); err != nil {
+		return s, err
+	}
+	if s.server, err = server.snapshot(); err != nil {
 		return s, err
 	}
 	if s.threads, err = measure.Threads(); err != nil {
@@ -289,4 +300,52 @@ func snapshot() (procSnapshot, error) {
 	}
 	s.keysFree, _ = freePthreadKeys()
 	return s, nil
+}
+
+// serverProcs lists a server's processes (engine.ServerVariant); nil for
+// an engine in the worker's process.
+type serverProcs func() ([]int, error)
+
+// serverOf returns v's server's processes, or nil.
+func serverOf(v engine.Variant) serverProcs {
+	if a, ok := v.(*agents); ok {
+		v = a.Variant
+	}
+	if sv, ok := v.(engine.ServerVariant); ok {
+		return sv.ServerProcesses
+	}
+	return nil
+}
+
+// serverSnapshot is the memory of a server's processes.
+type serverSnapshot struct {
+	mem       measure.Memory
+	processes int
+}
+
+// snapshot reads the memory of the server's processes; nil for none.
+func (sp serverProcs) snapshot() (*serverSnapshot, error) {
+	if sp == nil {
+		return nil, nil
+	}
+	pids, err := sp()
+	if err != nil {
+		return nil, fmt.Errorf("the server's processes: %w", err)
+	}
+	m, n, err := measure.ProcessesMemory(pids)
+	if err != nil {
+		return nil, err
+	}
+	return &serverSnapshot{mem: m, processes: n}, nil
+}
+
+// serverMemory is the record of the server's memory at the hold's two
+// snapshots; nil for an engine in the worker's process.
+func serverMemory(before, after procSnapshot) *results.ServerMemory {
+	if before.server == nil || after.server == nil {
+		return nil
+	}
+	b, a := before.server, after.server
+	return &results.ServerMemory{ProcessesBefore: b.processes, Processes: a.processes,
+		PssBeforeKB: b.mem.PssKB, PssAfterKB: a.mem.PssKB, AnonBeforeKB: b.mem.AnonKB, AnonAfterKB: a.mem.AnonKB}
 }

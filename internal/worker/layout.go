@@ -8,6 +8,7 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/job"
+	"manydb/internal/measure"
 	"manydb/internal/results"
 )
 
@@ -97,4 +98,28 @@ func distinct(dirs []string) []string {
 		}
 	}
 	return out
+}
+
+// filer returns the files of the store in dir (or of the shared store,
+// for its directory).
+type filer func(dir string) (measure.Files, error)
+
+// filesOf returns how the worker finds a store's files: the files under
+// its directory, or, for a store on a server (engine.ServerVariant), the
+// server's files the variant names.
+func filesOf(v engine.Variant) filer {
+	if a, ok := v.(*agents); ok {
+		v = a.Variant
+	}
+	sv, ok := v.(engine.ServerVariant)
+	if !ok {
+		return func(dir string) (measure.Files, error) { return measure.DirFiles(dir), nil }
+	}
+	return func(dir string) (measure.Files, error) {
+		base, names, err := sv.StoreFiles(dir)
+		if err != nil {
+			return measure.Files{}, fmt.Errorf("the server's files of %s: %w", dir, err)
+		}
+		return measure.ListedFiles(base, names), nil
+	}
 }

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -22,7 +23,8 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	order := Order(j.Stores, j.Seed)
 	queries := j.QueriesOrCount()
 	total := j.Workload.Objects + j.Appended
-	if err := warmBefore(j, dirs, rec, loop); err != nil {
+	fs := filesOf(v)
+	if err := warmBefore(j, fs, dirs, rec, loop); err != nil {
 		return err
 	}
 	a := newAnswers(total)
@@ -50,7 +52,7 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	err := loop.eachStore(j.Stores, order, func(k, i int) error {
 		a.draw(j.Seed, i, total)
 		if resident != nil {
-			r, err := evict(dirs[i])
+			r, err := evict(fs, dirs[i])
 			if err != nil {
 				return storeError(j, i, "evict from the page cache", err)
 			}
@@ -68,7 +70,7 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	if err != nil {
 		return err
 	}
-	if err := warmAfter(dirs, rec); err != nil {
+	if err := warmAfter(j, fs, dirs, rec); err != nil {
 		return err
 	}
 	rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs = spans.open, spans.steps, spans.close, spans.total
@@ -86,21 +88,21 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 // a sample of the stores before the run; with Prewarm it reads them
 // again while the sample is below results.WarmResident, at most
 // results.PrewarmPasses times in all.
-func warmBefore(j job.Job, dirs []string, rec *results.Record, loop *storeLoop) error {
+func warmBefore(j job.Job, fs filer, dirs []string, rec *results.Record, loop *storeLoop) error {
 	if j.Cache != "" && j.Cache != job.CacheWarm {
 		return nil
 	}
 	start := time.Now()
 	for pass := 1; ; pass++ {
 		if j.Prewarm {
-			if err := readStores(j, dirs, loop); err != nil {
+			if err := readStores(j, fs, dirs, loop); err != nil {
 				return err
 			}
 			rec.Prewarmed, rec.PrewarmS = true, time.Since(start).Seconds()
 		}
-		r, err := sampleResidency(distinct(dirs), results.ResidencySample)
+		r, err := sampleResidency(fs, distinct(dirs), results.ResidencySample)
 		if err != nil {
-			return fmt.Errorf("page cache residency before the run: %w", err)
+			return sampleError(j, "page cache residency before the run", err)
 		}
 		rec.ResidentBefore = &r
 		if !j.Prewarm || r >= results.WarmResident || pass == results.PrewarmPasses {
@@ -113,9 +115,13 @@ func warmBefore(j job.Job, dirs []string, rec *results.Record, loop *storeLoop) 
 }
 
 // readStores reads every file of the stores in dirs into the page cache.
-func readStores(j job.Job, dirs []string, loop *storeLoop) error {
+func readStores(j job.Job, fs filer, dirs []string, loop *storeLoop) error {
 	for i, dir := range distinct(dirs) {
-		if err := measure.ReadAll(dir); err != nil {
+		files, err := fs(dir)
+		if err == nil {
+			err = measure.ReadAllFiles(files)
+		}
+		if err != nil {
 			return storeError(j, i, "read into the page cache", err)
 		}
 		loop.progress.report(0, time.Now()) // the watchdog's heartbeat
@@ -125,13 +131,13 @@ func readStores(j job.Job, dirs []string, loop *storeLoop) error {
 
 // warmAfter, after a warm run (one warmBefore sampled), records the
 // residency of the same sample of stores.
-func warmAfter(dirs []string, rec *results.Record) error {
+func warmAfter(j job.Job, fs filer, dirs []string, rec *results.Record) error {
 	if rec.ResidentBefore == nil {
 		return nil
 	}
-	r, err := sampleResidency(distinct(dirs), results.ResidencySample)
+	r, err := sampleResidency(fs, distinct(dirs), results.ResidencySample)
 	if err != nil {
-		return fmt.Errorf("page cache residency after the run: %w", err)
+		return sampleError(j, "page cache residency after the run", err)
 	}
 	rec.ResidentAfter = &r
 	return nil
@@ -188,14 +194,18 @@ func (s *spans) add(k int, vis *visitor) {
 // sampleResidency returns the fraction of the file pages of up to k of
 // the stores in dirs, evenly spaced, that are in the page cache (mincore
 // on a read-only mapping: nothing is read in).
-func sampleResidency(dirs []string, k int) (float64, error) {
+func sampleResidency(fs filer, dirs []string, k int) (float64, error) {
 	n := len(dirs)
 	k = min(k, n)
 	var sum measure.Residency
 	for j := range k {
-		r, err := measure.Resident(dirs[j*n/k])
+		files, err := fs(dirs[j*n/k])
 		if err != nil {
-			return 0, err
+			return 0, &sampledError{j * n / k, err}
+		}
+		r, err := measure.ResidentFiles(files)
+		if err != nil {
+			return 0, &sampledError{j * n / k, err}
 		}
 		sum.Pages += r.Pages
 		sum.Resident += r.Resident
@@ -206,10 +216,33 @@ func sampleResidency(dirs []string, k int) (float64, error) {
 
 // evict drops the store's files from the page cache and returns the
 // fraction of their pages still resident.
-func evict(dir string) (float64, error) {
-	if err := measure.Evict(dir); err != nil {
+func evict(fs filer, dir string) (float64, error) {
+	files, err := fs(dir)
+	if err != nil {
 		return 0, err
 	}
-	r, err := measure.Resident(dir)
+	if err := measure.EvictFiles(files); err != nil {
+		return 0, err
+	}
+	r, err := measure.ResidentFiles(files)
 	return r.Fraction(), err
+}
+
+// sampledError is the error of sampleResidency on the store at index.
+type sampledError struct {
+	index int
+	err   error
+}
+
+func (e *sampledError) Error() string { return e.err.Error() }
+func (e *sampledError) Unwrap() error { return e.err }
+
+// sampleError is the error of a residency sample in a phase of job j
+// (step says which): a store's error names the store.
+func sampleError(j job.Job, step string, err error) error {
+	var se *sampledError
+	if errors.As(err, &se) {
+		return storeError(j, se.index, step, se.err)
+	}
+	return fmt.Errorf("%s: %w", step, err)
 }

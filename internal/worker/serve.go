@@ -41,7 +41,8 @@ const sampleEvery = 250 * time.Millisecond
 func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	sj := j.Serve
 	dirs, open := storeDirs(j), opener(v)
-	if err := serveCache(j, dirs, rec, loop); err != nil {
+	fs := filesOf(v)
+	if err := serveCache(j, fs, dirs, rec, loop); err != nil {
 		return err
 	}
 	base, err := measure.ReadMemory()
@@ -73,7 +74,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 	if err != nil {
 		return err
 	}
-	if err := warmAfter(dirs, rec); err != nil {
+	if err := warmAfter(j, fs, dirs, rec); err != nil {
 		return err
 	}
 	hist, err := res.Latency.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
@@ -96,9 +97,9 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 // them in, charged to it); otherwise the phase is a warm one, its stores
 // read in first when the job says so and their residency sampled before
 // (warmBefore) and after (warmAfter) the requests.
-func serveCache(j job.Job, dirs []string, rec *results.Record, loop *storeLoop) error {
+func serveCache(j job.Job, fs filer, dirs []string, rec *results.Record, loop *storeLoop) error {
 	if j.Cgroup == "" {
-		return warmBefore(j, dirs, rec, loop)
+		return warmBefore(j, fs, dirs, rec, loop)
 	}
 	if err := memcg.Open(j.Cgroup).Join(os.Getpid()); err != nil {
 		return err

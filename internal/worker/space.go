@@ -2,6 +2,7 @@ package worker
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 
 	"manydb/internal/engine"
@@ -13,10 +14,14 @@ import (
 // space measures each store's files on disk; in the shared layout the
 // shared store's, once (results.Record.SharedBytes).
 func space(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
+	fs := filesOf(v)
 	if a, ok := v.(*agents); ok {
-		s, err := measure.DirSpace(a.dir)
+		s, err := spaceOf(fs, a.dir)
 		if err != nil {
 			return fmt.Errorf("measure the shared store's space: %w", err)
+		}
+		if _, ok := a.Variant.(engine.ServerVariant); ok {
+			s.Files = fileKinds(s.Files)
 		}
 		rec.SharedBytes, rec.SharedApparentBytes, rec.Files = &s.Bytes, &s.ApparentBytes, uniqueSorted(s.Files)
 		return nil
@@ -26,7 +31,7 @@ func space(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) er
 	var files []string
 	dirs := storeDirs(j)
 	err := loop.eachStore(j.Stores, nil, func(_, i int) error {
-		s, err := measure.DirSpace(dirs[i])
+		s, err := spaceOf(fs, dirs[i])
 		if err != nil {
 			return storeError(j, i, "measure space", err)
 		}
@@ -37,9 +42,25 @@ func space(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) er
 	if err != nil {
 		return err
 	}
+	if _, ok := v.(engine.ServerVariant); ok {
+		files = fileKinds(files)
+	}
 	rec.Files = uniqueSorted(files)
 	return nil
 }
+
+// fileKinds turns a server's file names (base/16384/16390_fsm) into the
+// kinds of file a store takes (base/N/N_fsm): one name per kind, not
+// one per store, in the record.
+func fileKinds(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = digits.ReplaceAllString(n, "N")
+	}
+	return out
+}
+
+var digits = regexp.MustCompile(`[0-9]+`)
 
 // uniqueSorted returns the distinct strings of xs in order.
 func uniqueSorted(xs []string) []string {
@@ -51,4 +72,13 @@ func uniqueSorted(xs []string) []string {
 		}
 	}
 	return out
+}
+
+// spaceOf measures the space of the store in dir (fs finds its files).
+func spaceOf(fs filer, dir string) (measure.Space, error) {
+	files, err := fs(dir)
+	if err != nil {
+		return measure.Space{}, err
+	}
+	return measure.FilesSpace(files)
 }

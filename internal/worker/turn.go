@@ -25,7 +25,8 @@ const readBack = 10
 // same sample's residency is recorded after it (warmAfter).
 func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	dirs := storeDirs(j)
-	if err := warmBefore(j, dirs, rec, loop); err != nil {
+	fs := filesOf(v)
+	if err := warmBefore(j, fs, dirs, rec, loop); err != nil {
 		return err
 	}
 	order := Order(j.Stores, j.Seed)
@@ -71,7 +72,7 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	if err != nil {
 		return err
 	}
-	if err := warmAfter(dirs, rec); err != nil {
+	if err := warmAfter(j, fs, dirs, rec); err != nil {
 		return err
 	}
 	if err := readBackAppends(vis, loop, dirs, order[:min(readBack, j.Stores)], total+1); err != nil {

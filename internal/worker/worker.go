@@ -230,6 +230,9 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 		// The options the lean setting set; none otherwise.
 		EngineOptions: options(v),
 	}
+	if err := useServer(j, v, &rec); err != nil {
+		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
+	}
 	if err := errors.Join(prepareVectors(j, v, &rec), useWAL(j, v, &rec)); err != nil {
 		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 	}
@@ -309,6 +312,27 @@ func prepareVectors(j job.Job, v engine.Variant, rec *results.Record) error {
 			return fmt.Errorf("prepare the engine for embeddings: %w", err)
 		}
 	}
+	return nil
+}
+
+// useServer gives a variant whose stores live in a server
+// (engine.ServerVariant) the job's server, and records the server's
+// versions; a job with a server for another variant, or none for one, is
+// an error.
+func useServer(j job.Job, v engine.Variant, rec *results.Record) error {
+	sv, ok := v.(engine.ServerVariant)
+	switch {
+	case !ok && j.Server == "":
+		return nil
+	case !ok:
+		return fmt.Errorf("variant %s keeps its stores in files, not in a server: --server is not for it", v.ID())
+	case j.Server == "":
+		return fmt.Errorf("variant %s keeps its stores in a database server: give its address (--server)", v.ID())
+	}
+	if err := sv.UseServer(j.Server); err != nil {
+		return err
+	}
+	rec.Versions = versions(v)
 	return nil
 }
 

@@ -52,6 +52,9 @@ type Case struct {
 	// Dir is where the stores go (default: a new temporary directory);
 	// give one to look at the stores' files after Run.
 	Dir string
+	// Server is the address of the server a variant's stores live in
+	// (engine.ServerVariant), given to every phase's job.
+	Server string
 }
 
 // Run runs c's variant through every phase with worker.RunJob and fails t
@@ -77,7 +80,7 @@ func Run(t *testing.T, c Case) []results.Record {
 		t.Logf("corrupt store not checked: %s", c.CorruptAborts)
 	}
 	CheckQueries(t, c.Variant)
-	CheckServe(t, c.Variant)
+	checkServe(t, c.Variant, c.Server)
 	return recs
 }
 
@@ -113,6 +116,7 @@ func newPhases(t *testing.T, c *Case) *phases {
 		Dir:      c.Dir,
 		Stores:   c.Stores,
 		Workload: workload.Spec{Name: "custom", Objects: c.Objects, TextLen: 60},
+		Server:   c.Server,
 	}}
 }
 
@@ -183,6 +187,12 @@ func (ph *phases) checkHold() results.Record {
 	hold := ph.run(job.PhaseHold, func(j *job.Job) { j.Hold = c.Stores - 1 })
 	if hold.Hold == nil || hold.Hold.Held != c.Stores-1 {
 		t.Fatalf("hold: record %+v, want %d stores held", hold.Hold, c.Stores-1)
+	}
+	if _, ok := c.Variant.(engine.ServerVariant); ok {
+		if s := hold.Hold.Server; s == nil || s.Processes < 1 || s.PssAfterKB <= 0 {
+			t.Errorf("hold: the server's memory is %+v, want its processes' memory", s)
+		}
+		return hold
 	}
 	if per := float64(hold.Hold.FDs-hold.Hold.FDsBefore) / float64(hold.Hold.Held); per < 1 {
 		t.Errorf("hold: %.1f open files per open store (%d before, %d after): every engine keeps its store's file open", per, hold.Hold.FDsBefore, hold.Hold.FDs)
@@ -281,14 +291,32 @@ func Factory(t *testing.T, fs []engine.Factory, id string) engine.Factory {
 	return engine.Factory{}
 }
 
-// corrupt overwrites every file of store 0 with random bytes and checks
-// that an open run fails with an error that names store 0 and its
-// directory, instead of crashing or answering.
+// corrupt overwrites every file of store 0 with random bytes (a store on
+// a server: drops it there, as a lost store) and checks that an open run
+// fails with an error that names store 0 and its directory, instead of
+// crashing or answering.
 func corrupt(t *testing.T, v engine.Variant, j job.Job) {
 	t.Helper()
 	dir := job.StoreDir(j.Dir, 0, 0)
+	if err := damage(v, dir); err != nil {
+		t.Fatal(err)
+	}
+	j.Phase, j.Run, j.Seed = job.PhaseOpen, 1, 1
+	_, err := worker.RunJob(j, v, io.Discard)
+	var se *worker.StoreError
+	if !errors.As(err, &se) || se.Index != 0 || !strings.Contains(err.Error(), dir) {
+		t.Errorf("open run over a corrupt store 0: err = %v; want an error naming store 0 and %s", err, dir)
+	}
+}
+
+// damage overwrites every file of the store in dir with random bytes,
+// or, for a store on a server, drops it there.
+func damage(v engine.Variant, dir string) error {
+	if sv, ok := v.(engine.ServerVariant); ok {
+		return sv.DropStore(dir)
+	}
 	rnd := rand.New(rand.NewPCG(1, 2))
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
@@ -302,15 +330,6 @@ func corrupt(t *testing.T, v engine.Variant, j job.Job) {
 		}
 		return os.WriteFile(path, b, 0o644)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j.Phase, j.Run, j.Seed = job.PhaseOpen, 1, 1
-	_, err = worker.RunJob(j, v, io.Discard)
-	var se *worker.StoreError
-	if !errors.As(err, &se) || se.Index != 0 || !strings.Contains(err.Error(), dir) {
-		t.Errorf("open run over a corrupt store 0: err = %v; want an error naming store 0 and %s", err, dir)
-	}
 }
 
 // WorkerVersions builds the worker command in package pkg (e.g.

@@ -23,6 +23,13 @@ const (
 // up. Skipped under -short (a few seconds per variant).
 func CheckServe(t *testing.T, v engine.Variant) {
 	t.Helper()
+	checkServe(t, v, "")
+}
+
+// checkServe is CheckServe of a variant whose stores live in the server
+// at server ("" for none).
+func checkServe(t *testing.T, v engine.Variant, server string) {
+	t.Helper()
 	if testing.Short() {
 		t.Log("serve end to end not run under -short")
 		return
@@ -31,7 +38,7 @@ func CheckServe(t *testing.T, v engine.Variant) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := job.Job{Variant: v.ID(), Dir: t.TempDir(), Stores: ServeStores, Workload: spec}
+	base := job.Job{Variant: v.ID(), Dir: t.TempDir(), Stores: ServeStores, Workload: spec, Server: server}
 	Phase(t, v, base, job.PhaseCreate, nil)
 	rec := Phase(t, v, base, job.PhaseServe, func(j *job.Job) {
 		j.Run, j.Seed = 1, 1

@@ -1,0 +1,156 @@
+// Package postgres is manydb's adapter for PostgreSQL, the server a team
+// would run instead of a store per agent, through jackc/pgx (v5, the Go
+// driver PostgreSQL's users pick most, pure Go, with its own pool
+// pgxpool and a per-connection cache of prepared statements).
+//
+// A store per agent is a schema of its own (named for the store's
+// directory, which holds no file: the data is the server's) with a table
+// notes(id, text, ts); the shared layout is one schema whose notes table
+// has an agent column and the primary key (agent, id). Every store of a
+// worker runs its statements on one pgxpool.Pool (pgx's defaults: at most
+// max(4, CPUs) connections), so an agent's open is a check that its table
+// exists, not a connection: a connection per agent would be a backend
+// process per agent. The server is manydb's own (internal/pgserver) or
+// the user's; the worker is given its address (engine.ServerVariant).
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"path/filepath"
+	"regexp"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"manydb/internal/engine"
+	"manydb/internal/pgserver"
+)
+
+// ID is the variant id.
+const ID = "postgres"
+
+// Factories lists the variants of this package.
+func Factories() []engine.Factory {
+	return []engine.Factory{{ID: ID, New: func() (engine.Variant, error) { return &Variant{}, nil }}}
+}
+
+// Variant is PostgreSQL through a pool of connections; UseServer gives it
+// its server.
+type Variant struct {
+	pool    *pgxpool.Pool
+	dsn     string
+	version map[string]string
+}
+
+var ctx = context.Background()
+
+// ID implements engine.Variant.
+func (v *Variant) ID() string { return ID }
+
+// Versions implements engine.Variant: the server's and pgvector's.
+func (v *Variant) Versions() map[string]string { return v.version }
+
+// UseServer implements engine.ServerVariant: it connects to the database
+// dsn names, made first (CREATE DATABASE, from the server's postgres
+// database) when the server does not have it.
+func (v *Variant) UseServer(dsn string) error {
+	if v.pool != nil && dsn == v.dsn {
+		return nil
+	}
+	if v.pool != nil {
+		return fmt.Errorf("the variant uses the server %q already, not %q", v.dsn, dsn)
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return fmt.Errorf("the server's address: %w", err)
+	}
+	if err := ensureDatabase(cfg.ConnConfig); err != nil {
+		return err
+	}
+	if v.version, err = pgserver.Versions(dsn); err != nil {
+		return err
+	}
+	if v.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	v.dsn = dsn
+	return nil
+}
+
+// ensureDatabase makes the database cfg names unless the server has it.
+func ensureDatabase(cfg *pgx.ConnConfig) error {
+	admin := cfg.Copy()
+	admin.Database = "postgres"
+	c, err := pgx.ConnectConfig(ctx, admin)
+	if err != nil {
+		return fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	defer c.Close(ctx)
+	var has bool
+	if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", cfg.Database).Scan(&has); err != nil {
+		return fmt.Errorf("look for database %s: %w", cfg.Database, err)
+	}
+	if has {
+		return nil
+	}
+	if _, err := c.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{cfg.Database}.Sanitize()); err != nil {
+		return fmt.Errorf("create database %s: %w", cfg.Database, err)
+	}
+	return nil
+}
+
+// CloseVariant implements engine.Closer: it closes the pool.
+func (v *Variant) CloseVariant() error {
+	if v.pool != nil {
+		v.pool.Close()
+	}
+	return nil
+}
+
+// errNoServer is returned by a store operation before UseServer.
+var errNoServer = errors.New("no PostgreSQL server given (engine.ServerVariant.UseServer)")
+
+// Create implements engine.Variant: the schema of dir with its notes table.
+func (v *Variant) Create(dir string) (engine.Store, error) {
+	if v.pool == nil {
+		return nil, errNoServer
+	}
+	s := newStore(v.pool, schemaOf(dir), -1)
+	if err := s.create(perAgentTable); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Open implements engine.Variant: it checks that dir's table exists.
+func (v *Variant) Open(dir string) (engine.Store, error) {
+	if v.pool == nil {
+		return nil, errNoServer
+	}
+	s := newStore(v.pool, schemaOf(dir), -1)
+	if err := s.exists(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// schemaOf names the schema of the store in dir: the directory's name
+// and a hash of its path (two stores of one database never share one).
+func schemaOf(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	h := fnv.New64a()
+	h.Write([]byte(abs))
+	base := nameChars.ReplaceAllString(filepath.Base(abs), "_")
+	if len(base) > 30 {
+		base = base[:30]
+	}
+	return fmt.Sprintf("store_%s_%016x", base, h.Sum64())
+}
+
+var nameChars = regexp.MustCompile(`[^a-zA-Z0-9_]`)

@@ -1,0 +1,180 @@
+package postgres
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"manydb/internal/engine"
+	"manydb/internal/workload"
+)
+
+// The tables: a store per agent's, and the shared layout's.
+const (
+	perAgentTable = "CREATE TABLE %s (id bigint PRIMARY KEY, text text NOT NULL, ts bigint NOT NULL)"
+	sharedTable   = "CREATE TABLE %s (agent integer NOT NULL, id bigint NOT NULL, text text NOT NULL, ts bigint NOT NULL, PRIMARY KEY (agent, id))"
+)
+
+// store is an agent's notes: a schema's table of its own (agent < 0), or
+// agent's rows of the shared table. Its statements name the table with
+// its schema, so any connection of the pool runs them.
+type store struct {
+	pool   *pgxpool.Pool
+	schema string
+	agent  int
+	table  string // "schema"."notes", quoted
+	where  string // the rows of the agent: "" or "agent = $1 AND "
+	args   []any  // the agent's argument, first of every statement
+}
+
+func newStore(pool *pgxpool.Pool, schema string, agent int) *store {
+	s := &store{pool: pool, schema: schema, agent: agent, table: pgx.Identifier{schema, "notes"}.Sanitize()}
+	if agent >= 0 {
+		s.where, s.args = "agent = $1 AND ", []any{agent}
+	}
+	return s
+}
+
+// arg returns the placeholder of the statement's n-th own argument (1 is
+// the first after the agent's).
+func (s *store) arg(n int) string { return fmt.Sprintf("$%d", n+len(s.args)) }
+
+// with returns the agent's argument (if any) followed by args.
+func (s *store) with(args ...any) []any { return append(slices.Clip(s.args), args...) }
+
+// create makes the schema and its table (table is perAgentTable or
+// sharedTable), committed.
+func (s *store) create(table string) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{s.schema}.Sanitize()); err != nil {
+		return fmt.Errorf("create schema %s: %w", s.schema, err)
+	}
+	if _, err := tx.Exec(ctx, fmt.Sprintf(table, s.table)); err != nil {
+		return fmt.Errorf("create table %s: %w", s.table, err)
+	}
+	return tx.Commit(ctx)
+}
+
+// exists checks that the store's table exists.
+func (s *store) exists() error {
+	var ok bool
+	if err := s.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.table).Scan(&ok); err != nil {
+		return fmt.Errorf("open %s: %w", s.table, err)
+	}
+	if !ok {
+		return fmt.Errorf("open: no table %s on the server", s.table)
+	}
+	return nil
+}
+
+// Insert implements engine.Store: COPY in one transaction.
+func (s *store) Insert(notes []workload.Note) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	cols := []string{"id", "text", "ts"}
+	if s.agent >= 0 {
+		cols = append([]string{"agent"}, cols...)
+	}
+	rows := pgx.CopyFromSlice(len(notes), func(i int) ([]any, error) {
+		return s.with(notes[i].ID, notes[i].Text, notes[i].Ts), nil
+	})
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.schema, "notes"}, cols, rows); err != nil {
+		return fmt.Errorf("copy the notes: %w", err)
+	}
+	return tx.Commit(ctx)
+}
+
+// Count implements engine.Store.
+func (s *store) Count() (int64, error) {
+	var n int64
+	err := s.pool.QueryRow(ctx, "SELECT count(*) FROM "+s.table+s.whereAll(), s.args...).Scan(&n)
+	return n, err
+}
+
+// whereAll is the WHERE clause of all the store's rows.
+func (s *store) whereAll() string {
+	if s.agent < 0 {
+		return ""
+	}
+	return " WHERE agent = $1"
+}
+
+// Recent implements engine.Store.
+func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
+	q := fmt.Sprintf("SELECT id, text, ts FROM %s%s ORDER BY id DESC LIMIT %s", s.table, s.whereAll(), s.arg(1))
+	return s.collect(dst, q, s.with(n)...)
+}
+
+// Scan implements engine.Store.
+func (s *store) Scan(fn func(workload.Note)) error {
+	rows, err := s.pool.Query(ctx, "SELECT id, text, ts FROM "+s.table+s.whereAll()+" ORDER BY id", s.args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var n workload.Note
+	for rows.Next() {
+		if err := rows.Scan(&n.ID, &n.Text, &n.Ts); err != nil {
+			return err
+		}
+		fn(n)
+	}
+	return rows.Err()
+}
+
+// Get implements engine.Store: one query for every id, answered in the
+// order asked.
+func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
+	q := fmt.Sprintf("SELECT id, text, ts FROM %s WHERE %sid = ANY(%s)", s.table, s.where, s.arg(1))
+	got, err := s.collect(nil, q, s.with(ids)...)
+	if err != nil {
+		return dst, err
+	}
+	for _, id := range ids {
+		i := slices.IndexFunc(got, func(n workload.Note) bool { return n.ID == id })
+		if i < 0 {
+			return dst, fmt.Errorf("id %d: %w", id, engine.ErrNotFound)
+		}
+		dst = append(dst, got[i])
+	}
+	return dst, nil
+}
+
+// collect appends the notes query q returns to dst.
+func (s *store) collect(dst []workload.Note, q string, args ...any) ([]workload.Note, error) {
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return dst, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n workload.Note
+		if err := rows.Scan(&n.ID, &n.Text, &n.Ts); err != nil {
+			return dst, err
+		}
+		dst = append(dst, n)
+	}
+	return dst, rows.Err()
+}
+
+// Append implements engine.Store: one INSERT, its own transaction.
+func (s *store) Append(n workload.Note) error {
+	cols, vals := "id, text, ts", fmt.Sprintf("%s, %s, %s", s.arg(1), s.arg(2), s.arg(3))
+	if s.agent >= 0 {
+		cols, vals = "agent, "+cols, "$1, "+vals
+	}
+	_, err := s.pool.Exec(ctx, fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", s.table, cols, vals), s.with(n.ID, n.Text, n.Ts)...)
+	return err
+}
+
+// Close implements engine.Store: the pool is the variant's, so nothing.
+func (s *store) Close() error { return nil }
