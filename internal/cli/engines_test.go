@@ -16,7 +16,9 @@ import (
 // TestEnginesAgreeWithCatalog asks every worker built by TestMain which
 // variants it serves: each catalog variant is served by its family's
 // worker and its adapter answers its id (built) or says how to enable it
-// (disabled: ObjectBox or Turso without their library).
+// (disabled: ObjectBox, Turso or libSQL without their library; postgres
+// without the server installed beside the worker, as in this test's
+// directory).
 func TestEnginesAgreeWithCatalog(t *testing.T) {
 	o, out, _ := options(t)
 	if err := Run(context.Background(), []string{"engines"}, o); err != nil {
@@ -32,7 +34,7 @@ func TestEnginesAgreeWithCatalog(t *testing.T) {
 		if f[0] != v || f[1] != fam.Binary {
 			t.Errorf("line %q: want variant %s of %s", lines[i+1], v, fam.Binary)
 		}
-		if state := f[3]; state != "built" && !(state == "disabled" && (fam.Binary == "worker-objectbox" || fam.Binary == "worker-turso" || fam.Binary == "worker-libsql")) {
+		if state := f[3]; state != "built" && !(state == "disabled" && (fam.Binary == "worker-objectbox" || fam.Binary == "worker-turso" || fam.Binary == "worker-libsql" || fam.Binary == "worker-postgres")) {
 			t.Errorf("%s: %q", v, lines[i+1])
 		}
 	}

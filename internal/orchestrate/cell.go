@@ -237,11 +237,22 @@ func (c *cell) phase(ctx context.Context, p phase, rebuild bool) (ok bool, err e
 		fmt.Fprintf(c.Log, "%s: skipped: %s\n", label, why)
 		return true, c.record(c.skippedRecord(p, why))
 	}
+	if c.isServerPhase() {
+		if rec, failed := c.serverFailed(p, label); failed {
+			if rebuild {
+				return false, nil
+			}
+			return false, c.record(rec)
+		}
+	}
 	wj := c.workerJob(p)
 	// The hold worker reports what a container holding only it is charged,
 	// in a memory cgroup of its own when one can be made here.
 	var cgroupNA string
-	if p.name == job.PhaseHold {
+	switch {
+	case p.name == job.PhaseHold && c.isServerPhase():
+		cgroupNA = serverNoCgroup
+	case p.name == job.PhaseHold:
 		var removeCgroup func()
 		wj.Cgroup, cgroupNA, removeCgroup = c.makeCgroup(label)
 		defer removeCgroup()
@@ -332,6 +343,9 @@ func (c *cell) skipReason(p phase) string {
 		return c.tooManyOpen(c.key(), p.pool, c.Serve.Concurrency, c.Serve.MemoryMaxBytes == 0)
 	case p.name == job.PhaseHold && p.run > 0:
 		return c.tooManyOpen(c.key(), p.hold, 0, true)
+	case p.name == job.PhaseOpen && p.cache != "" && p.cache != job.CacheWarm:
+		fam, _ := c.family(c.v)
+		return fam.NoCold[c.v]
 	}
 	return ""
 }
@@ -342,10 +356,13 @@ func (c *cell) skippedRecord(p phase, why string) results.Record {
 		Status: results.StatusNotApplicable, Workload: c.Workload, Stores: c.Stores, Started: time.Now().UTC(),
 		Error: why, Sweep: c.sweepID}
 	rec.SetRepeat(p.run)
-	if p.name == job.PhaseServe {
+	switch p.name {
+	case job.PhaseServe:
 		rec.Serve = &results.Serve{Pool: p.pool}
-	} else {
+	case job.PhaseHold:
 		rec.Hold = &results.Hold{Held: p.hold}
+	case job.PhaseOpen:
+		rec.Cache = p.cache
 	}
 	return rec
 }
@@ -354,6 +371,9 @@ func (c *cell) skippedRecord(p phase, why string) results.Record {
 func (c *cell) workerJob(p phase) job.Job {
 	wj := job.Job{Variant: c.v, Phase: p.name, Dir: c.dir, Stores: c.Stores, Workload: c.Workload,
 		Fanout: c.Fanout, Layout: c.layout, Progress: true, THPOff: c.set.THPOff, Lean: c.set.Lean, WAL: c.set.WAL}
+	if c.isServerPhase() && c.server != nil && c.server.srv != nil {
+		wj.Server = c.server.dsn(c.where)
+	}
 	if c.KNNOversample > 1 && (p.name == job.PhaseOpen || p.name == job.PhaseTurn || p.name == job.PhaseHold || p.name == job.PhaseServe) {
 		wj.KNNOversample = c.KNNOversample
 	}

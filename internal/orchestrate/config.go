@@ -475,6 +475,9 @@ func (c *Config) notApplicable(w where) string {
 	if c.Workload.Dims > 0 && fam.NoVectors[w.v] != "" {
 		return fam.NoVectors[w.v]
 	}
+	if fam.Server != "" && c.Serve != nil && c.Serve.MemoryMaxBytes > 0 {
+		return "--memory-max limits the worker's cgroup, and the stores' memory is the server's processes', outside it"
+	}
 	if w.layout.Shared() {
 		return c.sharedNotApplicable(fam, w)
 	}

@@ -38,7 +38,17 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 		fmt.Fprintf(c.Log, "open loop at %g requests/s: the schedule alone takes about %s\n", c.Serve.Rate, FormatSeconds(secs))
 	}
 	studies := newStudies(c, ss, byVariant)
+	server, err := startServer(c, studies)
+	if err != nil {
+		return studies[0].id, err
+	}
+	defer func() {
+		if serr := server.stop(); serr != nil && err == nil {
+			err = fmt.Errorf("stop the PostgreSQL server: %w", serr)
+		}
+	}()
 	for _, s := range studies {
+		s.server = server
 		if err := s.writeEnv(versions); err != nil {
 			return s.id, err
 		}

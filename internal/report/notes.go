@@ -129,6 +129,7 @@ func (t *table) writeNA(w io.Writer) {
 		{"the wal setting has no journal mode to set", na.wal.String()},
 		{"no knn search", na.vectors.String()},
 		{"no shared layout", na.shared.String()},
+		{"no cold cache", na.cold.String()},
 	} {
 		if line.why != "" {
 			fmt.Fprintf(w, "n/a: %s %s.\n", line.what, line.why)
@@ -140,8 +141,8 @@ func (t *table) writeNA(w io.Writer) {
 // malloc setting does not apply to (pure-Go engines), and for each other
 // cause its reasons with the columns they are given for.
 type naReasons struct {
-	malloc                     string
-	lean, wal, vectors, shared grouped
+	malloc                           string
+	lean, wal, vectors, shared, cold grouped
 }
 
 // grouped is reasons with the columns each is given for, in order.
@@ -175,6 +176,9 @@ func (t *table) notApplicable() naReasons {
 	var malloc []string
 	for _, v := range t.variants {
 		c := t.columns[v]
+		for _, why := range c.naCache {
+			na.cold.add(why, v)
+		}
 		if !c.na {
 			continue
 		}

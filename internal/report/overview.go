@@ -40,6 +40,7 @@ func notAppliedOf(t *table) []notApplied {
 		{"the wal setting has no journal mode to set ", na.wal},
 		{"no knn search ", na.vectors},
 		{"no shared layout ", na.shared},
+		{"no cold cache ", na.cold},
 	} {
 		if why := g.why.String(); why != "" {
 			out = append(out, notApplied{t.setting, "", g.what + why})

@@ -111,6 +111,8 @@ func (t *table) text(f figure, c *column) string {
 	switch {
 	case len(recs) == 0 && f.phase == job.PhaseHold:
 		return t.noHold(c, f)
+	case len(recs) == 0 && f.cache != "" && c.naCache[f.cache] != "":
+		return "n/a"
 	case len(recs) == 0:
 		return missing(c, f.phase)
 	}

@@ -322,7 +322,7 @@ func prepareVectors(j job.Job, v engine.Variant, rec *results.Record) error {
 func useServer(j job.Job, v engine.Variant, rec *results.Record) error {
 	sv, ok := v.(engine.ServerVariant)
 	switch {
-	case !ok && j.Server == "":
+	case !ok && j.Server == "", ok && j.Server == "" && j.Phase == job.PhaseVersions:
 		return nil
 	case !ok:
 		return fmt.Errorf("variant %s keeps its stores in files, not in a server: --server is not for it", v.ID())

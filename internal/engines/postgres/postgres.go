@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"os"
 	"path/filepath"
 	"regexp"
 
@@ -34,7 +35,21 @@ const ID = "postgres"
 
 // Factories lists the variants of this package.
 func Factories() []engine.Factory {
-	return []engine.Factory{{ID: ID, New: func() (engine.Variant, error) { return &Variant{}, nil }}}
+	return []engine.Factory{{ID: ID, New: newVariant}}
+}
+
+// newVariant makes the variant when the server's programs are installed
+// in the repository of the worker's binary (the server the study starts);
+// otherwise it says how to install them (engine.ErrDisabled).
+func newVariant() (engine.Variant, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := pgserver.Find(filepath.Dir(exe)); !ok {
+		return nil, fmt.Errorf("%w: %w", engine.ErrDisabled, pgserver.ErrNotInstalled)
+	}
+	return &Variant{}, nil
 }
 
 // Variant is PostgreSQL through a pool of connections; UseServer gives it
