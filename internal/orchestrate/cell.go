@@ -237,26 +237,16 @@ func (c *cell) phase(ctx context.Context, p phase, rebuild bool) (ok bool, err e
 		fmt.Fprintf(c.Log, "%s: skipped: %s\n", label, why)
 		return true, c.record(c.skippedRecord(p, why))
 	}
-	if c.isServerPhase() {
-		if rec, failed := c.serverFailed(p, label); failed {
-			if rebuild {
-				return false, nil
-			}
-			return false, c.record(rec)
-		}
+	if rec, failed := c.serverFailed(p, label); failed {
+		return false, c.recordUnlessRebuild(rec, rebuild)
 	}
 	wj := c.workerJob(p)
 	// The hold worker reports what a container holding only it is charged,
 	// in a memory cgroup of its own when one can be made here.
 	var cgroupNA string
-	switch {
-	case p.name == job.PhaseHold && c.isServerPhase():
-		cgroupNA = serverNoCgroup
-	case p.name == job.PhaseHold:
-		var removeCgroup func()
-		wj.Cgroup, cgroupNA, removeCgroup = c.makeCgroup(label)
-		defer removeCgroup()
-	}
+	var removeCgroup func()
+	wj.Cgroup, cgroupNA, removeCgroup = c.holdCgroup(p, label)
+	defer removeCgroup()
 	// A serve worker under --memory-max runs in a cgroup of its own with
 	// that limit.
 	var limited *memcg.Group
@@ -516,4 +506,52 @@ func dropCaches() error {
 		return fmt.Errorf("drop the page cache: %w", err)
 	}
 	return nil
+}
+
+// serverFailed is the failed record of a phase of a server's variant
+// when the server did not start, or has exited.
+func (c *cell) serverFailed(p phase, label string) (results.Record, bool) {
+	if !c.isServerPhase() {
+		return results.Record{}, false
+	}
+	err := c.server.err
+	if err == nil && c.server.srv != nil {
+		if done, exit := c.server.srv.Exited(); done {
+			err = fmt.Errorf("the server exited (%v): %s", exit, c.server.srv.LogTail(3))
+		}
+	}
+	if err == nil {
+		return results.Record{}, false
+	}
+	rec := c.skippedRecord(p, "postgres: "+err.Error())
+	rec.Status = results.StatusFailed
+	c.failed = append(c.failed, label)
+	fmt.Fprintf(c.Log, "%s: failed: %v\n", label, err)
+	return rec, true
+}
+
+// isServerPhase tells whether the phases of cell c run against the server.
+func (c *cell) isServerPhase() bool {
+	fam, _ := c.family(c.v)
+	return fam.Server != ""
+}
+
+// recordUnlessRebuild appends rec, but not for a rebuild's phase.
+func (c *cell) recordUnlessRebuild(rec results.Record, rebuild bool) error {
+	if rebuild {
+		return nil
+	}
+	return c.record(rec)
+}
+
+// holdCgroup makes the memory cgroup of a hold phase's worker: its path,
+// or why there is none, and what removes it (a no-op for other phases).
+func (c *cell) holdCgroup(p phase, label string) (path, na string, remove func()) {
+	switch {
+	case p.name != job.PhaseHold:
+		return "", "", func() {}
+	case c.isServerPhase():
+		return "", serverNoCgroup, func() {}
+	}
+	return c.makeCgroup(label)
 }

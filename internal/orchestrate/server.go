@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"manydb/internal/pgserver"
-	"manydb/internal/results"
 )
 
 // ServerDirName is the directory of a run's PostgreSQL server in its
@@ -39,22 +38,18 @@ func (c *Config) needsServer() bool {
 // startServer starts the run's PostgreSQL server in the root when a
 // variant needs one; a server a killed run left there is stopped and
 // removed first (pgserver.Start), and with it the data of that run's
-// stores, so their directories are removed too and the cells make them
-// again. A server that does not start is no error of the run: its
-// variants' phases fail with the server's reason, the others run.
-func startServer(c Config, studies []*study) (*runServer, error) {
+// stores, so their directories (stores) are removed (remove) too and the
+// cells make them again. A server that does not start is no error of the
+// run: its variants' phases fail with the server's reason, the others
+// run.
+func startServer(c Config, stores []string, remove func(dir string) error) (*runServer, error) {
 	if !c.needsServer() {
 		return &runServer{}, nil
 	}
-	for _, s := range studies {
-		for _, w := range c.cells() {
-			if fam, _ := c.family(w.v); fam.Server == "" {
-				continue
-			}
-			if dir := s.cell(w).dir; exists(dir) {
-				if err := s.remove(dir); err != nil {
-					return nil, err
-				}
+	for _, dir := range stores {
+		if exists(dir) {
+			if err := remove(dir); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -91,33 +86,8 @@ func (r *runServer) dsn(w where) string {
 	return r.srv.DSN(name)
 }
 
-// serverFailed is the failed record of a phase of a server's variant
-// when the server did not start, or has exited.
-func (c *cell) serverFailed(p phase, label string) (results.Record, bool) {
-	err := c.server.err
-	if err == nil && c.server.srv != nil {
-		if done, exit := c.server.srv.Exited(); done {
-			err = fmt.Errorf("the server exited (%v): %s", exit, c.server.srv.LogTail(3))
-		}
-	}
-	if err == nil {
-		return results.Record{}, false
-	}
-	rec := c.skippedRecord(p, "postgres: "+err.Error())
-	rec.Status = results.StatusFailed
-	c.failed = append(c.failed, label)
-	fmt.Fprintf(c.Log, "%s: failed: %v\n", label, err)
-	return rec, true
-}
-
 // exists tells whether path exists.
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
-}
-
-// isServerPhase tells whether the phases of cell c run against the server.
-func (c *cell) isServerPhase() bool {
-	fam, _ := c.family(c.v)
-	return fam.Server != ""
 }

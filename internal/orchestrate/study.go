@@ -38,7 +38,7 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 		fmt.Fprintf(c.Log, "open loop at %g requests/s: the schedule alone takes about %s\n", c.Serve.Rate, FormatSeconds(secs))
 	}
 	studies := newStudies(c, ss, byVariant)
-	server, err := startServer(c, studies)
+	server, err := startServer(c, serverStores(c, studies), studies[0].remove)
 	if err != nil {
 		return studies[0].id, err
 	}
@@ -276,4 +276,18 @@ func (p phase) String() string {
 		return fmt.Sprintf("%s run %d", p.name, p.run)
 	}
 	return string(p.name)
+}
+
+// serverStores are the store directories of the run's variants whose
+// stores live in a server (startServer removes them).
+func serverStores(c Config, studies []*study) []string {
+	var dirs []string
+	for _, s := range studies {
+		for _, w := range c.cells() {
+			if fam, _ := c.family(w.v); fam.Server != "" {
+				dirs = append(dirs, s.cell(w).dir)
+			}
+		}
+	}
+	return dirs
 }

@@ -101,18 +101,16 @@ type column struct {
 	// skippedHolds: hold count → why that hold was skipped before it
 	// started (one of several hold counts that would not fit).
 	skippedHolds map[int]string
-	storesFrom   string // serve: the study whose kept stores were reused
-	// naCache: cache mode → why its open runs are n/a for this variant
-	// (engine.Family.NoCold), when the column's other runs apply.
-	naCache  map[job.CacheMode]string
-	version  map[string][]string // library → the versions its records name, in order
-	variant  string              // the variant of the column's records
-	layout   job.Layout          // and their layout
-	machine  string              // its machine's label when the table has several, else ""
-	study    string              // the study of the column's records
-	runs     int                 // warm open runs its study asked for
-	turnRuns int                 // turn runs its study asked for
-	search   string              // its knn search, as its records name it (--dims)
+	storesFrom   string                   // serve: the study whose kept stores were reused
+	naCache      map[job.CacheMode]string // cache mode → why its open runs are n/a (engine.Family.NoCold)
+	version      map[string][]string      // library → the versions its records name, in order
+	variant      string                   // the variant of the column's records
+	layout       job.Layout               // and their layout
+	machine      string                   // its machine's label when the table has several, else ""
+	study        string                   // the study of the column's records
+	runs         int                      // warm open runs its study asked for
+	turnRuns     int                      // turn runs its study asked for
+	search       string                   // its knn search, as its records name it (--dims)
 }
 
 func newCell(r *results.Record, machine string) *column {
@@ -286,10 +284,7 @@ func (t *table) add(col string, c *column, r *results.Record) {
 	case r.StoresFrom != "" && r.Status == results.StatusNotApplicable:
 		c.storesFrom = r.StoresFrom
 	case r.Status == results.StatusNotApplicable && r.Phase == job.PhaseOpen && r.Cache != "" && r.Cache != job.CacheWarm:
-		if c.naCache == nil {
-			c.naCache = map[job.CacheMode]string{}
-		}
-		c.naCache[r.Cache] = r.Error
+		c.naCache = withReason(c.naCache, r.Cache, r.Error)
 	case r.Status == results.StatusNotApplicable:
 		c.na, c.naWhy = true, r.Error
 	case r.Status != results.StatusOK:

@@ -283,3 +283,12 @@ func (t *table) notWarmNote() string {
 	}
 	return fmt.Sprintf("Not warm: these warm runs had less than %.0f %% of their sampled store pages in the page cache before or after them, so their figures include reads from disk: %s.", 100*WarmResident, strings.Join(cols, "; "))
 }
+
+// withReason returns m (made when nil) with why set for cache mode k.
+func withReason(m map[job.CacheMode]string, k job.CacheMode, why string) map[job.CacheMode]string {
+	if m == nil {
+		m = map[job.CacheMode]string{}
+	}
+	m[k] = why
+	return m
+}
