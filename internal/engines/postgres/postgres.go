@@ -55,9 +55,10 @@ func newVariant() (engine.Variant, error) {
 // Variant is PostgreSQL through a pool of connections; UseServer gives it
 // its server.
 type Variant struct {
-	pool    *pgxpool.Pool
-	dsn     string
-	version map[string]string
+	pool      *pgxpool.Pool
+	dsn       string
+	version   map[string]string
+	hasVector bool // the database has pgvector (CREATE EXTENSION vector)
 }
 
 var ctx = context.Background()
@@ -88,6 +89,13 @@ func (v *Variant) UseServer(dsn string) error {
 	if v.version, err = pgserver.Versions(dsn); err != nil {
 		return err
 	}
+	if v.version["pgvector"] != "" {
+		if err := createExtension(cfg.ConnConfig); err != nil {
+			return err
+		}
+		v.hasVector = true
+	}
+	cfg.AfterConnect = registerVector
 	if v.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
@@ -113,6 +121,20 @@ func ensureDatabase(cfg *pgx.ConnConfig) error {
 	}
 	if _, err := c.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{cfg.Database}.Sanitize()); err != nil {
 		return fmt.Errorf("create database %s: %w", cfg.Database, err)
+	}
+	return nil
+}
+
+// createExtension makes pgvector's extension in the database cfg names,
+// before the pool's first connection (each registers its type).
+func createExtension(cfg *pgx.ConnConfig) error {
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector"); err != nil {
+		return fmt.Errorf("create extension vector: %w", err)
 	}
 	return nil
 }

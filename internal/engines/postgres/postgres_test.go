@@ -74,3 +74,15 @@ func TestShared(t *testing.T) {
 	defer v.CloseVariant()
 	enginetest.CheckShared(t, v)
 }
+
+func TestVectors(t *testing.T) {
+	v, _ := variant(t, "vectors")
+	defer v.CloseVariant()
+	enginetest.CheckVectors(t, v, 0.9)
+}
+
+func TestSharedVectors(t *testing.T) {
+	v, _ := variant(t, "shared_vectors")
+	defer v.CloseVariant()
+	enginetest.CheckSharedVectors(t, v)
+}

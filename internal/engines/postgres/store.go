@@ -3,6 +3,7 @@ package postgres
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -44,9 +45,10 @@ func (s *store) arg(n int) string { return fmt.Sprintf("$%d", n+len(s.args)) }
 // with returns the agent's argument (if any) followed by args.
 func (s *store) with(args ...any) []any { return append(slices.Clip(s.args), args...) }
 
-// create makes the schema and its table (table is perAgentTable or
-// sharedTable), committed.
-func (s *store) create(table string) error {
+// create makes the schema, its table (table is perAgentTable or
+// sharedTable, with or without embeddings) and the table's indexes (each
+// a format of the quoted table's name), committed.
+func (s *store) create(table string, indexes ...string) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -57,6 +59,11 @@ func (s *store) create(table string) error {
 	}
 	if _, err := tx.Exec(ctx, fmt.Sprintf(table, s.table)); err != nil {
 		return fmt.Errorf("create table %s: %w", s.table, err)
+	}
+	for _, index := range indexes {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(index, s.table)); err != nil {
+			return fmt.Errorf("create an index of %s: %w", s.table, err)
+		}
 	}
 	return tx.Commit(ctx)
 }
@@ -80,17 +87,32 @@ func (s *store) Insert(notes []workload.Note) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback(ctx)
-	cols := []string{"id", "text", "ts"}
-	if s.agent >= 0 {
-		cols = append([]string{"agent"}, cols...)
-	}
+	emb := len(notes) > 0 && notes[0].Emb != nil
+	cols := s.columns(emb)
 	rows := pgx.CopyFromSlice(len(notes), func(i int) ([]any, error) {
-		return s.with(notes[i].ID, notes[i].Text, notes[i].Ts), nil
+		n := &notes[i]
+		if emb {
+			return s.with(n.ID, n.Text, n.Ts, vec(n.Emb)), nil
+		}
+		return s.with(n.ID, n.Text, n.Ts), nil
 	})
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.schema, "notes"}, cols, rows); err != nil {
 		return fmt.Errorf("copy the notes: %w", err)
 	}
 	return tx.Commit(ctx)
+}
+
+// columns are the columns a write names: the agent's (shared), the
+// note's, and emb when the notes have embeddings.
+func (s *store) columns(emb bool) []string {
+	cols := []string{"id", "text", "ts"}
+	if s.agent >= 0 {
+		cols = append([]string{"agent"}, cols...)
+	}
+	if emb {
+		cols = append(cols, "emb")
+	}
+	return cols
 }
 
 // Count implements engine.Store.
@@ -168,11 +190,17 @@ func (s *store) collect(dst []workload.Note, q string, args ...any) ([]workload.
 
 // Append implements engine.Store: one INSERT, its own transaction.
 func (s *store) Append(n workload.Note) error {
-	cols, vals := "id, text, ts", fmt.Sprintf("%s, %s, %s", s.arg(1), s.arg(2), s.arg(3))
-	if s.agent >= 0 {
-		cols, vals = "agent, "+cols, "$1, "+vals
+	cols := s.columns(n.Emb != nil)
+	vals := make([]string, len(cols))
+	for i := range vals {
+		vals[i] = fmt.Sprintf("$%d", i+1)
 	}
-	_, err := s.pool.Exec(ctx, fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", s.table, cols, vals), s.with(n.ID, n.Text, n.Ts)...)
+	args := s.with(n.ID, n.Text, n.Ts)
+	if n.Emb != nil {
+		args = append(args, vec(n.Emb))
+	}
+	q := fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", s.table, strings.Join(cols, ", "), strings.Join(vals, ", "))
+	_, err := s.pool.Exec(ctx, q, args...)
 	return err
 }
 

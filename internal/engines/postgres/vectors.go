@@ -1,0 +1,159 @@
+package postgres
+
+import (
+	"context"
+	"database/sql/driver"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"manydb/internal/engine"
+)
+
+// Embeddings are pgvector's vector(D) column emb with an HNSW index
+// (vector_cosine_ops, pgvector's defaults: m = 16, ef_construction = 64,
+// and at search hnsw.ef_search = 40 with iterative scans off), in a
+// store per agent and in the shared table alike. An agent's knn is
+// ORDER BY emb <=> q LIMIT k over its own rows: in the shared layout the
+// index covers every agent's notes and the agent's filter is applied to
+// what the index returns (pgvector's filtered search).
+const (
+	hnswIndex = "CREATE INDEX ON %s USING hnsw (emb vector_cosine_ops)"
+	embColumn = ", emb vector(%d) NOT NULL"
+)
+
+// vec is an embedding sent to pgvector, in its binary format (vecCodec).
+type vec []float32
+
+// CreateVectors implements engine.VectorVariant.
+func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
+	if err := v.checkVectors(dims); err != nil {
+		return nil, err
+	}
+	s := newStore(v.pool, schemaOf(dir), -1)
+	if err := s.create(withEmb(perAgentTable, dims), hnswIndex); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// VectorSearch implements engine.VectorVariant.
+func (v *Variant) VectorSearch() engine.VectorSearch {
+	return engine.VectorSearch{Method: fmt.Sprintf("pgvector %s HNSW index per agent's table, %s; knn: ORDER BY emb <=> q LIMIT k (hnsw.ef_search 40, iterative scan off: pgvector's defaults)", v.version["pgvector"], fmt.Sprintf(hnswIndex, "notes"))}
+}
+
+// CreateSharedVectors implements engine.SharedVectorVariant.
+func (v *Variant) CreateSharedVectors(dir string, dims int) (engine.SharedStore, error) {
+	if err := v.checkVectors(dims); err != nil {
+		return nil, err
+	}
+	s := &sharedStore{pool: v.pool, schema: schemaOf(dir), table: newStore(v.pool, schemaOf(dir), -1)}
+	if err := s.table.create(withEmb(sharedTable, dims), hnswIndex); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// SharedVectorSearch implements engine.SharedVectorVariant.
+func (v *Variant) SharedVectorSearch() engine.VectorSearch {
+	return engine.VectorSearch{Method: fmt.Sprintf("pgvector %s one HNSW index over every agent's notes, %s; knn: WHERE agent = $1 ORDER BY emb <=> q LIMIT k, the agent's filter applied to what the index returns (hnsw.ef_search 40, iterative scan off: pgvector's defaults)", v.version["pgvector"], fmt.Sprintf(hnswIndex, "notes"))}
+}
+
+// checkVectors checks that the variant can make stores with embeddings
+// of dims values: a server and pgvector on it.
+func (v *Variant) checkVectors(dims int) error {
+	switch {
+	case v.pool == nil:
+		return errNoServer
+	case !v.hasVector:
+		return errors.New("the server has no pgvector (CREATE EXTENSION vector)")
+	case dims < 1 || dims > 16000:
+		return fmt.Errorf("pgvector's vector type holds 1 to 16,000 values, not %d", dims)
+	}
+	return nil
+}
+
+// withEmb adds the embedding column of dims values to a table's
+// definition.
+func withEmb(table string, dims int) string {
+	return table[:len(table)-1] + fmt.Sprintf(embColumn, dims) + ")"
+}
+
+// KNN implements engine.VectorStore.
+func (s *store) KNN(q []float32, k int, dst []int64) ([]int64, error) {
+	query := fmt.Sprintf("SELECT id FROM %s%s ORDER BY emb <=> %s LIMIT %s", s.table, s.whereAll(), s.arg(1), s.arg(2))
+	rows, err := s.pool.Query(ctx, query, s.with(vec(q), k)...)
+	if err != nil {
+		return dst, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return dst, err
+		}
+		dst = append(dst, id)
+	}
+	return dst, rows.Err()
+}
+
+// registerVector makes conn send vec values as pgvector's vector type
+// (its binary format), when the database has the extension.
+func registerVector(ctx context.Context, c *pgx.Conn) error {
+	var oid uint32
+	err := c.QueryRow(ctx, "SELECT oid FROM pg_type WHERE typname = 'vector'").Scan(&oid)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("look up pgvector's type: %w", err)
+	}
+	c.TypeMap().RegisterType(&pgtype.Type{Name: "vector", OID: oid, Codec: vecCodec{}})
+	return nil
+}
+
+// vecCodec encodes a vec in pgvector's binary format: the number of
+// values (int16), an unused int16, then each value as a big-endian
+// float32 (pgvector's vector_send). It decodes nothing: manydb reads ids
+// back, never embeddings. A hand-written codec rather than pgvector-go,
+// whose module (v0.3.0) is served here only from an earlier copy.
+type vecCodec struct{}
+
+func (vecCodec) FormatSupported(f int16) bool { return f == pgtype.BinaryFormatCode }
+func (vecCodec) PreferredFormat() int16       { return pgtype.BinaryFormatCode }
+
+func (vecCodec) PlanEncode(_ *pgtype.Map, _ uint32, format int16, value any) pgtype.EncodePlan {
+	if _, ok := value.(vec); !ok || format != pgtype.BinaryFormatCode {
+		return nil
+	}
+	return vecEncoder{}
+}
+
+func (vecCodec) PlanScan(*pgtype.Map, uint32, int16, any) pgtype.ScanPlan { return nil }
+
+func (vecCodec) DecodeDatabaseSQLValue(*pgtype.Map, uint32, int16, []byte) (driver.Value, error) {
+	return nil, errors.New("manydb does not read embeddings back")
+}
+
+func (vecCodec) DecodeValue(*pgtype.Map, uint32, int16, []byte) (any, error) {
+	return nil, errors.New("manydb does not read embeddings back")
+}
+
+type vecEncoder struct{}
+
+func (vecEncoder) Encode(value any, buf []byte) ([]byte, error) {
+	v := value.(vec)
+	if len(v) > math.MaxInt16 {
+		return nil, fmt.Errorf("an embedding of %d values is longer than pgvector's vector holds", len(v))
+	}
+	buf = binary.BigEndian.AppendUint16(buf, uint16(len(v)))
+	buf = binary.BigEndian.AppendUint16(buf, 0)
+	for _, x := range v {
+		buf = binary.BigEndian.AppendUint32(buf, math.Float32bits(x))
+	}
+	return buf, nil
+}
