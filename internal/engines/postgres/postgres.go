@@ -15,6 +15,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,18 +31,30 @@ import (
 	"manydb/internal/pgserver"
 )
 
-// ID is the variant id.
-const ID = "postgres"
+// The variant ids: postgres with pgvector's defaults, and postgres_iter
+// with its iterative index scans on (hnsw.iterative_scan = strict_order,
+// pgvector 0.8's remedy for a filtered search that returns fewer than k
+// rows), which changes nothing but a knn.
+const (
+	ID          = "postgres"
+	IDIterative = "postgres_iter"
+)
+
+// iterativeScan is the setting postgres_iter gives every connection.
+const iterativeScan = "strict_order"
 
 // Factories lists the variants of this package.
 func Factories() []engine.Factory {
-	return []engine.Factory{{ID: ID, New: newVariant}}
+	return []engine.Factory{
+		{ID: ID, New: func() (engine.Variant, error) { return newVariant(ID) }},
+		{ID: IDIterative, New: func() (engine.Variant, error) { return newVariant(IDIterative) }},
+	}
 }
 
 // newVariant makes the variant when the server's programs are installed
 // in the repository of the worker's binary (the server the study starts);
 // otherwise it says how to install them (engine.ErrDisabled).
-func newVariant() (engine.Variant, error) {
+func newVariant(id string) (engine.Variant, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -49,12 +62,13 @@ func newVariant() (engine.Variant, error) {
 	if _, ok := pgserver.Find(filepath.Dir(exe)); !ok {
 		return nil, fmt.Errorf("%w: %w", engine.ErrDisabled, pgserver.ErrNotInstalled)
 	}
-	return &Variant{}, nil
+	return &Variant{id: id}, nil
 }
 
 // Variant is PostgreSQL through a pool of connections; UseServer gives it
 // its server.
 type Variant struct {
+	id        string // ID or IDIterative
 	pool      *pgxpool.Pool
 	dsn       string
 	version   map[string]string
@@ -64,7 +78,10 @@ type Variant struct {
 var ctx = context.Background()
 
 // ID implements engine.Variant.
-func (v *Variant) ID() string { return ID }
+func (v *Variant) ID() string { return cmp.Or(v.id, ID) }
+
+// iterative tells whether the variant's knn uses iterative index scans.
+func (v *Variant) iterative() bool { return v.id == IDIterative }
 
 // Versions implements engine.Variant: the server's and pgvector's.
 func (v *Variant) Versions() map[string]string { return v.version }
@@ -96,6 +113,9 @@ func (v *Variant) UseServer(dsn string) error {
 		v.hasVector = true
 	}
 	cfg.AfterConnect = registerVector
+	if v.iterative() {
+		cfg.ConnConfig.RuntimeParams["hnsw.iterative_scan"] = iterativeScan
+	}
 	if v.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
 	}

@@ -6,8 +6,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"manydb/internal/engine"
 	"manydb/internal/engines/enginetest"
 	"manydb/internal/pgserver"
+	"manydb/internal/vector"
+	"manydb/internal/workload"
 )
 
 // server is the tests' PostgreSQL server, started by TestMain when the
@@ -85,4 +88,84 @@ func TestSharedVectors(t *testing.T) {
 	v, _ := variant(t, "shared_vectors")
 	defer v.CloseVariant()
 	enginetest.CheckSharedVectors(t, v)
+}
+
+// TestIterativeScanFindsKRows checks that postgres_iter's setting takes
+// effect: on one shared table of 60 agents of 300 notes that share 2 topics (each
+// agent few enough that the planner uses the index),
+// pgvector's filtered HNSW search with its defaults (postgres) returns
+// fewer than 10 of an agent's notes for some agent, and with iterative
+// scans (postgres_iter) 10 for every agent.
+func TestIterativeScanFindsKRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two HNSW indexes of 18,000 notes (about 10 s)")
+	}
+	if srv.s == nil {
+		t.Skip(srv.skip)
+	}
+	spec := workload.Spec{Name: "custom", Objects: 300, TextLen: 20, Dims: 16, TopicPool: 2}
+	const agents = 60
+	dir := t.TempDir()
+	short := map[string]int{}
+	for _, id := range []string{ID, IDIterative} {
+		v := &Variant{id: id}
+		if err := v.UseServer(srv.s.DSN("iterative")); err != nil {
+			t.Fatal(err)
+		}
+		defer v.CloseVariant()
+		s, err := sharedWithAgents(v, dir, id == ID, spec, agents)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for a := range agents {
+			ids, err := agentKNN(s, a, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ids) < vector.K {
+				short[id]++
+			}
+		}
+	}
+	if short[ID] == 0 || short[IDIterative] != 0 {
+		t.Errorf("agents answered with fewer than %d notes: %v; want some for %s (pgvector's filtered HNSW) and none for %s", vector.K, short, ID, IDIterative)
+	}
+}
+
+// sharedWithAgents makes (create) or opens the shared store in dir with
+// n agents of spec.
+func sharedWithAgents(v *Variant, dir string, create bool, spec workload.Spec, n int) (engine.SharedStore, error) {
+	if !create {
+		return v.OpenShared(dir)
+	}
+	s, err := v.CreateSharedVectors(dir, spec.Dims)
+	if err != nil {
+		return nil, err
+	}
+	notes := make([]workload.Note, spec.Objects)
+	for a := range n {
+		spec.Fill(a, notes)
+		st, err := s.Agent(a)
+		if err == nil {
+			err = st.Insert(notes)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Close(); err != nil { // ANALYZE, as after the create phase
+		return nil, err
+	}
+	return v.OpenShared(dir)
+}
+
+// agentKNN asks agent a for the notes nearest its first note.
+func agentKNN(s engine.SharedStore, a int, spec workload.Spec) ([]int64, error) {
+	notes := make([]workload.Note, spec.Objects)
+	spec.Fill(a, notes)
+	st, err := s.Agent(a)
+	if err != nil {
+		return nil, err
+	}
+	return st.(engine.VectorStore).KNN(notes[0].Emb, vector.K, nil)
 }

@@ -43,7 +43,7 @@ func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
 
 // VectorSearch implements engine.VectorVariant.
 func (v *Variant) VectorSearch() engine.VectorSearch {
-	return engine.VectorSearch{Method: fmt.Sprintf("pgvector %s HNSW index per agent's table, %s; knn: ORDER BY emb <=> q LIMIT k (hnsw.ef_search 40, iterative scan off: pgvector's defaults)", v.version["pgvector"], fmt.Sprintf(hnswIndex, "notes"))}
+	return engine.VectorSearch{Method: fmt.Sprintf("pgvector %s HNSW index per agent's table, %s; knn: ORDER BY emb <=> q LIMIT k (%s)", v.version["pgvector"], fmt.Sprintf(hnswIndex, "notes"), v.scanText())}
 }
 
 // CreateSharedVectors implements engine.SharedVectorVariant.
@@ -60,7 +60,15 @@ func (v *Variant) CreateSharedVectors(dir string, dims int) (engine.SharedStore,
 
 // SharedVectorSearch implements engine.SharedVectorVariant.
 func (v *Variant) SharedVectorSearch() engine.VectorSearch {
-	return engine.VectorSearch{Method: fmt.Sprintf("pgvector %s one HNSW index over every agent's notes, %s; knn: WHERE agent = $1 ORDER BY emb <=> q LIMIT k, the agent's filter applied to what the index returns (hnsw.ef_search 40, iterative scan off: pgvector's defaults)", v.version["pgvector"], fmt.Sprintf(hnswIndex, "notes"))}
+	return engine.VectorSearch{Method: fmt.Sprintf("pgvector %s one HNSW index over every agent's notes, %s; knn: WHERE agent = $1 ORDER BY emb <=> q LIMIT k, the agent's filter applied to what the index returns (%s)", v.version["pgvector"], fmt.Sprintf(hnswIndex, "notes"), v.scanText())}
+}
+
+// scanText says how the variant's HNSW scan runs.
+func (v *Variant) scanText() string {
+	if v.iterative() {
+		return "hnsw.ef_search 40, hnsw.iterative_scan = " + iterativeScan + ": the scan goes on until k rows pass the filter, up to hnsw.max_scan_tuples 20,000"
+	}
+	return "hnsw.ef_search 40, iterative scan off: pgvector's defaults"
 }
 
 // checkVectors checks that the variant can make stores with embeddings
