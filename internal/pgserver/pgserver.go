@@ -93,6 +93,13 @@ func (s *Server) PID() int { return s.cmd.Process.Pid }
 // accepts connections. A failure says why with the server's own last log
 // lines and leaves nothing running.
 func Start(cfg Config) (*Server, error) {
+	// The server resolves a relative socket directory from its data
+	// directory, not from manydb's working directory.
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("the server's directory: %w", err)
+	}
+	cfg.Dir = dir
 	if err := checkSocketPath(cfg.Dir); err != nil {
 		return nil, err
 	}

@@ -194,3 +194,21 @@ func TestAKilledStudysServerQuits(t *testing.T) {
 		t.Errorf("the killed study's server directory is still there after RemoveStale: %v", err)
 	}
 }
+
+func TestStartWithARelativeDirectory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server")
+	}
+	bin, dir := installed(t), serverDir(t)
+	t.Chdir(filepath.Dir(dir))
+	s, err := Start(Config{Bin: bin, Dir: filepath.Base(dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the server's directory is still there after Stop: %v", err)
+	}
+}
