@@ -92,6 +92,10 @@ func (l *lineProgress) Set(done, total int) {
 	l.done, l.total = done, total
 	if now := time.Now(); now.Sub(l.last) >= l.every {
 		l.last = now
+		if done == 0 { // no rate yet: the worker's set-up (a prewarm, a warm-up)
+			fmt.Fprintf(l.w, "%s: 0/%d stores after %s (setting up)\n", l.label, l.total, now.Sub(l.start).Round(time.Second))
+			return
+		}
 		rate := float64(done) / now.Sub(l.start).Seconds()
 		eta := time.Duration(float64(l.total-done) / rate * float64(time.Second))
 		fmt.Fprintf(l.w, "%s: %d/%d stores, %.0f/s, ETA %s\n", l.label, done, l.total, rate, eta.Round(time.Second))

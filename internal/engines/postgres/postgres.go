@@ -72,7 +72,8 @@ type Variant struct {
 	pool      *pgxpool.Pool
 	dsn       string
 	version   map[string]string
-	hasVector bool // the database has pgvector (CREATE EXTENSION vector)
+	hasVector bool   // the database has pgvector (CREATE EXTENSION vector)
+	dataDir   string // the server's data directory, once asked
 }
 
 var ctx = context.Background()

@@ -19,36 +19,71 @@ func (v *Variant) StoreFiles(dir string) (base string, names []string, err error
 	if v.pool == nil {
 		return "", nil, errNoServer
 	}
-	if err := v.pool.QueryRow(ctx, "SHOW data_directory").Scan(&base); err != nil {
-		return "", nil, fmt.Errorf("the server's data directory: %w", err)
+	if base, err = v.dataDirectory(); err != nil {
+		return "", nil, err
 	}
 	rels, err := v.relationFiles(schemaOf(dir))
 	if err != nil {
 		return "", nil, err
 	}
 	for _, rel := range rels {
-		names = append(names, rel)
-		for _, pattern := range []string{rel + "_*", rel + ".*"} {
-			more, err := filepath.Glob(filepath.Join(base, pattern))
-			if err != nil {
-				return "", nil, err
-			}
-			for _, m := range more {
-				names = append(names, strings.TrimPrefix(m, base+"/"))
-			}
+		more, err := relationForks(base, rel)
+		if err != nil {
+			return "", nil, err
 		}
+		names = append(names, more...)
 	}
 	return base, names, nil
 }
 
-// relationFiles returns the main files of schema's relations and their
-// TOAST relations, relative to the data directory.
+// relationForks returns rel (a relation's main file, relative to base)
+// with its forks (_fsm, _vm, _init) and further segments (.1, .2, …)
+// that exist. It stats each name: globbing would read the database's
+// directory, which holds every agent's files, once per store.
+func relationForks(base, rel string) ([]string, error) {
+	names := []string{rel}
+	for _, fork := range []string{"_fsm", "_vm", "_init"} {
+		ok, err := fileExists(filepath.Join(base, rel+fork))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			names = append(names, rel+fork)
+		}
+	}
+	for seg := 1; ; seg++ {
+		name := fmt.Sprintf("%s.%d", rel, seg)
+		ok, err := fileExists(filepath.Join(base, name))
+		if err != nil || !ok {
+			return names, err
+		}
+		names = append(names, name)
+	}
+}
+
+// fileExists tells whether path exists.
+func fileExists(path string) (bool, error) {
+	_, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// relationFiles returns the main files of the store's relations in
+// schema, relative to the data directory: its notes table, the table's
+// indexes, its TOAST table and that table's index. Every lookup is by an
+// index of the catalog (the table's name, pg_index's indrelid), so the
+// cost does not grow with the number of agents' schemas.
 func (v *Variant) relationFiles(schema string) ([]string, error) {
-	const q = `SELECT pg_relation_filepath(c.oid) FROM pg_class c
-		WHERE c.relnamespace = to_regnamespace($1)
-		   OR c.oid IN (SELECT t.reltoastrelid FROM pg_class t WHERE t.relnamespace = to_regnamespace($1))
-		   OR c.oid IN (SELECT i.indexrelid FROM pg_index i JOIN pg_class t ON t.reltoastrelid = i.indrelid WHERE t.relnamespace = to_regnamespace($1))`
-	rows, err := v.pool.Query(ctx, q, schema)
+	const q = `WITH t AS (SELECT to_regclass($1) AS oid),
+		toast AS (SELECT c.reltoastrelid AS oid FROM pg_class c, t WHERE c.oid = t.oid AND c.reltoastrelid <> 0)
+		SELECT pg_relation_filepath(r.oid) FROM (
+			SELECT oid FROM t WHERE oid IS NOT NULL
+			UNION ALL SELECT i.indexrelid FROM pg_index i, t WHERE i.indrelid = t.oid
+			UNION ALL SELECT oid FROM toast
+			UNION ALL SELECT i.indexrelid FROM pg_index i, toast WHERE i.indrelid = toast.oid) r`
+	rows, err := v.pool.Query(ctx, q, pgx.Identifier{schema, "notes"}.Sanitize())
 	if err != nil {
 		return nil, fmt.Errorf("the files of schema %s: %w", schema, err)
 	}
@@ -58,7 +93,7 @@ func (v *Variant) relationFiles(schema string) ([]string, error) {
 	}
 	var out []string
 	for _, p := range paths {
-		if p != nil { // a relation without storage (a view) has none
+		if p != nil { // a relation without storage has none
 			out = append(out, *p)
 		}
 	}
@@ -66,6 +101,17 @@ func (v *Variant) relationFiles(schema string) ([]string, error) {
 		return nil, fmt.Errorf("no store on the server in schema %s", schema)
 	}
 	return out, nil
+}
+
+// dataDirectory returns the server's data directory (asked once).
+func (v *Variant) dataDirectory() (string, error) {
+	if v.dataDir != "" {
+		return v.dataDir, nil
+	}
+	if err := v.pool.QueryRow(ctx, "SHOW data_directory").Scan(&v.dataDir); err != nil {
+		return "", fmt.Errorf("the server's data directory: %w", err)
+	}
+	return v.dataDir, nil
 }
 
 // DropStore implements engine.ServerVariant: DROP SCHEMA … CASCADE.
@@ -84,9 +130,9 @@ func (v *Variant) ServerProcesses() ([]int, error) {
 	if v.pool == nil {
 		return nil, errNoServer
 	}
-	var data string
-	if err := v.pool.QueryRow(ctx, "SHOW data_directory").Scan(&data); err != nil {
-		return nil, fmt.Errorf("the server's data directory: %w", err)
+	data, err := v.dataDirectory()
+	if err != nil {
+		return nil, err
 	}
 	b, err := os.ReadFile(filepath.Join(data, "postmaster.pid"))
 	if err != nil {
