@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -121,6 +122,37 @@ func (v *Variant) UseServer(dsn string) error {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
 	v.dsn = dsn
+	return v.analyzeNew()
+}
+
+// analyzeNew runs ANALYZE on every table that neither ANALYZE nor
+// autovacuum has analyzed yet: a phase starts with the planner's
+// statistics of every store, as a live server has them once autovacuum
+// has passed (within a minute of the writes, by default). Without them
+// the planner takes a table for a small one it knows nothing of, and an
+// agent's knn may use the HNSW index where, with them, it scans the
+// agent's rows (or the reverse): the plan would depend on autovacuum's
+// timing. It runs when the worker starts, before the phase's first span.
+func (v *Variant) analyzeNew() error {
+	// reltuples is -1 until a table is first analyzed or vacuumed (read
+	// from the catalog, not from the statistics a backend reports late).
+	const q = `SELECT c.oid::regclass::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.relkind = 'r' AND c.reltuples < 0 AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'`
+	rows, err := v.pool.Query(ctx, q)
+	if err != nil {
+		return fmt.Errorf("find the tables to analyze: %w", err)
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("find the tables to analyze: %w", err)
+	}
+	for len(tables) > 0 {
+		n := min(len(tables), 500)
+		if _, err := v.pool.Exec(ctx, "ANALYZE "+strings.Join(tables[:n], ", ")); err != nil {
+			return fmt.Errorf("analyze: %w", err)
+		}
+		tables = tables[n:]
+	}
 	return nil
 }
 

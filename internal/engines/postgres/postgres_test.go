@@ -153,10 +153,10 @@ func sharedWithAgents(v *Variant, dir string, create bool, spec workload.Spec, n
 			return nil, err
 		}
 	}
-	if err := s.Close(); err != nil { // ANALYZE, as after the create phase
+	if err := v.analyzeNew(); err != nil { // as the next phase's worker does
 		return nil, err
 	}
-	return v.OpenShared(dir)
+	return s, nil
 }
 
 // agentKNN asks agent a for the notes nearest its first note.

@@ -64,16 +64,5 @@ func (s *sharedStore) DeleteAgent(a int) error {
 	return nil
 }
 
-// Close implements engine.SharedStore: it runs ANALYZE of the table (the
-// pool is the variant's). The worker closes the shared store after each
-// phase, untimed; the planner then has the table's statistics, as a
-// table of a live server has once autovacuum has analyzed it (within a
-// minute of its writes, by default). Without them the planner takes the
-// table for a small one, and an agent's knn scans its rows instead of
-// the HNSW index.
-func (s *sharedStore) Close() error {
-	if _, err := s.pool.Exec(ctx, "ANALYZE "+s.table.table); err != nil {
-		return fmt.Errorf("analyze the shared table: %w", err)
-	}
-	return nil
-}
+// Close implements engine.SharedStore: the pool is the variant's.
+func (s *sharedStore) Close() error { return nil }

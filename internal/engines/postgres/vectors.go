@@ -43,7 +43,7 @@ func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
 
 // VectorSearch implements engine.VectorVariant.
 func (v *Variant) VectorSearch() engine.VectorSearch {
-	return engine.VectorSearch{Method: fmt.Sprintf("pgvector %s HNSW index per agent's table, %s; knn: ORDER BY emb <=> q LIMIT k (%s)", v.version["pgvector"], fmt.Sprintf(hnswIndex, "notes"), v.scanText())}
+	return engine.VectorSearch{Method: fmt.Sprintf("pgvector %s HNSW index per agent's table, %s; knn: ORDER BY emb <=> q LIMIT k (%s); the planner picks the index or a sort of the agent's rows by distance (exact), by the table's statistics", v.version["pgvector"], fmt.Sprintf(hnswIndex, "notes"), v.scanText())}
 }
 
 // CreateSharedVectors implements engine.SharedVectorVariant.
