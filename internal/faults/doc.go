@@ -1,6 +1,6 @@
-// Package faults holds manydb's fault suite: its tests drive
-// the real manydb binary and the real SQLite worker through the faults a
-// careful user meets (kills at every phase, a second run on the same
+// Package faults holds manydb's fault suite: its tests drive the real
+// manydb binary and the real SQLite and PostgreSQL workers through the
+// faults a careful user meets (kills at every phase, a second run on the same
 // root, a results file cut by one byte, a full or read-only disk, a
 // corrupt store, bad input, too few file descriptors, a missing engine
 // library) and measure, for each, what matters about a results file and
@@ -23,8 +23,11 @@
 //	go test ./internal/faults/ -table FILE all cases, the table in FILE
 //	go test -short ./internal/faults/      the quick cases only
 //
-// TestMain builds manydb and the workers into a temporary directory;
-// each case runs tiny studies in a directory of its own. Cases that need
+// TestMain builds manydb and the workers into a temporary directory in
+// the repository's bin directory (the PostgreSQL cases' binaries find the
+// server that scripts/fetch-postgres.sh installs beside them, or those
+// cases skip saying so); each case runs tiny studies in a directory of
+// its own. Cases that need
 // root (mounting a small or read-only tmpfs) skip with a message saying
 // so. docs/faults.md holds the table of a full run.
 package faults

@@ -29,14 +29,24 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	binDir = *binFlag
 	if binDir == "" {
-		dir, err := os.MkdirTemp("", "manydb-faults-")
+		// Inside the repository's bin directory: the PostgreSQL cases'
+		// manydb and worker find the server installed beside them
+		// (pgserver.Find).
+		if err := os.MkdirAll("../../bin", 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		dir, err := os.MkdirTemp("../../bin", "faults-")
+		if err == nil {
+			dir, err = filepath.Abs(dir)
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		defer os.RemoveAll(dir)
 		build := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
-			"../../cmd/manydb", "../../cmd/worker-sqlite", "../../cmd/worker-objectbox")
+			"../../cmd/manydb", "../../cmd/worker-sqlite", "../../cmd/worker-objectbox", "../../cmd/worker-postgres")
 		if out, err := build.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 			os.RemoveAll(dir)
@@ -128,6 +138,9 @@ var cases = []faultCase{
 	{"SIGKILL manydb in the shared store's create", false, killSharedCreate},
 	{"disk full during the shared store's create", false, sharedDiskFull},
 	{"a shared store of another study", false, sharedOfAnotherStudy},
+	{"SIGKILL manydb in a postgres open run", false, pgKillManydb},
+	{"SIGKILL postgres in an open run", false, pgKillServer},
+	{"bad input: a root too deep for postgres' socket", true, pgLongRoot},
 }
 
 // row is what one case measured.

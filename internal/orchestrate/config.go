@@ -14,6 +14,7 @@ import (
 	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/memcg"
+	"manydb/internal/pgserver"
 	"manydb/internal/results"
 	"manydb/internal/serve"
 	"manydb/internal/settings"
@@ -170,6 +171,11 @@ func (c *Config) Validate() error {
 	}
 	if err := checkOut(c.Out, c.Root); err != nil {
 		return err
+	}
+	if c.needsServer() {
+		if err := pgserver.CheckSocketPath(filepath.Join(c.Root, ServerDirName)); err != nil {
+			return &InputError{err.Error()}
+		}
 	}
 	for _, v := range c.Variants {
 		if err := checkWorker(c.Catalog, c.BinDir, v, c.Env); err != nil {

@@ -100,7 +100,7 @@ func Start(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("the server's directory: %w", err)
 	}
 	cfg.Dir = dir
-	if err := checkSocketPath(cfg.Dir); err != nil {
+	if err := CheckSocketPath(cfg.Dir); err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(filepath.Join(cfg.Bin, "postgres")); err != nil {
@@ -129,9 +129,13 @@ func Start(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// checkSocketPath refuses a directory whose socket path would be too
-// long for a Unix socket (108 bytes with its terminating zero).
-func checkSocketPath(dir string) error {
+// CheckSocketPath refuses a server directory whose socket path would be
+// too long for a Unix socket (108 bytes with its terminating zero).
+func CheckSocketPath(dir string) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
 	sock := filepath.Join(dir, ".s.PGSQL.5432")
 	if len(sock) > 107 {
 		return fmt.Errorf("the server's socket %s is %d bytes long, more than a Unix socket's 107: give a shorter --root", sock, len(sock))
