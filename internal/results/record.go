@@ -378,13 +378,18 @@ type Serve struct {
 	Closes int64   `json:"closes"`
 	// MaxOpen is the most stores open at once (pool plus in use).
 	MaxOpen int64 `json:"max_open"`
-	// Samples of the process every SampleMs during the recorded requests.
+	// Samples of the process every SampleMs during the recorded requests;
+	// for a store on a server (ServerProcesses > 0) RssKB and AnonKB add
+	// the server's processes' Pss and anonymous memory, as a hold does.
 	SampleMs  int     `json:"sample_ms"`
 	RssKB     []int64 `json:"rss_kb"`
 	AnonKB    []int64 `json:"anon_kb"`
 	Threads   []int   `json:"threads"`
 	FDs       []int   `json:"fds"`
 	BaseRssKB int64   `json:"base_rss_kb"` // before the first store opened
+	// ServerProcesses is how many server processes the last sample
+	// counted (engine.ServerVariant); 0 for an engine in the worker.
+	ServerProcesses int `json:"server_processes,omitempty"`
 	// Limit is what the worker's memory cgroup went through under
 	// serve --memory-max; nil without a limit.
 	Limit *MemoryLimit `json:"limit,omitempty"`

@@ -45,7 +45,8 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 	if err := serveCache(j, fs, dirs, rec, loop); err != nil {
 		return err
 	}
-	base, err := measure.ReadMemory()
+	server := serverOf(v)
+	base, _, err := readServed(server)
 	if err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 	var done atomic.Int64
 	f.Done = func() { done.Add(1) }
 	stopReport := reportRequests(&loop.progress, &done, c.Warmup+c.Requests)
-	samples := startSampling(sampleEvery)
+	samples := startSampling(sampleEvery, server)
 	res, err := serve.Run(c, f)
 	smp := samples.stop()
 	stopReport()
@@ -88,7 +89,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 		P50Ms: q(50), P90Ms: q(90), P99Ms: q(99), P999Ms: q(99.9), MaxMs: float64(res.Latency.Max()) / 1000,
 		WallS: res.Wall.Seconds(), Hits: res.Hits, Opens: res.Opens, Closes: res.Closes, MaxOpen: res.MaxOpen,
 		SampleMs: int(sampleEvery / time.Millisecond), RssKB: smp.rss, AnonKB: smp.anon, Threads: smp.threads, FDs: smp.fds,
-		BaseRssKB: base.RssKB}
+		BaseRssKB: base.RssKB, ServerProcesses: smp.serverProcs}
 	return nil
 }
 
@@ -186,16 +187,18 @@ func reportRequests(p *progress, done *atomic.Int64, total int) (stop func()) {
 
 // sampler samples the process' memory, threads and open files.
 type sampler struct {
-	done chan struct{}
-	wg   sync.WaitGroup
-	rss  []int64
-	anon []int64
+	server      serverProcs // nil for an engine in the worker
+	serverProcs int         // server processes at the last sample
+	done        chan struct{}
+	wg          sync.WaitGroup
+	rss         []int64
+	anon        []int64
 	threads,
 	fds []int
 }
 
-func startSampling(every time.Duration) *sampler {
-	s := &sampler{done: make(chan struct{})}
+func startSampling(every time.Duration, server serverProcs) *sampler {
+	s := &sampler{done: make(chan struct{}), server: server}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -214,12 +217,30 @@ func startSampling(every time.Duration) *sampler {
 }
 
 func (s *sampler) sample() {
-	m, err1 := measure.ReadMemory()
+	m, procs, err1 := readServed(s.server)
 	th, err2 := measure.Threads()
 	fd, err3 := measure.OpenFiles()
 	if err1 == nil && err2 == nil && err3 == nil {
 		s.rss, s.anon, s.threads, s.fds = append(s.rss, m.RssKB), append(s.anon, m.AnonKB), append(s.threads, th), append(s.fds, fd)
+		s.serverProcs = procs
 	}
+}
+
+// readServed reads the worker's memory and, for a store on a server, adds
+// the server's processes' (their Pss to Rss, their anonymous memory to
+// Anon), as the hold counts them; it returns how many server processes
+// it read.
+func readServed(server serverProcs) (measure.Memory, int, error) {
+	m, err := measure.ReadMemory()
+	if err != nil {
+		return m, 0, err
+	}
+	sv, err := server.snapshot()
+	if err != nil || sv == nil {
+		return m, 0, err
+	}
+	m.RssKB, m.AnonKB = m.RssKB+sv.mem.PssKB, m.AnonKB+sv.mem.AnonKB
+	return m, sv.processes, nil
 }
 
 // stop takes a last sample and returns all.

@@ -53,4 +53,7 @@ func checkServe(t *testing.T, v engine.Variant, server string) {
 	case s.Hits == 0 || s.P99Ms <= 0:
 		t.Errorf("serve: %d hits with a pool of 20 over Zipf agents, p99 %v ms", s.Hits, s.P99Ms)
 	}
+	if _, ok := v.(engine.ServerVariant); ok && s.ServerProcesses < 1 {
+		t.Errorf("serve: the memory samples count %d of the server's processes, want them all", s.ServerProcesses)
+	}
 }
