@@ -109,6 +109,9 @@ func (c *ProfileConfig) Validate() error {
 			return &InputError{fmt.Sprintf("--out %s is inside the tmpfs data root %s: put the results file elsewhere", c.Out, c.Tmpfs)}
 		}
 	}
+	if fam, ok := lookupFamily(c.Catalog, c.Variant); ok && fam.Server != "" {
+		return &InputError{fmt.Sprintf("--engine %s keeps its stores in a %s server, and manydb profile times the engine's calls in the worker's process and their syncs on its files: it has no profile of a server (manydb run measures it)", c.Variant, fam.Server)}
+	}
 	return checkWorker(c.Catalog, c.BinDir, c.Variant, c.Env)
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/results"
 )
@@ -138,5 +139,19 @@ func TestTmpfsName(t *testing.T) {
 		if got := TmpfsName(in); got != want {
 			t.Errorf("TmpfsName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestProfileRefusesAServerVariant(t *testing.T) {
+	c := fakeProfileConfig(t, "fake")
+	c.Catalog = append(c.Catalog, engine.Family{Binary: "worker-fake-server", Variants: []string{"fake_server"}, Server: "postgres"})
+	c.Variant = "fake_server"
+	_, err := Profile(context.Background(), c)
+	var in *InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "postgres server") {
+		t.Errorf("err = %v, want an InputError saying profile has nothing to time in a server", err)
+	}
+	if _, err := os.Stat(c.Root); !os.IsNotExist(err) {
+		t.Errorf("%s was created by a refused profile (%v)", c.Root, err)
 	}
 }
