@@ -230,11 +230,17 @@ func madeWithMoreStores(recs []*results.Record) string {
 	return ""
 }
 
+// needsCgroup says why a hold has no container figure: no memory cgroup
+// could be made, or the stores live in a server whose processes are
+// outside the worker's cgroup (results.Hold.ContainerNA says more).
 func needsCgroup(recs []*results.Record) string {
-	if h := recs[len(recs)-1].Hold; h != nil && h.Container == nil {
-		return "n/a (needs a memory cgroup)"
+	switch h := recs[len(recs)-1].Hold; {
+	case h == nil || h.Container != nil:
+		return ""
+	case h.Server != nil:
+		return "n/a (the server's processes are outside it)"
 	}
-	return ""
+	return "n/a (needs a memory cgroup)"
 }
 
 // notColdAbove is the median residency above which a cold run is not
