@@ -47,7 +47,7 @@ TAGS = $(strip $(if $(wildcard $(OBXLIB)),objectbox) $(if $(wildcard $(TURSOLIB)
 STORES ?= 200
 RUNS   ?= 3
 HOLD   ?= 100
-ROOT   ?= data
+ROOT   ?= data/run
 OUT    ?= results/make-run.jsonl
 
 # make study: every engine, 2,000 stores, quiet machine, under four
