@@ -308,10 +308,7 @@ type serverProcs func() ([]int, error)
 
 // serverOf returns v's server's processes, or nil.
 func serverOf(v engine.Variant) serverProcs {
-	if a, ok := v.(*agents); ok {
-		v = a.Variant
-	}
-	if sv, ok := v.(engine.ServerVariant); ok {
+	if sv, ok := base(v).(engine.ServerVariant); ok {
 		return sv.ServerProcesses
 	}
 	return nil

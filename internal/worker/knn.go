@@ -84,9 +84,7 @@ func vectorVariant(v engine.Variant) (engine.VectorVariant, error) {
 // shared store's search (v may be the variant or its *agents), else the
 // variant's.
 func searchOf(j job.Job, v engine.Variant) (engine.VectorSearch, error) {
-	if a, ok := v.(*agents); ok {
-		v = a.Variant
-	}
+	v = base(v)
 	if j.Layout.Shared() {
 		sv, ok := v.(engine.SharedVectorVariant)
 		if !ok || sv.SharedVectorSearch().Method == "" {

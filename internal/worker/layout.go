@@ -23,6 +23,15 @@ type agents struct {
 	dir   string // the shared store's directory
 }
 
+// base returns the variant itself: v, or the variant of the shared
+// layout's *agents.
+func base(v engine.Variant) engine.Variant {
+	if a, ok := v.(*agents); ok {
+		return a.Variant
+	}
+	return v
+}
+
 // opener returns how a visit opens store i, whose directory is dir: the
 // agent's view of the shared store (v is *agents), or the store in dir.
 func opener(v engine.Variant) func(i int, dir string) (engine.Store, error) {
@@ -108,10 +117,7 @@ type filer func(dir string) (measure.Files, error)
 // its directory, or, for a store on a server (engine.ServerVariant), the
 // server's files the variant names.
 func filesOf(v engine.Variant) filer {
-	if a, ok := v.(*agents); ok {
-		v = a.Variant
-	}
-	sv, ok := v.(engine.ServerVariant)
+	sv, ok := base(v).(engine.ServerVariant)
 	if !ok {
 		return func(dir string) (measure.Files, error) { return measure.DirFiles(dir), nil }
 	}

@@ -20,10 +20,7 @@ func space(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) er
 		if err != nil {
 			return fmt.Errorf("measure the shared store's space: %w", err)
 		}
-		if _, ok := a.Variant.(engine.ServerVariant); ok {
-			s.Files = fileKinds(s.Files)
-		}
-		rec.SharedBytes, rec.SharedApparentBytes, rec.Files = &s.Bytes, &s.ApparentBytes, uniqueSorted(s.Files)
+		rec.SharedBytes, rec.SharedApparentBytes, rec.Files = &s.Bytes, &s.ApparentBytes, recordedFiles(v, s.Files)
 		return nil
 	}
 	rec.Bytes = make([]int64, j.Stores)
@@ -42,22 +39,20 @@ func space(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) er
 	if err != nil {
 		return err
 	}
-	if _, ok := v.(engine.ServerVariant); ok {
-		files = fileKinds(files)
-	}
-	rec.Files = uniqueSorted(files)
+	rec.Files = recordedFiles(v, files)
 	return nil
 }
 
-// fileKinds turns a server's file names (base/16384/16390_fsm) into the
-// kinds of file a store takes (base/N/N_fsm): one name per kind, not
-// one per store, in the record.
-func fileKinds(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = digits.ReplaceAllString(n, "N")
+// recordedFiles are the names of v's store files as the record keeps
+// them, each once; a server's (base/16384/16390_fsm) as the kinds of file
+// a store takes (base/N/N_fsm): one name per kind, not one per store.
+func recordedFiles(v engine.Variant, names []string) []string {
+	if _, ok := base(v).(engine.ServerVariant); ok {
+		for i, n := range names {
+			names[i] = digits.ReplaceAllString(n, "N")
+		}
 	}
-	return out
+	return uniqueSorted(names)
 }
 
 var digits = regexp.MustCompile(`[0-9]+`)
