@@ -523,7 +523,8 @@ func (c *cell) serverFailed(p phase, label string) (results.Record, bool) {
 	if err == nil {
 		return results.Record{}, false
 	}
-	rec := c.skippedRecord(p, "postgres: "+err.Error())
+	fam, _ := c.family(c.v)
+	rec := c.skippedRecord(p, fam.Server+": "+err.Error())
 	rec.Status = results.StatusFailed
 	c.failed = append(c.failed, label)
 	fmt.Fprintf(c.Log, "%s: failed: %v\n", label, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -78,13 +79,8 @@ func RemoveStale(dir string) error {
 // stalePostmaster returns the pid in dir's postmaster.pid when that
 // process is alive and is the postmaster of dir's data directory.
 func stalePostmaster(dir string) (int, bool) {
-	b, err := os.ReadFile(dataDir(dir) + "/postmaster.pid")
+	pid, err := PostmasterPID(dataDir(dir))
 	if err != nil {
-		return 0, false
-	}
-	first, _, _ := strings.Cut(string(b), "\n")
-	pid, err := strconv.Atoi(strings.TrimSpace(first))
-	if err != nil || pid <= 1 {
 		return 0, false
 	}
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
@@ -92,6 +88,21 @@ func stalePostmaster(dir string) (int, bool) {
 		return 0, false
 	}
 	return pid, true
+}
+
+// PostmasterPID reads the postmaster's pid from the first line of the
+// data directory's postmaster.pid.
+func PostmasterPID(data string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(data, "postmaster.pid"))
+	if err != nil {
+		return 0, fmt.Errorf("the postmaster's pid: %w", err)
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil || pid <= 1 {
+		return 0, fmt.Errorf("the postmaster's pid: postmaster.pid begins %q", first)
+	}
+	return pid, nil
 }
 
 // stopGroup ends the postmaster pid (PostgreSQL's immediate shutdown,
@@ -155,13 +166,19 @@ func Versions(dsn string) (map[string]string, error) {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
 	defer c.Close(ctx)
+	return QueryVersions(ctx, c)
+}
+
+// QueryVersions asks the server of connection c for its version and
+// pgvector's (Versions).
+func QueryVersions(ctx context.Context, c *pgx.Conn) (map[string]string, error) {
 	out := map[string]string{}
 	var v string
 	if err := c.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
 		return nil, fmt.Errorf("the server's version: %w", err)
 	}
 	out["postgres"] = v
-	err = c.QueryRow(ctx, "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'").Scan(&v)
+	err := c.QueryRow(ctx, "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'").Scan(&v)
 	switch {
 	case err == nil:
 		out["pgvector"] = v

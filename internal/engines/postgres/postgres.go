@@ -105,15 +105,10 @@ func (v *Variant) UseServer(dsn string) error {
 	if err := ensureDatabase(cfg.ConnConfig); err != nil {
 		return err
 	}
-	if v.version, err = pgserver.Versions(dsn); err != nil {
+	if v.version, err = prepareDatabase(cfg.ConnConfig); err != nil {
 		return err
 	}
-	if v.version["pgvector"] != "" {
-		if err := createExtension(cfg.ConnConfig); err != nil {
-			return err
-		}
-		v.hasVector = true
-	}
+	v.hasVector = v.version["pgvector"] != ""
 	cfg.AfterConnect = registerVector
 	if v.iterative() {
 		cfg.ConnConfig.RuntimeParams["hnsw.iterative_scan"] = iterativeScan
@@ -178,18 +173,23 @@ func ensureDatabase(cfg *pgx.ConnConfig) error {
 	return nil
 }
 
-// createExtension makes pgvector's extension in the database cfg names,
-// before the pool's first connection (each registers its type).
-func createExtension(cfg *pgx.ConnConfig) error {
+// prepareDatabase asks the server for its versions and, when it has
+// pgvector, makes the extension in the database cfg names, before the
+// pool's first connection (each registers its type); one connection.
+func prepareDatabase(cfg *pgx.ConnConfig) (map[string]string, error) {
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("connect to PostgreSQL: %w", err)
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
 	defer c.Close(ctx)
-	if _, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector"); err != nil {
-		return fmt.Errorf("create extension vector: %w", err)
+	vs, err := pgserver.QueryVersions(ctx, c)
+	if err != nil || vs["pgvector"] == "" {
+		return vs, err
 	}
-	return nil
+	if _, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector"); err != nil {
+		return nil, fmt.Errorf("create extension vector: %w", err)
+	}
+	return vs, nil
 }
 
 // CloseVariant implements engine.Closer: it closes the pool.

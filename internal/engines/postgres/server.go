@@ -3,6 +3,7 @@ package postgres
 import (
 	"errors"
 	"fmt"
+	"manydb/internal/pgserver"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -134,14 +135,9 @@ func (v *Variant) ServerProcesses() ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(data, "postmaster.pid"))
+	pm, err := pgserver.PostmasterPID(data)
 	if err != nil {
 		return nil, fmt.Errorf("the server's processes: %w", err)
-	}
-	first, _, _ := strings.Cut(string(b), "\n")
-	pm, err := strconv.Atoi(strings.TrimSpace(first))
-	if err != nil {
-		return nil, fmt.Errorf("postmaster.pid: %w", err)
 	}
 	kids, err := children(pm)
 	return append([]int{pm}, kids...), err
