@@ -31,26 +31,11 @@ if [[ -f "$LIB" && -f "$STAMP" && "$(cat "$STAMP")" == "$VERSION" ]]; then
 	exit 0
 fi
 
-PY=$(command -v python3 || true)
-[[ -n "$PY" ]] || skip "python3 not found"
-"$PY" -m pip --version >/dev/null 2>&1 || skip "pip not found (python3 -m pip)"
-
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-
-if ! "$PY" -m pip download --quiet --no-deps --only-binary=:all: \
-	--platform manylinux_2_28_x86_64 \
-	--dest "$TMP" "objectbox-clib==$VERSION" >"$TMP/pip.log" 2>&1; then
-	skip "pip download failed ($(grep -m1 -i error "$TMP/pip.log" || tail -n1 "$TMP/pip.log"))"
-fi
-WHEEL=$(ls "$TMP"/objectbox_clib-"$VERSION"-*.whl 2>/dev/null | head -n1)
-[[ -n "$WHEEL" ]] || skip "pip downloaded no objectbox_clib-$VERSION wheel"
-
-# A wheel is a zip file; Python's zipfile unpacks it (no unzip needed).
-"$PY" - "$WHEEL" "$TMP/x" <<'EOF'
-import sys, zipfile
-zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])
-EOF
+# shellcheck source=scripts/wheel.sh
+source "$ROOT/scripts/wheel.sh"
+unpack_wheel "objectbox-clib==$VERSION" "objectbox_clib-$VERSION" "$TMP/x" --platform manylinux_2_28_x86_64
 SO="$TMP/x/objectbox_clib/lib/x86_64/libobjectbox.so"
 [[ -f "$SO" ]] || skip "the wheel holds no objectbox_clib/lib/x86_64/libobjectbox.so"
 

