@@ -7,6 +7,7 @@
 //	manydb serve [flags]       serve agent turns from a pool of open stores: latency and memory per pool size
 //	manydb tables FILE...      print the tables of results files (--format md|overview|csv|json|gobench)
 //	manydb compare OLD NEW     compare two results files: change and significance
+//	manydb advise [flags]      answer a scenario from results files: which variants qualify, at which pool, why not
 //	manydb report -o F FILE... write one self-contained HTML page with tables and charts
 //	manydb profile --engine V  time each step of creating a store, on disk and tmpfs, and count its syncs
 //	manydb env [--root DIR]    print the environment a study records
@@ -42,6 +43,7 @@ func commands() []command {
 		{"serve", "[flags]", "serve agent turns from a pool of open stores: latency and memory per pool size", serveCmd},
 		{"tables", "FILE...", "print the tables of results files (--format md|overview|csv|json|gobench)", tablesCmd},
 		{"compare", "OLD NEW", "compare two results files: change and significance", compareCmd},
+		{"advise", "[flags]", "answer a scenario from results files: which variants qualify, at which pool, why not", adviseCmd},
 		{"report", "-o F FILE...", "write one self-contained HTML page with tables and charts", reportCmd},
 		{"profile", "--engine V", "time each step of creating a store, on disk and tmpfs, and count its syncs", profileCmd},
 		{"env", "[--root DIR]", "print the environment a study records", envCmd},

@@ -4,36 +4,45 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 )
 
 // The README's results table is what manydb tables --format overview
-// prints for the record its marker names (issue 28): regenerate it with
-// that command when the record changes.
+// prints for the record its marker names: regenerate it with that
+// command when the record changes.
 func TestREADMEResultsTableIsGenerated(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	checkGenerated(t, "README.md", "tables --format overview")
+}
+
+// docs/choosing.md's answer is what manydb advise prints for the scenario
+// its marker names, from the committed records.
+func TestChoosingAnswerIsGenerated(t *testing.T) {
+	checkGenerated(t, "docs/choosing.md", "advise")
+}
+
+// checkGenerated checks that the block of doc (a path from the
+// repository's top) between "<!-- generated: manydb COMMAND… -->" and
+// "<!-- end generated -->" is what that command prints, run from the
+// repository's top.
+func checkGenerated(t *testing.T, doc, command string) {
+	t.Helper()
+	chdir(t, "../..")
+	text, err := os.ReadFile(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	marker := regexp.MustCompile("(?s)<!-- generated: manydb (tables --format overview [^>]*?) -->\n(.*?)<!-- end generated -->")
-	m := marker.FindSubmatch(readme)
+	marker := regexp.MustCompile("(?s)<!-- generated: manydb (" + regexp.QuoteMeta(command) + "[^>]*?) -->\n(.*?)<!-- end generated -->")
+	m := marker.FindSubmatch(text)
 	if m == nil {
-		t.Fatal("README.md has no results table between <!-- generated: manydb tables --format overview FILE... --> and <!-- end generated -->")
-	}
-	args := strings.Fields(string(m[1]))
-	for i, a := range args {
-		if strings.HasPrefix(a, "docs/") {
-			args[i] = filepath.Join("..", "..", a)
-		}
+		t.Fatalf("%s has no block between <!-- generated: manydb %s … --> and <!-- end generated -->", doc, command)
 	}
 	o, out, errOut := options(t)
-	if err := Run(context.Background(), args, o); err != nil {
+	if err := Run(context.Background(), strings.Fields(string(m[1])), o); err != nil {
 		t.Fatalf("manydb %s: %v\n%s", m[1], err, errOut)
 	}
 	if want := out.Bytes(); !bytes.Equal(bytes.TrimSpace(m[2]), bytes.TrimSpace(want)) {
-		t.Errorf("README.md's results table differs from what manydb %s prints; replace it with:\n%s", m[1], want)
+		t.Errorf("%s's generated block differs from what manydb %s prints; replace it with:\n%s", doc, m[1], want)
 	}
 }

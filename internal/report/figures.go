@@ -316,3 +316,17 @@ func levelValues(f *Figures, name string, n int) []float64 {
 	}
 	return xs
 }
+
+// Levels are the levels of figure name's values (the stores held, or a
+// serve step's pool size), smallest first, each once; none for a figure
+// of another phase.
+func (f *Figures) Levels(name string) []int {
+	return f.levels([]figure{{name: name}})
+}
+
+// ValuesAt are figure name's values at level n (Levels), in record order.
+func (f *Figures) ValuesAt(name string, n int) []float64 { return levelValues(f, name, n) }
+
+// Natural writes a value of a figure's unit as the tables do: three
+// significant digits, memory in KB, MB or GB, times in µs or ms.
+func Natural(v float64, unit string) string { return natural(v, unit) }

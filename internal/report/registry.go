@@ -108,7 +108,7 @@ func turnFigures() []figure {
 	return []figure{
 		{label: "Turn runs pooled", text: (*table).turnRunsPooled, when: (*table).madeTurns},
 		turnTotal,
-		sameAt(turnTotal, "turn-p99", "p99", stats.P99, inOverview),
+		sameAt(turnTotal, "turn-p99", "p99", stats.P99, exported|inOverview),
 		turn("turn-recent", "Turn: recent (median)", querySamples(job.QueryRecent), stats.Median, 0),
 		turnAppend,
 		sameAt(turnAppend, "turn-append-p99", "p99", stats.P99, 0),
@@ -273,3 +273,7 @@ func figureNamed(name string) figure {
 	}
 	return figure{}
 }
+
+// PhaseOf is the phase whose records give figure name ("" for no figure
+// of that name).
+func PhaseOf(name string) job.Phase { return figureNamed(name).phase }

@@ -1,0 +1,206 @@
+package advise
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"manydb/internal/job"
+	"manydb/internal/results"
+	"manydb/internal/workload"
+)
+
+// engine describes a synthetic variant's records: serve at pools 0, 10
+// and 100 of 100 stores with p99s p99s[k], peak resident memory peaks[k]
+// (KB), and a hold of 50 stores costing holdKB each (resident and
+// charged) and filesPer open files each.
+type engine struct {
+	name     string
+	p99s     [3]float64
+	peaks    [3]int64
+	holdKB   float64
+	filesPer int
+	spaceKB  int64
+}
+
+// records makes e's records: a study with a space, a hold and three
+// serve steps, its stores 1,000 notes each.
+func (e engine) records() []results.Record {
+	base := results.Record{Schema: results.Schema, Study: "s-" + e.name, Variant: e.name, Setting: "default", Status: results.StatusOK,
+		Workload: workload.Spec{Objects: 1000, TextLen: 300}, Stores: 100, File: "dir/" + e.name + ".jsonl"}
+	space := base
+	space.Phase, space.Bytes = job.PhaseSpace, []int64{e.spaceKB * 1024, e.spaceKB * 1024}
+	hold := base
+	hold.Phase = job.PhaseHold
+	hold.Hold = &results.Hold{Held: 50, RssKB: e.holdKB, AnonKB: e.holdKB, FDsBefore: 10, FDs: 10 + 50*e.filesPer,
+		Limits:    &results.Limits{OpenFiles: 1010},
+		Container: &results.Container{BytesBefore: 0, BytesAfter: int64(e.holdKB * 1024 * 50)}}
+	recs := []results.Record{space, hold}
+	for k, pool := range []int{0, 10, 100} {
+		r := base
+		r.Phase, r.PoolStep = job.PhaseServe, k+1
+		r.Serve = &results.Serve{Pool: pool, Requests: 1000, Hits: int64(10 * k), WallS: 1, P50Ms: 1, P99Ms: e.p99s[k],
+			RssKB: []int64{e.peaks[k] / 2, e.peaks[k]}, FDs: []int{10, 10 + pool*e.filesPer}}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// answer is Advise's answer to s over the engines' records.
+func answer(t *testing.T, s Scenario, es ...engine) Answer {
+	t.Helper()
+	var recs []results.Record
+	for _, e := range es {
+		recs = append(recs, e.records()...)
+	}
+	a, err := Advise(s, Collect(recs, s.Dims), []string{"dir/x.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestPoolChoice: each variant qualifies at the pool with the lowest p99
+// that fits the memory limit; memory is the peak with no pool plus the
+// pool × the larger of the hold's and serve's memory per open store.
+func TestPoolChoice(t *testing.T) {
+	fast := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	slow := engine{name: "slow", p99s: [3]float64{30, 25, 40}, peaks: [3]int64{1000, 1100, 1200}, holdKB: 20, filesPer: 1, spaceKB: 300}
+	s := Default()
+	s.Agents, s.MemoryBytes, s.Container, s.P99 = 1000, 3<<30, false, 20*time.Millisecond
+	a := answer(t, s, fast, slow)
+	if len(a.Options) != 1 || a.Options[0].Variant != "fast" {
+		t.Fatalf("options %+v, want fast alone", a.Options)
+	}
+	o := a.Options[0]
+	// pool 100 of 100 → 1,000 agents open: 1,000 + 1,000 × 100 KB (serve's
+	// growth, (11,000 − 1,000) / 100, above the hold's 50) > 3 GiB? no:
+	// 101,000 KB fits 3 GiB and has the lowest p99.
+	if o.Pool != 1000 || o.P99.Value != 2 || o.Memory.Value != 1000+1000*100 {
+		t.Errorf("pool %d, p99 %v, memory %v KB; want 1000, 2, 101000", o.Pool, o.P99.Value, o.Memory.Value)
+	}
+	if o.Disk.Value != 300*1000 {
+		t.Errorf("disk %v KB, want 300,000", o.Disk.Value)
+	}
+	if len(a.Refused) != 1 || !strings.Contains(a.Refused[0].Why, "p99 25 ms over 20 ms") {
+		t.Errorf("refused %+v, want slow with its p99s", a.Refused)
+	}
+	// With 50 MiB the pool of 100 % no longer fits: 10 % (100 open,
+	// 1,000 + 100 × 100 KB) does.
+	s.MemoryBytes = 50 << 20
+	o = answer(t, s, fast).Options[0]
+	if o.Pool != 100 || o.P99.Value != 5 || o.Memory.Value != 11000 {
+		t.Errorf("50 MiB: pool %d, p99 %v, memory %v; want 100, 5, 11000", o.Pool, o.P99.Value, o.Memory.Value)
+	}
+}
+
+// TestProcessesForOpenFiles: a pool needing more open files than one
+// process may have is split over processes, each with its fixed memory,
+// and --procs refuses it.
+func TestProcessesForOpenFiles(t *testing.T) {
+	many := engine{name: "many", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 1100, 1200}, holdKB: 1, filesPer: 8, spaceKB: 100}
+	s := Default()
+	s.Agents = 1000
+	o := answer(t, s, many).Options[0]
+	// 1,000 open × 8 files over 1,010 − 10 per process: 8 processes.
+	if o.Pool != 1000 || o.Procs != 8 || !strings.Contains(o.Limit, "open files") {
+		t.Fatalf("pool %d in %d processes (%s), want 1000 in 8 (open files)", o.Pool, o.Procs, o.Limit)
+	}
+	// per open store: serve's growth, (1,100 − 1,000) / 10, above the
+	// hold's 1 KB.
+	if o.Memory.Value != 8*1000+1000*10 {
+		t.Errorf("memory %v KB, want 8 × 1,000 + 1,000 × 10", o.Memory.Value)
+	}
+	s.MaxProcs = 2
+	o = answer(t, s, many).Options[0]
+	if o.Pool != 100 || o.Procs != 1 {
+		t.Errorf("at most 2 processes: pool %d in %d processes, want 100 in 1", o.Pool, o.Procs)
+	}
+}
+
+// TestGapsNameCommands: a scenario the records do not cover says so with
+// a command to measure it.
+func TestGapsNameCommands(t *testing.T) {
+	fast := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	s := Default()
+	s.Agents, s.Notes = 5000, 200
+	a := answer(t, s, fast)
+	var text bytes.Buffer
+	if err := a.Text(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Stores of 200 notes: the records' stores hold 1,000",
+		"manydb run --engines fast --objects 200",
+		"5,000 agents: serve measured 100",
+		"manydb serve --engines fast --stores 5000",
+		"--rate 2.77778",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("answer lacks %q:\n%s", want, text.String())
+		}
+	}
+	s.Dims = 384
+	a = answer(t, s, fast)
+	if len(a.Options) != 0 || len(a.Refused) != 1 || a.Refused[0].Why != "no records with embeddings of 384 values" {
+		t.Errorf("with --dims and no vector records: options %+v, refused %+v", a.Options, a.Refused)
+	}
+}
+
+// TestValidate: each value outside its domain is refused with the flag's
+// name.
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		edit func(*Scenario)
+		flag string
+	}{
+		{func(s *Scenario) { s.Agents = 0 }, "--agents"},
+		{func(s *Scenario) { s.Notes = -1 }, "--notes"},
+		{func(s *Scenario) { s.P99 = 0 }, "--p99"},
+		{func(s *Scenario) { s.ActiveShare = 1.5 }, "--active"},
+		{func(s *Scenario) { s.ActiveShare = math.NaN() }, "--active"},
+		{func(s *Scenario) { s.TurnsPerActive = 0 }, "--turns-per-hour"},
+		{func(s *Scenario) { s.Rate = -1 }, "--rate"},
+		{func(s *Scenario) { s.Dims = 9000 }, "--dims"},
+		{func(s *Scenario) { s.MaxProcs = -1 }, "--procs"},
+	} {
+		s := Default()
+		tc.edit(&s)
+		err := s.Validate()
+		if !errors.Is(err, ErrScenario) || !strings.Contains(err.Error(), tc.flag) {
+			t.Errorf("%s: error %v", tc.flag, err)
+		}
+	}
+	if err := Default().Validate(); err != nil {
+		t.Errorf("the default scenario: %v", err)
+	}
+}
+
+// TestJSONKeepsSources: the JSON answer writes a number without a value
+// as null, and every number's sources.
+func TestJSONKeepsSources(t *testing.T) {
+	fast := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	var b bytes.Buffer
+	if err := answer(t, Default(), fast).JSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Qualify []struct {
+			P99 struct {
+				Value   float64  `json:"value"`
+				Sources []Source `json:"sources"`
+			} `json:"p99"`
+		} `json:"qualify"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	src := got.Qualify[0].P99.Sources
+	if len(src) != 1 || src[0].Figure != "serve-p99" || src[0].Level != 100 || src[0].Files[0] != "dir/fast.jsonl" {
+		t.Errorf("p99 sources %+v", src)
+	}
+}

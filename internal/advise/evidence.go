@@ -1,0 +1,224 @@
+package advise
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"manydb/internal/job"
+	"manydb/internal/report"
+	"manydb/internal/results"
+	"manydb/internal/stats"
+)
+
+// Key names one variant under one setting in one layout.
+type Key struct {
+	Variant string     `json:"variant"`
+	Setting string     `json:"setting"`
+	Layout  job.Layout `json:"layout,omitempty"`
+}
+
+// Name is how the answer names k: "sqlite_capi", "sqlite_capi shared",
+// with the setting when it is not the default.
+func (k Key) Name() string {
+	n := k.Variant
+	if k.Layout.Shared() {
+		n += " shared"
+	}
+	if k.Setting != "" && k.Setting != "default" {
+		n += " [" + k.Setting + "]"
+	}
+	return n
+}
+
+// Evidence is what the records say of one variant, setting and layout:
+// its figures without embeddings (Base) and, for a scenario with them, at
+// its dims (Vec, nil when no record has them), and what the hold and
+// serve records say of the per-process limits.
+type Evidence struct {
+	Key
+	Base *report.Figures
+	Vec  *report.Figures
+	Dims int // of Vec's records
+	// Objects is the notes per store of the base records.
+	Objects int
+	// ServeStores is the stores of its serve records (0: none).
+	ServeStores int
+	// Files and VecFiles are the files the base and the vector records
+	// of each phase came from.
+	Files, VecFiles map[job.Phase][]string
+	// FilesPerOpen is the open files per open store: the larger of the
+	// hold's and serve's growth (NaN: not recorded); FDsBefore the files
+	// a worker had open before its stores, OpenFileLimit the soft limit
+	// its holds recorded.
+	FilesPerOpen, FDsBefore, OpenFileLimit float64
+	// KeysFreeBefore is the pthread keys a worker could still make before
+	// its stores (NaN: not recorded).
+	KeysFreeBefore float64
+}
+
+// Records are the records advise reads, with the files they came from.
+type Records struct {
+	Recs  []results.Record
+	Files []string
+}
+
+// Collect gathers the evidence of every variant, setting and layout in
+// recs, in the order they first appear: the base figures from the
+// records without embeddings, and, when dims > 0, the vector figures
+// from those with dims values per embedding.
+func Collect(recs []results.Record, dims int) []*Evidence {
+	var base, vec []results.Record
+	for _, r := range recs {
+		switch r.Workload.Dims {
+		case 0:
+			base = append(base, r)
+		case dims:
+			vec = append(vec, r)
+		}
+	}
+	var out []*Evidence
+	by := map[Key]*Evidence{}
+	for _, f := range report.CollectFigures(base) {
+		e := &Evidence{Key: Key{f.Variant, f.Setting, f.Layout}, Base: f, Files: map[job.Phase][]string{}, VecFiles: map[job.Phase][]string{}}
+		by[e.Key], out = e, append(out, e)
+	}
+	if dims > 0 {
+		for _, f := range report.CollectFigures(vec) {
+			if e := by[Key{f.Variant, f.Setting, f.Layout}]; e != nil {
+				e.Vec, e.Dims = f, dims
+			}
+		}
+	}
+	for _, e := range out {
+		e.readRaw(base, vec)
+	}
+	return out
+}
+
+// readRaw reads from the ok records of e what no figure holds: the files
+// and the store counts, and the per-process limits.
+func (e *Evidence) readRaw(base, vec []results.Record) {
+	var perOpen, before, limit, keysFree []float64
+	for k, set := range [][]results.Record{base, vec} {
+		files := []map[job.Phase][]string{e.Files, e.VecFiles}[k]
+		for i := range set {
+			r := &set[i]
+			if r.Status != results.StatusOK || (Key{r.Variant, r.Setting, r.Layout}) != e.Key {
+				continue
+			}
+			if r.File != "" && !slices.Contains(files[r.Phase], r.File) {
+				files[r.Phase] = append(files[r.Phase], r.File)
+			}
+			if k == 1 {
+				continue
+			}
+			e.Objects = r.Workload.Objects
+			if h := r.Hold; h != nil && h.Held > 0 {
+				perOpen = append(perOpen, float64(h.FDs-h.FDsBefore)/float64(h.Held))
+				before = append(before, float64(h.FDsBefore))
+				if h.Limits != nil {
+					limit = append(limit, float64(h.Limits.OpenFiles))
+				}
+				if h.PthreadKeysMax > 0 {
+					keysFree = append(keysFree, float64(h.PthreadKeysFreeBefore))
+				}
+			}
+			if r.Serve != nil && r.Phase == job.PhaseServe {
+				e.ServeStores = r.Stores
+			}
+		}
+	}
+	e.FilesPerOpen = maxKnown(median(perOpen), e.serveFilesPerOpen(base))
+	e.FDsBefore, e.OpenFileLimit, e.KeysFreeBefore = median(before), median(limit), median(keysFree)
+}
+
+// serveFilesPerOpen is the growth of the serve worker's open files per
+// pool slot: (peak at pool P − peak at pool 0) / P, the largest over its
+// pools (NaN without serve records of pool 0 and another).
+func (e *Evidence) serveFilesPerOpen(base []results.Record) float64 {
+	peaks := map[int][]float64{}
+	for i := range base {
+		r := &base[i]
+		if r.Status == results.StatusOK && r.Serve != nil && (Key{r.Variant, r.Setting, r.Layout}) == e.Key && len(r.Serve.FDs) > 0 {
+			peaks[r.Serve.Pool] = append(peaks[r.Serve.Pool], float64(slices.Max(r.Serve.FDs)))
+		}
+	}
+	none, ok := peaks[0]
+	if !ok {
+		return nan
+	}
+	best := nan
+	for pool, xs := range peaks {
+		if pool > 0 {
+			best = maxKnown(best, (stats.Median(xs)-stats.Median(none))/float64(pool))
+		}
+	}
+	return best
+}
+
+// FilesText names files by their last two path elements
+// ("2026-12-04/serve.jsonl.gz").
+func FilesText(files []string) string {
+	short := make([]string, len(files))
+	for i, f := range files {
+		short[i] = filepath.Join(filepath.Base(filepath.Dir(f)), filepath.Base(f))
+	}
+	return strings.Join(short, ", ")
+}
+
+// base is a figure of e's records without embeddings: the median of
+// its values (at level, for a serve figure, when level ≥ 0), with where
+// it comes from.
+func (e *Evidence) base(name string, level int) Number {
+	return e.figure(e.Base, e.Files, 0, name, level)
+}
+
+// vec is a figure of e's records with embeddings (NaN without them).
+func (e *Evidence) vec(name string) Number { return e.figure(e.Vec, e.VecFiles, e.Dims, name, -1) }
+
+// figure is the median of figure name's values in f, the figures of e's
+// records with dims values per embedding (at level when level ≥ 0),
+// naming the figure, the level, the values and the files of its phase's
+// records.
+func (e *Evidence) figure(f *report.Figures, files map[job.Phase][]string, dims int, name string, level int) Number {
+	if f == nil {
+		return Number{Value: nan}
+	}
+	xs := f.Values[name]
+	at := ""
+	if level >= 0 {
+		xs, at = f.ValuesAt(name, level), " at pool "+thousands(float64(level))
+	}
+	if len(xs) == 0 {
+		return Number{Value: nan, Unit: f.Units[name]}
+	}
+	count := "1 value"
+	if len(xs) > 1 {
+		count = fmt.Sprintf("the median of %d values", len(xs))
+	}
+	src := Source{Key: e.Key, Dims: dims, Figure: name, Level: level, Values: len(xs), Median: stats.Median(xs), Files: files[report.PhaseOf(name)]}
+	return Number{Value: src.Median, Unit: f.Units[name], Sources: []Source{src},
+		From: fmt.Sprintf("%s%s, %s in %s", name, at, count, FilesText(src.Files))}
+}
+
+// median is the median of xs, NaN when there are none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return nan
+	}
+	return stats.Median(xs)
+}
+
+// maxKnown is the larger of a and b, either when the other is NaN.
+func maxKnown(a, b float64) float64 {
+	switch {
+	case math.IsNaN(a):
+		return b
+	case math.IsNaN(b):
+		return a
+	}
+	return max(a, b)
+}

@@ -1,0 +1,70 @@
+package advise
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"manydb/internal/report"
+)
+
+// gaps says what the records do not cover for s, each with the command
+// that measures it: the options' variants (or the unserved ones) are the
+// engines it names.
+func gaps(s Scenario, evs []*Evidence, opts []Option, unserved []Key) []Gap {
+	var engines []string
+	serveStores, objects := 0, 0
+	for _, o := range opts {
+		engines = addOnce(engines, o.Variant)
+	}
+	for _, e := range evs {
+		serveStores, objects = max(serveStores, e.ServeStores), max(objects, e.Objects)
+	}
+	list := strings.Join(engines, ",")
+	if list == "" {
+		list = "all"
+	}
+	var out []Gap
+	if objects > 0 && s.Notes != objects {
+		out = append(out, Gap{
+			What:    fmt.Sprintf("Stores of %s notes: the records' stores hold %s, and every figure is of those (serve makes stores of 1,000 or 10 notes only).", thousands(float64(s.Notes)), thousands(float64(objects))),
+			Command: fmt.Sprintf("manydb run --engines %s --objects %d --queries count,recent,get --turns 2 --hold 1000 --stores 2000", list, s.Notes)})
+	}
+	if serveStores > 0 && s.Agents != serveStores {
+		out = append(out, Gap{
+			What: fmt.Sprintf("%s agents: serve measured %s. The pools above are the same shares of your agents; their memory is arithmetic (the fixed part plus the pool × the memory per open store), their p99 is the one measured with %s.",
+				thousands(float64(s.Agents)), thousands(float64(serveStores)), thousands(float64(serveStores))),
+			Command: fmt.Sprintf("manydb serve --engines %s --stores %d --pool 0,1%%,10%%,100%% --requests 20000", list, s.Agents)})
+	}
+	out = append(out, Gap{
+		What: fmt.Sprintf("Your traffic, %s requests/s: serve's records are a closed loop (8 goroutines as fast as the machine serves, Zipf 1.1 over the agents), so their p99 includes the queueing of a saturated machine; at a lower rate it is lower.",
+			report.Natural(s.RequestRate(), "")),
+		Command: fmt.Sprintf("manydb serve --engines %s --stores %d --rate %.6g --pool 0,1%%,10%%,100%%", list, min(s.Agents, max(serveStores, 1)), s.RequestRate())})
+	if s.Dims > 0 {
+		out = append(out, Gap{
+			What:    fmt.Sprintf("Embeddings of %d values under traffic: serve measured no knn, so each p99 above is serve's plus the vector study's knn p99 (not measured together).", s.Dims),
+			Command: fmt.Sprintf("manydb serve --engines %s --dims %d --stores %d --pool 0,1%%,10%%", list, s.Dims, min(s.Agents, max(serveStores, 1)))})
+	}
+	if len(unserved) > 0 {
+		var names, variants, settings []string
+		for _, k := range unserved {
+			names = append(names, k.Name())
+			variants = addOnce(variants, k.Variant)
+			settings = addOnce(settings, cmp.Or(k.Setting, "default"))
+		}
+		out = append(out, Gap{
+			What: "Variants without serve records: " + strings.Join(names, ", ") + ".",
+			Command: fmt.Sprintf("manydb serve --engines %s --settings %s --stores %d --pool 0,1%%,10%%",
+				strings.Join(variants, ","), strings.Join(settings, ","), min(s.Agents, max(serveStores, 1)))})
+	}
+	return out
+}
+
+// addOnce appends x to xs unless xs holds it.
+func addOnce(xs []string, x string) []string {
+	if slices.Contains(xs, x) {
+		return xs
+	}
+	return append(xs, x)
+}

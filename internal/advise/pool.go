@@ -1,0 +1,119 @@
+package advise
+
+import (
+	"fmt"
+	"math"
+)
+
+// at is e's option at its serve records' pool of level stores, scaled to
+// s's agents: the same share of them kept open.
+func at(s Scenario, e *Evidence, level int) Option {
+	share := float64(level) / float64(e.ServeStores)
+	pool := int(math.Round(share * float64(s.Agents)))
+	o := Option{Key: e.Key, Pool: pool, PoolShare: share}
+	o.P99 = e.base("serve-p99", level)
+	o.HitRate = e.base("serve-hit-rate", level)
+	o.Served = e.base("serve-requests-per-second", level)
+	if s.Dims > 0 {
+		knn := e.vec("knn-p99")
+		o.P99 = derived(o.P99.Value+knn.Value, "ms", fmt.Sprintf("the sum of %s and %s (serve measured no knn)", o.P99.From, knn.From), o.P99, knn)
+		o.Recall = e.vec("recall")
+	}
+	o.Procs, o.Limit = procs(e, pool)
+	o.Memory = memoryAt(s, e, pool, o.Procs)
+	o.Disk = disk(s, e)
+	return o
+}
+
+// memoryAt is the memory of a pool of pool open stores in procs
+// processes: each process' peak with no pool under serve, plus the pool
+// times the memory per open store (perOpen).
+func memoryAt(s Scenario, e *Evidence, pool, procs int) Number {
+	none := e.base("serve-peak-rss", 0)
+	per := perOpen(s, e)
+	v := float64(procs)*none.Value + float64(pool)*per.Value
+	if pool == 0 {
+		v = float64(procs) * none.Value
+	}
+	return derived(v, "KB", fmt.Sprintf("%d × %s (%s) + %s open × %s per open store (%s)", procs, none.Text(), none.From, thousands(float64(pool)), per.Text(), per.From), none, per)
+}
+
+// perOpen is the memory an open store costs, the larger of what the hold
+// measured (charged to a container, or resident, as s counts memory;
+// with embeddings also the vector study's hold) and the growth of serve's
+// peak per pool slot.
+func perOpen(s Scenario, e *Evidence) Number {
+	name := "rss-per-open-store"
+	if s.Container {
+		name = "container-per-open-store"
+	}
+	cands := []Number{e.base(name, -1), serveGrowth(e)}
+	if s.Dims > 0 {
+		cands = append(cands, e.vec(name))
+	}
+	out := Number{Value: nan, Unit: "KB"}
+	for _, c := range cands {
+		if c.known() && (!out.known() || c.Value > out.Value) {
+			out = c
+		}
+	}
+	if out.known() {
+		out.From = "the largest of the hold's and serve's: " + out.From
+	}
+	return out
+}
+
+// serveGrowth is the growth of serve's peak resident memory per pool slot:
+// (peak at pool P − peak at pool 0) / P, the largest over the pools
+// measured.
+func serveGrowth(e *Evidence) Number {
+	none := e.base("serve-peak-rss", 0)
+	out := Number{Value: nan, Unit: "KB"}
+	for _, pool := range e.Base.Levels("serve-peak-rss") {
+		if pool == 0 {
+			continue
+		}
+		p := e.base("serve-peak-rss", pool)
+		if g := (p.Value - none.Value) / float64(pool); !out.known() || g > out.Value {
+			out = derived(g, "KB", fmt.Sprintf("(%s − %s) / %s", p.From, none.From, thousands(float64(pool))), p, none)
+		}
+	}
+	return out
+}
+
+// procs is how many processes a pool of pool open stores needs for the
+// per-process limits the records measured (open files, pthread keys),
+// and which limit set it ("" for one process).
+func procs(e *Evidence, pool int) (int, string) {
+	n, limit := 1, ""
+	if room := e.OpenFileLimit - e.FDsBefore; pool > 0 && e.FilesPerOpen > 0 && room > 0 {
+		if k := int(math.Ceil(float64(pool) * e.FilesPerOpen / room)); k > n {
+			n, limit = k, fmt.Sprintf("open files: %.3g per open store, %s per process", e.FilesPerOpen, thousands(e.OpenFileLimit))
+		}
+	}
+	keys := e.base("pthread-keys-per-open-store", -1)
+	if pool > 0 && keys.known() && keys.Value > 0 && e.KeysFreeBefore > 0 {
+		if k := int(math.Ceil(float64(pool) * keys.Value / e.KeysFreeBefore)); k > n {
+			n, limit = k, fmt.Sprintf("pthread keys: %.3g per open store, %s free per process", keys.Value, thousands(e.KeysFreeBefore))
+		}
+	}
+	return n, limit
+}
+
+// disk is the space of s's agents' stores: space per store (with
+// embeddings, the vector study's) × agents.
+func disk(s Scenario, e *Evidence) Number {
+	per := e.base("space-per-store", -1)
+	if s.Dims > 0 {
+		per = e.vec("space-per-store")
+	}
+	return derived(per.Value*float64(s.Agents), "KB", fmt.Sprintf("%s agents × %s (%s)", thousands(float64(s.Agents)), per.Text(), per.From), per)
+}
+
+// thousands writes a count with its digits grouped: "20,000".
+func thousands(v float64) string {
+	if v >= 100 {
+		return Number{Value: v}.Text()
+	}
+	return fmt.Sprintf("%g", v)
+}

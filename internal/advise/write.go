@@ -1,0 +1,191 @@
+package advise
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"manydb/internal/report"
+)
+
+// grid is a table of the answer, written as text or Markdown.
+type grid struct {
+	head []string
+	rows [][]string
+}
+
+// optionsGrid is the table of the options, in rank order.
+func (a Answer) optionsGrid() grid {
+	g := grid{head: []string{"#", "variant", "pool kept open", "serve p99", "pool hits", "served/s there", a.memoryHead(), "disk", "processes"}}
+	if a.Scenario.Dims > 0 {
+		g.head = append(g.head, "recall@10")
+	}
+	for i, o := range a.Options {
+		row := []string{fmt.Sprint(i + 1), o.Name(), fmt.Sprintf("%s (%s)", thousands(float64(o.Pool)), percent(o.PoolShare)),
+			o.P99.Text(), o.HitRate.Text(), o.Served.Text(), o.Memory.Text(), o.Disk.Text(), procsText(o)}
+		if a.Scenario.Dims > 0 {
+			row = append(row, o.Recall.Text())
+		}
+		g.rows = append(g.rows, row)
+	}
+	return g
+}
+
+func (a Answer) memoryHead() string {
+	if a.Scenario.Container {
+		return "memory charged"
+	}
+	return "memory resident"
+}
+
+func procsText(o Option) string {
+	if o.Limit == "" {
+		return fmt.Sprint(o.Procs)
+	}
+	return fmt.Sprintf("%d (%s)", o.Procs, o.Limit)
+}
+
+// layoutsGrid is the side-by-side table of the layouts.
+func (a Answer) layoutsGrid() grid {
+	g := grid{head: []string{"variant, layout", "warm open+queries+close p99", "turn p99", "memory of the active agents", "disk", "export an agent", "delete an agent", "disk given back"}}
+	for _, l := range a.Layouts {
+		name := l.Variant + " per agent"
+		if l.Layout.Shared() {
+			name = l.Variant + " shared"
+		}
+		g.rows = append(g.rows, []string{name, l.Warm.Text(), l.Turn.Text(), l.Memory.Text(), l.Disk.Text(), l.Export.Text(), l.Delete.Text(), l.Freed.Text()})
+	}
+	return g
+}
+
+// summary is the scenario in one sentence.
+func (a Answer) summary() string {
+	s := a.Scenario
+	mem := "no memory limit"
+	if s.MemoryBytes > 0 {
+		where := "resident in the processes"
+		if s.Container {
+			where = "charged to a container (its own memory and the page cache)"
+		}
+		mem = report.Natural(float64(s.MemoryBytes)/1024, "KB") + " " + where
+	}
+	traffic := fmt.Sprintf("%s requests/s", report.Natural(a.Rate, ""))
+	if s.Rate == 0 {
+		traffic += fmt.Sprintf(" (%s of the agents active in an hour, %g turns each)", percent(s.ActiveShare), s.TurnsPerActive)
+	}
+	emb := "no embeddings"
+	if s.Dims > 0 {
+		emb = fmt.Sprintf("embeddings of %d values, recalled in every turn", s.Dims)
+	}
+	return fmt.Sprintf("%s agents of %s notes; %s; a turn's p99 at most %s; %s; %s.",
+		thousands(float64(s.Agents)), thousands(float64(s.Notes)), mem, report.Natural(float64(s.P99.Microseconds())/1000, "ms"), traffic, emb)
+}
+
+// style is how a format writes the answer's parts.
+type style struct {
+	markdown bool
+	bullet   string // before each item of a list
+	quote    string // around a command
+	strong   string // around the options' heading
+	table    func(*strings.Builder, grid)
+}
+
+// Text writes the answer for a terminal.
+func (a Answer) Text(w io.Writer) error {
+	return a.write(w, style{bullet: "  ", table: writeText})
+}
+
+// Markdown writes the answer as Markdown.
+func (a Answer) Markdown(w io.Writer) error {
+	return a.write(w, style{markdown: true, bullet: "- ", quote: "`", strong: "**", table: writeMarkdown})
+}
+
+// write writes the answer in style st: the scenario, the options, the
+// refusals, the layouts, the gaps and the sources.
+func (a Answer) write(w io.Writer, st style) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "Scenario: %s\n\n", a.summary())
+	fmt.Fprintf(b, "%sQualify (%d)%s, lowest p99 first; each at the pool with the lowest p99 that fits:\n\n", st.strong, len(a.Options), st.strong)
+	st.table(b, a.optionsGrid())
+	a.writeRefused(b, st)
+	if len(a.Layouts) > 0 {
+		without := ""
+		if a.Scenario.Dims > 0 {
+			without = ", without embeddings"
+		}
+		fmt.Fprintf(b, "\nOne store per agent or one for all (the variants the records hold in both layouts, one request at a time%s):\n\n", without)
+		st.table(b, a.layoutsGrid())
+	}
+	fmt.Fprintf(b, "\nNot covered by the records, and the command that measures it:\n\n")
+	for _, g := range a.Gaps {
+		fmt.Fprintf(b, "%s%s\n  %s%s%s\n", st.bullet, g.What, st.quote, g.Command, st.quote)
+	}
+	a.writeSources(b, st)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeRefused lists the variants that do not qualify, those of one
+// reason together.
+func (a Answer) writeRefused(b *strings.Builder, st style) {
+	fmt.Fprintf(b, "\nDo not qualify (%d):\n\n", len(a.Refused))
+	var whys []string
+	names := map[string][]string{}
+	for _, r := range a.Refused {
+		if names[r.Why] == nil {
+			whys = append(whys, r.Why)
+		}
+		names[r.Why] = append(names[r.Why], r.Name())
+	}
+	for _, why := range whys {
+		fmt.Fprintf(b, "%s%s: %s\n", st.bullet, strings.Join(names[why], ", "), why)
+	}
+	if len(whys) == 0 {
+		fmt.Fprintf(b, "%snone\n", st.bullet)
+	}
+}
+
+// writeSources says where each option's figures come from, and the files
+// read.
+func (a Answer) writeSources(b *strings.Builder, st style) {
+	if st.markdown {
+		b.WriteString("\n<details><summary>Where each figure comes from</summary>\n")
+	}
+	fmt.Fprintf(b, "\nWhere each figure comes from (manydb tables names the figures):\n\n")
+	for _, o := range a.Options {
+		fmt.Fprintf(b, "%s%s: p99 = %s; memory = %s; disk = %s\n", st.bullet, o.Name(), o.P99.From, o.Memory.From, o.Disk.From)
+	}
+	if st.markdown {
+		b.WriteString("\n</details>\n")
+	}
+	fmt.Fprintf(b, "\nRecords: %s\n", FilesText(a.Files))
+}
+
+func writeText(b *strings.Builder, g grid) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  "+strings.Join(g.head, "\t"))
+	for _, r := range g.rows {
+		fmt.Fprintln(tw, "  "+strings.Join(r, "\t"))
+	}
+	tw.Flush()
+}
+
+func writeMarkdown(b *strings.Builder, g grid) {
+	fmt.Fprintf(b, "| %s |\n|", strings.Join(g.head, " | "))
+	for range g.head {
+		b.WriteString(" --- |")
+	}
+	b.WriteString("\n")
+	for _, r := range g.rows {
+		fmt.Fprintf(b, "| %s |\n", strings.Join(r, " | "))
+	}
+}
+
+// JSON writes the answer as JSON, every number with its source.
+func (a Answer) JSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(a)
+}

@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/docker/go-units"
+
+	"manydb/internal/advise"
+	"manydb/internal/orchestrate"
+	"manydb/internal/results"
+)
+
+const adviseSynopsis = `manydb advise [flags] [FILE...]
+
+Answers a scenario from results files: every variant that qualifies,
+ranked by its p99, at the pool of open stores (a share of the agents, as
+serve measured) with the lowest p99 that meets the memory, disk and
+process limits; its p99, pool hit rate, memory, disk and processes; every
+variant that does not qualify and why; a store per agent beside one store
+for all where the records hold both layouts; what the records do not
+cover, with the manydb command that measures it; and for each number the
+figure (as manydb tables names it) and the files it comes from.
+
+Memory at a pool is arithmetic over measured figures: the serve worker's
+peak with no pool, plus the pool times the larger of the hold's memory
+per open store and serve's growth per pool slot. A pool's p99 is serve's
+at the same share of its agents; with --dims it is serve's plus the
+vector study's knn p99. Processes are what the open-file and pthread-key
+limits of the records' machine need for the pool.
+
+Without FILE it reads the committed record (run from the repository's
+top directory):
+  ` + defaultAdviseText + `
+
+Example:
+  manydb advise --agents 10000 --memory 2G --p99 20ms --dims 384`
+
+// defaultAdviseFiles are the committed record's files advise reads when
+// given none: the record's study, agent and serve parts, the vector
+// study's exact-search part, and the two layouts studies.
+func defaultAdviseFiles() []string {
+	return []string{
+		"docs/results/2026-12-04/study.jsonl.gz",
+		"docs/results/2026-12-04/agent.jsonl.gz",
+		"docs/results/2026-12-04/serve.jsonl.gz",
+		"docs/results/2026-12-04-vectors/exact-and-obx.jsonl.gz",
+		"docs/results/2026-12-04-layouts/layouts.jsonl.gz",
+		"docs/results/2026-12-05-postgres/layouts.jsonl.gz",
+		"docs/results/2026-12-05-postgres/serve.jsonl.gz",
+	}
+}
+
+const defaultAdviseText = "docs/results/2026-12-04/{study,agent,serve}.jsonl.gz, 2026-12-04-vectors/exact-and-obx.jsonl.gz,\n  2026-12-04-layouts/layouts.jsonl.gz, 2026-12-05-postgres/{layouts,serve}.jsonl.gz"
+
+// adviseOptions are advise's flags, as given.
+type adviseOptions struct {
+	scenario advise.Scenario
+	memory   string
+	memoryIn string
+	active   string
+	disk     string
+	format   string
+}
+
+// addFlags defines advise's flags on fs, their defaults the scenario's.
+func (o *adviseOptions) addFlags(fs *flag.FlagSet) {
+	d := advise.Default()
+	s := &o.scenario
+	fs.IntVar(&s.Agents, "agents", d.Agents, "agents, one store each")
+	fs.IntVar(&s.Notes, "notes", d.Notes, "notes per agent")
+	fs.StringVar(&o.memory, "memory", "", "memory for the stores on one machine, powers of 1,024 (2G, 512M); empty: no limit")
+	fs.StringVar(&o.memoryIn, "memory-in", "container", "what --memory limits: container (its own memory and the page cache it reads) or process (resident memory)")
+	fs.DurationVar(&s.P99, "p99", d.P99, "a turn's p99 target")
+	fs.StringVar(&o.active, "active", "10%", "share of the agents active in an hour (10% or 0.1)")
+	fs.Float64Var(&s.TurnsPerActive, "turns-per-hour", d.TurnsPerActive, "turns of an active agent in that hour")
+	fs.Float64Var(&s.Rate, "rate", 0, "requests per second (0: agents × --active × --turns-per-hour / 3600)")
+	fs.IntVar(&s.Dims, "dims", 0, "values per note's embedding, recalled in every turn (0: none)")
+	fs.StringVar(&o.disk, "disk", "", "disk for the stores, powers of 1,024 (500G); empty: no limit")
+	fs.IntVar(&s.MaxProcs, "procs", 0, "most processes per machine (0: as many as the limits need)")
+	fs.StringVar(&o.format, "format", "text", "output: text, md or json")
+}
+
+// validate turns the flags given as text into the scenario and checks
+// it: every rule and its message is advise.Scenario.Validate's, but for
+// the flags' own syntax.
+func (o *adviseOptions) validate() (advise.Scenario, error) {
+	s := o.scenario
+	var err error
+	if s.MemoryBytes, err = size("--memory", o.memory); err != nil {
+		return s, err
+	}
+	if s.DiskBytes, err = size("--disk", o.disk); err != nil {
+		return s, err
+	}
+	switch o.memoryIn {
+	case "container", "process":
+		s.Container = o.memoryIn == "container"
+	default:
+		return s, fmt.Errorf("--memory-in %q: use container or process", o.memoryIn)
+	}
+	if s.ActiveShare, err = share(o.active); err != nil {
+		return s, err
+	}
+	if !slices.Contains([]string{"text", "md", "json"}, o.format) {
+		return s, fmt.Errorf("--format %q: use text, md or json", o.format)
+	}
+	return s, s.Validate()
+}
+
+// size reads a size flag: "" is none.
+func size(flagName, s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := units.RAMInBytes(s)
+	if err != nil || n <= 0 || n > 1<<60 {
+		return 0, fmt.Errorf("%s %q: not a size: give a number and a unit of powers of 1,024, e.g. 2G or 512M", flagName, s)
+	}
+	return n, nil
+}
+
+// share reads --active: "10%" or "0.1".
+func share(s string) (float64, error) {
+	v, pct := strings.CutSuffix(strings.TrimSpace(s), "%")
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, fmt.Errorf("--active %q: give a share such as 10%% or 0.1", s)
+	}
+	if pct {
+		x /= 100
+	}
+	return x, nil
+}
+
+func adviseCmd(_ context.Context, args []string, o Options) error {
+	fs := newFlagSet("advise")
+	var ao adviseOptions
+	ao.addFlags(fs)
+	if done, err := parse(fs, args, adviseSynopsis, o); done || err != nil {
+		return err
+	}
+	s, err := ao.validate()
+	if err != nil {
+		return &orchestrate.InputError{Msg: "advise: " + strings.TrimPrefix(err.Error(), "advise: ")}
+	}
+	files := fs.Args()
+	if len(files) == 0 {
+		files = defaultAdviseFiles()
+	}
+	recs, err := readAdviseRecords(files)
+	if err != nil {
+		return err
+	}
+	a, err := advise.Advise(s, advise.Collect(recs, s.Dims), files)
+	if err != nil {
+		return &orchestrate.InputError{Msg: err.Error()}
+	}
+	switch ao.format {
+	case "md":
+		return a.Markdown(o.Stdout)
+	case "json":
+		return a.JSON(o.Stdout)
+	}
+	return a.Text(o.Stdout)
+}
+
+// readAdviseRecords reads every file; a missing default file says how
+// to name files instead.
+func readAdviseRecords(files []string) ([]results.Record, error) {
+	var recs []results.Record
+	for _, f := range files {
+		if _, err := os.Stat(f); errors.Is(err, os.ErrNotExist) {
+			return nil, &orchestrate.InputError{Msg: fmt.Sprintf("advise: %s does not exist: run advise from the repository's top directory for the committed record, or name results files (manydb advise [flags] FILE...)", filepath.Clean(f))}
+		}
+		r, err := readRecords("advise", f)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, r...)
+	}
+	return recs, nil
+}

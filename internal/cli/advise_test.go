@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"manydb/internal/advise"
+	"manydb/internal/report"
+	"manydb/internal/results"
+	"manydb/internal/stats"
+)
+
+// TestAdviseTracesToTheRecord: for the scenarios of the documentation
+// (10,000 agents in 2 GiB at a p99 of 20 ms, with and without 384-value
+// embeddings, and 1,000,000 agents), every figure of every option is
+// found again in the files its sources name: each source's median is
+// recomputed from those files alone, and the option's p99 and disk are
+// the arithmetic the answer says over them.
+func TestAdviseTracesToTheRecord(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads the committed record, about 40 MB compressed")
+	}
+	chdir(t, "../..")
+	cache := traceCache{files: map[string][]results.Record{}, figures: map[string][]*report.Figures{}}
+	for _, args := range [][]string{
+		{"--agents", "10000", "--memory", "2G", "--p99", "20ms", "--dims", "384"},
+		{"--agents", "10000", "--memory", "2G", "--p99", "20ms"},
+		{"--agents", "1000000", "--memory", "16G", "--p99", "20ms"},
+	} {
+		a := runAdvise(t, append(args, "--format", "json"))
+		if len(a.Options) == 0 {
+			t.Fatalf("advise %s: no option qualifies", strings.Join(args, " "))
+		}
+		for _, o := range a.Options {
+			for _, n := range []advise.Number{o.P99, o.Memory, o.Disk, o.HitRate, o.Served} {
+				if len(n.Sources) == 0 {
+					t.Errorf("advise %s: %s: a number without sources: %+v", strings.Join(args, " "), o.Name(), n)
+				}
+				for _, src := range n.Sources {
+					traceSource(t, cache, src)
+				}
+			}
+			var sum float64
+			for _, src := range o.P99.Sources {
+				sum += src.Median
+			}
+			if !near(o.P99.Value, sum) {
+				t.Errorf("%s: p99 %v is not the sum of its sources %v", o.Name(), o.P99.Value, sum)
+			}
+			if want := float64(a.Scenario.Agents) * o.Disk.Sources[0].Median; !near(o.Disk.Value, want) {
+				t.Errorf("%s: disk %v KB, want agents × space per store = %v", o.Name(), o.Disk.Value, want)
+			}
+		}
+	}
+}
+
+// traceCache keeps the files read and the figures collected from each
+// set of them.
+type traceCache struct {
+	files   map[string][]results.Record
+	figures map[string][]*report.Figures
+}
+
+// figures are the figures of the records with dims values per embedding
+// in files.
+func (c traceCache) of(t *testing.T, files []string, dims int) []*report.Figures {
+	key := fmt.Sprint(files, dims)
+	if figs, ok := c.figures[key]; ok {
+		return figs
+	}
+	var recs []results.Record
+	for _, f := range files {
+		if c.files[f] == nil {
+			r, err := results.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.files[f] = r
+		}
+		for _, r := range c.files[f] {
+			if r.Workload.Dims == dims {
+				recs = append(recs, r)
+			}
+		}
+	}
+	c.figures[key] = report.CollectFigures(recs)
+	return c.figures[key]
+}
+
+// traceSource recomputes src's median from its files alone.
+func traceSource(t *testing.T, cache traceCache, src advise.Source) {
+	t.Helper()
+	for _, f := range cache.of(t, src.Files, src.Dims) {
+		if f.Variant != src.Variant || f.Setting != src.Setting || f.Layout != src.Layout {
+			continue
+		}
+		xs := f.Values[src.Figure]
+		if src.Level >= 0 {
+			xs = f.ValuesAt(src.Figure, src.Level)
+		}
+		if len(xs) != src.Values || !near(stats.Median(xs), src.Median) {
+			t.Errorf("%s %s at %d: %d values in %v, median %v; the answer says %d, %v",
+				src.Name(), src.Figure, src.Level, len(xs), src.Files, stats.Median(xs), src.Values, src.Median)
+		}
+		return
+	}
+	t.Errorf("%s: no figures in %v", src.Name(), src.Files)
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+// runAdvise runs manydb advise with args and decodes its JSON answer.
+func runAdvise(t *testing.T, args []string) advise.Answer {
+	t.Helper()
+	o, out, errOut := options(t)
+	if err := Run(context.Background(), append([]string{"advise"}, args...), o); err != nil {
+		t.Fatalf("manydb advise %s: %v\n%s", strings.Join(args, " "), err, errOut)
+	}
+	var a advise.Answer
+	if err := json.Unmarshal(out.Bytes(), &a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// chdir makes dir the working directory for the rest of the test.
+func chdir(t *testing.T, dir string) {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(abs)
+	if _, err := os.Stat("docs/results"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAdviseRefusesBadInput: each bad value is one line and exit 2
+// (an InputError), before any record is read.
+func TestAdviseRefusesBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"--agents", "0"},
+		{"--memory", "lots"},
+		{"--memory-in", "vm"},
+		{"--active", "ten"},
+		{"--active", "200%"},
+		{"--p99", "-1ms"},
+		{"--format", "html"},
+		{"no-such-file.jsonl"},
+	} {
+		o, _, _ := options(t)
+		err := Run(context.Background(), append([]string{"advise"}, args...), o)
+		if ExitCode(err) != 2 || strings.Contains(err.Error(), "\n") {
+			t.Errorf("advise %s: exit %d, error %v", strings.Join(args, " "), ExitCode(err), err)
+		}
+	}
+}
