@@ -131,18 +131,11 @@ func (a Answer) write(w io.Writer, st style) error {
 // reason together.
 func (a Answer) writeRefused(b *strings.Builder, st style) {
 	fmt.Fprintf(b, "\nDo not qualify (%d):\n\n", len(a.Refused))
-	var whys []string
-	names := map[string][]string{}
-	for _, r := range a.Refused {
-		if names[r.Why] == nil {
-			whys = append(whys, r.Why)
-		}
-		names[r.Why] = append(names[r.Why], r.Name())
+	lines := a.refusedLines()
+	for _, l := range lines {
+		fmt.Fprintf(b, "%s%s\n", st.bullet, l)
 	}
-	for _, why := range whys {
-		fmt.Fprintf(b, "%s%s: %s\n", st.bullet, strings.Join(names[why], ", "), why)
-	}
-	if len(whys) == 0 {
+	if len(lines) == 0 {
 		fmt.Fprintf(b, "%snone\n", st.bullet)
 	}
 }

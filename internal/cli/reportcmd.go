@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"manydb/internal/advise"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +56,7 @@ func reportCmd(_ context.Context, args []string, o Options) error {
 		recs = append(recs, r...)
 	}
 	var b bytes.Buffer
-	if err := report.HTML(&b, recs); errors.Is(err, report.ErrNoStudies) {
+	if err := report.WritePage(&b, recs, reportPage(*out, fs.Args(), recs)); errors.Is(err, report.ErrNoStudies) {
 		return &orchestrate.InputError{Msg: fmt.Sprintf("report: %s: %v", strings.Join(fs.Args(), ", "), err)}
 	} else if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -91,4 +92,36 @@ func checkReportOut(out string, inputs []string) error {
 		return &orchestrate.InputError{Msg: fmt.Sprintf("report: -o %s is a results file: name another output", out)}
 	}
 	return nil
+}
+
+// reportPage is the report's lead, manydb advise's answer for its
+// default scenario from the records, and the links to the records from
+// the page at out.
+func reportPage(out string, files []string, recs []results.Record) report.Page {
+	var p report.Page
+	if a, err := advise.Advise(advise.Default(), advise.Collect(recs, 0), files); err == nil {
+		lead := a.Lead("manydb advise with its defaults")
+		p.Lead = &lead
+	}
+	for _, f := range files {
+		href, err := relative(filepath.Dir(out), f)
+		if err != nil {
+			href = f
+		}
+		p.Files = append(p.Files, report.Link{Name: filepath.Base(f), Href: filepath.ToSlash(href)})
+	}
+	return p
+}
+
+// relative is the path of file from dir, both made absolute first.
+func relative(dir, file string) (string, error) {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	f, err := filepath.Abs(file)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Rel(d, f)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -81,5 +82,45 @@ func TestOverviewOfServeOnlyIsBadInput(t *testing.T) {
 	o, _, _ = options(t)
 	if err := Run(context.Background(), []string{"tables", "--format", "md", file}, o); err != nil {
 		t.Errorf("tables of serve records: %v", err)
+	}
+}
+
+// TestReportLeadsWithAdvise: the page opens with manydb advise's answer
+// for its default scenario from the page's records, and links the
+// records by their path from the page.
+func TestReportLeadsWithAdvise(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "data", "serve.jsonl")
+	if err := os.MkdirAll(filepath.Dir(in), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../report/testdata/serve.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "pages", "r.html")
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o, _, errOut := options(t)
+	if err := Run(context.Background(), []string{"report", "-o", out, in}, o); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Which variant, and how many stores kept open: the answer of these records",
+		"Scenario: 10,000 agents of 1,000 notes",
+		"manydb advise with its defaults",
+		`<a href="../data/serve.jsonl">serve.jsonl</a>`,
+	} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the page lacks %q", want)
+		}
 	}
 }

@@ -91,9 +91,15 @@ func (p poolTicks) Ticks(_, _ float64) []plot.Tick {
 	return ticks
 }
 
-// htmlPage is the whole report: the overviews, then a section per study
-// and setting, then the sweeps.
+// htmlPage is the whole report: its title, lead, table of contents,
+// caveats and raw records, the overviews, then a section per study and
+// setting, then the sweeps.
 type htmlPage struct {
+	Title     string
+	Lead      *Lead
+	TOC       []htmlTOC
+	Caveats   []string
+	Files     []Link
 	Overviews []htmlOverview
 	Serves    []htmlServe
 	Sections  []htmlTable
@@ -101,6 +107,7 @@ type htmlPage struct {
 
 // htmlOverview is an overview as the page shows it.
 type htmlOverview struct {
+	ID       string // its anchor
 	Workload string
 	Families []htmlFamily
 	Headers  []string
@@ -118,17 +125,21 @@ type htmlFamily struct{ Name, Color string }
 // per study and setting its table, with the spread of the open figures
 // across runs, its charts and the environment of the sessions that
 // recorded it, then the sweeps.
-func HTML(w io.Writer, recs []results.Record) error {
+func HTML(w io.Writer, recs []results.Record) error { return WritePage(w, recs, Page{}) }
+
+// buildPage groups recs into the page's overviews, serve charts, tables
+// and sweeps.
+func buildPage(recs []results.Record) (htmlPage, error) {
 	recs, renamed := renameOldVariants(recs)
 	tables := group(recs, renamed)
 	if len(tables) == 0 {
-		return ErrNoStudies
+		return htmlPage{}, ErrNoStudies
 	}
 	var page htmlPage
 	for _, o := range overviews(tables) {
 		ho, err := overviewHTML(o)
 		if err != nil {
-			return err
+			return page, err
 		}
 		page.Overviews = append(page.Overviews, ho)
 	}
@@ -138,23 +149,20 @@ func HTML(w io.Writer, recs []results.Record) error {
 		}
 		charts, err := serveCharts(t)
 		if err != nil {
-			return err
+			return page, err
 		}
 		page.Serves = append(page.Serves, htmlServe{Title: "Serve s" + t.title()[1:] + ": p99 latency against memory, per pool size", Charts: charts})
 	}
 	for _, t := range tables {
 		ht, err := tableHTML(t)
 		if err != nil {
-			return err
+			return page, err
 		}
 		page.Sections = append(page.Sections, ht)
 	}
 	sweeps, err := sweepHTML(groupSweeps(recs))
-	if err != nil {
-		return err
-	}
 	page.Sections = append(page.Sections, sweeps...)
-	return pageTemplate.Execute(w, page)
+	return page, err
 }
 
 // overviewHTML is an overview as the page shows it, with its charts.
@@ -359,7 +367,7 @@ func splitLines(s string) []string {
 // column whose header is clicked (the numbers are in data-v); without
 // scripts the rows stay sorted as the server sorted them.
 var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"long": longCell}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>manydb report</title>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
 <style>
 body{font-family:sans-serif;margin:1.5em;max-width:84em}
 table{border-collapse:collapse;margin:1em 0}
@@ -386,8 +394,22 @@ figcaption{font-size:.9em;max-width:36em}
 dl{font-size:.85em}
 @media print{section{page-break-before:always}}
 </style></head><body>
-<h1>manydb report</h1>
-{{range .Overviews}}<section>
+<h1>{{.Title}}</h1>
+{{with .Lead}}<section id="answer">
+<h2>{{.Heading}}</h2>
+{{range .Paragraphs}}<p>{{.}}</p>
+{{end}}{{range .Tables}}<p>{{.Caption}}</p>
+<table class="turned"><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr>{{range .}}<td{{if long .}} class="long"{{end}}>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+{{end}}{{with .Items}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>
+{{end}}</section>
+{{end}}<nav><h2>Contents</h2><ul>{{if .Lead}}<li><a href="#answer">{{.Lead.Heading}}</a></li>{{end}}{{range .TOC}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}<li><a href="#caveats">What the figures rest on, and the raw records</a></li></ul></nav>
+<section id="caveats"><h2>What the figures rest on, and the raw records</h2>
+<ul>{{range .Caveats}}<li>{{.}}</li>{{end}}</ul>
+{{with .Files}}<p>Raw records (JSON lines, every sample): {{range $i, $f := .}}{{if $i}}, {{end}}<a href="{{$f.Href}}">{{$f.Name}}</a>{{end}}.</p>{{end}}
+</section>
+{{range .Overviews}}<section id="{{.ID}}">
 <h2>Overview: {{.Workload}}</h2>
 <p>One row per variant; each figure as in the tables below, with its spread across runs under it ([a–b]: the 95 % interval of the median of the per-run values, (a–b): their range). Sorted by {{.SortedBy}}; click a column's header to sort by it.</p>
 <p class="legend">Engine families, one colour on every chart: {{range .Families}}<span><span class="sw" style="background:{{.Color}}"></span>{{.Name}}</span>{{end}}</p>
@@ -399,13 +421,13 @@ dl{font-size:.85em}
 {{end}}</div>
 </section>
 {{end}}
-{{range .Serves}}<section>
+{{range .Serves}}<section id="{{.ID}}">
 <h2>{{.Title}}</h2>
 <div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
 {{end}}</div>
 </section>
 {{end}}
-{{range .Sections}}<section>
+{{range .Sections}}<section id="{{.ID}}">
 <h2>{{.Title}}</h2>
 <p>Workload {{.Workload}}. The open figures pool every warm run; after each timing figure, its spread across runs (the notes below the table say which).</p>
 {{with .Sessions}}<p>{{.}}</p>{{end}}

@@ -86,6 +86,7 @@ func svg(p *plot.Plot) (template.HTML, error) {
 }
 
 type htmlTable struct {
+	ID              string // its anchor
 	Title, Workload string
 	Variants        []string
 	Rows            [][]string

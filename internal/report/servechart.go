@@ -15,6 +15,7 @@ import (
 // htmlServe is a serve study's decision charts: per pool size, each
 // variant's p99 latency against its memory.
 type htmlServe struct {
+	ID     string // its anchor
 	Title  string
 	Charts []htmlChart
 }

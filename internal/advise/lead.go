@@ -1,0 +1,50 @@
+package advise
+
+import (
+	"fmt"
+	"strings"
+
+	"manydb/internal/report"
+)
+
+// Lead is the answer as a report page's lead: the scenario, the options'
+// table, and the refusals and gaps as a list.
+func (a Answer) Lead(command string) report.Lead {
+	l := report.Lead{Heading: "Which variant, and how many stores kept open: the answer of these records"}
+	l.Paragraphs = append(l.Paragraphs, "Scenario: "+a.summary(),
+		fmt.Sprintf("This is %s over the records of this page; give it your own scenario (manydb advise --help).", command))
+	if len(a.Options) == 0 {
+		l.Paragraphs = append(l.Paragraphs, "No variant qualifies from these records.")
+	} else {
+		g := a.optionsGrid()
+		l.Tables = append(l.Tables, report.LeadTable{Caption: "The variants that qualify, lowest p99 first, each at the pool of open stores with the lowest p99 that fits:", Head: g.head, Rows: g.rows})
+	}
+	if len(a.Layouts) > 0 {
+		g := a.layoutsGrid()
+		l.Tables = append(l.Tables, report.LeadTable{Caption: "One store per agent or one for all: the variants these records hold in both layouts, one request at a time:", Head: g.head, Rows: g.rows})
+	}
+	for _, r := range a.refusedLines() {
+		l.Items = append(l.Items, "Does not qualify: "+r)
+	}
+	for _, g := range a.Gaps {
+		l.Items = append(l.Items, fmt.Sprintf("Not covered: %s Measure it: %s", g.What, g.Command))
+	}
+	return l
+}
+
+// refusedLines are the refusals, those of one reason on one line.
+func (a Answer) refusedLines() []string {
+	var whys []string
+	names := map[string][]string{}
+	for _, r := range a.Refused {
+		if names[r.Why] == nil {
+			whys = append(whys, r.Why)
+		}
+		names[r.Why] = append(names[r.Why], r.Name())
+	}
+	lines := make([]string, len(whys))
+	for i, why := range whys {
+		lines[i] = strings.Join(names[why], ", ") + ": " + why
+	}
+	return lines
+}
