@@ -108,6 +108,7 @@ type htmlPage struct {
 // htmlOverview is an overview as the page shows it.
 type htmlOverview struct {
 	ID       string // its anchor
+	Study    string
 	Workload string
 	Families []htmlFamily
 	Headers  []string
@@ -167,7 +168,7 @@ func buildPage(recs []results.Record) (htmlPage, error) {
 
 // overviewHTML is an overview as the page shows it, with its charts.
 func overviewHTML(o *overview) (htmlOverview, error) {
-	ho := htmlOverview{Workload: o.workload}
+	ho := htmlOverview{Workload: o.workload, Study: o.study}
 	seen := map[string]bool{}
 	for _, r := range o.rows {
 		if !seen[r.family.name] {
@@ -410,7 +411,7 @@ dl{font-size:.85em}
 {{with .Files}}<p>Raw records (JSON lines, every sample): {{range $i, $f := .}}{{if $i}}, {{end}}<a href="{{$f.Href}}">{{$f.Name}}</a>{{end}}.</p>{{end}}
 </section>
 {{range .Overviews}}<section id="{{.ID}}">
-<h2>Overview: {{.Workload}}</h2>
+<h2>Overview of study {{.Study}}: {{.Workload}}</h2>
 <p>One row per variant; each figure as in the tables below, with its spread across runs under it ([a–b]: the 95 % interval of the median of the per-run values, (a–b): their range). Sorted by {{.SortedBy}}; click a column's header to sort by it.</p>
 <p class="legend">Engine families, one colour on every chart: {{range .Families}}<span><span class="sw" style="background:{{.Color}}"></span>{{.Name}}</span>{{end}}</p>
 <table class="overview"><thead><tr><th>variant</th>{{range .Headers}}<th>{{.}}</th>{{end}}</tr></thead>

@@ -62,7 +62,7 @@ func (page *htmlPage) contents() []htmlTOC {
 		toc = append(toc, htmlTOC{*id, title})
 	}
 	for i := range page.Overviews {
-		add(&page.Overviews[i].ID, "Overview: "+page.Overviews[i].Workload)
+		add(&page.Overviews[i].ID, fmt.Sprintf("Overview of study %s: %s", page.Overviews[i].Study, page.Overviews[i].Workload))
 	}
 	for i := range page.Serves {
 		add(&page.Serves[i].ID, page.Serves[i].Title)
@@ -110,7 +110,7 @@ func caveats(recs []results.Record) []string {
 	type study struct {
 		stores, loud, cold int
 		runs               []int
-		served             bool
+		served, measured   bool // measured: a phase other than profile
 	}
 	var order []string
 	by := map[string]*study{}
@@ -129,6 +129,7 @@ func caveats(recs []results.Record) []string {
 			s.runs = append(s.runs, r.Repeat())
 		}
 		s.served = s.served || r.Phase == job.PhaseServe
+		s.measured = s.measured || r.Phase != job.PhaseProfile
 		if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
 			s.loud++
 		}
@@ -137,8 +138,13 @@ func caveats(recs []results.Record) []string {
 		}
 	}
 	var out []string
+	profiles := 0
 	for _, id := range order {
 		s := by[id]
+		if !s.measured {
+			profiles++
+			continue
+		}
 		parts := []string{fmt.Sprintf("%s stores per variant", thousands(float64(s.stores)))}
 		switch {
 		case len(s.runs) == 1:
@@ -156,6 +162,9 @@ func caveats(recs []results.Record) []string {
 			parts = append(parts, fmt.Sprintf("%d warm runs not warm (below 99 %% of their pages resident)", s.cold))
 		}
 		out = append(out, fmt.Sprintf("Study %s: %s.", id, strings.Join(parts, "; ")))
+	}
+	if profiles > 0 {
+		out = append(out, fmt.Sprintf("%d manydb profile studies: each variant's create timed step by step, once, on disk and on tmpfs.", profiles))
 	}
 	return out
 }

@@ -25,7 +25,7 @@ func TestPageLeadsWithItsAnswer(t *testing.T) {
 	for _, want := range []string{
 		"<title>manydb report: study a, 2026-12-04</title>",
 		`<section id="answer">`, "<h2>The answer</h2>", "It is bbolt.", "<td>bbolt</td>", "<li>Not covered: x</li>",
-		`<a href="#answer">The answer</a>`, `<a href="#s1">Overview: `, `<section id="s1">`,
+		`<a href="#answer">The answer</a>`, `<a href="#s1">Overview of study a: `, `<section id="s1">`,
 		"Study a: 100 stores per variant; 5 warm runs.",
 		`<a href="../a.jsonl">a.jsonl</a>`,
 	} {

@@ -8,12 +8,13 @@ import (
 	"strings"
 )
 
-// An overview is the top of the report for one workload: one row per
-// variant (per variant and setting when the workload ran under several
-// settings, per study too when several studies ran it), one column per
-// figure the registry marks overview, and a decision chart per figure.
+// An overview is the top of the report for one study of one workload:
+// one row per variant (per variant and setting when the study ran
+// several settings), one column per figure the registry marks overview,
+// and a decision chart per figure.
 type overview struct {
 	workload   string
+	study      string
 	figs       []figure // the overview figures some row has a value of
 	labels     []string // each figure's label standing alone
 	rows       []overviewRow
@@ -109,23 +110,25 @@ func shownFigures(tables []*table, figs []figure, labels []string) ([]figure, []
 	return keptFigs, keptLabels
 }
 
-// overviews builds one overview per workload of the tables (serve
-// studies have their own chart), in the order the workloads appear.
+// overviews builds one overview per study and workload of the tables
+// (serve studies have their own chart), in the order they appear.
 func overviews(tables []*table) []*overview {
-	var order []string
-	byWorkload := map[string][]*table{}
+	type key struct{ workload, study string }
+	var order []key
+	by := map[key][]*table{}
 	for _, t := range tables {
 		if t.served {
 			continue
 		}
-		if byWorkload[t.workload] == nil {
-			order = append(order, t.workload)
+		k := key{t.workload, t.study}
+		if by[k] == nil {
+			order = append(order, k)
 		}
-		byWorkload[t.workload] = append(byWorkload[t.workload], t)
+		by[k] = append(by[k], t)
 	}
 	var out []*overview
-	for _, w := range order {
-		out = append(out, newOverview(byWorkload[w]))
+	for _, k := range order {
+		out = append(out, newOverview(by[k]))
 	}
 	return out
 }
@@ -136,7 +139,7 @@ func overviews(tables []*table) []*overview {
 func newOverview(tables []*table) *overview {
 	figs, labels := overviewFigures(tables[0].objects, tables[0].held)
 	figs, labels = shownFigures(tables, figs, labels)
-	o := &overview{workload: tables[0].workload}
+	o := &overview{workload: tables[0].workload, study: tables[0].study}
 	settings, studies := distinct(tables, func(t *table) string { return t.setting }), distinct(tables, func(t *table) string { return t.study })
 	for _, t := range tables {
 		o.notApplied = append(o.notApplied, notAppliedOf(t)...)

@@ -35,7 +35,7 @@ func WriteOverview(w io.Writer, recs []results.Record) error {
 	for i, o := range ovs {
 		var settings []string // in the order the tables of the workload have them
 		for _, t := range tables {
-			if t.workload == o.workload && !t.served && !slices.Contains(settings, t.setting) {
+			if t.workload == o.workload && t.study == o.study && !t.served && !slices.Contains(settings, t.setting) {
 				settings = append(settings, t.setting)
 			}
 		}
@@ -43,14 +43,18 @@ func WriteOverview(w io.Writer, recs []results.Record) error {
 			if i > 0 || j > 0 {
 				fmt.Fprintln(w)
 			}
-			o.writeMarkdown(w, setting, seed)
+			o.writeMarkdown(w, setting, seed, len(ovs) > 1)
 		}
 	}
 	return nil
 }
 
 // writeMarkdown writes the rows of one setting as a Markdown table.
-func (o *overview) writeMarkdown(w io.Writer, setting string, seed map[seedKey]float64) {
+// named, the study is named before them (when there are several).
+func (o *overview) writeMarkdown(w io.Writer, setting string, seed map[seedKey]float64, named bool) {
+	if named {
+		fmt.Fprintf(w, "Study %s. ", o.study)
+	}
 	fmt.Fprintf(w, "Workload %s; setting %s.\n\n", o.workload, setting)
 	heads := []string{"variant"}
 	for _, l := range o.labels {
