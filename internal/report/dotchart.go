@@ -129,21 +129,33 @@ func glyphs(pts plotter.XYs, colors []color.NRGBA, shape draw.GlyphDrawer) *plot
 // from zero; its ticks read naturally (naturalTicks).
 func valueAxis(a *plot.Axis, values []float64, unit string) {
 	lo, hi := slices.Min(values), slices.Max(values)
-	a.Label.Text = unitLabel(unit)
 	if lo > 0 && hi/lo >= 20 {
-		a.Scale, a.Tick.Marker = plot.LogScale{}, naturalTicks{plot.LogTicks{Prec: -1}, unit}
-		if unit == "KB" {
-			a.Tick.Marker = memoryLogTicks{}
-		}
-		a.Min, a.Max = lo/1.3, hi*1.3
-		a.Label.Text = strings.TrimSpace(a.Label.Text + " (log axis)")
+		logAxis(a, values, unit)
 		return
 	}
+	a.Label.Text = unitLabel(unit)
 	a.Tick.Marker = naturalTicks{plot.DefaultTicks{}, unit}
 	if unit == "KB" {
 		a.Tick.Marker = memoryTicks{}
 	}
 	a.Min, a.Max = math.Min(0, lo*1.05), math.Max(hi*1.05, 1e-9)
+}
+
+// logAxis sets a logarithmic axis for positive values of a unit (the
+// label says so), its ticks reading naturally; a linear one (valueAxis)
+// when a value is not positive.
+func logAxis(a *plot.Axis, values []float64, unit string) {
+	lo, hi := slices.Min(values), slices.Max(values)
+	if lo <= 0 {
+		valueAxis(a, values, unit)
+		return
+	}
+	a.Scale, a.Tick.Marker = plot.LogScale{}, naturalTicks{plot.LogTicks{Prec: -1}, unit}
+	if unit == "KB" {
+		a.Tick.Marker = memoryLogTicks{}
+	}
+	a.Min, a.Max = lo/1.3, hi*1.3
+	a.Label.Text = strings.TrimSpace(unitLabel(unit) + " (log axis)")
 }
 
 // unitLabel is an axis label for a unit; memory needs none, its ticks

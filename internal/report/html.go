@@ -34,8 +34,10 @@ type chart struct {
 func charts() []chart {
 	return []chart{
 		titled("Load average over the study (1-minute, sampled every 10 s while each phase ran); the strip along the bottom: which family's variant ran when", loadPlot),
+		titled("Recall against latency: each variant's mean recall@10 and its median knn time, warm (upper left is better; an exact search is at ≥ 99.9 %)", recallPlot),
 		{title: titleOf("manydb serve: p99 latency per pool size"), build: servePlot("p99 latency", "ms", serveP99), legendRight: true},
 		{title: titleOf("manydb serve: peak resident memory per pool size"), build: servePlot("peak resident memory", "KB", servePeakRSS), legendRight: true},
+		{title: titleOf("manydb serve --memory-max: the most each pool's worker was charged in its memory cgroup, against the limit (dashed)"), build: serveChargedPlot, legendRight: true},
 	}
 }
 
@@ -59,9 +61,9 @@ func servePlot(what, unit string, y func(s *results.Serve) float64) func(t *tabl
 		for _, v := range t.variants {
 			var pts plotter.XYs
 			for _, r := range t.columns[v].serves() {
-				if r.Status == results.StatusOK {
-					pts = append(pts, plotter.XY{X: float64(r.Serve.Pool) + 1, Y: y(r.Serve)})
-					ys = append(ys, y(r.Serve))
+				if v := y(r.Serve); r.Status == results.StatusOK && !math.IsNaN(v) {
+					pts = append(pts, plotter.XY{X: float64(r.Serve.Pool) + 1, Y: v})
+					ys = append(ys, v)
 				}
 			}
 			lines = addLine(lines, v, pts, 1)

@@ -58,8 +58,14 @@ func linesPlot(xlabel, ylabel string, lines []any, variantOf func(name string) s
 // svgLegendRight draws p as inline SVG with its legend right of the
 // plot, where it covers no line; the height grows with the legend.
 func svgLegendRight(p *plot.Plot, entries int) (template.HTML, error) {
+	return svgLegendRightSized(p, entries, chartWidth, 252)
+}
+
+// svgLegendRightSized is svgLegendRight with a plot of width and at least
+// height points.
+func svgLegendRightSized(p *plot.Plot, entries int, plotWidth, plotHeight vg.Length) (template.HTML, error) {
 	const legendWidth = 120
-	width, height := vg.Length(chartWidth+legendWidth), vg.Length(max(252, rowHeight*entries+40))
+	width, height := plotWidth+legendWidth, max(plotHeight, vg.Length(rowHeight*entries+40))
 	legend := p.Legend
 	p.Legend = plot.NewLegend()
 	c := vgsvg.New(width, height)

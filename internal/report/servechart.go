@@ -3,10 +3,12 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"manydb/internal/results"
@@ -20,56 +22,90 @@ type htmlServe struct {
 	Charts []htmlChart
 }
 
-// serveCharts draws, for each pool size of a serve table, each column's
-// p99 latency against the peak resident memory of its worker: a dot per
-// column in its family's colour, its name beside it.
+// serveCharts draws a serve table's decision chart: each column's p99
+// latency against the peak resident memory of its worker, one line per
+// column through its pool sizes in order (its path as the pool grows),
+// in its family's colour, both axes logarithmic.
 func serveCharts(t *table) ([]htmlChart, error) {
-	var out []htmlChart
-	for _, pool := range t.servePools() {
+	var lines []any
+	var xs, ys []float64
+	var starts plotter.XYs // each path's first point, its smallest pool
+	var startColors []color.NRGBA
+	for _, col := range t.variants {
 		var pts plotter.XYs
-		var colors []color.NRGBA
-		var names []string
-		for _, col := range t.variants {
+		for _, pool := range t.servePools() {
 			for _, r := range t.columns[col].serves() {
 				if r.Serve.Pool == pool && r.Status == results.StatusOK {
 					pts = append(pts, plotter.XY{X: servePeakRSS(r.Serve), Y: serveP99(r.Serve)})
-					colors = append(colors, familyOf(t.columns[col].variant).color)
-					names = append(names, col)
+					xs, ys = append(xs, servePeakRSS(r.Serve)), append(ys, serveP99(r.Serve))
 				}
 			}
 		}
-		if len(pts) == 0 {
-			continue
+		if len(pts) > 0 {
+			lines = append(lines, col, pts)
+			starts, startColors = append(starts, pts[0]), append(startColors, familyOf(t.columns[col].variant).color)
 		}
-		p, err := scatterPlot(pts, colors, names)
-		if err != nil {
-			return nil, err
-		}
-		s, err := svgOf(p, chartWidth, 260)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, htmlChart{Title: fmt.Sprintf("Pool of %s open stores: p99 latency against peak resident memory (lower left is better)", thousands(float64(pool))), SVG: s})
 	}
-	return out, nil
-}
-
-// scatterPlot draws named points of p99 latency (ms) against memory (KB),
-// each in its colour with its name beside it.
-func scatterPlot(pts plotter.XYs, colors []color.NRGBA, names []string) (*plot.Plot, error) {
-	p := plot.New()
-	grid := plotter.NewGrid()
-	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xdd}, color.Gray{0xdd}
-	p.Add(grid, glyphs(pts, colors, draw.CircleGlyph{}))
-	p.Add(newRepelLabels(pts, names))
-	var xs, ys []float64
-	for _, pt := range pts {
-		xs, ys = append(xs, pt.X), append(ys, pt.Y)
+	p, err := linesPlot("", "", lines, func(col string) string { return t.columns[col].variant })
+	if p == nil || err != nil {
+		return nil, err
 	}
-	valueAxis(&p.X, xs, "KB")
-	valueAxis(&p.Y, ys, "ms")
-	p.X.Max *= 1.4 // room for the names right of the dots
+	rings := glyphs(starts, startColors, draw.RingGlyph{})
+	rings.GlyphStyleFunc = func(i int) draw.GlyphStyle {
+		return draw.GlyphStyle{Color: startColors[i], Radius: vg.Points(6), Shape: draw.RingGlyph{}}
+	}
+	p.Add(rings)
+	logAxis(&p.X, xs, "KB")
+	logAxis(&p.Y, ys, "ms")
 	p.X.Label.Text = strings.TrimSpace("peak resident memory of the worker " + p.X.Label.Text)
 	p.Y.Label.Text = "p99 latency, " + p.Y.Label.Text
+	s, err := svgLegendRightSized(p, len(lines)/2, 600, 400)
+	if err != nil {
+		return nil, err
+	}
+	pools := make([]string, 0, len(t.servePools()))
+	for _, n := range t.servePools() {
+		pools = append(pools, thousands(float64(n)))
+	}
+	return []htmlChart{{SVG: s, Title: fmt.Sprintf("p99 latency against peak resident memory, each variant's path as its pool of open stores grows (%s; a ring marks the smallest pool; the tables below give each point): lower left is better", strings.Join(pools, ", "))}}, nil
+}
+
+// serveChargedPlot draws, for a serve table run under a memory limit
+// (serve --memory-max), the peak each pool's worker was charged in its
+// memory cgroup against the pool size, a line per variant, with the
+// limit drawn across; nil without a limit.
+func serveChargedPlot(t *table) (*plot.Plot, error) {
+	limit := 0.0
+	for _, c := range t.columns {
+		for _, r := range c.serves() {
+			if r.Serve != nil && r.Serve.Limit != nil {
+				limit = max(limit, float64(r.Serve.Limit.LimitBytes)/1024)
+			}
+		}
+	}
+	if limit == 0 {
+		return nil, nil
+	}
+	p, err := servePlot("peak charged to the container", "KB", serveChargedPeak)(t)
+	if p == nil || err != nil {
+		return p, err
+	}
+	line, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: limit}, {X: p.X.Max, Y: limit}})
+	if err != nil {
+		return nil, err
+	}
+	line.Color, line.Width, line.Dashes = color.Gray{0x55}, vg.Points(1), []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(line)
+	p.Legend.Add("the limit, "+memory(limit), line)
+	p.Y.Max = math.Max(p.Y.Max, limit*1.15)
 	return p, nil
+}
+
+// serveChargedPeak is the most a serve step's memory cgroup was charged,
+// in KB (NaN without a limit or a recorded peak).
+func serveChargedPeak(s *results.Serve) float64 {
+	if s.Limit == nil || s.Limit.PeakBytes <= 0 {
+		return math.NaN()
+	}
+	return float64(s.Limit.PeakBytes) / 1024
 }
