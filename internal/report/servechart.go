@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"manydb/internal/job"
 	"manydb/internal/results"
 )
 
@@ -108,4 +109,35 @@ func serveChargedPeak(s *results.Serve) float64 {
 		return math.NaN()
 	}
 	return float64(s.Limit.PeakBytes) / 1024
+}
+
+// holdMemoryPlot draws, for a table whose study held several counts of
+// stores open (--hold 1,10,100,1000), each variant's anonymous memory per
+// open store against the number held, a line per variant; nil with one
+// count.
+func holdMemoryPlot(t *table) (*plot.Plot, error) {
+	var lines []any
+	var ys []float64
+	counts := map[int]bool{}
+	for _, col := range t.variants {
+		var pts plotter.XYs
+		for _, r := range t.columns[col].records(job.PhaseHold, "") {
+			if r.Status == results.StatusOK && r.Hold != nil && r.Hold.Held > 0 {
+				pts = append(pts, plotter.XY{X: float64(r.Hold.Held), Y: r.Hold.AnonKB})
+				ys, counts[r.Hold.Held] = append(ys, r.Hold.AnonKB), true
+			}
+		}
+		lines = addLine(lines, col, pts, 2)
+	}
+	if len(counts) < 2 || len(lines) == 0 {
+		return nil, nil
+	}
+	p, err := linesPlot("stores held open (log axis)", "", lines, func(col string) string { return t.columns[col].variant })
+	if p == nil || err != nil {
+		return p, err
+	}
+	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, naturalTicks{plot.LogTicks{Prec: -1}, ""}
+	valueAxis(&p.Y, ys, "KB")
+	p.Y.Label.Text = strings.TrimSpace("per open store " + p.Y.Label.Text)
+	return p, nil
 }
