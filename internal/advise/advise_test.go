@@ -204,3 +204,23 @@ func TestJSONKeepsSources(t *testing.T) {
 		t.Errorf("p99 sources %+v", src)
 	}
 }
+
+// TestRanksPerStore: the variants are ranked by each per-store figure,
+// lowest first, without serve records too.
+func TestRanksPerStore(t *testing.T) {
+	small := engine{name: "small", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 100}
+	big := engine{name: "big", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 20, filesPer: 1, spaceKB: 300}
+	a := answer(t, Default(), small, big)
+	byFigure := map[string][]string{}
+	for _, r := range a.Ranks {
+		for _, x := range r.Order {
+			byFigure[r.Figure] = append(byFigure[r.Figure], x.Variant)
+		}
+	}
+	if got := byFigure["space-per-store"]; len(got) != 2 || got[0] != "small" {
+		t.Errorf("disk per store ranks %v, want small first", got)
+	}
+	if got := byFigure["anon-per-open-store"]; len(got) != 2 || got[0] != "big" {
+		t.Errorf("memory per open store ranks %v, want big first", got)
+	}
+}

@@ -108,6 +108,7 @@ type Answer struct {
 	Refused  []Refusal `json:"do_not_qualify"`
 	Gaps     []Gap     `json:"not_covered"`
 	Layouts  []Layout  `json:"layouts,omitempty"`
+	Ranks    []Rank    `json:"per_store"`
 	Files    []string  `json:"files"`
 }
 
@@ -145,6 +146,7 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 	})
 	a.Gaps = gaps(s, evs, a.Options, unserved)
 	a.Layouts = layouts(s, evs)
+	a.Ranks = ranks(s, evs)
 	return a, nil
 }
 

@@ -25,6 +25,9 @@ func gaps(s Scenario, evs []*Evidence, opts []Option, unserved []Key) []Gap {
 	if list == "" {
 		list = "all"
 	}
+	if serveStores == 0 {
+		serveStores = s.Agents // no serve records: measure at the scenario's
+	}
 	var out []Gap
 	if objects > 0 && s.Notes != objects {
 		out = append(out, Gap{
@@ -40,11 +43,11 @@ func gaps(s Scenario, evs []*Evidence, opts []Option, unserved []Key) []Gap {
 	out = append(out, Gap{
 		What: fmt.Sprintf("Your traffic, %s requests/s: serve's records are a closed loop (8 goroutines as fast as the machine serves, Zipf 1.1 over the agents), so their p99 includes the queueing of a saturated machine; at a lower rate it is lower.",
 			report.Natural(s.RequestRate(), "")),
-		Command: fmt.Sprintf("manydb serve --engines %s --stores %d --rate %.6g --pool 0,1%%,10%%,100%%", list, min(s.Agents, max(serveStores, 1)), s.RequestRate())})
+		Command: fmt.Sprintf("manydb serve --engines %s --stores %d --rate %.6g --pool 0,1%%,10%%,100%%", list, min(s.Agents, serveStores), s.RequestRate())})
 	if s.Dims > 0 {
 		out = append(out, Gap{
 			What:    fmt.Sprintf("Embeddings of %d values under traffic: serve measured no knn, so each p99 above is serve's plus the vector study's knn p99 (not measured together).", s.Dims),
-			Command: fmt.Sprintf("manydb serve --engines %s --dims %d --stores %d --pool 0,1%%,10%%", list, s.Dims, min(s.Agents, max(serveStores, 1)))})
+			Command: fmt.Sprintf("manydb serve --engines %s --dims %d --stores %d --pool 0,1%%,10%%", list, s.Dims, min(s.Agents, serveStores))})
 	}
 	if len(unserved) > 0 {
 		var names, variants, settings []string
@@ -56,7 +59,7 @@ func gaps(s Scenario, evs []*Evidence, opts []Option, unserved []Key) []Gap {
 		out = append(out, Gap{
 			What: "Variants without serve records: " + strings.Join(names, ", ") + ".",
 			Command: fmt.Sprintf("manydb serve --engines %s --settings %s --stores %d --pool 0,1%%,10%%",
-				strings.Join(variants, ","), strings.Join(settings, ","), min(s.Agents, max(serveStores, 1)))})
+				strings.Join(variants, ","), strings.Join(settings, ","), min(s.Agents, serveStores))})
 	}
 	return out
 }

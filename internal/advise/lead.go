@@ -14,7 +14,10 @@ func (a Answer) Lead(command string) report.Lead {
 	l.Paragraphs = append(l.Paragraphs, "Scenario: "+a.summary(),
 		fmt.Sprintf("This is %s over the records of this page; give it your own scenario (manydb advise --help).", command))
 	if len(a.Options) == 0 {
-		l.Paragraphs = append(l.Paragraphs, "No variant qualifies from these records.")
+		l.Paragraphs = append(l.Paragraphs, "No variant qualifies from these records: a pool under traffic needs a manydb serve study (below: the command). One request at a time, per store:")
+		for _, r := range a.Ranks {
+			l.Paragraphs = append(l.Paragraphs, r.line())
+		}
 	} else {
 		g := a.optionsGrid()
 		l.Tables = append(l.Tables, report.LeadTable{Caption: "The variants that qualify, lowest p99 first, each at the pool of open stores with the lowest p99 that fits:", Head: g.head, Rows: g.rows})

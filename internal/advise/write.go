@@ -118,6 +118,12 @@ func (a Answer) write(w io.Writer, st style) error {
 		fmt.Fprintf(b, "\nOne store per agent or one for all (the variants the records hold in both layouts, one request at a time%s):\n\n", without)
 		st.table(b, a.layoutsGrid())
 	}
+	if len(a.Ranks) > 0 {
+		fmt.Fprintf(b, "\nPer store, one request at a time (per agent and shared layouts alike):\n\n")
+		for _, r := range a.Ranks {
+			fmt.Fprintf(b, "%s%s\n", st.bullet, r.line())
+		}
+	}
 	fmt.Fprintf(b, "\nNot covered by the records, and the command that measures it:\n\n")
 	for _, g := range a.Gaps {
 		fmt.Fprintf(b, "%s%s\n  %s%s%s\n", st.bullet, g.What, st.quote, g.Command, st.quote)
@@ -143,6 +149,10 @@ func (a Answer) writeRefused(b *strings.Builder, st style) {
 // writeSources says where each option's figures come from, and the files
 // read.
 func (a Answer) writeSources(b *strings.Builder, st style) {
+	if len(a.Options) == 0 {
+		fmt.Fprintf(b, "\nRecords: %s\n", FilesText(a.Files))
+		return
+	}
 	if st.markdown {
 		b.WriteString("\n<details><summary>Where each figure comes from</summary>\n")
 	}
