@@ -112,13 +112,14 @@ run: build
 	@echo "make run: report in $(dir $(OUT))make-run.html"
 
 # The README's screenshot (docs/report.png): the report of REPORT_INPUT
-# (the results of make run: every variant built here) in headless chromium
+# (one or more results files; by default the results of make run: every
+# variant built here) in headless chromium
 # at 1280 px, its first screens (scripts/ensure-chromium.sh installs
 # chromium if it can).
 REPORT_INPUT ?= results/make-run.jsonl
 report:
 	@mkdir -p $(BIN) results
-	@[ -f $(REPORT_INPUT) ] || { echo "make report: $(REPORT_INPUT) is missing: run make run first, or give REPORT_INPUT=FILE"; exit 2; }
+	@for f in $(REPORT_INPUT); do [ -f $$f ] || { echo "make report: $$f is missing: run make run first, or give REPORT_INPUT=\"FILE...\""; exit 2; }; done
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/manydb ./cmd/manydb
 	$(BIN)/manydb report -o results/report.html $(REPORT_INPUT)
 	scripts/ensure-chromium.sh

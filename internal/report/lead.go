@@ -73,15 +73,24 @@ func (page *htmlPage) contents() []htmlTOC {
 	return toc
 }
 
-// pageTitle names the page's studies and the days they ran.
+// pageTitle names the page's studies (manydb profile's counted apart)
+// and the days they ran.
 func pageTitle(recs []results.Record) string {
-	var studies, days []string
+	var studies, profiles, days []string
+	measured := map[string]bool{}
 	for _, r := range recs {
-		if r.Study == "" {
-			continue
+		if r.Phase != job.PhaseProfile && r.Phase != job.PhaseEnv && r.Phase != job.PhaseEnd {
+			measured[r.Study] = true
 		}
-		if !slices.Contains(studies, r.Study) {
+	}
+	for _, r := range recs {
+		switch {
+		case r.Study == "":
+			continue
+		case measured[r.Study] && !slices.Contains(studies, r.Study):
 			studies = append(studies, r.Study)
+		case !measured[r.Study] && !slices.Contains(profiles, r.Study):
+			profiles = append(profiles, r.Study)
 		}
 		if !r.Started.IsZero() {
 			if d := r.Started.UTC().Format("2006-01-02"); !slices.Contains(days, d) {
@@ -90,18 +99,20 @@ func pageTitle(recs []results.Record) string {
 		}
 	}
 	slices.Sort(days)
-	when := ""
+	what := fmt.Sprintf("%d studies", len(studies))
+	if len(studies) == 1 {
+		what = "study " + studies[0]
+	}
+	if len(profiles) > 0 {
+		what += fmt.Sprintf(" and %d create profiles", len(profiles))
+	}
 	switch len(days) {
 	case 0:
+		return "manydb report: " + what
 	case 1:
-		when = ", " + days[0]
-	default:
-		when = fmt.Sprintf(", %s to %s", days[0], days[len(days)-1])
+		return fmt.Sprintf("manydb report: %s, %s", what, days[0])
 	}
-	if len(studies) == 1 {
-		return fmt.Sprintf("manydb report: study %s%s", studies[0], when)
-	}
-	return fmt.Sprintf("manydb report: %d studies%s", len(studies), when)
+	return fmt.Sprintf("manydb report: %s, %s to %s", what, days[0], days[len(days)-1])
 }
 
 // caveats says, per study, what its figures rest on: its stores, its warm
