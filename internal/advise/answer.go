@@ -93,6 +93,9 @@ type Refusal struct {
 	Why string `json:"why"`
 }
 
+// notServed is why a variant without serve records does not qualify.
+const notServed = "no serve figures in the records: its pool, p99 under traffic and memory under traffic are not measured"
+
 // A Gap is what the records do not cover for the scenario, and the
 // command that would measure it.
 type Gap struct {
@@ -131,7 +134,7 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 			continue
 		case e.ServeStores == 0:
 			unserved = append(unserved, e.Key)
-			a.Refused = append(a.Refused, Refusal{e.Key, "no serve figures in the records: its pool, p99 under traffic and memory under traffic are not measured"})
+			a.Refused = append(a.Refused, Refusal{e.Key, notServed})
 			continue
 		}
 		o, why := best(s, e)

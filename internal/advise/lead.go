@@ -27,7 +27,9 @@ func (a Answer) Lead(command string) report.Lead {
 		l.Tables = append(l.Tables, report.LeadTable{Caption: "One store per agent or one for all: the variants these records hold in both layouts, one request at a time:", Head: g.head, Rows: g.rows})
 	}
 	for _, r := range a.refusedLines() {
-		l.Items = append(l.Items, "Does not qualify: "+r)
+		if !strings.HasSuffix(r, ": "+notServed) { // the gaps name them
+			l.Items = append(l.Items, "Does not qualify: "+r)
+		}
 	}
 	for _, g := range a.Gaps {
 		l.Items = append(l.Items, fmt.Sprintf("Not covered: %s Measure it: %s", g.What, g.Command))

@@ -167,10 +167,10 @@ func caveats(recs []results.Record) []string {
 			parts = append(parts, "serve steps of one run each")
 		}
 		if s.loud > 0 {
-			parts = append(parts, fmt.Sprintf("%d phases ran with the load at or above the gate", s.loud))
+			parts = append(parts, fmt.Sprintf("%s with the load at or above the gate", counted(s.loud, "phase ran", "phases ran")))
 		}
 		if s.cold > 0 {
-			parts = append(parts, fmt.Sprintf("%d warm runs not warm (below 99 %% of their pages resident)", s.cold))
+			parts = append(parts, counted(s.cold, "warm run", "warm runs")+" not warm (below 99 % of their pages resident)")
 		}
 		out = append(out, fmt.Sprintf("Study %s: %s.", id, strings.Join(parts, "; ")))
 	}
@@ -178,4 +178,13 @@ func caveats(recs []results.Record) []string {
 		out = append(out, fmt.Sprintf("%d manydb profile studies: each variant's create timed step by step, once, on disk and on tmpfs.", profiles))
 	}
 	return out
+}
+
+// counted writes n with the singular or plural of a noun: "1 phase", "2
+// phases".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
