@@ -87,9 +87,12 @@ func Collect(recs []results.Record, dims int) []*Evidence {
 	}
 	if dims > 0 {
 		for _, f := range report.CollectFigures(vec) {
-			if e := by[Key{f.Variant, f.Setting, f.Layout}]; e != nil {
-				e.Vec, e.Dims = f, dims
+			k := Key{f.Variant, f.Setting, f.Layout}
+			if by[k] == nil { // measured with embeddings only
+				by[k] = &Evidence{Key: k, Files: map[job.Phase][]string{}, VecFiles: map[job.Phase][]string{}}
+				out = append(out, by[k])
 			}
+			by[k].Vec, by[k].Dims = f, dims
 		}
 	}
 	for _, e := range out {

@@ -38,7 +38,11 @@ func rankFigures() []struct{ name, label string } {
 // leaving out a figure no variant has.
 func ranks(s Scenario, evs []*Evidence) []Rank {
 	var out []Rank
-	for _, f := range rankFigures() {
+	figs := rankFigures()
+	if s.Dims > 0 {
+		figs = append(figs, struct{ name, label string }{"knn-p99", "a knn query for the 10 nearest notes, p99"})
+	}
+	for _, f := range figs {
 		r := Rank{Figure: f.name, Label: f.label}
 		for _, e := range evs {
 			n := e.base(f.name, -1)

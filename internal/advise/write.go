@@ -108,7 +108,11 @@ func (a Answer) write(w io.Writer, st style) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "Scenario: %s\n\n", a.summary())
 	fmt.Fprintf(b, "%sQualify (%d)%s, lowest p99 first; each at the pool with the lowest p99 that fits:\n\n", st.strong, len(a.Options), st.strong)
-	st.table(b, a.optionsGrid())
+	if len(a.Options) > 0 {
+		st.table(b, a.optionsGrid())
+	} else {
+		fmt.Fprintf(b, "%snone\n", st.bullet)
+	}
 	a.writeRefused(b, st)
 	if len(a.Layouts) > 0 {
 		without := ""

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"manydb/internal/advise"
+	"manydb/internal/job"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,7 +100,9 @@ func checkReportOut(out string, inputs []string) error {
 // the page at out.
 func reportPage(out string, files []string, recs []results.Record) report.Page {
 	var p report.Page
-	if a, err := advise.Advise(advise.Default(), advise.Collect(recs, 0), files); err == nil {
+	s := advise.Default()
+	s.Dims = reportDims(recs)
+	if a, err := advise.Advise(s, advise.Collect(recs, s.Dims), files); err == nil {
 		lead := a.Lead("manydb advise with its defaults")
 		p.Lead = &lead
 	}
@@ -124,4 +127,22 @@ func relative(dir, file string) (string, error) {
 		return "", err
 	}
 	return filepath.Rel(d, f)
+}
+
+// reportDims is the embedding size the report's lead asks about: none
+// when some record was made without embeddings, else the first record's.
+func reportDims(recs []results.Record) int {
+	dims := -1
+	for _, r := range recs {
+		if r.Phase == job.PhaseEnv || r.Phase == job.PhaseEnd {
+			continue
+		}
+		if r.Workload.Dims == 0 {
+			return 0
+		}
+		if dims < 0 {
+			dims = r.Workload.Dims
+		}
+	}
+	return max(dims, 0)
 }
