@@ -56,6 +56,9 @@ func (j Job) Args() []string {
 	boolean("--lean", j.Lean)
 	boolean("--wal", j.WAL)
 	str("--allocator", string(j.Allocator))
+	for _, e := range j.Env {
+		args = append(args, "--env", e)
+	}
 	num("--run", j.Run)
 	if j.Seed != 0 {
 		args = append(args, "--seed", strconv.FormatUint(j.Seed, 10))
@@ -113,6 +116,10 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	fs.IntVar(&j.Workload.Dims, "dims", 0, "values per note embedding (0: notes without embeddings)")
 	fs.IntVar(&j.Workload.TopicPool, "topic-pool", 0, "topic centres all agents draw from (0: each agent its own)")
 	fs.Float64Var(&j.Workload.Spread, "note-spread", 0, "noise around a note's topic centre (0: the default)")
+	fs.Func("env", "NAME=value the setting gives the worker's environment (repeated); the worker fails when one is not there", func(e string) error {
+		j.Env = append(j.Env, e)
+		return nil
+	})
 	fs.IntVar(&j.Run, "run", 0, "the repetition: open or turn run, hold count or pool size (1, 2, …)")
 	fs.Uint64Var(&j.Seed, "seed", 0, "open, turn, serve: seed of the store order")
 	fs.IntVar(&j.Hold, "hold", 0, "hold: stores to keep open")
@@ -198,7 +205,7 @@ func (j Job) Validate() error {
 	if (j.Phase == PhaseOpen || j.Phase == PhaseTurn || j.Phase == PhaseServe || j.Phase == PhaseDelete) && j.Seed == 0 {
 		return fmt.Errorf("--seed is required for the %s phase (1, 2, …)", j.Phase)
 	}
-	return firstError(CheckStores(j.Stores), CheckWorkload(j.Workload), CheckQueries(j.Queries, j.Workload.Dims),
+	return firstError(CheckStores(j.Stores), CheckWorkload(j.Workload), CheckQueries(j.Queries, j.Workload.Dims), CheckEnv(j.Env),
 		CheckOversample(max(j.KNNOversample, 1), j.Workload.Dims), CheckFanout(j.Fanout), j.checkHold())
 }
 

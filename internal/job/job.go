@@ -11,6 +11,7 @@ package job
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"manydb/internal/workload"
@@ -76,6 +77,12 @@ type Job struct {
 	// Allocator, when set, is the malloc the phase must run with; the
 	// phase fails before it measures anything when the process has another.
 	Allocator Allocator
+	// Env is the setting's environment, NAME=value pairs (glibc's malloc
+	// variables, an allocator's LD_PRELOAD): the orchestrator starts the
+	// worker with them (Environ), and the worker fails before it measures
+	// anything when one did not reach it. A setting reaches the worker
+	// through the job alone: these, THPOff, Lean, WAL and Allocator.
+	Env []string
 	// CPUProfile, when set, is a file for a pprof CPU profile of the
 	// create or profile phase's loop.
 	CPUProfile string
@@ -91,6 +98,12 @@ type Serve struct {
 	// PoolTime, when positive, stops the phase early once it has passed
 	// since the warm-up began (serve.Config.TimeLimit).
 	PoolTime time.Duration
+}
+
+// Environ is the environment to start the job's worker with: base (the
+// orchestrator's) and then the job's Env, which wins over base.
+func (j Job) Environ(base []string) []string {
+	return append(slices.Clone(base), j.Env...)
 }
 
 // QueriesOrCount returns the job's queries, count alone when none are given.

@@ -3,6 +3,7 @@ package job
 import (
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,8 @@ var roundTrips = []Job{
 	{Variant: "fake_two", Phase: PhaseCreate, Dir: "/d x/fake", Stores: 5, Workload: small, CPUProfile: "/tmp/cpu.pprof", THPOff: true, Lean: true, Allocator: Jemalloc},
 	{Variant: "fake", Phase: PhaseOpen, Dir: "/d", Stores: 7, Workload: small, Run: 3, Seed: 3, Progress: true, THPOff: true, Queries: []Query{QueryRecent, QueryCount}, Cache: CacheCold},
 	{Variant: "fake", Phase: PhaseOpen, Dir: "/d", Stores: 7, Workload: large, Run: 1, Seed: 1<<63 + 5, Prewarm: true, Allocator: Glibc},
-	{Variant: "fake", Phase: PhaseOpen, Dir: "/d", Stores: 7, Workload: large, Run: 2, Seed: 2, Cache: CacheDrop},
+	{Variant: "fake", Phase: PhaseOpen, Dir: "/d", Stores: 7, Workload: large, Run: 2, Seed: 2, Cache: CacheDrop,
+		Env: []string{"MALLOC_MMAP_THRESHOLD_=131072", "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"}},
 	{Variant: "fake", Phase: PhaseHold, Dir: "/d", Stores: 7, Workload: small, Hold: 7, Progress: true, Cgroup: "/sys/fs/cgroup/manydb-1", Server: "host=/r/pg user=manydb dbname=manydb_default"},
 	{Variant: "fake", Phase: PhaseSpace, Dir: "/d", Stores: 2, Workload: workload.Spec{Name: "custom", Objects: 3, TextLen: 1, Dims: 8, TopicPool: 40, Spread: 0.35}},
 	{Variant: "fake", Phase: PhaseTurn, Dir: "/d", Stores: 4, Workload: workload.Spec{Name: "custom", Objects: 3, TextLen: 1, Dims: 8}, Run: 2, Seed: 2, Appended: 1, KNNOversample: 4},
@@ -130,6 +132,8 @@ func TestParseRefuses(t *testing.T) {
 		{ok + " --phase open --fanout 4", "--fanout 4"},
 		{ok + " --phase hold --hold 4", "--hold 4"},
 		{ok + " --phase open --cpuprofile x", "--cpuprofile is for the create and profile phases"},
+		{ok + " --phase open --env MALLOC", `--env "MALLOC": give NAME=value`},
+		{ok + " --phase open --env A=1 --env A=2", `--env "A=2": A is set twice`},
 		{"--variant fake --phase open --dir /d --stores 3", "--seed is required"},
 	} {
 		_, err := Parse(strings.Fields(tt.args), io.Discard, []string{"fake"})
@@ -196,5 +200,20 @@ func TestCheckLayouts(t *testing.T) {
 		if err := CheckLayouts(c.layouts, c.sweep); err != nil {
 			t.Errorf("CheckLayouts(%v, %t) = %v, want nil", c.layouts, c.sweep, err)
 		}
+	}
+}
+
+// TestEnviron: the job's environment comes after the orchestrator's, so
+// that it wins, and the orchestrator's is left as it was.
+func TestEnviron(t *testing.T) {
+	base := []string{"PATH=/bin", "LD_PRELOAD="}
+	j := Job{Env: []string{"LD_PRELOAD=/lib/x.so"}}
+	got := j.Environ(base)
+	if want := []string{"PATH=/bin", "LD_PRELOAD=", "LD_PRELOAD=/lib/x.so"}; !slices.Equal(got, want) {
+		t.Errorf("Environ = %q, want %q", got, want)
+	}
+	got[0] = "changed"
+	if base[0] != "PATH=/bin" {
+		t.Error("Environ changed the orchestrator's environment")
 	}
 }

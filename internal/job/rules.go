@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"manydb/internal/workload"
 )
@@ -42,6 +43,23 @@ func CheckWorkload(w workload.Spec) error {
 		return fmt.Errorf("--note-spread %v: give the noise around a topic's centre, above 0", w.Spread)
 	}
 	return CheckTopics(w.TopicPool, w.NoteSpread(), w.Dims)
+}
+
+// CheckEnv checks a setting's environment: NAME=value pairs, each name
+// once.
+func CheckEnv(env []string) error {
+	seen := map[string]bool{}
+	for _, e := range env {
+		name, _, ok := strings.Cut(e, "=")
+		switch {
+		case !ok || name == "" || strings.ContainsAny(name, " \t"):
+			return fmt.Errorf("--env %q: give NAME=value", e)
+		case seen[name]:
+			return fmt.Errorf("--env %q: %s is set twice", e, name)
+		}
+		seen[name] = true
+	}
+	return nil
 }
 
 // MaxOversample bounds --knn-oversample.

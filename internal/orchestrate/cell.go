@@ -265,7 +265,7 @@ func (c *cell) phase(ctx context.Context, p phase, rebuild bool) (ok bool, err e
 	wj.Appended = m.Appended
 	args := wj.Args()
 	started := time.Now().UTC()
-	res, during := c.runPhaseWorker(ctx, label, args, p)
+	res, during := c.runPhaseWorker(ctx, label, args, wj.Environ(c.Env), p)
 	if ctx.Err() != nil {
 		return false, fmt.Errorf("interrupted during %s; the records of finished phases are in %s, and the same command resumes the study", label, c.Out)
 	}
@@ -360,16 +360,14 @@ func (c *cell) skippedRecord(p phase, why string) results.Record {
 // workerJob is the job of phase p's worker on the stores in dir.
 func (c *cell) workerJob(p phase) job.Job {
 	wj := job.Job{Variant: c.v, Phase: p.name, Dir: c.dir, Stores: c.Stores, Workload: c.Workload,
-		Fanout: c.Fanout, Layout: c.layout, Progress: true, THPOff: c.set.THPOff, Lean: c.set.Lean, WAL: c.set.WAL}
+		Fanout: c.Fanout, Layout: c.layout, Progress: true}
+	fam, _ := c.family(c.v)
+	c.set.Apply(&wj, fam.Cgo) // a cgo worker proves it runs with the setting's malloc, or fails
 	if c.isServerPhase() && c.server != nil && c.server.srv != nil {
 		wj.Server = c.server.dsn(c.where)
 	}
 	if c.KNNOversample > 1 && (p.name == job.PhaseOpen || p.name == job.PhaseTurn || p.name == job.PhaseHold || p.name == job.PhaseServe) {
 		wj.KNNOversample = c.KNNOversample
-	}
-	if fam, _ := c.family(c.v); fam.Cgo {
-		// The worker proves it runs with the setting's malloc, or fails.
-		wj.Allocator = c.set.Malloc()
 	}
 	switch p.name {
 	case job.PhaseOpen:
@@ -410,11 +408,11 @@ func (c *cell) oomKilled(res workerResult, label string, args []string, p phase,
 	return rec
 }
 
-// runPhaseWorker runs phase p's worker on the stores in dir with the
-// setting's environment, showing its progress and watching it (the
+// runPhaseWorker runs phase p's worker on the stores in dir with its
+// job's environment (env: job.Job.Environ), showing its progress and watching it (the
 // watchdog), and returns its result and the load samples taken while it
 // ran.
-func (c *cell) runPhaseWorker(ctx context.Context, label string, args []string, p phase) (workerResult, []float64) {
+func (c *cell) runPhaseWorker(ctx context.Context, label string, args, env []string, p phase) (workerResult, []float64) {
 	total, unit := c.Stores, "store"
 	switch p.name {
 	case job.PhaseHold:
@@ -424,7 +422,7 @@ func (c *cell) runPhaseWorker(ctx context.Context, label string, args []string, 
 	}
 	sampler := startLoadSampler(c.SampleEvery)
 	c.Bar.Start(label, total)
-	res := runWorker(ctx, workerCmd{bin: c.bin, args: args, env: append(slices.Clone(c.Env), c.set.Env...),
+	res := runWorker(ctx, workerCmd{bin: c.bin, args: args, env: env,
 		onProgress: c.Bar.Set, stall: c.StallLimit, unit: unit, total: total, storeDir: func(i int) string { return job.StoreDir(c.dir, i, c.Fanout) }, label: label, log: c.Log})
 	c.Bar.Done()
 	return res, sampler.stop()

@@ -55,9 +55,8 @@ type workerCmd struct {
 	log   io.Writer
 }
 
-// runWorker starts the worker binary with its args, passes the
-// orchestrator's environment unchanged (so settings such as
-// MALLOC_TRIM_THRESHOLD_ reach it), feeds its progress lines to
+// runWorker starts the worker binary with its args and environment (a
+// phase's: job.Job.Environ, the orchestrator's and the setting's), feeds its progress lines to
 // onProgress and returns its record. A watchdog kills a worker that makes
 // no progress for too long; a worker that was stopped while it ran, or
 // ran while the machine was suspended, fails: its samples are not

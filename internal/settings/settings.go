@@ -21,6 +21,9 @@
 //	mimalloc        Debian's libjemalloc2, libmimalloc2.0,
 //	tcmalloc        libtcmalloc-minimal4)
 //
+// A setting reaches a worker through its job alone (Apply): the job
+// carries the setting's environment, which the orchestrator starts the
+// worker with and the worker checks, and its other conditions as fields.
 // The glibc settings are environment variables set when the worker is
 // started (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_): glibc reads them
 // when it initialises malloc, before any allocation, which is exactly what
@@ -56,6 +59,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -283,6 +287,18 @@ func (s Setting) Malloc() job.Allocator {
 		return s.Preload.Name
 	}
 	return job.Glibc
+}
+
+// Apply puts s in j, the one way a setting reaches a worker: its
+// environment (Env: j.Environ starts the worker with it, the worker
+// checks it), THPOff, Lean, WAL and, for a worker of a cgo engine, the
+// malloc it must prove it runs with.
+func (s Setting) Apply(j *job.Job, cgo bool) {
+	j.Env = slices.Clone(s.Env)
+	j.THPOff, j.Lean, j.WAL = s.THPOff, s.Lean, s.WAL
+	if cgo {
+		j.Allocator = s.Malloc()
+	}
 }
 
 // ErrLibraryMissing is returned by Resolve when the allocator's library is

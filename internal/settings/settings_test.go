@@ -162,3 +162,26 @@ func TestResolve(t *testing.T) {
 		t.Errorf("default resolved to %+v, %v: want it unchanged", got, err)
 	}
 }
+
+// TestApply: a setting reaches a job whole, its malloc only for a cgo
+// worker.
+func TestApply(t *testing.T) {
+	s, err := Parse("lean+mmap-threshold")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j job.Job
+	s.Apply(&j, true)
+	if !j.Lean || j.THPOff || j.WAL || j.Allocator != job.Glibc || !slices.Equal(j.Env, []string{"MALLOC_MMAP_THRESHOLD_=131072"}) {
+		t.Errorf("lean+mmap-threshold, cgo: %+v", j)
+	}
+	var g job.Job
+	s.Apply(&g, false)
+	if g.Allocator != "" || !g.Lean {
+		t.Errorf("lean+mmap-threshold, pure Go: %+v", g)
+	}
+	j.Env[0] = "changed"
+	if s.Env[0] != "MALLOC_MMAP_THRESHOLD_=131072" {
+		t.Error("the job shares the setting's environment")
+	}
+}

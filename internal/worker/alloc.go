@@ -156,3 +156,16 @@ func sameFile(a, b string) bool {
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
+
+// checkEnv proves the setting's environment reached the worker: each
+// NAME=value of env must be what getenv gives for NAME, or the phase
+// fails before it measures anything.
+func checkEnv(env []string, getenv func(string) string) error {
+	for _, e := range env {
+		name, want, _ := strings.Cut(e, "=")
+		if got := getenv(name); got != want {
+			return fmt.Errorf("the setting sets %s, but this process has %s=%q: the setting's environment did not reach the worker, so nothing was measured", e, name, got)
+		}
+	}
+	return nil
+}

@@ -201,3 +201,19 @@ func TestAllocatorFromMaps(t *testing.T) {
 		t.Errorf("a process without a C library: err = %v, want errNoCgo", err)
 	}
 }
+
+// TestCheckEnv: a setting's variable missing or different in the
+// worker's environment fails the phase, naming it.
+func TestCheckEnv(t *testing.T) {
+	env := map[string]string{"MALLOC_MMAP_THRESHOLD_": "131072"}
+	getenv := func(k string) string { return env[k] }
+	if err := checkEnv([]string{"MALLOC_MMAP_THRESHOLD_=131072"}, getenv); err != nil {
+		t.Errorf("the variable is there: %v", err)
+	}
+	for _, want := range []string{"MALLOC_MMAP_THRESHOLD_=65536", "MALLOC_TRIM_THRESHOLD_=67108864"} {
+		err := checkEnv([]string{want}, getenv)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "nothing was measured") {
+			t.Errorf("checkEnv(%s) = %v", want, err)
+		}
+	}
+}

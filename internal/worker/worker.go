@@ -240,6 +240,9 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 		return rec, nil
 	}
 	alloc, err := checkAllocator(j.Allocator)
+	if err == nil {
+		err = checkEnv(j.Env, os.Getenv)
+	}
 	if err != nil {
 		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 	}
