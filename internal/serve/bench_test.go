@@ -16,8 +16,8 @@ import (
 func benchServe(b *testing.B, pool int) {
 	null := fakeengine.NewNull(0)
 	f := Funcs{
-		Open: func(int) (engine.Store, error) { return null.Open("") },
-		Turn: func(int, engine.Store) error { return nil },
+		Open:    func(int) (engine.Store, error) { return null.Open("") },
+		NewTurn: func() Turn { return func(int, engine.Store) error { return nil } },
 	}
 	c := Config{Stores: 10000, Requests: b.N, Concurrency: 8, Pool: pool, Zipf: 1.1, Seed: 1}
 	seq := Sequence(c.Stores, c.Requests, c.Zipf, c.Seed)

@@ -71,12 +71,17 @@ func Sequence(stores, n int, s float64, seed uint64) []int {
 	return seq
 }
 
+// A Turn serves one request on store i, open in s.
+type Turn func(i int, s engine.Store) error
+
 // Funcs are what a request does with a store.
 type Funcs struct {
 	// Open opens store i.
 	Open func(i int) (engine.Store, error)
-	// Turn serves one request on store i, open in s.
-	Turn func(i int, s engine.Store) error
+	// NewTurn makes the turn of one goroutine: each sending goroutine
+	// calls it once and serves its requests with the Turn it returned, so
+	// a Turn's buffers are its goroutine's own.
+	NewTurn func() Turn
 	// Done, when set, is called after each request (warm-up ones too),
 	// outside its latency: the worker counts them for its progress lines.
 	Done func()
@@ -257,6 +262,7 @@ func (p *pool) serve(c Config, f Funcs, seq []int, hist *hdrhistogram.Histogram,
 	for g := 0; g < c.Concurrency; g++ {
 		h := newHistogram()
 		hists[g] = h
+		turn := f.NewTurn()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -280,7 +286,7 @@ func (p *pool) serve(c Config, f Funcs, seq []int, hist *hdrhistogram.Histogram,
 						time.Sleep(d)
 					}
 				}
-				if err := p.request(f, seq[k]); err != nil {
+				if err := p.request(turn, seq[k]); err != nil {
 					fail(err)
 					return
 				}
@@ -305,14 +311,14 @@ func (p *pool) serve(c Config, f Funcs, seq []int, hist *hdrhistogram.Histogram,
 
 // request serves one request on store i: wait for the store, take it from
 // the pool or open it, run the turn, give it back.
-func (p *pool) request(f Funcs, i int) error {
+func (p *pool) request(turn Turn, i int) error {
 	p.locks[i].Lock()
 	defer p.locks[i].Unlock()
 	e, err := p.get(i)
 	if err != nil {
 		return err
 	}
-	terr := f.Turn(i, e.s)
+	terr := turn(i, e.s)
 	if terr != nil {
 		terr = fmt.Errorf("store %d: %w", i, terr)
 	}

@@ -53,13 +53,15 @@ func (e *fakeEngine) funcs() Funcs {
 			s, err := fakeengine.NewNull(0).Open("")
 			return &fakeStore{Store: s, i: i, e: e}, err
 		},
-		Turn: func(i int, s engine.Store) error {
-			if e.inUse[i].Add(1) > 1 {
-				e.overlap.Store(true)
+		NewTurn: func() Turn {
+			return func(i int, s engine.Store) error {
+				if e.inUse[i].Add(1) > 1 {
+					e.overlap.Store(true)
+				}
+				time.Sleep(e.sleep)
+				e.inUse[i].Add(-1)
+				return nil
 			}
-			time.Sleep(e.sleep)
-			e.inUse[i].Add(-1)
-			return nil
 		},
 	}
 }

@@ -26,7 +26,7 @@ const sampleEvery = 250 * time.Millisecond
 // each request opens its agent's store or takes it from the pool, reads
 // its 20 newest notes, appends one and gives it back. With embeddings it
 // also recalls between the two: a knn query for the embedding of the
-// newest note it read (serveKNN; its recall is not computed, which would
+// newest note it read (checkServedKNN; its recall is not computed, which would
 // take longer than the request). The first request on
 // a store in this process checks the notes it finds against the workload;
 // every later one must find the note the request before it appended
@@ -52,18 +52,14 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 	}
 	c := serve.Config{Stores: j.Stores, Requests: sj.Requests, Warmup: serve.Warmup(sj.Requests), Concurrency: sj.Concurrency,
 		Pool: sj.Pool, Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate, TimeLimit: sj.PoolTime}
-	spec := j.Workload
-	var search *knnSearch // with embeddings: how the variant's knn asks
-	if spec.Dims > 0 {
-		k, err := newKNN(j, v)
-		if err != nil {
-			return err
-		}
-		search, rec.KNNAsked = &k.knnSearch, k.asked()
+	turns, err := newServeTurns(j, v)
+	if err != nil {
+		return err
 	}
+	rec.KNNAsked = turns.asked
 	f := serve.Funcs{
-		Open: func(i int) (engine.Store, error) { return open(i, dirs[i]) },
-		Turn: serveTurn(spec, make([]int64, j.Stores), search),
+		Open:    func(i int) (engine.Store, error) { return open(i, dirs[i]) },
+		NewTurn: turns.newTurn,
 	}
 	var done atomic.Int64
 	f.Done = func() { done.Add(1) }
@@ -113,43 +109,87 @@ func serveCache(j job.Job, fs filer, dirs []string, rec *results.Record, loop *s
 	return nil
 }
 
-// serveTurn returns serve's request on store i, open as s: recent, then
-// (search not nil) a knn query, then an append. newest[i] is the note the
-// last request on store i appended (0: none yet), guarded by the pool's
-// lock of each store.
-func serveTurn(spec workload.Spec, newest []int64, search *knnSearch) func(i int, s engine.Store) error {
-	return func(i int, s engine.Store) error {
-		notes, err := s.Recent(job.RecentN, make([]workload.Note, 0, job.RecentN))
+// serveTurns makes the turns of serve's goroutines: a request is the
+// steps recent, knn (with embeddings) and append, each made by
+// answers.run as every visit's steps are, on buffers of the goroutine's
+// own. newest[i] is the note the last request on store i appended (0:
+// none yet), guarded by the pool's lock of each store.
+type serveTurns struct {
+	j      job.Job
+	v      engine.Variant
+	steps  []job.Query
+	newest []int64
+	asked  int // the knn's results.Record.KNNAsked
+}
+
+func newServeTurns(j job.Job, v engine.Variant) (*serveTurns, error) {
+	t := &serveTurns{j: j, v: v, steps: []job.Query{job.QueryRecent, job.QueryAppend}, newest: make([]int64, j.Stores)}
+	if j.Workload.Dims > 0 {
+		k, err := newKNN(j, v) // how the variant's knn asks, or why it cannot
 		if err != nil {
-			return fmt.Errorf("recent: %w", err)
+			return nil, err
 		}
-		if len(notes) == 0 {
-			return fmt.Errorf("recent returned no note")
-		}
-		top := notes[0].ID
-		if newest[i] != 0 && top != newest[i] {
-			return fmt.Errorf("recent returned note %d first, but the last request appended note %d", top, newest[i])
-		}
-		if top < int64(spec.Objects) {
-			return fmt.Errorf("recent returned note %d first, but the store was made with %d", top, spec.Objects)
-		}
-		for k, n := range notes {
-			if err := spec.Check(i, top-int64(k), n); err != nil {
-				return fmt.Errorf("recent: %w", err)
+		t.steps, t.asked = []job.Query{job.QueryRecent, job.QueryKNN, job.QueryAppend}, k.asked()
+	}
+	return t, nil
+}
+
+// newTurn is one goroutine's turn (serve.Funcs.NewTurn).
+func (t *serveTurns) newTurn() serve.Turn {
+	a := newAnswers(job.RecentN)
+	if t.j.Workload.Dims > 0 {
+		a.knn, _ = newKNN(t.j, t.v) // newServeTurns made one without error
+	}
+	return func(i int, s engine.Store) error {
+		var top int64 // the newest note recent read
+		for _, step := range t.steps {
+			switch step {
+			case job.QueryKNN:
+				a.knn.drawNote(i, top)
+			case job.QueryAppend:
+				a.note = t.j.Workload.TurnNote(i, int(top)-t.j.Workload.Objects+1)
+			}
+			if err := a.run(step, s); err != nil {
+				return fmt.Errorf("%s: %w", step, err)
+			}
+			var err error
+			switch step {
+			case job.QueryRecent:
+				top, err = t.checkRecent(i, a.recent)
+			case job.QueryKNN:
+				err = checkServedKNN(a.knn, top)
+			case job.QueryAppend:
+				t.newest[i] = a.note.ID
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", step, err)
 			}
 		}
-		if search != nil {
-			if err := serveKNN(s, spec.Embedder(i).Note(top, make([]float32, spec.Dims)), top, *search); err != nil {
-				return err
-			}
-		}
-		note := spec.TurnNote(i, int(top)-spec.Objects+1)
-		if err := s.Append(note); err != nil {
-			return fmt.Errorf("append: %w", err)
-		}
-		newest[i] = note.ID
 		return nil
 	}
+}
+
+// checkRecent checks the notes recent returned on store i and returns
+// the newest one's id: it must be the note the last request appended, or
+// on the first request at least the workload's last, and every note the
+// workload's.
+func (t *serveTurns) checkRecent(i int, notes []workload.Note) (int64, error) {
+	if len(notes) == 0 {
+		return 0, fmt.Errorf("no note returned")
+	}
+	spec, top := t.j.Workload, notes[0].ID
+	if t.newest[i] != 0 && top != t.newest[i] {
+		return 0, fmt.Errorf("note %d returned first, but the last request appended note %d", top, t.newest[i])
+	}
+	if top < int64(spec.Objects) {
+		return 0, fmt.Errorf("note %d returned first, but the store was made with %d", top, spec.Objects)
+	}
+	for k, n := range notes {
+		if err := spec.Check(i, top-int64(k), n); err != nil {
+			return 0, err
+		}
+	}
+	return top, nil
 }
 
 // reportRequests prints, while serve runs, a progress line every
@@ -251,26 +291,17 @@ func (s *sampler) stop() *sampler {
 	return s
 }
 
-// serveKNN asks s for the notes nearest to q, the embedding of its newest
-// note, newest, and checks the answer: it must be possible
-// (vector.CheckAnswer), and an exact search must find that note first.
-// (The full check, against the exact nearest notes, would take longer
-// than the request; the open runs and turns make it.)
-func serveKNN(s engine.Store, q []float32, newest int64, search knnSearch) error {
-	exact := search.exact
-	vs, ok := s.(engine.VectorStore)
-	if !ok {
-		return fmt.Errorf("knn: the store is not an engine.VectorStore")
+// checkServedKNN checks the answer of a knn for the embedding of note
+// newest: it must be possible (vector.CheckAnswer), and an exact search
+// must find that note first. (The full check, against the exact nearest
+// notes, would take longer than the request; the open runs and turns make
+// it.)
+func checkServedKNN(k *knn, newest int64) error {
+	if err := vector.CheckAnswer(vector.K, int(newest), k.ids, k.exact); err != nil {
+		return err
 	}
-	ids, err := search.keep(vs, q, make([]int64, 0, search.ask))
-	if err != nil {
-		return fmt.Errorf("knn: %w", err)
-	}
-	if err := vector.CheckAnswer(vector.K, int(newest), ids, exact); err != nil {
-		return fmt.Errorf("knn: %w", err)
-	}
-	if exact && ids[0] != newest {
-		return fmt.Errorf("knn: an exact search for note %d's own embedding returned %v, not that note first", newest, ids)
+	if k.exact && k.ids[0] != newest {
+		return fmt.Errorf("an exact search for note %d's own embedding returned %v, not that note first", newest, k.ids)
 	}
 	return nil
 }

@@ -54,3 +54,25 @@ func TestReportRequests(t *testing.T) {
 		t.Errorf("last progress line %q, want %q (all: %q)", got, want, out.String())
 	}
 }
+
+// TestServeKNN: with embeddings each request also asks for the notes
+// nearest to its newest note's embedding; an exact search that does not
+// return that note first fails the phase, an index's miss does not.
+func TestServeKNN(t *testing.T) {
+	j := vectorJob(t)
+	j.Phase, j.Seed = job.PhaseServe, 1
+	j.Serve = job.Serve{Pool: 4, Requests: 200, Concurrency: 4, Zipf: 1.2}
+	rec, err := RunJob(j, newFake(t, "fake"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Serve == nil || rec.Serve.Hits+rec.Serve.Opens != 200 {
+		t.Fatalf("serve record: %+v", rec.Serve)
+	}
+	if _, err := RunJob(j, newFake(t, "fake_wrongknn"), io.Discard); err == nil || !strings.Contains(err.Error(), "knn: ") {
+		t.Errorf("an exact search without the note itself: err = %v", err)
+	}
+	if _, err := RunJob(j, newFake(t, "fake_shortknn"), io.Discard); err != nil {
+		t.Errorf("an index that returns 7 of 10 notes is measured, not failed: %v", err)
+	}
+}
