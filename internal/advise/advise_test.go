@@ -224,3 +224,27 @@ func TestRanksPerStore(t *testing.T) {
 		t.Errorf("memory per open store ranks %v, want big first", got)
 	}
 }
+
+// TestPoolsTable: every variant at every pool share, with what rules a
+// share out and – where serve measured none.
+func TestPoolsTable(t *testing.T) {
+	fast := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	s := Default()
+	s.Agents, s.MemoryBytes, s.Container = 100, 5<<20, false
+	g := answer(t, s, fast).poolsGrid()
+	if got := strings.Join(g.head, "|"); got != "variant|pool 0 %|pool 10 %|pool 100 %" {
+		t.Fatalf("head %s", got)
+	}
+	row := strings.Join(g.rows[0], "|")
+	// pool 100 %: 1,000 + 100 × 100 KB = 10.8 MB, over 5 MiB
+	if !strings.HasPrefix(row, "fast|9 ms, 1,000 KB|5 ms, 1.95 MB|2 ms, 10.7 MB (no: memory)") {
+		t.Errorf("row %s", row)
+	}
+	var b bytes.Buffer
+	if err := answer(t, s, fast).Text(&b, "pools"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "Qualify") || !strings.Contains(b.String(), "Every pool the records measured") {
+		t.Errorf("--part pools wrote other parts, or not its own:\n%s", b.String())
+	}
+}

@@ -110,6 +110,7 @@ type Answer struct {
 	Options  []Option  `json:"qualify"`
 	Refused  []Refusal `json:"do_not_qualify"`
 	Gaps     []Gap     `json:"not_covered"`
+	Pools    []PoolRow `json:"pools"`
 	Layouts  []Layout  `json:"layouts,omitempty"`
 	Ranks    []Rank    `json:"per_store"`
 	Files    []string  `json:"files"`
@@ -137,7 +138,9 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 			a.Refused = append(a.Refused, Refusal{e.Key, notServed})
 			continue
 		}
-		o, why := best(s, e)
+		row := tryPools(s, e)
+		a.Pools = append(a.Pools, row)
+		o, why := row.best()
 		if why != "" {
 			a.Refused = append(a.Refused, Refusal{e.Key, why})
 			continue
@@ -153,19 +156,37 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 	return a, nil
 }
 
-// best is e's option at the pool share with the lowest p99 that meets
-// s, or why no share does.
-func best(s Scenario, e *Evidence) (Option, string) {
-	var found *Option
-	var whys []string
+// A PoolRow is one variant at every pool share its serve records
+// measured, scaled to the scenario's agents: an Option per share, with
+// why it does not meet the scenario ("" when it does).
+type PoolRow struct {
+	Key
+	Pools []Option `json:"pools"`
+	Whys  []string `json:"whys"`
+}
+
+// tryPools is e at each pool share its serve records measured.
+func tryPools(s Scenario, e *Evidence) PoolRow {
+	row := PoolRow{Key: e.Key}
 	for _, pool := range e.Base.Levels("serve-p99") {
 		o := at(s, e, pool)
-		if why := fails(s, o); why != "" {
-			whys = append(whys, fmt.Sprintf("pool %s: %s", percent(o.PoolShare), why))
+		row.Pools, row.Whys = append(row.Pools, o), append(row.Whys, fails(s, o))
+	}
+	return row
+}
+
+// best is the row's option at the pool share with the lowest p99 that
+// meets the scenario, or why no share does.
+func (row PoolRow) best() (Option, string) {
+	var found *Option
+	var whys []string
+	for k, o := range row.Pools {
+		if row.Whys[k] != "" {
+			whys = append(whys, fmt.Sprintf("pool %s: %s", percent(o.PoolShare), row.Whys[k]))
 			continue
 		}
 		if found == nil || o.P99.Value < found.P99.Value {
-			found = &o
+			found = &row.Pools[k]
 		}
 	}
 	if found == nil {

@@ -57,6 +57,11 @@ type Evidence struct {
 	// KeysFreeBefore is the pthread keys a worker could still make before
 	// its stores (NaN: not recorded).
 	KeysFreeBefore float64
+	// LimitsRecorded tells whether a hold of these records counted the
+	// limits (open-file limit, pthread keys); older holds did not, and
+	// OpenFileLimit is then the limit other holds recorded, of the
+	// records' machine.
+	LimitsRecorded bool
 }
 
 // Records are the records advise reads, with the files they came from.
@@ -95,8 +100,15 @@ func Collect(recs []results.Record, dims int) []*Evidence {
 			by[k].Vec, by[k].Dims = f, dims
 		}
 	}
+	machineLimit := nan // the open-file limit any hold recorded
 	for _, e := range out {
 		e.readRaw(base, vec)
+		machineLimit = maxKnown(machineLimit, e.OpenFileLimit)
+	}
+	for _, e := range out {
+		if math.IsNaN(e.OpenFileLimit) {
+			e.OpenFileLimit = machineLimit
+		}
 	}
 	return out
 }
@@ -123,7 +135,7 @@ func (e *Evidence) readRaw(base, vec []results.Record) {
 				perOpen = append(perOpen, float64(h.FDs-h.FDsBefore)/float64(h.Held))
 				before = append(before, float64(h.FDsBefore))
 				if h.Limits != nil {
-					limit = append(limit, float64(h.Limits.OpenFiles))
+					limit, e.LimitsRecorded = append(limit, float64(h.Limits.OpenFiles)), true
 				}
 				if h.PthreadKeysMax > 0 {
 					keysFree = append(keysFree, float64(h.PthreadKeysFreeBefore))

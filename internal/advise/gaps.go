@@ -49,6 +49,12 @@ func gaps(s Scenario, evs []*Evidence, opts []Option, unserved []Key) []Gap {
 			What:    fmt.Sprintf("Embeddings of %d values under traffic: serve measured no knn, so each p99 above is serve's plus the vector study's knn p99 (not measured together).", s.Dims),
 			Command: fmt.Sprintf("manydb serve --engines %s --dims %d --stores %d --pool 0,1%%,10%%", list, s.Dims, min(s.Agents, serveStores))})
 	}
+	if keys := unlimited(evs, opts); len(keys) > 0 {
+		out = append(out, Gap{
+			What: fmt.Sprintf("Per-process limits of %s: their holds in these records predate the counts of open files' limit and pthread keys, so their processes count only the open files per store against the limit other holds recorded (ObjectBox also takes a pthread key per open store: 1,024 per process).",
+				strings.Join(keys, ", ")),
+			Command: fmt.Sprintf("manydb run --engines %s --stores 2000 --hold 1000 --queries count", strings.Join(keys, ","))})
+	}
 	if len(unserved) > 0 {
 		var names, variants, settings []string
 		for _, k := range unserved {
@@ -70,4 +76,17 @@ func addOnce(xs []string, x string) []string {
 		return xs
 	}
 	return append(xs, x)
+}
+
+// unlimited names the options' variants whose holds recorded no limits.
+func unlimited(evs []*Evidence, opts []Option) []string {
+	var names []string
+	for _, o := range opts {
+		for _, e := range evs {
+			if e.Key == o.Key && !e.LimitsRecorded {
+				names = addOnce(names, o.Variant)
+			}
+		}
+	}
+	return names
 }

@@ -3,6 +3,8 @@ package advise
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 )
 
 // at is e's option at its serve records' pool of level stores, scaled to
@@ -116,4 +118,62 @@ func thousands(v float64) string {
 		return Number{Value: v}.Text()
 	}
 	return fmt.Sprintf("%g", v)
+}
+
+// poolsGrid is the table of every variant at every pool share: a column
+// per share any variant measured, each cell serve's p99 and the memory
+// there (and the processes, when more than one), "no (…)" when the
+// scenario rules it out, – when serve did not measure it.
+func (a Answer) poolsGrid() grid {
+	var shares []float64
+	for _, r := range a.Pools {
+		for _, o := range r.Pools {
+			if !slices.Contains(shares, o.PoolShare) {
+				shares = append(shares, o.PoolShare)
+			}
+		}
+	}
+	slices.Sort(shares)
+	g := grid{head: []string{"variant"}}
+	for _, sh := range shares {
+		g.head = append(g.head, "pool "+percent(sh))
+	}
+	for _, r := range a.Pools {
+		row := []string{r.Name()}
+		for _, sh := range shares {
+			k := slices.IndexFunc(r.Pools, func(o Option) bool { return o.PoolShare == sh })
+			if k < 0 {
+				row = append(row, "–")
+				continue
+			}
+			row = append(row, poolCell(r.Pools[k], r.Whys[k]))
+		}
+		g.rows = append(g.rows, row)
+	}
+	return g
+}
+
+// poolCell is one variant at one pool share: "6.07 ms, 379 MB", with the
+// processes when more than one, and what rules it out.
+func poolCell(o Option, why string) string {
+	text := o.P99.Text() + ", " + o.Memory.Text()
+	if o.Procs > 1 {
+		text += fmt.Sprintf(", %d processes", o.Procs)
+	}
+	if why != "" {
+		text += " (no: " + shortWhy(why) + ")"
+	}
+	return text
+}
+
+// shortWhy names what rules an option out in a word or two.
+func shortWhy(why string) string {
+	for _, w := range []struct{ prefix, short string }{
+		{"p99", "p99"}, {"memory", "memory"}, {"disk", "disk"}, {"needs", "processes"}, {"no p99", "no p99"},
+	} {
+		if strings.HasPrefix(why, w.prefix) {
+			return w.short
+		}
+	}
+	return "rate"
 }

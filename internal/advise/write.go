@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -92,49 +93,89 @@ type style struct {
 	table    func(*strings.Builder, grid)
 }
 
-// Text writes the answer for a terminal.
-func (a Answer) Text(w io.Writer) error {
-	return a.write(w, style{bullet: "  ", table: writeText})
+// Parts are the parts of the answer, in the order it writes them; a
+// caller may ask for some (--part).
+func Parts() []string { return []string{"answer", "pools", "layouts", "per-store", "gaps", "sources"} }
+
+// Text writes the parts of the answer for a terminal (all when none).
+func (a Answer) Text(w io.Writer, parts ...string) error {
+	return a.write(w, style{bullet: "  ", table: writeText}, parts)
 }
 
-// Markdown writes the answer as Markdown.
-func (a Answer) Markdown(w io.Writer) error {
-	return a.write(w, style{markdown: true, bullet: "- ", quote: "`", strong: "**", table: writeMarkdown})
+// Markdown writes the parts of the answer as Markdown (all when none).
+func (a Answer) Markdown(w io.Writer, parts ...string) error {
+	return a.write(w, style{markdown: true, bullet: "- ", quote: "`", strong: "**", table: writeMarkdown}, parts)
 }
 
-// write writes the answer in style st: the scenario, the options, the
-// refusals, the layouts, the gaps and the sources.
-func (a Answer) write(w io.Writer, st style) error {
+// write writes the parts of the answer in style st: the scenario, then
+// each part asked for.
+func (a Answer) write(w io.Writer, st style, parts []string) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "Scenario: %s\n\n", a.summary())
-	fmt.Fprintf(b, "%sQualify (%d)%s, lowest p99 first; each at the pool with the lowest p99 that fits:\n\n", st.strong, len(a.Options), st.strong)
+	fmt.Fprintf(b, "Scenario: %s\n", a.summary())
+	writers := map[string]func(*strings.Builder, style){"answer": a.writeOptions, "pools": a.writePools,
+		"layouts": a.writeLayouts, "per-store": a.writeRanks, "gaps": a.writeGaps, "sources": a.writeSources}
+	if len(parts) == 0 {
+		parts = Parts()
+	}
+	for _, p := range Parts() {
+		if slices.Contains(parts, p) {
+			writers[p](b, st)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeOptions writes the options that qualify and the refusals.
+func (a Answer) writeOptions(b *strings.Builder, st style) {
+	fmt.Fprintf(b, "\n%sQualify (%d)%s, lowest p99 first; each at the pool with the lowest p99 that fits:\n\n", st.strong, len(a.Options), st.strong)
 	if len(a.Options) > 0 {
 		st.table(b, a.optionsGrid())
 	} else {
 		fmt.Fprintf(b, "%snone\n", st.bullet)
 	}
 	a.writeRefused(b, st)
-	if len(a.Layouts) > 0 {
-		without := ""
-		if a.Scenario.Dims > 0 {
-			without = ", without embeddings"
-		}
-		fmt.Fprintf(b, "\nOne store per agent or one for all (the variants the records hold in both layouts, one request at a time%s):\n\n", without)
-		st.table(b, a.layoutsGrid())
+}
+
+// writePools writes every variant at every pool share serve measured.
+func (a Answer) writePools(b *strings.Builder, st style) {
+	if len(a.Pools) == 0 {
+		return
 	}
-	if len(a.Ranks) > 0 {
-		fmt.Fprintf(b, "\nPer store, one request at a time (per agent and shared layouts alike):\n\n")
-		for _, r := range a.Ranks {
-			fmt.Fprintf(b, "%s%s\n", st.bullet, r.line())
-		}
+	fmt.Fprintf(b, "\nEvery pool the records measured, as the same share of your agents: serve's p99 there and the memory (%s), and the processes the per-process limits need; \"no\" says what the scenario's limits rule out, – a pool serve skipped:\n\n", a.memoryHead())
+	st.table(b, a.poolsGrid())
+}
+
+// writeLayouts writes the layouts side by side.
+func (a Answer) writeLayouts(b *strings.Builder, st style) {
+	if len(a.Layouts) == 0 {
+		return
 	}
+	without := ""
+	if a.Scenario.Dims > 0 {
+		without = ", without embeddings"
+	}
+	fmt.Fprintf(b, "\nOne store per agent or one for all (the variants the records hold in both layouts, one request at a time%s):\n\n", without)
+	st.table(b, a.layoutsGrid())
+}
+
+// writeRanks writes the variants ranked by each per-store figure.
+func (a Answer) writeRanks(b *strings.Builder, st style) {
+	if len(a.Ranks) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nPer store, one request at a time (per agent and shared layouts alike):\n\n")
+	for _, r := range a.Ranks {
+		fmt.Fprintf(b, "%s%s\n", st.bullet, r.line())
+	}
+}
+
+// writeGaps writes what the records do not cover.
+func (a Answer) writeGaps(b *strings.Builder, st style) {
 	fmt.Fprintf(b, "\nNot covered by the records, and the command that measures it:\n\n")
 	for _, g := range a.Gaps {
 		fmt.Fprintf(b, "%s%s\n  %s%s%s\n", st.bullet, g.What, st.quote, g.Command, st.quote)
 	}
-	a.writeSources(b, st)
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // writeRefused lists the variants that do not qualify, those of one

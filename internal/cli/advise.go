@@ -27,7 +27,9 @@ process limits; its p99, pool hit rate, memory, disk and processes; every
 variant that does not qualify and why; a store per agent beside one store
 for all where the records hold both layouts; what the records do not
 cover, with the manydb command that measures it; and for each number the
-figure (as manydb tables names it) and the files it comes from.
+figure (as manydb tables names it) and the files it comes from. Every
+pool serve measured is shown too (--part pools), each variant's p99,
+memory and processes there.
 
 Memory at a pool is arithmetic over measured figures: the serve worker's
 peak with no pool, plus the pool times the larger of the hold's memory
@@ -68,6 +70,7 @@ type adviseOptions struct {
 	active   string
 	disk     string
 	format   string
+	part     string
 }
 
 // addFlags defines advise's flags on fs, their defaults the scenario's.
@@ -86,6 +89,7 @@ func (o *adviseOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.disk, "disk", "", "disk for the stores, powers of 1,024 (500G); empty: no limit")
 	fs.IntVar(&s.MaxProcs, "procs", 0, "most processes per machine (0: as many as the limits need)")
 	fs.StringVar(&o.format, "format", "text", "output: text, md or json")
+	fs.StringVar(&o.part, "part", "", "the parts of the answer to print, comma-separated ("+strings.Join(advise.Parts(), ", ")+"); empty: all (json: always all)")
 }
 
 // validate turns the flags given as text into the scenario and checks
@@ -112,7 +116,20 @@ func (o *adviseOptions) validate() (advise.Scenario, error) {
 	if !slices.Contains([]string{"text", "md", "json"}, o.format) {
 		return s, fmt.Errorf("--format %q: use text, md or json", o.format)
 	}
+	for _, p := range o.parts() {
+		if !slices.Contains(advise.Parts(), p) {
+			return s, fmt.Errorf("--part %q: use %s", p, strings.Join(advise.Parts(), ", "))
+		}
+	}
 	return s, s.Validate()
+}
+
+// parts are the parts --part names, none for all.
+func (o *adviseOptions) parts() []string {
+	if o.part == "" {
+		return nil
+	}
+	return strings.Split(o.part, ",")
 }
 
 // size reads a size flag: "" is none.
@@ -165,11 +182,11 @@ func adviseCmd(_ context.Context, args []string, o Options) error {
 	}
 	switch ao.format {
 	case "md":
-		return a.Markdown(o.Stdout)
+		return a.Markdown(o.Stdout, ao.parts()...)
 	case "json":
 		return a.JSON(o.Stdout)
 	}
-	return a.Text(o.Stdout)
+	return a.Text(o.Stdout, ao.parts()...)
 }
 
 // readAdviseRecords reads every file; a missing default file says how

@@ -153,6 +153,7 @@ func TestAdviseRefusesBadInput(t *testing.T) {
 		{"--active", "200%"},
 		{"--p99", "-1ms"},
 		{"--format", "html"},
+		{"--part", "pools,charts"},
 		{"no-such-file.jsonl"},
 	} {
 		o, _, _ := options(t)
