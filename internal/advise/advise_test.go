@@ -17,7 +17,9 @@ import (
 // engine describes a synthetic variant's records: serve at pools 0, 10
 // and 100 of 100 stores with p99s p99s[k], peak resident memory peaks[k]
 // (KB), and a hold of 50 stores costing holdKB each (resident and
-// charged) and filesPer open files each.
+// anonymous; twice that charged to a container: holdKB of page cache)
+// and filesPer open files each. Serve's anonymous peaks are half its
+// resident ones.
 type engine struct {
 	name     string
 	p99s     [3]float64
@@ -38,13 +40,13 @@ func (e engine) records() []results.Record {
 	hold.Phase = job.PhaseHold
 	hold.Hold = &results.Hold{Held: 50, RssKB: e.holdKB, AnonKB: e.holdKB, FDsBefore: 10, FDs: 10 + 50*e.filesPer,
 		Limits:    &results.Limits{OpenFiles: 1010},
-		Container: &results.Container{BytesBefore: 0, BytesAfter: int64(e.holdKB * 1024 * 50)}}
+		Container: &results.Container{BytesBefore: 0, BytesAfter: int64(2 * e.holdKB * 1024 * 50)}}
 	recs := []results.Record{space, hold}
 	for k, pool := range []int{0, 10, 100} {
 		r := base
 		r.Phase, r.PoolStep = job.PhaseServe, k+1
 		r.Serve = &results.Serve{Pool: pool, Requests: 1000, Hits: int64(10 * k), WallS: 1, P50Ms: 1, P99Ms: e.p99s[k],
-			RssKB: []int64{e.peaks[k] / 2, e.peaks[k]}, FDs: []int{10, 10 + pool*e.filesPer}}
+			RssKB: []int64{e.peaks[k] / 2, e.peaks[k]}, AnonKB: []int64{e.peaks[k] / 4, e.peaks[k] / 2}, FDs: []int{10, 10 + pool*e.filesPer}}
 		recs = append(recs, r)
 	}
 	return recs
@@ -78,8 +80,8 @@ func TestPoolChoice(t *testing.T) {
 	}
 	o := a.Options[0]
 	// pool 100 of 100 → 1,000 agents open: 1,000 + 1,000 × 100 KB (serve's
-	// growth, (11,000 − 1,000) / 100, above the hold's 50) > 3 GiB? no:
-	// 101,000 KB fits 3 GiB and has the lowest p99.
+	// growth there, (11,000 − 1,000) / 100): 101,000 KB fits 3 GiB and has
+	// the lowest p99.
 	if o.Pool != 1000 || o.P99.Value != 2 || o.Memory.Value != 1000+1000*100 {
 		t.Errorf("pool %d, p99 %v, memory %v KB; want 1000, 2, 101000", o.Pool, o.P99.Value, o.Memory.Value)
 	}
@@ -110,10 +112,11 @@ func TestProcessesForOpenFiles(t *testing.T) {
 	if o.Pool != 1000 || o.Procs != 8 || !strings.Contains(o.Limit, "open files") {
 		t.Fatalf("pool %d in %d processes (%s), want 1000 in 8 (open files)", o.Pool, o.Procs, o.Limit)
 	}
-	// per open store: serve's growth, (1,100 − 1,000) / 10, above the
-	// hold's 1 KB.
-	if o.Memory.Value != 8*1000+1000*10 {
-		t.Errorf("memory %v KB, want 8 × 1,000 + 1,000 × 10", o.Memory.Value)
+	// in a container: each process' anonymous peak with no pool (500 KB),
+	// and per open store serve's anonymous growth at its pool of 100,
+	// (600 − 500) / 100, and the page cache, 1 KB
+	if o.Memory.Value != 8*500+1000*(1+1) {
+		t.Errorf("memory %v KB, want 8 × 500 + 1,000 × 2", o.Memory.Value)
 	}
 	s.MaxProcs = 2
 	o = answer(t, s, many).Options[0]
@@ -246,5 +249,25 @@ func TestPoolsTable(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "Qualify") || !strings.Contains(b.String(), "Every pool the records measured") {
 		t.Errorf("--part pools wrote other parts, or not its own:\n%s", b.String())
+	}
+}
+
+// TestMemoryAtServesScale: at serve's own scale, in one process, the
+// memory of a pool is the peak serve measured there; a container is also
+// charged the page cache of the open stores' files.
+func TestMemoryAtServesScale(t *testing.T) {
+	fast := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	s := Default()
+	s.Agents, s.Container = 100, false
+	row := answer(t, s, fast).Pools[0]
+	for k, want := range []float64{1000, 2000, 11000} {
+		if got := row.Pools[k].Memory.Value; got != want {
+			t.Errorf("process memory at pool %v: %v KB, want serve's peak %v", row.Pools[k].Pool, got, want)
+		}
+	}
+	s.Container = true
+	row = answer(t, s, fast).Pools[0]
+	if got := row.Pools[2].Memory.Value; got != 5500+100*50 {
+		t.Errorf("container at pool 100: %v KB, want the anonymous peak and 100 × 50 KB of page cache", got)
 	}
 }

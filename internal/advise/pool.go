@@ -22,62 +22,67 @@ func at(s Scenario, e *Evidence, level int) Option {
 		o.Recall = e.vec("recall")
 	}
 	o.Procs, o.Limit = procs(e, pool)
-	o.Memory = memoryAt(s, e, pool, o.Procs)
+	o.Memory = memoryAt(s, e, level, pool, o.Procs)
 	o.Disk = disk(s, e)
 	return o
 }
 
-// memoryAt is the memory of a pool of pool open stores in procs
-// processes: each process' peak with no pool under serve, plus the pool
-// times the memory per open store (perOpen).
-func memoryAt(s Scenario, e *Evidence, pool, procs int) Number {
-	none := e.base("serve-peak-rss", 0)
-	per := perOpen(s, e)
-	v := float64(procs)*none.Value + float64(pool)*per.Value
-	if pool == 0 {
-		v = float64(procs) * none.Value
+// charged tells whether e's memory is counted as a container's charge:
+// in a container scenario, when e's holds measured that charge (a server
+// variant's processes are outside the worker's container: its resident
+// memory, Pss, is counted instead).
+func charged(s Scenario, e *Evidence) bool {
+	return s.Container && e.base("container-per-open-store", -1).known()
+}
+
+// serveMemory is the serve figure e's memory grows from: the worker's
+// peak resident memory, or in a container its peak anonymous memory (the
+// page cache is added per open store: perOpen).
+func serveMemory(s Scenario, e *Evidence) string {
+	if charged(s, e) {
+		return "serve-peak-anon"
 	}
+	return "serve-peak-rss"
+}
+
+// memoryAt is the memory of a pool of pool open stores in procs
+// processes, each process' peak with no pool under serve plus the pool
+// times what an open store costs at serve's level (perOpen). At serve's
+// own scale and in one process it is the peak serve measured there (and
+// in a container the open stores' page cache).
+func memoryAt(s Scenario, e *Evidence, level, pool, procs int) Number {
+	none := e.base(serveMemory(s, e), 0)
+	if pool == 0 {
+		return derived(float64(procs)*none.Value, "KB", fmt.Sprintf("%d × %s (%s)", procs, none.Text(), none.From), none)
+	}
+	per := perOpen(s, e, level)
+	v := float64(procs)*none.Value + float64(pool)*per.Value
 	return derived(v, "KB", fmt.Sprintf("%d × %s (%s) + %s open × %s per open store (%s)", procs, none.Text(), none.From, thousands(float64(pool)), per.Text(), per.From), none, per)
 }
 
-// perOpen is the memory an open store costs, the larger of what the hold
-// measured (charged to a container, or resident, as s counts memory;
-// with embeddings also the vector study's hold) and the growth of serve's
-// peak per pool slot.
-func perOpen(s Scenario, e *Evidence) Number {
-	name := "rss-per-open-store"
-	if s.Container {
-		name = "container-per-open-store"
+// perOpen is what one more open store costs at serve's pool level:
+// serve's growth per pool slot there ((peak at level − peak with no
+// pool) / level, not below 0); in a container also the page cache an
+// open store's files bring in (the hold's charge less its anonymous
+// memory); with embeddings also what an open store's embeddings add (the
+// vector study's hold less the hold without them).
+func perOpen(s Scenario, e *Evidence, level int) Number {
+	name := serveMemory(s, e)
+	at, none := e.base(name, level), e.base(name, 0)
+	out := derived(max(0, (at.Value-none.Value)/float64(level)), "KB",
+		fmt.Sprintf("(%s − %s) / %s", at.From, none.From, thousands(float64(level))), at, none)
+	hold := "rss-per-open-store"
+	if charged(s, e) {
+		hold = "anon-per-open-store"
+		charge, anon := e.base("container-per-open-store", -1), e.base(hold, -1)
+		if anon.known() {
+			out = derived(out.Value+charge.Value-anon.Value, "KB", fmt.Sprintf("%s + page cache per open store: %s − %s", out.From, charge.From, anon.From), out, charge, anon)
+		}
 	}
-	cands := []Number{e.base(name, -1), serveGrowth(e)}
 	if s.Dims > 0 {
-		cands = append(cands, e.vec(name))
-	}
-	out := Number{Value: nan, Unit: "KB"}
-	for _, c := range cands {
-		if c.known() && (!out.known() || c.Value > out.Value) {
-			out = c
-		}
-	}
-	if out.known() {
-		out.From = "the largest of the hold's and serve's: " + out.From
-	}
-	return out
-}
-
-// serveGrowth is the growth of serve's peak resident memory per pool slot:
-// (peak at pool P − peak at pool 0) / P, the largest over the pools
-// measured.
-func serveGrowth(e *Evidence) Number {
-	none := e.base("serve-peak-rss", 0)
-	out := Number{Value: nan, Unit: "KB"}
-	for _, pool := range e.Base.Levels("serve-peak-rss") {
-		if pool == 0 {
-			continue
-		}
-		p := e.base("serve-peak-rss", pool)
-		if g := (p.Value - none.Value) / float64(pool); !out.known() || g > out.Value {
-			out = derived(g, "KB", fmt.Sprintf("(%s − %s) / %s", p.From, none.From, thousands(float64(pool))), p, none)
+		with, without := e.vec(hold), e.base(hold, -1)
+		if with.known() && without.known() {
+			out = derived(out.Value+max(0, with.Value-without.Value), "KB", fmt.Sprintf("%s + the embeddings per open store: %s − %s", out.From, with.From, without.From), out, with, without)
 		}
 	}
 	return out

@@ -31,12 +31,18 @@ figure (as manydb tables names it) and the files it comes from. Every
 pool serve measured is shown too (--part pools), each variant's p99,
 memory and processes there.
 
-Memory at a pool is arithmetic over measured figures: the serve worker's
-peak with no pool, plus the pool times the larger of the hold's memory
-per open store and serve's growth per pool slot. A pool's p99 is serve's
-at the same share of its agents; with --dims it is serve's plus the
-vector study's knn p99. Processes are what the open-file and pthread-key
-limits of the records' machine need for the pool.
+Memory at a pool: each process' peak under serve with no pool, plus the
+pool times serve's growth per pool slot at the same share; at serve's own
+scale in one process that is the peak serve measured there. With
+--memory-in process it is resident memory; in a container (the default)
+the worker's anonymous memory plus the page cache of the open stores'
+files (the hold's charge less its anonymous memory); a server variant's
+processes are outside the worker's container, so its memory is resident
+(Pss) either way. With --dims an open store's embeddings add what the
+vector study's hold measured. A pool's p99 is serve's at the same share
+of its agents; with --dims it is serve's plus the vector study's knn
+p99. Processes are what the open-file and pthread-key limits of the
+records' machine need for the pool.
 
 Without FILE it reads the committed record (run from the repository's
 top directory):

@@ -22,7 +22,7 @@ func TestChoosingAnswerIsGenerated(t *testing.T) {
 	checkGenerated(t, "docs/choosing.md", "advise")
 }
 
-// checkGenerated checks that the block of doc (a path from the
+// checkGenerated checks that each block of doc (a path from the
 // repository's top) between "<!-- generated: manydb COMMAND… -->" and
 // "<!-- end generated -->" is what that command prints, run from the
 // repository's top.
@@ -34,15 +34,17 @@ func checkGenerated(t *testing.T, doc, command string) {
 		t.Fatal(err)
 	}
 	marker := regexp.MustCompile("(?s)<!-- generated: manydb (" + regexp.QuoteMeta(command) + "[^>]*?) -->\n(.*?)<!-- end generated -->")
-	m := marker.FindSubmatch(text)
-	if m == nil {
+	blocks := marker.FindAllSubmatch(text, -1)
+	if len(blocks) == 0 {
 		t.Fatalf("%s has no block between <!-- generated: manydb %s … --> and <!-- end generated -->", doc, command)
 	}
-	o, out, errOut := options(t)
-	if err := Run(context.Background(), strings.Fields(string(m[1])), o); err != nil {
-		t.Fatalf("manydb %s: %v\n%s", m[1], err, errOut)
-	}
-	if want := out.Bytes(); !bytes.Equal(bytes.TrimSpace(m[2]), bytes.TrimSpace(want)) {
-		t.Errorf("%s's generated block differs from what manydb %s prints; replace it with:\n%s", doc, m[1], want)
+	for _, m := range blocks {
+		o, out, errOut := options(t)
+		if err := Run(context.Background(), strings.Fields(string(m[1])), o); err != nil {
+			t.Fatalf("manydb %s: %v\n%s", m[1], err, errOut)
+		}
+		if want := out.Bytes(); !bytes.Equal(bytes.TrimSpace(m[2]), bytes.TrimSpace(want)) {
+			t.Errorf("%s's generated block differs from what manydb %s prints; replace it with:\n%s", doc, m[1], want)
+		}
 	}
 }

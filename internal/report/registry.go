@@ -164,6 +164,7 @@ func serveFigures() []figure {
 		{name: "serve-requests-per-second", label: "Serve: requests per second", unit: "requests/s", phase: job.PhaseServe, value: served(servePerSecond), uses: exported},
 		{name: "serve-hit-rate", label: "Serve: pool hit rate", unit: "%", phase: job.PhaseServe, value: served(serveHitRate), uses: exported},
 		{name: "serve-peak-rss", label: "Serve: resident memory of the worker, peak", unit: "KB", phase: job.PhaseServe, value: served(servePeakRSS), uses: exported},
+		{name: "serve-peak-anon", label: "Serve: anonymous memory of the worker, peak", unit: "KB", phase: job.PhaseServe, value: served(servePeakAnon), uses: exported},
 	}
 }
 

@@ -133,6 +133,8 @@ func serveP99(s *results.Serve) float64 { return s.P99Ms }
 
 func servePeakRSS(s *results.Serve) float64 { return peak(s.RssKB) }
 
+func servePeakAnon(s *results.Serve) float64 { return peak(s.AnonKB) }
+
 func serveHitRate(s *results.Serve) float64 { return 100 * float64(s.Hits) / float64(s.Served()) }
 
 // servePerSecond is the requests served per second of the recorded
