@@ -27,7 +27,9 @@ type Number struct {
 // A Source is one figure of the records a Number uses: the median of
 // Values values of figure Figure (manydb tables' name) of a variant,
 // setting and layout, in records with Dims values per embedding, at
-// Level (a serve figure's pool; -1: every value) in Files.
+// Level (a serve figure's pool; -1: every value) in Files; for a figure
+// with a value per run (Pooled), its statistic over the samples of those
+// runs pooled instead, as the tables give it.
 type Source struct {
 	Key
 	Dims   int      `json:"dims"`
@@ -35,6 +37,7 @@ type Source struct {
 	Level  int      `json:"level"`
 	Values int      `json:"values"`
 	Median float64  `json:"median"`
+	Pooled bool     `json:"pooled,omitempty"`
 	Files  []string `json:"files"`
 }
 
@@ -111,7 +114,8 @@ type Answer struct {
 	Refused  []Refusal `json:"do_not_qualify"`
 	Gaps     []Gap     `json:"not_covered"`
 	Pools    []PoolRow `json:"pools"`
-	Layouts  []Layout  `json:"layouts,omitempty"`
+	Layouts  Table     `json:"layouts"`
+	PerStore Table     `json:"per_store_table"`
 	Ranks    []Rank    `json:"per_store"`
 	Files    []string  `json:"files"`
 }
@@ -151,7 +155,7 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 		return cmp.Or(cmp.Compare(x.P99.Value, y.P99.Value), cmp.Compare(x.Memory.Value, y.Memory.Value))
 	})
 	a.Gaps = gaps(s, evs, a.Options, unserved)
-	a.Layouts = layouts(s, evs)
+	a.Layouts, a.PerStore = layouts(evs), perStore(s, evs)
 	a.Ranks = ranks(s, evs)
 	return a, nil
 }

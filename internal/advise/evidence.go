@@ -215,6 +215,12 @@ func (e *Evidence) figure(f *report.Figures, files map[job.Phase][]string, dims 
 		count = fmt.Sprintf("the median of %d values", len(xs))
 	}
 	src := Source{Key: e.Key, Dims: dims, Figure: name, Level: level, Values: len(xs), Median: stats.Median(xs), Files: files[report.PhaseOf(name)]}
+	if v, ok := f.Pooled[name]; ok && level < 0 {
+		// a figure of each run's samples: over the runs' samples pooled,
+		// as the tables give it
+		src.Median, src.Pooled = v, true
+		count = fmt.Sprintf("the samples of %d runs pooled", len(xs))
+	}
 	return Number{Value: src.Median, Unit: f.Units[name], Sources: []Source{src},
 		From: fmt.Sprintf("%s%s, %s in %s", name, at, count, FilesText(src.Files))}
 }

@@ -22,8 +22,8 @@ func (a Answer) Lead(command string) report.Lead {
 		g := a.optionsGrid()
 		l.Tables = append(l.Tables, report.LeadTable{Caption: "The variants that qualify, lowest p99 first, each at the pool of open stores with the lowest p99 that fits:", Head: g.head, Rows: g.rows})
 	}
-	if len(a.Layouts) > 0 {
-		g := a.layoutsGrid()
+	if len(a.Layouts.Rows) > 0 {
+		g := a.Layouts.grid(layoutName)
 		l.Tables = append(l.Tables, report.LeadTable{Caption: "One store per agent or one for all: the variants these records hold in both layouts, one request at a time:", Head: g.head, Rows: g.rows})
 	}
 	for _, r := range a.refusedLines() {

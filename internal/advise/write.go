@@ -48,19 +48,6 @@ func procsText(o Option) string {
 	return fmt.Sprintf("%d (%s)", o.Procs, o.Limit)
 }
 
-// layoutsGrid is the side-by-side table of the layouts.
-func (a Answer) layoutsGrid() grid {
-	g := grid{head: []string{"variant, layout", "warm open+queries+close p99", "turn p99", "memory of the active agents", "disk", "export an agent", "delete an agent", "disk given back"}}
-	for _, l := range a.Layouts {
-		name := l.Variant + " per agent"
-		if l.Layout.Shared() {
-			name = l.Variant + " shared"
-		}
-		g.rows = append(g.rows, []string{name, l.Warm.Text(), l.Turn.Text(), l.Memory.Text(), l.Disk.Text(), l.Export.Text(), l.Delete.Text(), l.Freed.Text()})
-	}
-	return g
-}
-
 // summary is the scenario in one sentence.
 func (a Answer) summary() string {
 	s := a.Scenario
@@ -111,9 +98,11 @@ func (a Answer) Markdown(w io.Writer, parts ...string) error {
 // each part asked for.
 func (a Answer) write(w io.Writer, st style, parts []string) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "Scenario: %s\n", a.summary())
+	if len(parts) == 0 || slices.ContainsFunc(parts, func(p string) bool { return p == "answer" || p == "pools" || p == "gaps" }) {
+		fmt.Fprintf(b, "Scenario: %s\n", a.summary()) // the parts that depend on it
+	}
 	writers := map[string]func(*strings.Builder, style){"answer": a.writeOptions, "pools": a.writePools,
-		"layouts": a.writeLayouts, "per-store": a.writeRanks, "gaps": a.writeGaps, "sources": a.writeSources}
+		"layouts": a.writeLayouts, "per-store": a.writePerStore, "gaps": a.writeGaps, "sources": a.writeSources}
 	if len(parts) == 0 {
 		parts = Parts()
 	}
@@ -148,26 +137,29 @@ func (a Answer) writePools(b *strings.Builder, st style) {
 
 // writeLayouts writes the layouts side by side.
 func (a Answer) writeLayouts(b *strings.Builder, st style) {
-	if len(a.Layouts) == 0 {
+	if len(a.Layouts.Rows) == 0 {
 		return
 	}
 	without := ""
 	if a.Scenario.Dims > 0 {
 		without = ", without embeddings"
 	}
-	fmt.Fprintf(b, "\nOne store per agent or one for all (the variants the records hold in both layouts, one request at a time%s):\n\n", without)
-	st.table(b, a.layoutsGrid())
+	fmt.Fprintf(b, "\nOne store per agent or one for all (the variants the records hold in both layouts, one request at a time%s; each figure the median over the records' runs and studies, a p99 each run's p99, their median):\n\n", without)
+	st.table(b, a.Layouts.grid(layoutName))
 }
 
-// writeRanks writes the variants ranked by each per-store figure.
-func (a Answer) writeRanks(b *strings.Builder, st style) {
-	if len(a.Ranks) == 0 {
+// writePerStore writes the per-store table of the variants in stores of
+// their own, the lowest warm p99 first.
+func (a Answer) writePerStore(b *strings.Builder, st style) {
+	if len(a.PerStore.Rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nPer store, one request at a time (per agent and shared layouts alike):\n\n")
-	for _, r := range a.Ranks {
-		fmt.Fprintf(b, "%s%s\n", st.bullet, r.line())
+	with := ""
+	if a.Scenario.Dims > 0 {
+		with = fmt.Sprintf(", notes with embeddings of %d values", a.Scenario.Dims)
 	}
+	fmt.Fprintf(b, "\nPer store, one request at a time, a store per agent%s, the lowest warm p99 first. Each figure is the median over the records' runs and studies (a p99 is each run's p99 over its stores, their median; the studies' queries may differ: the file of one study gives that study's):\n\n", with)
+	st.table(b, a.PerStore.grid(TableRow.Name))
 }
 
 // writeGaps writes what the records do not cover.

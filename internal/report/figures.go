@@ -37,6 +37,12 @@ type Figures struct {
 	// Spread maps a repeated figure to the median over runs of each
 	// run's interquartile range over its stores (the spread of one run).
 	Spread map[string]float64 `json:"spread,omitempty"`
+	// Pooled maps a figure with one value per run to its statistic over
+	// the samples of every run pooled (as the tables compute it: a p99 of
+	// all stores of all runs), where Values has each run's.
+	Pooled map[string]float64 `json:"pooled,omitempty"`
+	// pooledSamples are the samples Pooled is computed from, until it is.
+	pooledSamples map[string][]float64
 	// levelOf maps a figure of the hold or serve phase to the level of
 	// each of its values, in the order of Values: the stores held, or the
 	// serve step's pool size (figure.level). compare compares the values
@@ -97,7 +103,7 @@ func collectFigures(recs []results.Record) ([]*Figures, []duplicate) {
 		f := by[figuresKey(r)]
 		if f == nil {
 			f = &Figures{Variant: r.Variant, Layout: r.Layout, Setting: r.Setting, Values: map[string][]float64{}, Units: map[string]string{}, Spread: map[string]float64{},
-				levelOf: map[string][]int{}}
+				Pooled: map[string]float64{}, pooledSamples: map[string][]float64{}, levelOf: map[string][]int{}}
 			by[f.Key()] = f
 			order = append(order, f)
 		}
@@ -120,6 +126,7 @@ func collectFigures(recs []results.Record) ([]*Figures, []duplicate) {
 		for name, xs := range iqrs[f] {
 			f.Spread[name] = stats.Median(xs)
 		}
+		f.pool()
 	}
 	return order, runs.duplicates()
 }
@@ -157,10 +164,23 @@ func (f *Figures) add(r *results.Record) {
 		}
 		f.Values[d.name] = append(f.Values[d.name], v)
 		f.Units[d.name] = d.unit
+		if d.perRun {
+			f.pooledSamples[d.name] = append(f.pooledSamples[d.name], d.samples(r)...)
+		}
 		if n, ok := d.level(r); ok {
 			f.levelOf[d.name] = append(f.levelOf[d.name], n)
 		}
 	}
+}
+
+// pool computes Pooled from the samples of every run, and drops them.
+func (f *Figures) pool() {
+	for _, d := range figures {
+		if xs := f.pooledSamples[d.name]; len(xs) > 0 {
+			f.Pooled[d.name] = d.stat(xs)
+		}
+	}
+	f.pooledSamples = nil
 }
 
 // addRunSpreads adds, for each figure with a run's spread, the
