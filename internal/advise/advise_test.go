@@ -170,6 +170,7 @@ func TestValidate(t *testing.T) {
 		{func(s *Scenario) { s.Rate = -1 }, "--rate"},
 		{func(s *Scenario) { s.Dims = 9000 }, "--dims"},
 		{func(s *Scenario) { s.MaxProcs = -1 }, "--procs"},
+		{func(s *Scenario) { s.OpenFiles = 10 }, "--open-files"},
 	} {
 		s := Default()
 		tc.edit(&s)
@@ -269,5 +270,32 @@ func TestMemoryAtServesScale(t *testing.T) {
 	row = answer(t, s, fast).Pools[0]
 	if got := row.Pools[2].Memory.Value; got != 5500+100*50 {
 		t.Errorf("container at pool 100: %v KB, want the anonymous peak and 100 × 50 KB of page cache", got)
+	}
+}
+
+// TestOpenFilesGiven: --open-files replaces the records' limit, and
+// without any limit the processes are unknown, not one.
+func TestOpenFilesGiven(t *testing.T) {
+	many := engine{name: "many", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 1100, 1200}, holdKB: 1, filesPer: 8, spaceKB: 100}
+	s := Default()
+	s.Agents, s.OpenFiles = 1000, 4010
+	if o := answer(t, s, many).Options[0]; o.Procs != 2 || !strings.Contains(o.Limit, "4,010 per process") {
+		t.Errorf("--open-files 4010: %d processes (%s), want 2", o.Procs, o.Limit)
+	}
+	recs := many.records()
+	for i := range recs {
+		if recs[i].Hold != nil {
+			recs[i].Hold.Limits = nil // a hold that predates the limits' count
+		}
+	}
+	s.OpenFiles = 0
+	a, err := Advise(s, Collect(recs, 0), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range a.Pools[0].Pools {
+		if o.Pool > 0 && o.Procs != 0 {
+			t.Errorf("pool %d without a recorded limit: %d processes, want 0 (unknown)", o.Pool, o.Procs)
+		}
 	}
 }

@@ -114,6 +114,7 @@ type Answer struct {
 	Refused  []Refusal `json:"do_not_qualify"`
 	Gaps     []Gap     `json:"not_covered"`
 	Pools    []PoolRow `json:"pools"`
+	AllOpen  []AllOpen `json:"all_open"`
 	Layouts  Table     `json:"layouts"`
 	PerStore Table     `json:"per_store_table"`
 	Ranks    []Rank    `json:"per_store"`
@@ -155,7 +156,7 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 		return cmp.Or(cmp.Compare(x.P99.Value, y.P99.Value), cmp.Compare(x.Memory.Value, y.Memory.Value))
 	})
 	a.Gaps = gaps(s, evs, a.Options, unserved)
-	a.Layouts, a.PerStore = layouts(evs), perStore(s, evs)
+	a.Layouts, a.PerStore, a.AllOpen = layouts(evs), perStore(s, evs), allOpen(s, evs)
 	a.Ranks = ranks(s, evs)
 	return a, nil
 }

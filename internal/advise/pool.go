@@ -21,7 +21,7 @@ func at(s Scenario, e *Evidence, level int) Option {
 		o.P99 = derived(o.P99.Value+knn.Value, "ms", fmt.Sprintf("the sum of %s and %s (serve measured no knn)", o.P99.From, knn.From), o.P99, knn)
 		o.Recall = e.vec("recall")
 	}
-	o.Procs, o.Limit = procs(e, pool)
+	o.Procs, o.Limit = procs(s, e, pool)
 	o.Memory = memoryAt(s, e, level, pool, o.Procs)
 	o.Disk = disk(s, e)
 	return o
@@ -56,7 +56,7 @@ func memoryAt(s Scenario, e *Evidence, level, pool, procs int) Number {
 		return derived(float64(procs)*none.Value, "KB", fmt.Sprintf("%d × %s (%s)", procs, none.Text(), none.From), none)
 	}
 	per := perOpen(s, e, level)
-	v := float64(procs)*none.Value + float64(pool)*per.Value
+	v := float64(max(procs, 1))*none.Value + float64(pool)*per.Value
 	return derived(v, "KB", fmt.Sprintf("%d × %s (%s) + %s open × %s per open store (%s)", procs, none.Text(), none.From, thousands(float64(pool)), per.Text(), per.From), none, per)
 }
 
@@ -89,13 +89,29 @@ func perOpen(s Scenario, e *Evidence, level int) Number {
 }
 
 // procs is how many processes a pool of pool open stores needs for the
-// per-process limits the records measured (open files, pthread keys),
-// and which limit set it ("" for one process).
-func procs(e *Evidence, pool int) (int, string) {
+// per-process limits (open files: s.OpenFiles, else the limit the
+// records' holds recorded; pthread keys as the holds counted them), and
+// which limit set it ("" for one process); 0 when the open files per
+// store are known but no limit is.
+func procs(s Scenario, e *Evidence, pool int) (int, string) {
 	n, limit := 1, ""
-	if room := e.OpenFileLimit - e.FDsBefore; pool > 0 && e.FilesPerOpen > 0 && room > 0 {
+	fileLimit := e.OpenFileLimit
+	if s.OpenFiles > 0 {
+		fileLimit = float64(s.OpenFiles)
+	}
+	if pool > 0 && e.FilesPerOpen > 0 {
+		if math.IsNaN(fileLimit) {
+			return 0, "the open-file limit is not in these records: give --open-files"
+		}
+		room := fileLimit - e.FDsBefore // the files a worker opens before its stores
+		if math.IsNaN(e.FDsBefore) {
+			room = fileLimit
+		}
+		if room < 1 {
+			return 0, fmt.Sprintf("an open-file limit of %s leaves no room for a store", thousands(fileLimit))
+		}
 		if k := int(math.Ceil(float64(pool) * e.FilesPerOpen / room)); k > n {
-			n, limit = k, fmt.Sprintf("open files: %.3g per open store, %s per process", e.FilesPerOpen, thousands(e.OpenFileLimit))
+			n, limit = k, fmt.Sprintf("open files: %.3g per open store, %s per process", e.FilesPerOpen, thousands(fileLimit))
 		}
 	}
 	keys := e.base("pthread-keys-per-open-store", -1)
@@ -162,7 +178,10 @@ func (a Answer) poolsGrid() grid {
 // processes when more than one, and what rules it out.
 func poolCell(o Option, why string) string {
 	text := o.P99.Text() + ", " + o.Memory.Text()
-	if o.Procs > 1 {
+	switch {
+	case o.Procs == 0:
+		text += ", processes unknown"
+	case o.Procs > 1:
 		text += fmt.Sprintf(", %d processes", o.Procs)
 	}
 	if why != "" {

@@ -40,6 +40,9 @@ type Scenario struct {
 	// MaxProcs is the most processes per machine; 0: as many as the
 	// per-process limits need.
 	MaxProcs int `json:"max_procs"`
+	// OpenFiles is a process' open-file limit to plan with; 0: the limit
+	// the records' holds recorded (their machine's).
+	OpenFiles int `json:"open_files"`
 }
 
 // Default is the scenario advise answers when given nothing: the
@@ -81,6 +84,8 @@ func (s Scenario) Validate() error {
 		return bad("--disk %d: must not be negative", s.DiskBytes)
 	case s.MaxProcs < 0:
 		return bad("--procs %d: must not be negative (0: as many as needed)", s.MaxProcs)
+	case s.OpenFiles != 0 && (s.OpenFiles < 64 || s.OpenFiles > 1<<30):
+		return bad("--open-files %d: give a process' open-file limit (ulimit -n), 64 to 1,073,741,824, or 0 for the records' machine's", s.OpenFiles)
 	}
 	return nil
 }

@@ -42,6 +42,9 @@ func (a Answer) memoryHead() string {
 }
 
 func procsText(o Option) string {
+	if o.Procs == 0 {
+		return "? (" + o.Limit + ")"
+	}
 	if o.Limit == "" {
 		return fmt.Sprint(o.Procs)
 	}
@@ -82,7 +85,9 @@ type style struct {
 
 // Parts are the parts of the answer, in the order it writes them; a
 // caller may ask for some (--part).
-func Parts() []string { return []string{"answer", "pools", "layouts", "per-store", "gaps", "sources"} }
+func Parts() []string {
+	return []string{"answer", "pools", "all-open", "layouts", "per-store", "gaps", "sources"}
+}
 
 // Text writes the parts of the answer for a terminal (all when none).
 func (a Answer) Text(w io.Writer, parts ...string) error {
@@ -98,10 +103,10 @@ func (a Answer) Markdown(w io.Writer, parts ...string) error {
 // each part asked for.
 func (a Answer) write(w io.Writer, st style, parts []string) error {
 	b := &strings.Builder{}
-	if len(parts) == 0 || slices.ContainsFunc(parts, func(p string) bool { return p == "answer" || p == "pools" || p == "gaps" }) {
+	if len(parts) == 0 || slices.ContainsFunc(parts, func(p string) bool { return p != "layouts" && p != "per-store" }) {
 		fmt.Fprintf(b, "Scenario: %s\n", a.summary()) // the parts that depend on it
 	}
-	writers := map[string]func(*strings.Builder, style){"answer": a.writeOptions, "pools": a.writePools,
+	writers := map[string]func(*strings.Builder, style){"answer": a.writeOptions, "pools": a.writePools, "all-open": a.writeAllOpen,
 		"layouts": a.writeLayouts, "per-store": a.writePerStore, "gaps": a.writeGaps, "sources": a.writeSources}
 	if len(parts) == 0 {
 		parts = Parts()
@@ -133,6 +138,16 @@ func (a Answer) writePools(b *strings.Builder, st style) {
 	}
 	fmt.Fprintf(b, "\nEvery pool the records measured, as the same share of your agents: serve's p99 there and the memory (%s), and the processes the per-process limits need; \"no\" says what the scenario's limits rule out, – a pool serve skipped:\n\n", a.memoryHead())
 	st.table(b, a.poolsGrid())
+}
+
+// writeAllOpen writes every variant with all the scenario's agents held
+// open.
+func (a Answer) writeAllOpen(b *strings.Builder, st style) {
+	if len(a.AllOpen) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nEvery agent's store held open at once, idle, in a store per agent: the hold's memory per open store × %s agents, and the processes the per-process limits need:\n\n", thousands(float64(a.Scenario.Agents)))
+	st.table(b, a.allOpenGrid())
 }
 
 // writeLayouts writes the layouts side by side.

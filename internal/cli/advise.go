@@ -94,6 +94,7 @@ func (o *adviseOptions) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&s.Dims, "dims", 0, "values per note's embedding, recalled in every turn (0: none)")
 	fs.StringVar(&o.disk, "disk", "", "disk for the stores, powers of 1,024 (500G); empty: no limit")
 	fs.IntVar(&s.MaxProcs, "procs", 0, "most processes per machine (0: as many as the limits need)")
+	fs.IntVar(&s.OpenFiles, "open-files", 0, "a process' open-file limit to plan with (ulimit -n; 0: the one the records' holds recorded)")
 	fs.StringVar(&o.format, "format", "text", "output: text, md or json")
 	fs.StringVar(&o.part, "part", "", "the parts of the answer to print, comma-separated ("+strings.Join(advise.Parts(), ", ")+"); empty: all (json: always all)")
 }
