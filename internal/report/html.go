@@ -396,6 +396,7 @@ table.turned td.long,.scroll td.long{white-space:normal;min-width:8em;max-width:
 figure{display:inline-block;margin:.5em 0;page-break-inside:avoid}
 figcaption{font-size:.9em;max-width:36em}
 dl{font-size:.85em}
+#answer li,#answer p{overflow-wrap:anywhere}
 @media print{section{page-break-before:always}}
 </style></head><body>
 <h1>{{.Title}}</h1>
