@@ -140,6 +140,10 @@ func (a Answer) writePools(b *strings.Builder, st style) {
 	st.table(b, a.poolsGrid())
 }
 
+// isolation is what the layouts' figures do not show: what each layout
+// is to an application beyond its cost.
+const isolation = "Beyond these figures: an agent with a store of its own is a directory to copy, move, encrypt, back up or delete as a whole, and no statement can reach another agent's notes; in a shared store an agent is the rows its key selects, every statement must carry that key, and deleting it leaves the space to the engine (the disk given back above)."
+
 // writeAllOpen writes every variant with all the scenario's agents held
 // open.
 func (a Answer) writeAllOpen(b *strings.Builder, st style) {
@@ -161,6 +165,7 @@ func (a Answer) writeLayouts(b *strings.Builder, st style) {
 	}
 	fmt.Fprintf(b, "\nOne store per agent or one for all (the variants the records hold in both layouts, one request at a time%s; each figure the median over the records' runs and studies, a p99 each run's p99, their median):\n\n", without)
 	st.table(b, a.Layouts.grid(layoutName))
+	fmt.Fprintf(b, "\n%s\n", isolation)
 }
 
 // writePerStore writes the per-store table of the variants in stores of

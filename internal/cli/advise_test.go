@@ -37,13 +37,15 @@ func TestAdviseTracesToTheRecord(t *testing.T) {
 		if len(a.Options) == 0 {
 			t.Fatalf("advise %s: no option qualifies", strings.Join(args, " "))
 		}
+		for _, n := range answerNumbers(a) {
+			for _, src := range n.Sources {
+				traceSource(t, cache, src)
+			}
+		}
 		for _, o := range a.Options {
 			for _, n := range []advise.Number{o.P99, o.Memory, o.Disk, o.HitRate, o.Served} {
 				if len(n.Sources) == 0 {
 					t.Errorf("advise %s: %s: a number without sources: %+v", strings.Join(args, " "), o.Name(), n)
-				}
-				for _, src := range n.Sources {
-					traceSource(t, cache, src)
 				}
 			}
 			var sum float64
@@ -58,6 +60,37 @@ func TestAdviseTracesToTheRecord(t *testing.T) {
 			}
 		}
 	}
+}
+
+// answerNumbers are every number of an answer: the options', every
+// pool's, the all-open rows', the tables' cells and the ranks'.
+func answerNumbers(a advise.Answer) []advise.Number {
+	var out []advise.Number
+	option := func(o advise.Option) {
+		out = append(out, o.P99, o.Memory, o.Disk, o.HitRate, o.Served, o.Recall)
+	}
+	for _, o := range a.Options {
+		option(o)
+	}
+	for _, r := range a.Pools {
+		for _, o := range r.Pools {
+			option(o)
+		}
+	}
+	for _, x := range a.AllOpen {
+		out = append(out, x.Resident, x.Anonymous, x.Charged)
+	}
+	for _, t := range []advise.Table{a.Layouts, a.PerStore} {
+		for _, r := range t.Rows {
+			out = append(out, r.Cells...)
+		}
+	}
+	for _, r := range a.Ranks {
+		for _, x := range r.Order {
+			out = append(out, x.Value)
+		}
+	}
+	return out
 }
 
 // traceCache keeps the files read and the figures collected from each
