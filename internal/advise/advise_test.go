@@ -299,3 +299,15 @@ func TestOpenFilesGiven(t *testing.T) {
 		}
 	}
 }
+
+// TestRateAboveAMachine: a rate above what the records' machine served
+// at a pool rules that pool out, saying how many such machines it needs.
+func TestRateAboveAMachine(t *testing.T) {
+	fast := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	s := Default()
+	s.Rate = 2500 // the synthetic serve steps served 1,000 requests/s
+	a := answer(t, s, fast)
+	if len(a.Options) != 0 || len(a.Refused) != 1 || !strings.Contains(a.Refused[0].Why, "about 3 machines like it") {
+		t.Errorf("options %+v, refused %+v", a.Options, a.Refused)
+	}
+}

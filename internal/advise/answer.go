@@ -215,8 +215,8 @@ func fails(s Scenario, o Option) string {
 	case s.MaxProcs > 0 && o.Procs > s.MaxProcs:
 		return fmt.Sprintf("needs %d processes (%s), more than %d", o.Procs, o.Limit, s.MaxProcs)
 	case o.Served.known() && s.RequestRate() > o.Served.Value:
-		return fmt.Sprintf("%s requests/s wanted, the records' machine served %s there (more machines: not modelled)",
-			report.Natural(s.RequestRate(), ""), o.Served.Text())
+		return fmt.Sprintf("%s requests/s wanted, the records' machine served %s there: about %d machines like it, each with its share of the agents (not measured)",
+			report.Natural(s.RequestRate(), ""), o.Served.Text(), int(math.Ceil(s.RequestRate()/o.Served.Value)))
 	}
 	return ""
 }
