@@ -196,12 +196,9 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	if err != nil {
 		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: " + err.Error()}
 	}
-	layouts, err := job.ParseLayouts(opt.layout)
+	layouts, err := parseLayouts("run", opt.layout)
 	if err != nil {
-		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: " + err.Error()}
-	}
-	if opt.layout == job.LayoutPerAgent.Name() {
-		layouts = nil // a store per agent, as before layouts
+		return orchestrate.Config{}, err
 	}
 	if opt.queries == string(job.QueryCount) {
 		queries = nil // the reference's query, recorded as such
@@ -250,4 +247,17 @@ func parseCounts(flag, s string) ([]int, error) {
 		xs = append(xs, x)
 	}
 	return xs, nil
+}
+
+// parseLayouts reads --layout of command cmd: nil for a store per agent
+// alone, as before layouts, which records name no layout.
+func parseLayouts(cmd, s string) ([]job.Layout, error) {
+	layouts, err := job.ParseLayouts(s)
+	if err != nil {
+		return nil, &orchestrate.InputError{Msg: cmd + ": " + err.Error()}
+	}
+	if s == job.LayoutPerAgent.Name() {
+		return nil, nil
+	}
+	return layouts, nil
 }

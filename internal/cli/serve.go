@@ -9,6 +9,7 @@ import (
 
 	units "github.com/docker/go-units"
 
+	"manydb/internal/job"
 	"manydb/internal/orchestrate"
 	"manydb/internal/results"
 )
@@ -43,6 +44,12 @@ under cgroup v2, how often it reached its limit and the pages reclaimed. A
 worker the OOM killer ends is recorded as oom-killed, with those figures,
 not as a failure. The pools are then not skipped for their memory.
 
+With --layout per-agent,shared the same traffic also runs on one store
+for all agents (docs/layouts.md): a request takes its agent's view of the
+shared store, opened once per worker, and the pool keeps views. Variants
+whose shared store is one connection (the SQLite family, libSQL) are n/a
+there, with the reason.
+
 With --dims D every note carries an embedding of D values (as in manydb
 run --dims), and each request also asks its store for the 10 notes
 nearest to the embedding of the newest note it read, before it appends:
@@ -75,6 +82,7 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	rate := fs.Float64("rate", 0, "requests per second (open loop); 0: closed loop")
 	skipTimeCheck := fs.Bool("skip-time-check", false, fmt.Sprintf("start even if the open-loop schedule (--requests at --rate, every pool size, variant and setting) takes more than %s", orchestrate.FormatSeconds(orchestrate.MaxScheduleTime.Seconds())))
 	poolTime := fs.Duration("pool-time", 0, "time limit of each pool size's step, e.g. 20m; it stops early with the requests done (0: no limit)")
+	layout := fs.String("layout", job.LayoutPerAgent.Name(), "where agents' notes go, comma-separated, each its own columns: per-agent (a store each) and shared (one store for all, keyed by agent: a request takes its agent's view of it; variants whose shared store is one connection are n/a)")
 	memoryMax := fs.String("memory-max", "", "run each pool size's worker in a memory cgroup of its own with this limit, e.g. 1G (1 GiB; K, M, G, T are powers of 1,024, as in cgroups and docker); needs root")
 	if done, err := parse(fs, args, serveSynopsis, o); done || err != nil {
 		return err
@@ -93,6 +101,10 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	if err != nil {
 		return &orchestrate.InputError{Msg: "serve: " + err.Error()}
 	}
+	layouts, err := parseLayouts("serve", *layout)
+	if err != nil {
+		return err
+	}
 	if err := study.Validate(); err != nil {
 		return err
 	}
@@ -100,7 +112,7 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	if err != nil {
 		return err
 	}
-	cfg.Stores = *stores
+	cfg.Stores, cfg.Layouts = *stores, layouts
 	cfg.Hold = study.hold(*stores)
 	cfg.Serve = &results.ServeConfig{Pools: ps, Requests: *requests, Concurrency: *concurrency, Zipf: *zipf, Rate: *rate,
 		PoolTimeS: poolTime.Seconds(), MemoryMaxBytes: maxBytes}

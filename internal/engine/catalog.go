@@ -37,6 +37,10 @@ type Family struct {
 	// why: under --layout shared with --dims its cells are n/a with that
 	// reason.
 	NoSharedVectors map[string]string
+	// NoSharedServe gives, for each variant with the shared layout whose
+	// shared store cannot serve concurrent requests, why: manydb serve's
+	// cells in the shared layout are n/a with that reason.
+	NoSharedServe map[string]string
 	// NoWAL gives, for each variant whose stores cannot be put in SQLite's
 	// WAL journal mode (no engine.WALVariant), why: under the wal setting
 	// its cells are n/a with that reason.
@@ -61,7 +65,7 @@ func Catalog() []Family {
 			NoShared:  notShared("obx", "obx_cached", "obx_nosync"),
 			NoWAL:     why("ObjectBox is not SQLite: it has no journal mode to set", "obx", "obx_cached", "obx_nosync")},
 		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)",
-			NoSharedVectors: notSharedVectors("sqlite")},
+			NoSharedVectors: notSharedVectors("sqlite"), NoSharedServe: why(oneConnection, "sqlite", "sqlite_capi")},
 		// Turso defines no global allocator here: it allocates with glibc malloc.
 		{Binary: "worker-turso", Variants: []string{"turso", "turso_ckpt"}, Cgo: true,
 			Needs:    "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-capi.sh turso)",
@@ -76,7 +80,7 @@ func Catalog() []Family {
 		// libSQL: C core and Rust bindings, both on glibc's malloc.
 		{Binary: "worker-libsql", Variants: []string{"libsql", "libsql_capi"}, Cgo: true,
 			Needs:    "Rust (cargo) to build the libsql crate from crates.io (make build runs scripts/build-capi.sh libsql)",
-			NoShared: notShared("libsql"), NoWAL: why(walNotBuilt, "libsql")},
+			NoShared: notShared("libsql"), NoWAL: why(walNotBuilt, "libsql"), NoSharedServe: why(oneConnection, "libsql_capi")},
 		{Binary: "worker-libsql-go", Variants: []string{"libsql_go"}, Cgo: true, Needs: "a C compiler (cgo); the static library comes with the Go module",
 			NoShared: notShared("libsql_go"), NoWAL: why(walNotBuilt, "libsql_go")},
 		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.
@@ -85,7 +89,7 @@ func Catalog() []Family {
 			NoShared: notShared("pebble", "badger"),
 			NoWAL:    why("not SQLite: it has no journal mode to set (its own log is always on)", "bbolt", "pebble", "badger")},
 		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only",
-			NoSharedVectors: notSharedVectors("sqlite_modernc")},
+			NoSharedVectors: notSharedVectors("sqlite_modernc"), NoSharedServe: why(oneConnection, "sqlite_modernc")},
 		// PostgreSQL with pgvector, through pgx: pure Go. The server is
 		// the study's own (internal/pgserver), or --postgres DSN.
 		{Binary: "worker-postgres", Variants: []string{"postgres", "postgres_iter"}, Cgo: false, Server: "postgres",
@@ -97,6 +101,10 @@ func Catalog() []Family {
 			NoWAL: why(walNotBuilt, "sqlite_ncruces")},
 	}
 }
+
+// oneConnection is why a SQLite-family shared store does not serve
+// concurrent requests.
+const oneConnection = "its shared store is one connection for all agents, whose transactions concurrent requests would interleave: serve needs a connection per goroutine, which its adapter does not open yet"
 
 // noLeanTurso is why lean has no option for Turso: its page cache cannot
 // be made smaller than the stores (turso_core 0.8.3 raises a cache_size

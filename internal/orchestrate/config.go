@@ -500,8 +500,8 @@ func (c *Config) sharedNotApplicable(fam engine.Family, w where) string {
 		return "the shared store is in WAL mode under every setting: under " + w.set.Name + " it is the shared store of the setting without wal"
 	case c.Workload.Dims > 0 && fam.NoSharedVectors[v] != "":
 		return fam.NoSharedVectors[v]
-	case c.Serve != nil:
-		return "manydb serve has no shared layout yet: its pool of open stores has no meaning for one shared store, and its concurrent writers to one file are not built"
+	case c.Serve != nil && fam.NoSharedServe[v] != "":
+		return fam.NoSharedServe[v]
 	}
 	return ""
 }

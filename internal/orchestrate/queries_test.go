@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/memcg"
 	"manydb/internal/report"
@@ -564,5 +565,47 @@ func dropLines(t *testing.T, out string, drop func(line string) bool) {
 	}
 	if err := os.WriteFile(out, []byte(strings.Join(kept, "")), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestServeLayouts: manydb serve in both layouts serves the shared store
+// of a variant whose shared store serves concurrent requests, every
+// answer checked, and records a variant whose family says it cannot n/a
+// there with that reason.
+func TestServeLayouts(t *testing.T) {
+	c := fakeConfig(t, "fake", "fake_slow")
+	c.Hold = 5
+	c.Layouts = []job.Layout{job.LayoutPerAgent, job.LayoutShared}
+	c.Catalog = []engine.Family{{Binary: "worker-fake", Variants: fakeVariants, Cgo: true,
+		NoSharedServe: map[string]string{"fake_slow": "one connection for a slow fake"}}}
+	c.Serve = &results.ServeConfig{Pools: []int{0, 3}, Requests: 100, Concurrency: 4, Zipf: 1.1}
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := results.ReadFile(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]int{}
+	for _, r := range recs {
+		if r.Phase != job.PhaseServe {
+			continue
+		}
+		key := r.Variant + " " + r.Layout.Name()
+		switch {
+		case key == "fake_slow shared":
+			if r.Status != results.StatusNotApplicable || r.Error != "one connection for a slow fake" {
+				t.Errorf("fake_slow shared: %s %q, want n/a with the catalog's reason", r.Status, r.Error)
+			}
+		case r.Status != results.StatusOK || r.Serve.Hits+r.Serve.Opens != 100:
+			t.Errorf("%s pool %d: %s %s %+v", key, r.Serve.Pool, r.Status, r.Error, r.Serve)
+		default:
+			served[key]++
+		}
+	}
+	for _, key := range []string{"fake per-agent", "fake shared", "fake_slow per-agent"} {
+		if served[key] != 2 {
+			t.Errorf("%s: %d pools served, want 2", key, served[key])
+		}
 	}
 }

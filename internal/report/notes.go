@@ -128,7 +128,7 @@ func (t *table) writeNA(w io.Writer) {
 		{"the lean setting has no engine option", na.lean.String()},
 		{"the wal setting has no journal mode to set", na.wal.String()},
 		{"no knn search", na.vectors.String()},
-		{"no shared layout", na.shared.String()},
+		{"not in the shared layout", na.shared.String()},
 		{"no cold cache", na.cold.String()},
 	} {
 		if line.why != "" {

@@ -40,7 +40,7 @@ func notAppliedOf(t *table) []notApplied {
 		{"the lean setting has no engine option ", na.lean},
 		{"the wal setting has no journal mode to set ", na.wal},
 		{"no knn search ", na.vectors},
-		{"no shared layout ", na.shared},
+		{"not in the shared layout ", na.shared},
 		{"no cold cache ", na.cold},
 	} {
 		if why := g.why.String(); why != "" {
