@@ -311,3 +311,24 @@ func TestRateAboveAMachine(t *testing.T) {
 		t.Errorf("options %+v, refused %+v", a.Options, a.Refused)
 	}
 }
+
+// TestUnknownMemoryDoesNotFit: with a memory limit, a pool whose memory
+// the records do not give does not qualify, and says why.
+func TestUnknownMemoryDoesNotFit(t *testing.T) {
+	fast := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	recs := fast.records()
+	for i := range recs {
+		if recs[i].Serve != nil {
+			recs[i].Serve.RssKB, recs[i].Serve.AnonKB = nil, nil
+		}
+	}
+	s := Default()
+	s.MemoryBytes = 1 << 30
+	a, err := Advise(s, Collect(recs, 0), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Options) != 0 || len(a.Refused) != 1 || !strings.Contains(a.Refused[0].Why, "memory not in the records") {
+		t.Errorf("options %+v, refused %+v", a.Options, a.Refused)
+	}
+}

@@ -133,8 +133,8 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 	var unserved []Key
 	for _, e := range evs {
 		switch {
-		case e.Layout.Shared():
-			continue // in the layouts' table
+		case e.Layout.Shared() && e.ServeStores == 0:
+			continue // in the layouts' table; a shared store under serve is an option
 		case s.Dims > 0 && e.Vec == nil:
 			a.Refused = append(a.Refused, Refusal{e.Key, fmt.Sprintf("no records with embeddings of %d values", s.Dims)})
 			continue
@@ -208,9 +208,13 @@ func fails(s Scenario, o Option) string {
 		return "no p99"
 	case o.P99.Value > target:
 		return fmt.Sprintf("p99 %s over %s", o.P99.Text(), report.Natural(target, "ms"))
-	case s.MemoryBytes > 0 && o.Memory.known() && o.Memory.Value*1024 > float64(s.MemoryBytes):
+	case s.MemoryBytes > 0 && !o.Memory.known():
+		return "memory not in the records"
+	case s.DiskBytes > 0 && !o.Disk.known():
+		return "disk not in the records"
+	case s.MemoryBytes > 0 && o.Memory.Value*1024 > float64(s.MemoryBytes):
 		return fmt.Sprintf("memory %s over %s", o.Memory.Text(), report.Natural(float64(s.MemoryBytes)/1024, "KB"))
-	case s.DiskBytes > 0 && o.Disk.known() && o.Disk.Value*1024 > float64(s.DiskBytes):
+	case s.DiskBytes > 0 && o.Disk.Value*1024 > float64(s.DiskBytes):
 		return fmt.Sprintf("disk %s over %s", o.Disk.Text(), report.Natural(float64(s.DiskBytes)/1024, "KB"))
 	case s.MaxProcs > 0 && o.Procs > s.MaxProcs:
 		return fmt.Sprintf("needs %d processes (%s), more than %d", o.Procs, o.Limit, s.MaxProcs)

@@ -49,6 +49,17 @@ func gaps(s Scenario, evs []*Evidence, opts []Option, unserved []Key) []Gap {
 			What:    fmt.Sprintf("Embeddings of %d values under traffic: serve measured no knn, so each p99 above is serve's plus the vector study's knn p99 (not measured together).", s.Dims),
 			Command: fmt.Sprintf("manydb serve --engines %s --dims %d --stores %d --pool 0,1%%,10%%", list, s.Dims, min(s.Agents, serveStores))})
 	}
+	var shared []string
+	for _, o := range opts {
+		if o.Layout.Shared() {
+			shared = addOnce(shared, o.Variant)
+		}
+	}
+	if s.Container && len(shared) > 0 {
+		out = append(out, Gap{
+			What:    "The page cache of a shared store in a container: the memory above counts an open store's page cache per agent, which a shared store has not; the pages of its one file that requests read (bbolt maps it whole) are charged to the container too.",
+			Command: fmt.Sprintf("manydb serve --layout shared --engines %s --stores %d --memory-max %dM --pool 0,1%%,10%%", strings.Join(shared, ","), min(s.Agents, serveStores), max(s.MemoryBytes>>20, 16))})
+	}
 	if keys := unlimited(evs, opts); len(keys) > 0 {
 		out = append(out, Gap{
 			What: fmt.Sprintf("Per-process limits of %s: their holds in these records predate the counts of open files' limit and pthread keys, so their processes count only the open files per store against the limit other holds recorded (ObjectBox also takes a pthread key per open store: 1,024 per process).",

@@ -193,7 +193,7 @@ func poolCell(o Option, why string) string {
 // shortWhy names what rules an option out in a word or two.
 func shortWhy(why string) string {
 	for _, w := range []struct{ prefix, short string }{
-		{"p99", "p99"}, {"memory", "memory"}, {"disk", "disk"}, {"needs", "processes"}, {"no p99", "no p99"},
+		{"p99", "p99"}, {"memory not", "no memory figure"}, {"memory", "memory"}, {"disk not", "no disk figure"}, {"disk", "disk"}, {"needs", "processes"}, {"no p99", "no p99"},
 	} {
 		if strings.HasPrefix(why, w.prefix) {
 			return w.short

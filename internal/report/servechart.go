@@ -26,7 +26,8 @@ type htmlServe struct {
 // serveCharts draws a serve table's decision chart: each column's p99
 // latency against the peak resident memory of its worker, one line per
 // column through its pool sizes in order (its path as the pool grows),
-// in its family's colour, both axes logarithmic.
+// in its family's colour, each axis logarithmic where its values span 20×
+// or more (valueAxis).
 func serveCharts(t *table) ([]htmlChart, error) {
 	var lines []any
 	var xs, ys []float64
@@ -56,8 +57,8 @@ func serveCharts(t *table) ([]htmlChart, error) {
 		return draw.GlyphStyle{Color: startColors[i], Radius: vg.Points(6), Shape: draw.RingGlyph{}}
 	}
 	p.Add(rings)
-	logAxis(&p.X, xs, "KB")
-	logAxis(&p.Y, ys, "ms")
+	valueAxis(&p.X, xs, "KB") // logarithmic where the values span decades
+	valueAxis(&p.Y, ys, "ms")
 	p.X.Label.Text = strings.TrimSpace("peak resident memory of the worker " + p.X.Label.Text)
 	p.Y.Label.Text = "p99 latency, " + p.Y.Label.Text
 	s, err := svgLegendRightSized(p, len(lines)/2, 600, 400)
