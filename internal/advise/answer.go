@@ -121,10 +121,11 @@ type Answer struct {
 	Files    []string  `json:"files"`
 }
 
-// Advise answers s from the evidence: every per-agent variant with serve
-// figures is tried at each pool share its serve records measured, and
-// qualifies at the share with the lowest p99 that meets every limit of
-// s. The options are ranked by p99, then memory.
+// Advise answers s from the evidence: every variant with serve figures
+// (a store per agent, or a shared store serve ran) is tried at each pool
+// share its serve records measured, and qualifies at the share with the
+// lowest p99 that meets every limit of s. The options are ranked by p99,
+// then memory.
 func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 	if err := s.Validate(); err != nil {
 		return Answer{}, err
