@@ -61,9 +61,13 @@ func gaps(s Scenario, evs []*Evidence, opts []Option, unserved []Key) []Gap {
 			Command: fmt.Sprintf("manydb serve --layout shared --engines %s --stores %d --memory-max %dM --pool 0,1%%,10%%", strings.Join(shared, ","), min(s.Agents, serveStores), max(s.MemoryBytes>>20, 16))})
 	}
 	if keys := unlimited(evs, opts); len(keys) > 0 {
+		against := "against the limit other holds recorded"
+		if slices.ContainsFunc(opts, func(o Option) bool { return o.Procs == 0 }) {
+			against = "against the open-file limit given (--open-files; no hold here recorded one, so without it their processes are ?)"
+		}
 		out = append(out, Gap{
-			What: fmt.Sprintf("Per-process limits of %s: their holds in these records predate the counts of open files' limit and pthread keys, so their processes count only the open files per store against the limit other holds recorded (ObjectBox also takes a pthread key per open store: 1,024 per process).",
-				strings.Join(keys, ", ")),
+			What: fmt.Sprintf("Per-process limits of %s: their holds in these records predate the counts of open files' limit and pthread keys, so their processes count only the open files per store %s (ObjectBox also takes a pthread key per open store: 1,024 per process).",
+				strings.Join(keys, ", "), against),
 			Command: fmt.Sprintf("manydb run --engines %s --stores 2000 --hold 1000 --queries count", strings.Join(keys, ","))})
 	}
 	if len(unserved) > 0 {

@@ -43,7 +43,7 @@ func (a Answer) memoryHead() string {
 
 func procsText(o Option) string {
 	if o.Procs == 0 {
-		return "? (" + o.Limit + ")"
+		return "?" // the gaps say why
 	}
 	if o.Limit == "" {
 		return fmt.Sprint(o.Procs)
