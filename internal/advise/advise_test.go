@@ -332,3 +332,28 @@ func TestUnknownMemoryDoesNotFit(t *testing.T) {
 		t.Errorf("options %+v, refused %+v", a.Options, a.Refused)
 	}
 }
+
+// TestMemoryWithEmbeddings: with embeddings an open store's page cache is
+// the vector study's (its files are larger), and its embeddings add what
+// the vector study's hold measured beyond the hold without them.
+func TestMemoryWithEmbeddings(t *testing.T) {
+	base := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	vec := base
+	vec.holdKB = 80 // 80 KB anonymous, 160 KB charged per open store
+	recs := base.records()
+	for _, r := range vec.records() {
+		if r.Phase == job.PhaseHold || r.Phase == job.PhaseSpace {
+			r.Workload.Dims, r.Study = 384, "vectors"
+			recs = append(recs, r)
+		}
+	}
+	s := Default()
+	s.Agents, s.Dims, s.P99 = 100, 384, time.Second
+	row := tryPools(s, Collect(recs, 384)[0])
+	// pool 100: the anonymous peak with no pool (500 KB) + 100 × (serve's
+	// anonymous growth (5,500 − 500) / 100 = 50, the vector hold's page
+	// cache 160 − 80 = 80, the embeddings 80 − 50 = 30)
+	if got := row.Pools[2].Memory.Value; got != 500+100*(50+80+30) {
+		t.Errorf("memory at pool 100 with embeddings: %v KB, want %v", got, 500+100*(50+80+30))
+	}
+}

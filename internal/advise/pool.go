@@ -64,8 +64,9 @@ func memoryAt(s Scenario, e *Evidence, level, pool, procs int) Number {
 // serve's growth per pool slot there ((peak at level − peak with no
 // pool) / level, not below 0); in a container also the page cache an
 // open store's files bring in (the hold's charge less its anonymous
-// memory); with embeddings also what an open store's embeddings add (the
-// vector study's hold less the hold without them).
+// memory; with embeddings the vector study's hold's); with embeddings
+// also what an open store's embeddings add to the process (the vector
+// study's hold less the hold without them).
 func perOpen(s Scenario, e *Evidence, level int) Number {
 	name := serveMemory(s, e)
 	at, none := e.base(name, level), e.base(name, 0)
@@ -75,6 +76,9 @@ func perOpen(s Scenario, e *Evidence, level int) Number {
 	if charged(s, e) {
 		hold = "anon-per-open-store"
 		charge, anon := e.base("container-per-open-store", -1), e.base(hold, -1)
+		if c, a := e.vec("container-per-open-store"), e.vec(hold); s.Dims > 0 && c.known() && a.known() {
+			charge, anon = c, a // the files with embeddings are larger
+		}
 		if anon.known() {
 			out = derived(out.Value+charge.Value-anon.Value, "KB", fmt.Sprintf("%s + page cache per open store: %s − %s", out.From, charge.From, anon.From), out, charge, anon)
 		}
