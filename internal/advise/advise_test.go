@@ -14,13 +14,13 @@ import (
 	"manydb/internal/workload"
 )
 
-// engine describes a synthetic variant's records: serve at pools 0, 10
+// fakeEngine describes a synthetic variant's records: serve at pools 0, 10
 // and 100 of 100 stores with p99s p99s[k], peak resident memory peaks[k]
 // (KB), and a hold of 50 stores costing holdKB each (resident and
 // anonymous; twice that charged to a container: holdKB of page cache)
 // and filesPer open files each. Serve's anonymous peaks are half its
 // resident ones.
-type engine struct {
+type fakeEngine struct {
 	name     string
 	p99s     [3]float64
 	peaks    [3]int64
@@ -31,7 +31,7 @@ type engine struct {
 
 // records makes e's records: a study with a space, a hold and three
 // serve steps, its stores 1,000 notes each.
-func (e engine) records() []results.Record {
+func (e fakeEngine) records() []results.Record {
 	base := results.Record{Schema: results.Schema, Study: "s-" + e.name, Variant: e.name, Setting: "default", Status: results.StatusOK,
 		Workload: workload.Spec{Objects: 1000, TextLen: 300}, Stores: 100, File: "dir/" + e.name + ".jsonl"}
 	space := base
@@ -53,7 +53,7 @@ func (e engine) records() []results.Record {
 }
 
 // answer is Advise's answer to s over the engines' records.
-func answer(t *testing.T, s Scenario, es ...engine) Answer {
+func answer(t *testing.T, s Scenario, es ...fakeEngine) Answer {
 	t.Helper()
 	var recs []results.Record
 	for _, e := range es {
@@ -68,10 +68,10 @@ func answer(t *testing.T, s Scenario, es ...engine) Answer {
 
 // TestPoolChoice: each variant qualifies at the pool with the lowest p99
 // that fits the memory limit; memory is the peak with no pool plus the
-// pool × the larger of the hold's and serve's memory per open store.
+// pool × serve's growth per pool slot at that share.
 func TestPoolChoice(t *testing.T) {
-	fast := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
-	slow := engine{name: "slow", p99s: [3]float64{30, 25, 40}, peaks: [3]int64{1000, 1100, 1200}, holdKB: 20, filesPer: 1, spaceKB: 300}
+	fast := fakeEngine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	slow := fakeEngine{name: "slow", p99s: [3]float64{30, 25, 40}, peaks: [3]int64{1000, 1100, 1200}, holdKB: 20, filesPer: 1, spaceKB: 300}
 	s := Default()
 	s.Agents, s.MemoryBytes, s.Container, s.P99 = 1000, 3<<30, false, 20*time.Millisecond
 	a := answer(t, s, fast, slow)
@@ -104,7 +104,7 @@ func TestPoolChoice(t *testing.T) {
 // process may have is split over processes, each with its fixed memory,
 // and --procs refuses it.
 func TestProcessesForOpenFiles(t *testing.T) {
-	many := engine{name: "many", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 1100, 1200}, holdKB: 1, filesPer: 8, spaceKB: 100}
+	many := fakeEngine{name: "many", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 1100, 1200}, holdKB: 1, filesPer: 8, spaceKB: 100}
 	s := Default()
 	s.Agents = 1000
 	o := answer(t, s, many).Options[0]
@@ -128,7 +128,7 @@ func TestProcessesForOpenFiles(t *testing.T) {
 // TestGapsNameCommands: a scenario the records do not cover says so with
 // a command to measure it.
 func TestGapsNameCommands(t *testing.T) {
-	fast := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	fast := fakeEngine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
 	s := Default()
 	s.Agents, s.Notes = 5000, 200
 	a := answer(t, s, fast)
@@ -164,6 +164,10 @@ func TestValidate(t *testing.T) {
 		{func(s *Scenario) { s.Agents = 0 }, "--agents"},
 		{func(s *Scenario) { s.Notes = -1 }, "--notes"},
 		{func(s *Scenario) { s.P99 = 0 }, "--p99"},
+		{func(s *Scenario) { s.P99 = 900 * time.Nanosecond }, "--p99"},
+		{func(s *Scenario) { s.Rate = math.Inf(1) }, "--rate"},
+		{func(s *Scenario) { s.Rate = math.NaN() }, "--rate"},
+		{func(s *Scenario) { s.TurnsPerActive = math.Inf(1) }, "--turns-per-hour"},
 		{func(s *Scenario) { s.ActiveShare = 1.5 }, "--active"},
 		{func(s *Scenario) { s.ActiveShare = math.NaN() }, "--active"},
 		{func(s *Scenario) { s.TurnsPerActive = 0 }, "--turns-per-hour"},
@@ -187,7 +191,7 @@ func TestValidate(t *testing.T) {
 // TestJSONKeepsSources: the JSON answer writes a number without a value
 // as null, and every number's sources.
 func TestJSONKeepsSources(t *testing.T) {
-	fast := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	fast := fakeEngine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
 	var b bytes.Buffer
 	if err := answer(t, Default(), fast).JSON(&b); err != nil {
 		t.Fatal(err)
@@ -212,8 +216,8 @@ func TestJSONKeepsSources(t *testing.T) {
 // TestRanksPerStore: the variants are ranked by each per-store figure,
 // lowest first, without serve records too.
 func TestRanksPerStore(t *testing.T) {
-	small := engine{name: "small", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 100}
-	big := engine{name: "big", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 20, filesPer: 1, spaceKB: 300}
+	small := fakeEngine{name: "small", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 100}
+	big := fakeEngine{name: "big", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 20, filesPer: 1, spaceKB: 300}
 	a := answer(t, Default(), small, big)
 	byFigure := map[string][]string{}
 	for _, r := range a.Ranks {
@@ -232,7 +236,7 @@ func TestRanksPerStore(t *testing.T) {
 // TestPoolsTable: every variant at every pool share, with what rules a
 // share out and – where serve measured none.
 func TestPoolsTable(t *testing.T) {
-	fast := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	fast := fakeEngine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
 	s := Default()
 	s.Agents, s.MemoryBytes, s.Container = 100, 5<<20, false
 	g := answer(t, s, fast).poolsGrid()
@@ -257,7 +261,7 @@ func TestPoolsTable(t *testing.T) {
 // memory of a pool is the peak serve measured there; a container is also
 // charged the page cache of the open stores' files.
 func TestMemoryAtServesScale(t *testing.T) {
-	fast := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	fast := fakeEngine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
 	s := Default()
 	s.Agents, s.Container = 100, false
 	row := answer(t, s, fast).Pools[0]
@@ -276,7 +280,7 @@ func TestMemoryAtServesScale(t *testing.T) {
 // TestOpenFilesGiven: --open-files replaces the records' limit, and
 // without any limit the processes are unknown, not one.
 func TestOpenFilesGiven(t *testing.T) {
-	many := engine{name: "many", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 1100, 1200}, holdKB: 1, filesPer: 8, spaceKB: 100}
+	many := fakeEngine{name: "many", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 1100, 1200}, holdKB: 1, filesPer: 8, spaceKB: 100}
 	s := Default()
 	s.Agents, s.OpenFiles = 1000, 4010
 	if o := answer(t, s, many).Options[0]; o.Procs != 2 || !strings.Contains(o.Limit, "4,010 per process") {
@@ -303,7 +307,7 @@ func TestOpenFilesGiven(t *testing.T) {
 // TestRateAboveAMachine: a rate above what the records' machine served
 // at a pool rules that pool out, saying how many such machines it needs.
 func TestRateAboveAMachine(t *testing.T) {
-	fast := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	fast := fakeEngine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
 	s := Default()
 	s.Rate = 2500 // the synthetic serve steps served 1,000 requests/s
 	a := answer(t, s, fast)
@@ -315,7 +319,7 @@ func TestRateAboveAMachine(t *testing.T) {
 // TestUnknownMemoryDoesNotFit: with a memory limit, a pool whose memory
 // the records do not give does not qualify, and says why.
 func TestUnknownMemoryDoesNotFit(t *testing.T) {
-	fast := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	fast := fakeEngine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
 	recs := fast.records()
 	for i := range recs {
 		if recs[i].Serve != nil {
@@ -337,7 +341,7 @@ func TestUnknownMemoryDoesNotFit(t *testing.T) {
 // the vector study's (its files are larger), and its embeddings add what
 // the vector study's hold measured beyond the hold without them.
 func TestMemoryWithEmbeddings(t *testing.T) {
-	base := engine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	base := fakeEngine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
 	vec := base
 	vec.holdKB = 80 // 80 KB anonymous, 160 KB charged per open store
 	recs := base.records()
@@ -355,5 +359,26 @@ func TestMemoryWithEmbeddings(t *testing.T) {
 	// cache 160 − 80 = 80, the embeddings 80 − 50 = 30)
 	if got := row.Pools[2].Memory.Value; got != 500+100*(50+80+30) {
 		t.Errorf("memory at pool 100 with embeddings: %v KB, want %v", got, 500+100*(50+80+30))
+	}
+}
+
+// TestServeOfSeveralStoreCounts: serve records of one variant at two
+// store counts are not pooled into one share: the variant is refused,
+// saying why.
+func TestServeOfSeveralStoreCounts(t *testing.T) {
+	fast := fakeEngine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	recs := fast.records()
+	for _, r := range fast.records() {
+		if r.Phase == job.PhaseServe {
+			r.Study, r.Stores = "bigger", 1000
+			recs = append(recs, r)
+		}
+	}
+	a, err := Advise(Default(), Collect(recs, 0), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Options) != 0 || len(a.Refused) != 1 || !strings.Contains(a.Refused[0].Why, "several store counts") {
+		t.Errorf("options %+v, refused %+v", a.Options, a.Refused)
 	}
 }

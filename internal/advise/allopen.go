@@ -20,8 +20,8 @@ type AllOpen struct {
 }
 
 // allOpen is every variant in a store of its own with all of s's agents
-// held open: the hold's memory per open store × agents, plus each
-// process' memory before its stores.
+// held open: the hold's memory per open store × agents (the processes'
+// memory before their stores is not added).
 func allOpen(s Scenario, evs []*Evidence) []AllOpen {
 	var out []AllOpen
 	for _, e := range evs {
@@ -45,11 +45,13 @@ func allOpen(s Scenario, evs []*Evidence) []AllOpen {
 // allOpenFails says what of s the variant held all open does not meet.
 func allOpenFails(s Scenario, a AllOpen) string {
 	mem := a.Resident
-	if s.Container {
+	if s.Container && a.Charged.known() { // a server variant: its resident memory (Pss), as charged does
 		mem = a.Charged
 	}
 	switch {
-	case s.MemoryBytes > 0 && mem.known() && mem.Value*1024 > float64(s.MemoryBytes):
+	case s.MemoryBytes > 0 && !mem.known():
+		return "memory not in the records"
+	case s.MemoryBytes > 0 && mem.Value*1024 > float64(s.MemoryBytes):
 		return "memory"
 	case s.MaxProcs > 0 && a.Procs > s.MaxProcs:
 		return "processes"

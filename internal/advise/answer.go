@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"manydb/internal/report"
 )
@@ -139,6 +140,9 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 		case s.Dims > 0 && e.Vec == nil:
 			a.Refused = append(a.Refused, Refusal{e.Key, fmt.Sprintf("no records with embeddings of %d values", s.Dims)})
 			continue
+		case len(e.ServeCounts) > 1:
+			a.Refused = append(a.Refused, Refusal{e.Key, fmt.Sprintf("serve records of several store counts (%v): a pool's share is of one; give the files of one serve study", e.ServeCounts)})
+			continue
 		case e.ServeStores == 0:
 			unserved = append(unserved, e.Key)
 			a.Refused = append(a.Refused, Refusal{e.Key, notServed})
@@ -203,7 +207,7 @@ func (row PoolRow) best() (Option, string) {
 
 // fails says why option o does not meet s ("" when it does).
 func fails(s Scenario, o Option) string {
-	target := float64(s.P99.Microseconds()) / 1000
+	target := float64(s.P99) / float64(time.Millisecond)
 	switch {
 	case !o.P99.known():
 		return "no p99"
@@ -217,6 +221,8 @@ func fails(s Scenario, o Option) string {
 		return fmt.Sprintf("memory %s over %s", o.Memory.Text(), report.Natural(float64(s.MemoryBytes)/1024, "KB"))
 	case s.DiskBytes > 0 && o.Disk.Value*1024 > float64(s.DiskBytes):
 		return fmt.Sprintf("disk %s over %s", o.Disk.Text(), report.Natural(float64(s.DiskBytes)/1024, "KB"))
+	case s.MaxProcs > 0 && o.Procs == 0:
+		return "processes unknown: " + o.Limit
 	case s.MaxProcs > 0 && o.Procs > s.MaxProcs:
 		return fmt.Sprintf("needs %d processes (%s), more than %d", o.Procs, o.Limit, s.MaxProcs)
 	case o.Served.known() && s.RequestRate() > o.Served.Value:

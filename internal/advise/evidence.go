@@ -44,8 +44,10 @@ type Evidence struct {
 	Dims int // of Vec's records
 	// Objects is the notes per store of the base records.
 	Objects int
-	// ServeStores is the stores of its serve records (0: none).
+	// ServeStores is the stores of its serve records (0: none), and
+	// ServeCounts every store count they have (a pool share is of one).
 	ServeStores int
+	ServeCounts []int
 	// Files and VecFiles are the files the base and the vector records
 	// of each phase came from.
 	Files, VecFiles map[job.Phase][]string
@@ -143,6 +145,9 @@ func (e *Evidence) readRaw(base, vec []results.Record) {
 			}
 			if r.Serve != nil && r.Phase == job.PhaseServe {
 				e.ServeStores = r.Stores
+				if !slices.Contains(e.ServeCounts, r.Stores) {
+					e.ServeCounts = append(e.ServeCounts, r.Stores)
+				}
 			}
 		}
 	}

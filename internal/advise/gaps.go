@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"manydb/internal/engine"
 	"manydb/internal/report"
 )
 
@@ -51,14 +52,14 @@ func gaps(s Scenario, evs []*Evidence, opts []Option, unserved []Key) []Gap {
 	}
 	var shared []string
 	for _, o := range opts {
-		if o.Layout.Shared() {
+		if fam, _ := engine.Lookup(o.Variant); o.Layout.Shared() && fam.Server == "" { // a server's memory is outside any container of the worker
 			shared = addOnce(shared, o.Variant)
 		}
 	}
 	if s.Container && len(shared) > 0 {
 		out = append(out, Gap{
 			What:    "The page cache of a shared store in a container: the memory above counts an open store's page cache per agent, which a shared store has not; the pages of its one file that requests read (bbolt maps it whole) are charged to the container too.",
-			Command: fmt.Sprintf("manydb serve --layout shared --engines %s --stores %d --memory-max %dM --pool 0,1%%,10%%", strings.Join(shared, ","), min(s.Agents, serveStores), max(s.MemoryBytes>>20, 16))})
+			Command: fmt.Sprintf("manydb serve --layout shared --engines %s --stores %d --memory-max %s --pool 0,1%%,10%%", strings.Join(shared, ","), min(s.Agents, serveStores), memoryMaxFlag(s))})
 	}
 	if keys := unlimited(evs, opts); len(keys) > 0 {
 		against := "against the limit other holds recorded"
@@ -104,4 +105,13 @@ func unlimited(evs []*Evidence, opts []Option) []string {
 		}
 	}
 	return names
+}
+
+// memoryMaxFlag is the --memory-max of a command measuring s in a
+// container: its memory, or 1G without one.
+func memoryMaxFlag(s Scenario) string {
+	if s.MemoryBytes < 16<<20 {
+		return "1G"
+	}
+	return fmt.Sprintf("%dM", s.MemoryBytes>>20)
 }

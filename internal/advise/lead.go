@@ -13,8 +13,13 @@ func (a Answer) Lead(command string) report.Lead {
 	l := report.Lead{Heading: "Which variant, and how many stores kept open: the answer of these records"}
 	l.Paragraphs = append(l.Paragraphs, "Scenario: "+a.summary(),
 		fmt.Sprintf("This is %s over the records of this page; give it your own scenario (manydb advise --help).", command))
+	switch {
+	case len(a.Options) == 0 && len(a.Pools) > 0:
+		l.Paragraphs = append(l.Paragraphs, "No variant qualifies at any pool serve measured (the reasons below). One request at a time, per store (shared layouts' agents included):")
+	case len(a.Options) == 0:
+		l.Paragraphs = append(l.Paragraphs, "No variant qualifies from these records: a pool under traffic needs a manydb serve study (below: the command). One request at a time, per store (shared layouts' agents included):")
+	}
 	if len(a.Options) == 0 {
-		l.Paragraphs = append(l.Paragraphs, "No variant qualifies from these records: a pool under traffic needs a manydb serve study (below: the command). One request at a time, per store:")
 		for _, r := range a.Ranks {
 			l.Paragraphs = append(l.Paragraphs, r.line())
 		}

@@ -79,9 +79,9 @@ func perOpen(s Scenario, e *Evidence, level int) Number {
 		if c, a := e.vec("container-per-open-store"), e.vec(hold); s.Dims > 0 && c.known() && a.known() {
 			charge, anon = c, a // the files with embeddings are larger
 		}
-		if anon.known() {
-			out = derived(out.Value+charge.Value-anon.Value, "KB", fmt.Sprintf("%s + page cache per open store: %s − %s", out.From, charge.From, anon.From), out, charge, anon)
-		}
+		// without the hold's anonymous memory the page cache is unknown,
+		// and so is the memory (NaN), not understated
+		out = derived(out.Value+charge.Value-anon.Value, "KB", fmt.Sprintf("%s + page cache per open store: %s − %s", out.From, charge.From, anon.From), out, charge, anon)
 	}
 	if s.Dims > 0 {
 		with, without := e.vec(hold), e.base(hold, -1)

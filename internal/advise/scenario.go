@@ -70,14 +70,14 @@ func (s Scenario) Validate() error {
 		return bad("--notes %d: give at least 1 note per agent", s.Notes)
 	case s.MemoryBytes < 0:
 		return bad("--memory %d: must not be negative", s.MemoryBytes)
-	case s.P99 <= 0:
-		return bad("--p99 %v: give a positive duration, e.g. 20ms", s.P99)
+	case s.P99 < time.Microsecond || s.P99 > time.Hour:
+		return bad("--p99 %v: give a duration from 1µs to 1h, e.g. 20ms", s.P99)
 	case !(s.ActiveShare > 0 && s.ActiveShare <= 1):
 		return bad("--active %g: give a share of agents above 0 and at most 100 %%, e.g. 10%%", s.ActiveShare)
-	case !(s.TurnsPerActive > 0):
-		return bad("--turns-per-hour %g: give a positive number of turns", s.TurnsPerActive)
-	case s.Rate < 0:
-		return bad("--rate %g: must not be negative (0: from --active)", s.Rate)
+	case !(s.TurnsPerActive > 0 && s.TurnsPerActive <= 1e6):
+		return bad("--turns-per-hour %g: give a number of turns above 0 and at most 1,000,000", s.TurnsPerActive)
+	case !(s.Rate >= 0 && s.Rate <= 1e9):
+		return bad("--rate %g: give requests per second, 0 (from --active) to 1,000,000,000", s.Rate)
 	case s.Dims < 0 || s.Dims > 8192:
 		return bad("--dims %d: give 0 (no embeddings) to 8,192", s.Dims)
 	case s.DiskBytes < 0:

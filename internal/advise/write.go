@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"manydb/internal/report"
 )
@@ -71,7 +72,7 @@ func (a Answer) summary() string {
 		emb = fmt.Sprintf("embeddings of %d values, recalled in every turn", s.Dims)
 	}
 	return fmt.Sprintf("%s agents of %s notes; %s; a turn's p99 at most %s; %s; %s.",
-		thousands(float64(s.Agents)), thousands(float64(s.Notes)), mem, report.Natural(float64(s.P99.Microseconds())/1000, "ms"), traffic, emb)
+		thousands(float64(s.Agents)), thousands(float64(s.Notes)), mem, report.Natural(float64(s.P99)/float64(time.Millisecond), "ms"), traffic, emb)
 }
 
 // style is how a format writes the answer's parts.

@@ -103,7 +103,11 @@ func reportPage(out string, files []string, recs []results.Record) report.Page {
 	s := advise.Default()
 	s.Dims = reportDims(recs)
 	if a, err := advise.Advise(s, advise.Collect(recs, s.Dims), files); err == nil {
-		lead := a.Lead("manydb advise with its defaults")
+		how := "manydb advise with its defaults"
+		if s.Dims > 0 {
+			how = fmt.Sprintf("manydb advise with its defaults and --dims %d, the records' embeddings", s.Dims)
+		}
+		lead := a.Lead(how)
 		p.Lead = &lead
 	}
 	for _, f := range files {

@@ -37,7 +37,7 @@ func serveCharts(t *table) ([]htmlChart, error) {
 		var pts plotter.XYs
 		for _, pool := range t.servePools() {
 			for _, r := range t.columns[col].serves() {
-				if r.Serve.Pool == pool && r.Status == results.StatusOK {
+				if r.Serve.Pool == pool && r.Status == results.StatusOK && !math.IsNaN(servePeakRSS(r.Serve)) {
 					pts = append(pts, plotter.XY{X: servePeakRSS(r.Serve), Y: serveP99(r.Serve)})
 					xs, ys = append(xs, servePeakRSS(r.Serve)), append(ys, serveP99(r.Serve))
 				}
