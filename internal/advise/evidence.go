@@ -151,8 +151,8 @@ func (e *Evidence) readRaw(base, vec []results.Record) {
 			}
 		}
 	}
-	e.FilesPerOpen = maxKnown(median(perOpen), e.serveFilesPerOpen(base))
-	e.FDsBefore, e.OpenFileLimit, e.KeysFreeBefore = median(before), median(limit), median(keysFree)
+	e.FilesPerOpen = maxKnown(stats.Median(perOpen), e.serveFilesPerOpen(base))
+	e.FDsBefore, e.OpenFileLimit, e.KeysFreeBefore = stats.Median(before), stats.Median(limit), stats.Median(keysFree)
 }
 
 // serveFilesPerOpen is the growth of the serve worker's open files per
@@ -228,14 +228,6 @@ func (e *Evidence) figure(f *report.Figures, files map[job.Phase][]string, dims 
 	}
 	return Number{Value: src.Median, Unit: f.Units[name], Sources: []Source{src},
 		From: fmt.Sprintf("%s%s, %s in %s", name, at, count, FilesText(src.Files))}
-}
-
-// median is the median of xs, NaN when there are none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return nan
-	}
-	return stats.Median(xs)
 }
 
 // maxKnown is the larger of a and b, either when the other is NaN.

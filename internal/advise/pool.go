@@ -2,6 +2,7 @@ package advise
 
 import (
 	"fmt"
+	"manydb/internal/report"
 	"math"
 	"slices"
 	"strings"
@@ -137,13 +138,9 @@ func disk(s Scenario, e *Evidence) Number {
 	return derived(per.Value*float64(s.Agents), "KB", fmt.Sprintf("%s agents × %s (%s)", thousands(float64(s.Agents)), per.Text(), per.From), per)
 }
 
-// thousands writes a count with its digits grouped: "20,000".
-func thousands(v float64) string {
-	if v >= 100 {
-		return Number{Value: v}.Text()
-	}
-	return fmt.Sprintf("%g", v)
-}
+// thousands writes a count as the tables do, its digits grouped:
+// "20,000".
+func thousands(v float64) string { return report.Natural(v, "") }
 
 // poolsGrid is the table of every variant at every pool share: a column
 // per share any variant measured, each cell serve's p99 and the memory

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/docker/go-units"
-
 	"manydb/internal/advise"
 	"manydb/internal/orchestrate"
 	"manydb/internal/results"
@@ -105,10 +103,10 @@ func (o *adviseOptions) addFlags(fs *flag.FlagSet) {
 func (o *adviseOptions) validate() (advise.Scenario, error) {
 	s := o.scenario
 	var err error
-	if s.MemoryBytes, err = size("--memory", o.memory); err != nil {
+	if s.MemoryBytes, err = parseSize("--memory", o.memory, 1); err != nil {
 		return s, err
 	}
-	if s.DiskBytes, err = size("--disk", o.disk); err != nil {
+	if s.DiskBytes, err = parseSize("--disk", o.disk, 1); err != nil {
 		return s, err
 	}
 	switch o.memoryIn {
@@ -137,18 +135,6 @@ func (o *adviseOptions) parts() []string {
 		return nil
 	}
 	return strings.Split(o.part, ",")
-}
-
-// size reads a size flag: "" is none.
-func size(flagName, s string) (int64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	n, err := units.RAMInBytes(s)
-	if err != nil || n <= 0 || n > 1<<60 {
-		return 0, fmt.Errorf("%s %q: not a size: give a number and a unit of powers of 1,024, e.g. 2G or 512M", flagName, s)
-	}
-	return n, nil
 }
 
 // share reads --active: "10%" or "0.1".

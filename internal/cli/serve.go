@@ -127,21 +127,27 @@ const minMemoryMax = 16 << 20
 // maxMemoryMax is the largest --memory-max taken: 1 PiB.
 const maxMemoryMax = 1 << 50
 
-// parseMemoryMax reads --memory-max: "" is no limit, else a size as
-// docker's --memory takes it (go-units' RAMInBytes: 512M, 1G, 1GiB, 1.5g;
-// powers of 1,024), at least minMemoryMax.
+// parseMemoryMax reads --memory-max: "" is no limit, else a size
+// (parseSize), at least minMemoryMax.
 func parseMemoryMax(s string) (int64, error) {
+	return parseSize("--memory-max", s, minMemoryMax)
+}
+
+// parseSize reads a size flag: "" is none (0), else a size as docker's
+// --memory takes it (go-units' RAMInBytes: 512M, 1G, 1GiB, 1.5g; powers
+// of 1,024), at least least and at most maxMemoryMax.
+func parseSize(flagName, s string, least int64) (int64, error) {
 	if s == "" {
 		return 0, nil
 	}
 	n, err := units.RAMInBytes(s)
 	switch {
 	case err != nil:
-		return 0, fmt.Errorf("--memory-max %q: not a size (%v): give a number and a unit of powers of 1,024, e.g. 512M or 1G", s, err)
+		return 0, fmt.Errorf("%s %q: not a size (%v): give a number and a unit of powers of 1,024, e.g. 512M or 1G", flagName, s, err)
 	case n < 0 || n > maxMemoryMax: // RAMInBytes gives the smallest int64 when it overflows
-		return 0, fmt.Errorf("--memory-max %q: more than %s, larger than any machine's memory: give a size such as 512M or 1G", s, units.BytesSize(maxMemoryMax))
-	case n < minMemoryMax:
-		return 0, fmt.Errorf("--memory-max %q: give a size of at least 16M, e.g. 512M or 1G (powers of 1,024)", s)
+		return 0, fmt.Errorf("%s %q: more than %s, larger than any machine's memory: give a size such as 512M or 1G", flagName, s, units.BytesSize(maxMemoryMax))
+	case n < least:
+		return 0, fmt.Errorf("%s %q: give a size of at least %s, e.g. 512M or 1G (powers of 1,024)", flagName, s, units.BytesSize(float64(least)))
 	}
 	return n, nil
 }

@@ -320,7 +320,7 @@ func (t *table) addFailed(c *column, r *results.Record) {
 // versions, and what the table learns from it (load, queries, cache
 // modes, stores held, turns).
 func (t *table) addOK(col string, c *column, r *results.Record) {
-	if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
+	if ranLoud(r) {
 		what := col + " " + string(r.Phase)
 		if n := r.Repeat(); n > 0 {
 			what += fmt.Sprintf(" run %d", n)

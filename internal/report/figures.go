@@ -143,7 +143,7 @@ type figureRun struct {
 
 // addLoud notes a record whose phase ran with the load at --max-load or above.
 func (f *Figures) addLoud(r *results.Record) {
-	if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
+	if ranLoud(r) {
 		what := fmt.Sprintf("%s %s", r.Study, r.Phase)
 		if n := r.Repeat(); n > 0 {
 			what += fmt.Sprintf(" run %d", n)

@@ -8,7 +8,6 @@ import (
 
 	"manydb/internal/job"
 	"manydb/internal/results"
-	"manydb/internal/stats"
 )
 
 // Page is what a report page says besides its records' tables and
@@ -141,7 +140,7 @@ func caveats(recs []results.Record) []string {
 		}
 		s.served = s.served || r.Phase == job.PhaseServe
 		s.measured = s.measured || r.Phase != job.PhaseProfile
-		if r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad {
+		if ranLoud(r) {
 			s.loud++
 		}
 		if r.Status == results.StatusOK && notWarm(r) != "" {
