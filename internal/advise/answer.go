@@ -135,7 +135,7 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 	var unserved []Key
 	for _, e := range evs {
 		switch {
-		case e.Layout.Shared() && e.ServeStores == 0:
+		case e.Layout.Shared() && e.ServeStores() == 0:
 			continue // in the layouts' table; a shared store under serve is an option
 		case s.Dims > 0 && e.Vec == nil:
 			a.Refused = append(a.Refused, Refusal{e.Key, fmt.Sprintf("no records with embeddings of %d values", s.Dims)})
@@ -143,7 +143,7 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 		case len(e.ServeCounts) > 1:
 			a.Refused = append(a.Refused, Refusal{e.Key, fmt.Sprintf("serve records of several store counts (%v): a pool's share is of one; give the files of one serve study", e.ServeCounts)})
 			continue
-		case e.ServeStores == 0:
+		case e.ServeStores() == 0:
 			unserved = append(unserved, e.Key)
 			a.Refused = append(a.Refused, Refusal{e.Key, notServed})
 			continue

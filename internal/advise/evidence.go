@@ -44,9 +44,8 @@ type Evidence struct {
 	Dims int // of Vec's records
 	// Objects is the notes per store of the base records.
 	Objects int
-	// ServeStores is the stores of its serve records (0: none), and
-	// ServeCounts every store count they have (a pool share is of one).
-	ServeStores int
+	// ServeCounts are the store counts of its serve records (a pool
+	// share is of one: ServeStores).
 	ServeCounts []int
 	// Files and VecFiles are the files the base and the vector records
 	// of each phase came from.
@@ -144,7 +143,6 @@ func (e *Evidence) readRaw(base, vec []results.Record) {
 				}
 			}
 			if r.Serve != nil && r.Phase == job.PhaseServe {
-				e.ServeStores = r.Stores
 				if !slices.Contains(e.ServeCounts, r.Stores) {
 					e.ServeCounts = append(e.ServeCounts, r.Stores)
 				}
@@ -187,6 +185,15 @@ func FilesText(files []string) string {
 		short[i] = filepath.Join(filepath.Base(filepath.Dir(f)), filepath.Base(f))
 	}
 	return strings.Join(short, ", ")
+}
+
+// ServeStores is the stores of e's serve records, the last count when
+// they have several; 0 without serve records.
+func (e *Evidence) ServeStores() int {
+	if len(e.ServeCounts) == 0 {
+		return 0
+	}
+	return e.ServeCounts[len(e.ServeCounts)-1]
 }
 
 // base is a figure of e's records without embeddings: the median of

@@ -20,7 +20,7 @@ func gaps(s Scenario, evs []*Evidence, opts []Option, unserved []Key) []Gap {
 		engines = addOnce(engines, o.Variant)
 	}
 	for _, e := range evs {
-		serveStores, objects = max(serveStores, e.ServeStores), max(objects, e.Objects)
+		serveStores, objects = max(serveStores, e.ServeStores()), max(objects, e.Objects)
 	}
 	list := strings.Join(engines, ",")
 	if list == "" {

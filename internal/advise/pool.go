@@ -11,7 +11,7 @@ import (
 // at is e's option at its serve records' pool of level stores, scaled to
 // s's agents: the same share of them kept open.
 func at(s Scenario, e *Evidence, level int) Option {
-	share := float64(level) / float64(e.ServeStores)
+	share := float64(level) / float64(e.ServeStores())
 	pool := int(math.Round(share * float64(s.Agents)))
 	o := Option{Key: e.Key, Pool: pool, PoolShare: share}
 	o.P99 = e.base("serve-p99", level)
