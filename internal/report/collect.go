@@ -320,7 +320,7 @@ func (t *table) addFailed(c *column, r *results.Record) {
 // versions, and what the table learns from it (load, queries, cache
 // modes, stores held, turns).
 func (t *table) addOK(col string, c *column, r *results.Record) {
-	if ranLoud(r) {
+	if r.RanLoud() {
 		what := col + " " + string(r.Phase)
 		if n := r.Repeat(); n > 0 {
 			what += fmt.Sprintf(" run %d", n)

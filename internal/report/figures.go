@@ -143,7 +143,7 @@ type figureRun struct {
 
 // addLoud notes a record whose phase ran with the load at --max-load or above.
 func (f *Figures) addLoud(r *results.Record) {
-	if ranLoud(r) {
+	if r.RanLoud() {
 		what := fmt.Sprintf("%s %s", r.Study, r.Phase)
 		if n := r.Repeat(); n > 0 {
 			what += fmt.Sprintf(" run %d", n)

@@ -140,7 +140,7 @@ func caveats(recs []results.Record) []string {
 		}
 		s.served = s.served || r.Phase == job.PhaseServe
 		s.measured = s.measured || r.Phase != job.PhaseProfile
-		if ranLoud(r) {
+		if r.RanLoud() {
 			s.loud++
 		}
 		if r.Status == results.StatusOK && notWarm(r) != "" {

@@ -286,9 +286,3 @@ func freedKB(r *results.Record) []float64 {
 	}
 	return xs
 }
-
-// ranLoud tells whether r's phase ran with the load at or above its
-// --max-load (the gate), by the load sampled while it ran.
-func ranLoud(r *results.Record) bool {
-	return r.MaxLoad > 0 && len(r.LoadDuring) > 0 && stats.Max(r.LoadDuring) >= r.MaxLoad
-}

@@ -10,6 +10,7 @@ package results
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"manydb/internal/job"
@@ -515,6 +516,12 @@ type Budget struct {
 
 // Repeat is the number that tells r from the other records of its phase in
 // a study: its Run, Turn, HoldStep or PoolStep (0 for a phase that runs
+// RanLoud tells whether the phase ran with the load at or above its
+// --max-load (the gate), by the load sampled while it ran.
+func (r *Record) RanLoud() bool {
+	return r.MaxLoad > 0 && len(r.LoadDuring) > 0 && slices.Max(r.LoadDuring) >= r.MaxLoad
+}
+
 // once).
 func (r *Record) Repeat() int {
 	switch r.Phase {
