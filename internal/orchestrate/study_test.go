@@ -649,3 +649,25 @@ func TestLayouts(t *testing.T) {
 		t.Errorf("stores left after the study: %v", left)
 	}
 }
+
+// TestNoPerAgent: a variant whose family has the shared layout only
+// (engine.Family.NoPerAgent) is n/a in the layout per agent with the
+// catalog's reason and measured in the shared layout.
+func TestNoPerAgent(t *testing.T) {
+	c := fakeConfig(t, "fake", "fake_slow")
+	c.Catalog = []engine.Family{{Binary: "worker-fake", Variants: fakeVariants, Cgo: true,
+		NoPerAgent: map[string]string{"fake_slow": "a shared form only"}}}
+	def, _ := settings.Lookup("default")
+	for _, tc := range []struct {
+		w    where
+		want string
+	}{
+		{where{set: def, layout: job.LayoutPerAgent, v: "fake_slow"}, "a shared form only"},
+		{where{set: def, layout: job.LayoutShared, v: "fake_slow"}, ""},
+		{where{set: def, layout: job.LayoutPerAgent, v: "fake"}, ""},
+	} {
+		if got := c.notApplicable(tc.w); got != tc.want {
+			t.Errorf("%s in %s: n/a %q, want %q", tc.w.v, tc.w.layout.Name(), got, tc.want)
+		}
+	}
+}

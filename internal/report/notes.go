@@ -115,8 +115,7 @@ func (t *table) versions() string {
 }
 
 // writeNA writes why the table's n/a columns do not apply: the malloc
-// part of a setting, lean, wal, embeddings or the shared layout
-// (notApplicable).
+// part of a setting, lean, wal, embeddings or the layout (notApplicable).
 func (t *table) writeNA(w io.Writer) {
 	na := t.notApplicable()
 	if set, _ := settings.Lookup(t.setting); na.malloc != "" && set.Lean {
@@ -129,6 +128,7 @@ func (t *table) writeNA(w io.Writer) {
 		{"the wal setting has no journal mode to set", na.wal.String()},
 		{"no knn search", na.vectors.String()},
 		{"not in the shared layout", na.shared.String()},
+		{"not in the layout per agent", na.perAgent.String()},
 		{"no cold cache", na.cold.String()},
 	} {
 		if line.why != "" {
@@ -141,8 +141,8 @@ func (t *table) writeNA(w io.Writer) {
 // malloc setting does not apply to (pure-Go engines), and for each other
 // cause its reasons with the columns they are given for.
 type naReasons struct {
-	malloc                           string
-	lean, wal, vectors, shared, cold grouped
+	malloc                                     string
+	lean, wal, vectors, shared, perAgent, cold grouped
 }
 
 // grouped is reasons with the columns each is given for, in order.
@@ -166,7 +166,9 @@ func (g grouped) String() string { return forEach(g.whys, g.byWhy) }
 
 // notApplicable says why the table's n/a columns do not apply: with
 // embeddings, why a variant keeps none (engine.Family.NoVectors); a
-// column of the shared layout, as its record says; the wal setting, the
+// column of the shared layout, as its record says; a column of the layout
+// per agent, the catalog's reason (engine.Family.NoPerAgent); the wal
+// setting, the
 // catalog's reason (engine.Family.NoWAL); lean, the catalog's reason
 // (engine.Family.NoLean), else the record's; the others are columns a
 // malloc setting does not apply to.
@@ -188,6 +190,8 @@ func (t *table) notApplicable() naReasons {
 			na.vectors.add(fam.NoVectors[c.variant], v)
 		case c.layout.Shared() && set.NotApplicable(fam, c.variant) == "":
 			na.shared.add(c.naWhy, v) // not the setting: the layout
+		case !c.layout.Shared() && fam.NoPerAgent[c.variant] != "":
+			na.perAgent.add(fam.NoPerAgent[c.variant], v)
 		case set.WAL && fam.NoWAL[c.variant] != "":
 			na.wal.add(fam.NoWAL[c.variant], v)
 		case !set.Lean || (set.CgoOnly && (!ok || !fam.Cgo) && fam.NoLean[c.variant] == ""):

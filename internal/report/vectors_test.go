@@ -190,3 +190,26 @@ func TestAskedText(t *testing.T) {
 		t.Errorf("asked 40: %q", got)
 	}
 }
+
+// TestPerAgentNotApplicable: a variant without the layout per agent
+// (engine.Family.NoPerAgent) is n/a there with the catalog's reason, not
+// with the malloc setting's.
+func TestPerAgentNotApplicable(t *testing.T) {
+	wl := workload.Spec{Name: "large", Objects: 1000, TextLen: 300}
+	rec := func(layout job.Layout, status string) results.Record {
+		r := results.Record{Schema: results.Schema, Study: "s", Variant: "postgres_part", Setting: "default", Status: status,
+			Phase: job.PhaseCreate, Workload: wl, Stores: 4, Layout: layout, CreateMs: []float64{1, 1, 1, 1}, WallS: 1}
+		if status == results.StatusNotApplicable {
+			r.CreateMs, r.Error = nil, "some reason"
+		}
+		return r
+	}
+	var b bytes.Buffer
+	if err := Tables(&b, []results.Record{rec(job.LayoutPerAgent, results.StatusNotApplicable), rec(job.LayoutShared, results.StatusOK)}); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	if !strings.Contains(got, "n/a: not in the layout per agent for postgres_part: a partition per agent") || strings.Contains(got, "malloc") {
+		t.Errorf("the tables do not give the catalog's reason against the layout per agent:\n%s", got)
+	}
+}

@@ -32,13 +32,18 @@ import (
 	"manydb/internal/pgserver"
 )
 
-// The variant ids: postgres with pgvector's defaults, and postgres_iter
-// with its iterative index scans on (hnsw.iterative_scan = strict_order,
+// The variant ids: postgres with pgvector's defaults; postgres_iter with
+// its iterative index scans on (hnsw.iterative_scan = strict_order,
 // pgvector 0.8's remedy for a filtered search that returns fewer than k
-// rows), which changes nothing but a knn.
+// rows), which changes nothing but a knn; and postgres_part, whose shared
+// table has a partition per agent (pgvector's advice for many tenants:
+// each partition has its own indexes, so an agent's knn searches its own
+// notes only). postgres_part has the shared layout only: its stores per
+// agent would be postgres's.
 const (
 	ID          = "postgres"
 	IDIterative = "postgres_iter"
+	IDPartition = "postgres_part"
 )
 
 // iterativeScan is the setting postgres_iter gives every connection.
@@ -49,6 +54,7 @@ func Factories() []engine.Factory {
 	return []engine.Factory{
 		{ID: ID, New: func() (engine.Variant, error) { return newVariant(ID) }},
 		{ID: IDIterative, New: func() (engine.Variant, error) { return newVariant(IDIterative) }},
+		{ID: IDPartition, New: func() (engine.Variant, error) { return newVariant(IDPartition) }},
 	}
 }
 
@@ -69,7 +75,7 @@ func newVariant(id string) (engine.Variant, error) {
 // Variant is PostgreSQL through a pool of connections; UseServer gives it
 // its server.
 type Variant struct {
-	id        string // ID or IDIterative
+	id        string // ID, IDIterative or IDPartition
 	pool      *pgxpool.Pool
 	dsn       string
 	version   map[string]string
@@ -84,6 +90,10 @@ func (v *Variant) ID() string { return cmp.Or(v.id, ID) }
 
 // iterative tells whether the variant's knn uses iterative index scans.
 func (v *Variant) iterative() bool { return v.id == IDIterative }
+
+// partitioned tells whether the variant's shared table has a partition
+// per agent.
+func (v *Variant) partitioned() bool { return v.id == IDPartition }
 
 // Versions implements engine.Variant: the server's and pgvector's.
 func (v *Variant) Versions() map[string]string { return v.version }

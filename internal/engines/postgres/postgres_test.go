@@ -90,30 +90,92 @@ func TestSharedVectors(t *testing.T) {
 	enginetest.CheckSharedVectors(t, v)
 }
 
+func TestPartitionShared(t *testing.T) {
+	v, _ := variant(t, "partition_shared")
+	v.id = IDPartition
+	defer v.CloseVariant()
+	enginetest.CheckShared(t, v)
+}
+
+func TestPartitionSharedVectors(t *testing.T) {
+	v, _ := variant(t, "partition_vectors")
+	v.id = IDPartition
+	defer v.CloseVariant()
+	enginetest.CheckSharedVectors(t, v)
+}
+
+// TestPartitionDelete checks postgres_part's shared store: each agent's
+// rows are a partition of their own, deleting an agent removes its
+// partition's files from the store's files, and dropping the store
+// removes every partition.
+func TestPartitionDelete(t *testing.T) {
+	v, _ := variant(t, "partition_delete")
+	v.id = IDPartition
+	defer v.CloseVariant()
+	spec := workload.Spec{Name: "custom", Objects: 20, TextLen: 20}
+	dir := t.TempDir()
+	s, err := sharedWithAgents(v, dir, true, spec, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, before, err := v.StoreFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteAgent(1); err != nil {
+		t.Fatal(err)
+	}
+	_, after, err := v.StoreFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each partition has a table and its primary key's index (and a
+	// TOAST table with its index): the files of one agent of three.
+	if len(after) >= len(before) || len(before)-len(after) != len(before)/3 {
+		t.Errorf("the store had %d files, %d after deleting one agent of 3; want a third fewer", len(before), len(after))
+	}
+	var parts int
+	if err := v.pool.QueryRow(ctx, "SELECT count(*) FROM pg_partition_tree(to_regclass($1)) WHERE level > 0", s.(*sharedStore).table.table).Scan(&parts); err != nil || parts != 2 {
+		t.Fatalf("partitions after deleting one agent of 3: %d (%v), want 2", parts, err)
+	}
+	if err := v.DropStore(dir); err != nil {
+		t.Fatal(err)
+	}
+	var gone bool
+	if err := v.pool.QueryRow(ctx, "SELECT to_regnamespace($1) IS NULL", schemaOf(dir)).Scan(&gone); err != nil || !gone {
+		t.Errorf("the schema is there after DropStore (%v)", err)
+	}
+}
+
 // TestIterativeScanFindsKRows checks that postgres_iter's setting takes
 // effect: on one shared table of 60 agents of 300 notes that share 2 topics (each
 // agent few enough that the planner uses the index),
 // pgvector's filtered HNSW search with its defaults (postgres) returns
 // fewer than 10 of an agent's notes for some agent, and with iterative
-// scans (postgres_iter) 10 for every agent.
+// scans (postgres_iter) 10 for every agent; so does a partition per agent
+// (postgres_part), whose index holds the agent's notes only.
 func TestIterativeScanFindsKRows(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds two HNSW indexes of 18,000 notes (about 10 s)")
+		t.Skip("builds three HNSW indexes of 18,000 notes (about 15 s)")
 	}
 	if srv.s == nil {
 		t.Skip(srv.skip)
 	}
 	spec := workload.Spec{Name: "custom", Objects: 300, TextLen: 20, Dims: 16, TopicPool: 2}
 	const agents = 60
-	dir := t.TempDir()
+	dir, partDir := t.TempDir(), t.TempDir()
 	short := map[string]int{}
-	for _, id := range []string{ID, IDIterative} {
+	for _, id := range []string{ID, IDIterative, IDPartition} {
 		v := &Variant{id: id}
 		if err := v.UseServer(srv.s.DSN("iterative")); err != nil {
 			t.Fatal(err)
 		}
 		defer v.CloseVariant()
-		s, err := sharedWithAgents(v, dir, id == ID, spec, agents)
+		in := dir
+		if id == IDPartition {
+			in = partDir
+		}
+		s, err := sharedWithAgents(v, in, id != IDIterative, spec, agents)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,8 +189,8 @@ func TestIterativeScanFindsKRows(t *testing.T) {
 			}
 		}
 	}
-	if short[ID] == 0 || short[IDIterative] != 0 {
-		t.Errorf("agents answered with fewer than %d notes: %v; want some for %s (pgvector's filtered HNSW) and none for %s", vector.K, short, ID, IDIterative)
+	if short[ID] == 0 || short[IDIterative] != 0 || short[IDPartition] != 0 {
+		t.Errorf("agents answered with fewer than %d notes: %v; want some for %s (pgvector's filtered HNSW) and none for %s or %s", vector.K, short, ID, IDIterative, IDPartition)
 	}
 }
 
@@ -138,7 +200,11 @@ func sharedWithAgents(v *Variant, dir string, create bool, spec workload.Spec, n
 	if !create {
 		return v.OpenShared(dir)
 	}
-	s, err := v.CreateSharedVectors(dir, spec.Dims)
+	makeShared := func() (engine.SharedStore, error) { return v.CreateSharedVectors(dir, spec.Dims) }
+	if spec.Dims == 0 {
+		makeShared = func() (engine.SharedStore, error) { return v.CreateShared(dir) }
+	}
+	s, err := makeShared()
 	if err != nil {
 		return nil, err
 	}

@@ -72,12 +72,13 @@ func fileExists(path string) (bool, error) {
 }
 
 // relationFiles returns the main files of the store's relations in
-// schema, relative to the data directory: its notes table, the table's
-// indexes, its TOAST table and that table's index. Every lookup is by an
+// schema, relative to the data directory: its notes table (or each of its
+// partitions), the table's indexes, its TOAST table and that table's
+// index. Every lookup is by an
 // index of the catalog (the table's name, pg_index's indrelid), so the
 // cost does not grow with the number of agents' schemas.
 func (v *Variant) relationFiles(schema string) ([]string, error) {
-	const q = `WITH t AS (SELECT to_regclass($1) AS oid),
+	const q = `WITH t AS (SELECT to_regclass($1) AS oid UNION SELECT relid FROM pg_partition_tree(to_regclass($1))),
 		toast AS (SELECT c.reltoastrelid AS oid FROM pg_class c, t WHERE c.oid = t.oid AND c.reltoastrelid <> 0)
 		SELECT pg_relation_filepath(r.oid) FROM (
 			SELECT oid FROM t WHERE oid IS NOT NULL
@@ -115,12 +116,31 @@ func (v *Variant) dataDirectory() (string, error) {
 	return v.dataDir, nil
 }
 
-// DropStore implements engine.ServerVariant: DROP SCHEMA … CASCADE.
+// DropStore implements engine.ServerVariant: DROP SCHEMA … CASCADE, after
+// dropping the notes table's partitions (if any) a few hundred at a
+// time: one transaction dropping thousands of tables would need more
+// locks than the server's lock table holds (max_locks_per_transaction).
 func (v *Variant) DropStore(dir string) error {
 	if v.pool == nil {
 		return errNoServer
 	}
-	_, err := v.pool.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{schemaOf(dir)}.Sanitize()+" CASCADE")
+	schema := schemaOf(dir)
+	rows, err := v.pool.Query(ctx, "SELECT relid::regclass::text FROM pg_partition_tree(to_regclass($1)) WHERE level > 0", pgx.Identifier{schema, "notes"}.Sanitize())
+	if err != nil {
+		return fmt.Errorf("the partitions of schema %s: %w", schema, err)
+	}
+	parts, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("the partitions of schema %s: %w", schema, err)
+	}
+	for len(parts) > 0 {
+		n := min(len(parts), 200)
+		if _, err := v.pool.Exec(ctx, "DROP TABLE "+strings.Join(parts[:n], ", ")); err != nil {
+			return fmt.Errorf("drop the partitions of schema %s: %w", schema, err)
+		}
+		parts = parts[n:]
+	}
+	_, err = v.pool.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
 	return err
 }
 

@@ -28,6 +28,9 @@ type store struct {
 	table  string // "schema"."notes", quoted
 	where  string // the rows of the agent: "" or "agent = $1 AND "
 	args   []any  // the agent's argument, first of every statement
+	// partition, in a shared table with a partition per agent, is the
+	// agent's partition (quoted), made by the agent's first Insert.
+	partition string
 }
 
 func newStore(pool *pgxpool.Pool, schema string, agent int) *store {
@@ -80,13 +83,20 @@ func (s *store) exists() error {
 	return nil
 }
 
-// Insert implements engine.Store: COPY in one transaction.
+// Insert implements engine.Store: COPY in one transaction (which first
+// makes the agent's partition when the shared table has one per agent).
 func (s *store) Insert(notes []workload.Note) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback(ctx)
+	if s.partition != "" {
+		q := fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES IN (%d)", s.partition, s.table, s.agent)
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return fmt.Errorf("make agent %d's partition: %w", s.agent, err)
+		}
+	}
 	emb := len(notes) > 0 && notes[0].Emb != nil
 	cols := s.columns(emb)
 	rows := pgx.CopyFromSlice(len(notes), func(i int) ([]any, error) {

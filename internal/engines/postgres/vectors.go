@@ -51,8 +51,8 @@ func (v *Variant) CreateSharedVectors(dir string, dims int) (engine.SharedStore,
 	if err := v.checkVectors(dims); err != nil {
 		return nil, err
 	}
-	s := &sharedStore{pool: v.pool, schema: schemaOf(dir), table: newStore(v.pool, schemaOf(dir), -1)}
-	if err := s.table.create(withEmb(sharedTable, dims), hnswIndex); err != nil {
+	s := v.sharedStore(dir)
+	if err := s.table.create(v.sharedDefinition(withEmb(sharedTable, dims)), hnswIndex); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -60,6 +60,9 @@ func (v *Variant) CreateSharedVectors(dir string, dims int) (engine.SharedStore,
 
 // SharedVectorSearch implements engine.SharedVectorVariant.
 func (v *Variant) SharedVectorSearch() engine.VectorSearch {
+	if v.partitioned() {
+		return engine.VectorSearch{Method: fmt.Sprintf("pgvector %s HNSW index of each agent's partition (a partitioned index, %s); knn: WHERE agent = $1 ORDER BY emb <=> q LIMIT k, the planner keeping the agent's partition only and picking its index or a sort of its rows by distance (exact), by the partition's statistics (%s)", v.version["pgvector"], fmt.Sprintf(hnswIndex, "notes"), v.scanText())}
+	}
 	return engine.VectorSearch{Method: fmt.Sprintf("pgvector %s one HNSW index over every agent's notes, %s; knn: WHERE agent = $1 ORDER BY emb <=> q LIMIT k, the agent's filter applied to what the index returns (%s)", v.version["pgvector"], fmt.Sprintf(hnswIndex, "notes"), v.scanText())}
 }
 
