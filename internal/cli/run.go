@@ -29,6 +29,12 @@ variant's stores are removed after its phases. Before starting, manydb
 estimates the space the stores need and refuses to start if the data
 root's filesystem cannot hold them.
 
+The PostgreSQL variants keep their stores in a server: manydb starts its
+own in ROOT/.manydb-postgres (on a Unix socket only its user can reach,
+no TCP) and removes it at the end, or with --postgres DSN uses a server
+you run on this machine, where it makes databases of its own and drops
+only those.
+
 Running the same command again with the same --out resumes the study (if
 the same version of manydb recorded it): every cell (variant, setting,
 phase, run) already recorded is skipped. A study

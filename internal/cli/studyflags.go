@@ -36,6 +36,7 @@ type studyFlags struct {
 	out        string
 	binDir     string
 	fresh      bool
+	postgres   string // --postgres
 	keep       bool
 	maxLoad    float64
 	loadWait   time.Duration
@@ -81,6 +82,7 @@ func (f *studyFlags) AddFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&f.maxLoad, "max-load", 0, "before each phase, wait until the 1-minute load average is below this (0: don't wait)")
 	fs.DurationVar(&f.loadWait, "load-wait", 30*time.Second, "how often to check the load while waiting")
 	fs.StringVar(&f.binDir, "bin", f.binDir, "directory of the worker binaries")
+	fs.StringVar(&f.postgres, "postgres", "", "a PostgreSQL server of your own for the postgres variants' stores, as a libpq connection string (host=/run/postgresql user=me dbname=postgres); manydb makes databases of its own there (manydb_HASH_SETTING, marked with a comment), drops only those, and touches nothing else; the role needs CREATEDB and the server must run on this machine (manydb reads its data directory and processes). Default: manydb starts its own server in the root")
 	fs.DurationVar(&f.stall, "stall-limit", 0, "end a worker that makes no progress for this long and record its phase failed (0: 100 × the longest gap between its progress lines, at least 1m)")
 }
 
@@ -155,6 +157,7 @@ func (f studyFlags) config(ctx context.Context, o Options, objects, textLen int)
 		Out:           f.out,
 		Keep:          f.keep,
 		BinDir:        f.binDir,
+		Postgres:      f.postgres,
 		MaxLoad:       f.maxLoad,
 		LoadWait:      f.loadWait,
 		StallLimit:    f.stall,

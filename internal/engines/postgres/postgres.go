@@ -11,7 +11,7 @@
 // max(4, CPUs) connections), so an agent's open is a check that its table
 // exists, not a connection: a connection per agent would be a backend
 // process per agent. The server is manydb's own (internal/pgserver) or
-// the user's; the worker is given its address (engine.ServerVariant).
+// the user's (--postgres); the worker is given its address (engine.ServerVariant).
 package postgres
 
 import (
