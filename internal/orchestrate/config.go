@@ -61,8 +61,12 @@ type Config struct {
 	// whose stores live in a server, instead of one manydb starts in the
 	// root (pgserver.UserServer).
 	Postgres string
-	MaxLoad  float64       // wait before each phase until load1 < MaxLoad (0: don't wait)
-	LoadWait time.Duration // how often to check the load while waiting
+	// serverNoVectors, set by Validate, says why the user's server cannot
+	// keep embeddings (no pgvector): under --dims the server's variants
+	// are n/a with it.
+	serverNoVectors string
+	MaxLoad         float64       // wait before each phase until load1 < MaxLoad (0: don't wait)
+	LoadWait        time.Duration // how often to check the load while waiting
 	// StallLimit is how long a worker may go without progress before the
 	// watchdog kills it and records its phase failed; 0 means the default
 	// rule: 100 × the longest gap between its progress lines, at least a
@@ -483,6 +487,9 @@ func (c *Config) notApplicable(w where) string {
 	}
 	if c.Workload.Dims > 0 && fam.NoVectors[w.v] != "" {
 		return fam.NoVectors[w.v]
+	}
+	if c.Workload.Dims > 0 && fam.Server != "" && c.serverNoVectors != "" {
+		return c.serverNoVectors
 	}
 	if fam.Server != "" && c.Serve != nil && c.Serve.MemoryMaxBytes > 0 {
 		return "--memory-max limits the worker's cgroup, and the stores' memory is the server's processes', outside it"

@@ -174,7 +174,8 @@ func exists(path string) bool {
 
 // checkServer checks the run's server before anything is made: the
 // socket path of manydb's own, or that the user's (--postgres) can hold
-// the study, with pgvector when the notes have embeddings.
+// the study; a user's server without pgvector makes the server's
+// variants n/a when the notes have embeddings (serverNoVectors).
 func (c *Config) checkServer() error {
 	switch {
 	case c.Postgres != "" && !c.needsServer():
@@ -196,7 +197,7 @@ func (c *Config) checkServer() error {
 		return &InputError{"--postgres: " + err.Error()}
 	}
 	if c.Workload.Dims > 0 && vs["pgvector"] == "" {
-		return &InputError{"--postgres: the server has no pgvector (no vector in pg_available_extensions), which --dims needs; install it there, or leave the PostgreSQL variants out"}
+		c.serverNoVectors = "the server at --postgres has no pgvector (no vector in pg_available_extensions), which embeddings need"
 	}
 	return nil
 }

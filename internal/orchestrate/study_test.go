@@ -671,3 +671,23 @@ func TestNoPerAgent(t *testing.T) {
 		}
 	}
 }
+
+// TestServerWithoutPgvector: with embeddings, a user's server without
+// pgvector (serverNoVectors, set by Validate) makes the server's
+// variants n/a with its reason, and no other.
+func TestServerWithoutPgvector(t *testing.T) {
+	c := fakeConfig(t, "fake", "fake_slow")
+	c.Catalog = []engine.Family{{Binary: "worker-fake", Variants: []string{"fake"}, Cgo: true},
+		{Binary: "worker-fake", Variants: []string{"fake_slow"}, Cgo: true, Server: "postgres"}}
+	c.Workload.Dims, c.serverNoVectors = 16, "no pgvector there"
+	def, _ := settings.Lookup("default")
+	for v, want := range map[string]string{"fake": "", "fake_slow": "no pgvector there"} {
+		if got := c.notApplicable(where{set: def, layout: job.LayoutPerAgent, v: v}); got != want {
+			t.Errorf("%s: n/a %q, want %q", v, got, want)
+		}
+	}
+	c.Workload.Dims = 0
+	if got := c.notApplicable(where{set: def, layout: job.LayoutPerAgent, v: "fake_slow"}); got != "" {
+		t.Errorf("without embeddings fake_slow is n/a: %q", got)
+	}
+}

@@ -212,4 +212,15 @@ func TestPerAgentNotApplicable(t *testing.T) {
 	if !strings.Contains(got, "n/a: not in the layout per agent for postgres_part: a partition per agent") || strings.Contains(got, "malloc") {
 		t.Errorf("the tables do not give the catalog's reason against the layout per agent:\n%s", got)
 	}
+	// A server variant n/a under --dims (the user's server has no
+	// pgvector) gives the record's reason.
+	noVec := rec(job.LayoutShared, results.StatusNotApplicable)
+	noVec.Workload.Dims, noVec.Error = 16, "the server at --postgres has no pgvector"
+	b.Reset()
+	if err := Tables(&b, []results.Record{noVec}); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); !strings.Contains(got, "n/a: no knn search for postgres_part shared: the server at --postgres has no pgvector") {
+		t.Errorf("the tables do not give the record's reason against knn:\n%s", got)
+	}
 }
