@@ -66,7 +66,7 @@ func Catalog() []Family {
 		{Binary: "worker-objectbox", Variants: []string{"obx", "obx_cached", "obx_nosync"}, Cgo: true,
 			Needs:     "the ObjectBox C library (make build fetches it from PyPI's objectbox-clib wheel)",
 			NoVectors: map[string]string{"obx": "objectbox-go v1.9.0 has no vector API (no float-vector property, HNSW index or nearest-neighbour query); obx_cached and obx_nosync use the C API's"},
-			NoShared:  notShared("obx", "obx_cached", "obx_nosync"),
+			NoShared:  map[string]string{"obx": "the shared layout is written on the C API (obx_cached, obx_nosync), whose model manydb builds itself; obx's objectbox-go path would need a second generated entity, which its adapter does not have"},
 			NoWAL:     why("ObjectBox is not SQLite: it has no journal mode to set", "obx", "obx_cached", "obx_nosync")},
 		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)",
 			NoSharedVectors: notSharedVectors("sqlite"), NoSharedServe: why(oneConnection, "sqlite", "sqlite_capi")},

@@ -160,8 +160,9 @@ type cVariant struct {
 	vectors bool
 	// vecModels holds the vector model per dimensions (vectorModel),
 	// guarded by mu: serve opens stores of one variant at once.
-	mu        sync.Mutex
-	vecModels map[int]*cModel
+	mu           sync.Mutex
+	vecModels    map[int]*cModel
+	sharedModels map[int]*cModel // the shared store's model per dimensions (sharedModel)
 	// scratch reused by every Insert
 	fbb *flatbuffers.Builder
 	obj note.Note
@@ -201,7 +202,10 @@ func (v *cVariant) CloseVariant() error {
 	for _, m := range v.vecModels {
 		m.free()
 	}
-	v.vecModels = nil
+	for _, m := range v.sharedModels {
+		m.free()
+	}
+	v.vecModels, v.sharedModels = nil, nil
 	return nil
 }
 

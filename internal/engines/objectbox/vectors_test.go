@@ -27,6 +27,12 @@ const vectorFloor = 0.8
 // TestVectors runs enginetest.CheckVectors with obx_cached and obx_nosync,
 // default and lean.
 func TestVectors(t *testing.T) {
+	eachCVariant(t, func(t *testing.T, v engine.Variant) { enginetest.CheckVectors(t, v, vectorFloor) })
+}
+
+// eachCVariant runs check as a subtest with each of obx_cached and
+// obx_nosync, default and lean.
+func eachCVariant(t *testing.T, check func(*testing.T, engine.Variant)) {
 	for _, f := range Factories()[1:] {
 		for _, lean := range []bool{false, true} {
 			name, mk := f.ID, f.New
@@ -39,7 +45,7 @@ func TestVectors(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer v.(*cVariant).CloseVariant()
-				enginetest.CheckVectors(t, v, vectorFloor)
+				check(t, v)
 			})
 		}
 	}
