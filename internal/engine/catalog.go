@@ -72,10 +72,10 @@ func Catalog() []Family {
 			NoSharedVectors: notSharedVectors("sqlite"), NoSharedServe: why(oneConnection, "sqlite", "sqlite_capi")},
 		// Turso defines no global allocator here: it allocates with glibc malloc.
 		{Binary: "worker-turso", Variants: []string{"turso", "turso_ckpt"}, Cgo: true,
-			Needs:    "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-capi.sh turso)",
-			NoLean:   map[string]string{"turso": noLeanTurso, "turso_ckpt": noLeanTurso},
-			NoShared: notShared("turso", "turso_ckpt"),
-			NoWAL:    why(walTurso, "turso", "turso_ckpt")},
+			Needs:         "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-capi.sh turso)",
+			NoLean:        map[string]string{"turso": noLeanTurso, "turso_ckpt": noLeanTurso},
+			NoSharedServe: why(oneConnection, "turso", "turso_ckpt"),
+			NoWAL:         why(walTurso, "turso", "turso_ckpt")},
 		// Turso through turso-go: no cgo needed (purego), but the Rust
 		// library allocates with Rust's System allocator, i.e. glibc's
 		// malloc, so allocator settings apply to it as to a cgo engine.

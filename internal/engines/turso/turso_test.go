@@ -154,3 +154,15 @@ func TestVectors(t *testing.T) {
 		})
 	}
 }
+
+// TestShared runs enginetest.CheckShared and CheckSharedVectors with turso
+// and turso_ckpt: two agents with look-alike notes, each answering its
+// own only, before and after a reopen, appends and a delete.
+func TestShared(t *testing.T) {
+	for _, v := range []engine.Variant{&Variant{}, &Variant{checkpoint: true}} {
+		t.Run(v.ID(), func(t *testing.T) {
+			enginetest.CheckShared(t, v)
+			enginetest.CheckSharedVectors(t, v)
+		})
+	}
+}

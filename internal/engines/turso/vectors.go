@@ -92,9 +92,7 @@ func (s *store) statements(dims int) (*vecSQL, error) {
 }
 
 // insertVectors writes notes with their embeddings in one transaction
-// with the vector search's insert prepared once, in one call to the
-// library: the columns as Insert passes them, and the embeddings as
-// blobs (vector.AppendBlob) one after another.
+// with the vector search's insert (insertSQL).
 func (s *store) insertVectors(notes []workload.Note) error {
 	dims := len(notes[0].Emb)
 	vec, err := s.statements(dims)
@@ -108,35 +106,61 @@ func (s *store) insertVectors(notes []workload.Note) error {
 		}
 		s.blob = vector.AppendBlob(s.blob, n.Emb)
 	}
+	return s.insertSQL(string(vec.insert[:len(vec.insert)-1]), notes, s.blob)
+}
+
+// insertSQL writes notes in one transaction with sql prepared once, in
+// one call to the library: the columns as Insert passes them and, when
+// blob is not nil, the embeddings as blobs (vector.AppendBlob) one after
+// another, each 4 × dims bytes.
+func (s *store) insertSQL(sql string, notes []workload.Note, blob []byte) error {
+	csql := C.CString(sql)
+	defer C.free(unsafe.Pointer(csql))
 	ids, ts, lens, text := sqlnotes.Columns(notes)
+	var emb *C.uint8_t
+	var size int
+	if blob != nil {
+		if size = len(blob) / len(notes); size == 0 || size*len(notes) != len(blob) {
+			return fmt.Errorf("turso: %d bytes of embeddings for %d notes", len(blob), len(notes))
+		}
+		emb = (*C.uint8_t)(unsafe.Pointer(&blob[0]))
+	}
 	var msg *C.char
-	if C.mt_insert_notes_emb(s.s, (*C.char)(unsafe.Pointer(&vec.insert[0])), C.size_t(len(notes)),
+	if C.mt_insert_notes_emb(s.s, csql, C.size_t(len(notes)),
 		(*C.int64_t)(unsafe.Pointer(&ids[0])), (*C.int64_t)(unsafe.Pointer(&ts[0])),
 		(*C.int64_t)(unsafe.Pointer(&lens[0])), (*C.uint8_t)(unsafe.Pointer(&text[0])),
-		(*C.uint8_t)(unsafe.Pointer(&s.blob[0])), C.size_t(4*dims), &msg) != 0 {
+		emb, C.size_t(size), &msg) != 0 {
 		return cError("insert", msg)
 	}
 	return nil
 }
 
 // KNN implements engine.VectorStore: sqlnotes.Turso's knn query (every
-// note's vector_distance_cos to the query, ordered, LIMIT k) in one call
-// to the library, prepared, bound with the query's blob and k, and
-// finalized; the ids nearest first.
+// note's vector_distance_cos to the query, ordered, LIMIT k), knnSQL.
 func (s *store) KNN(q []float32, k int, dst []int64) ([]int64, error) {
-	if len(q) == 0 || k < 1 {
-		return dst, fmt.Errorf("turso: knn of %d values, k %d", len(q), k)
+	if len(q) == 0 {
+		return dst, fmt.Errorf("turso: knn of %d values", len(q))
 	}
 	vec, err := s.statements(len(q))
 	if err != nil {
 		return dst, err
+	}
+	return s.knnSQL(vec.knn, q, k, dst)
+}
+
+// knnSQL runs knn (NUL-terminated) in one call to the library, prepared,
+// bound with the query's blob and k, and finalized; the ids nearest
+// first.
+func (s *store) knnSQL(knn []byte, q []float32, k int, dst []int64) ([]int64, error) {
+	if len(q) == 0 || k < 1 {
+		return dst, fmt.Errorf("turso: knn of %d values, k %d", len(q), k)
 	}
 	s.blob = vector.AppendBlob(s.blob[:0], q)
 	dst = slices.Grow(dst, k)
 	start := len(dst)
 	var n C.size_t
 	var msg *C.char
-	if C.mt_knn(s.s, (*C.char)(unsafe.Pointer(&vec.knn[0])),
+	if C.mt_knn(s.s, (*C.char)(unsafe.Pointer(&knn[0])),
 		(*C.uint8_t)(unsafe.Pointer(&s.blob[0])), C.size_t(len(s.blob)), C.size_t(k),
 		(*C.int64_t)(unsafe.Pointer(unsafe.SliceData(dst[start:start+k]))), &n, &msg) != 0 {
 		return dst, cError("knn", msg)

@@ -20,8 +20,9 @@ int mt_exec(MtStore *s, const char *sql, char **err);
 int mt_insert_notes(MtStore *s, size_t n, const int64_t *ids, const int64_t *ts,
                     const int64_t *text_lens, const uint8_t *text, char **err);
 /* mt_insert_notes with the caller's INSERT (sql), which takes (id, text,
- * ts, emb): note i's embedding is bound as a blob, the i-th run of
- * emb_size bytes of emb (float32 values, little-endian). */
+ * ts) and, when emb is not NULL, emb: note i's embedding is bound as a
+ * blob, the i-th run of emb_size bytes of emb (float32 values,
+ * little-endian). */
 int mt_insert_notes_emb(MtStore *s, const char *sql, size_t n, const int64_t *ids,
                         const int64_t *ts, const int64_t *text_lens, const uint8_t *text,
                         const uint8_t *emb, size_t emb_size, char **err);
@@ -32,6 +33,8 @@ int mt_insert_notes_emb(MtStore *s, const char *sql, size_t n, const int64_t *id
 int mt_knn(MtStore *s, const char *sql, const uint8_t *q, size_t q_size, size_t k,
            int64_t *ids, size_t *n, char **err);
 int mt_count(MtStore *s, int64_t *out, char **err);
+/* Runs the caller's query (sql); its first row's first column, an integer, to *out. */
+int mt_query_int(MtStore *s, const char *sql, int64_t *out, char **err);
 int mt_checkpoint(MtStore *s, char **err); /* PRAGMA wal_checkpoint(TRUNCATE) */
 int mt_close(MtStore *s, char **err); /* frees s even on error */
 

@@ -200,10 +200,10 @@ pub unsafe extern "C" fn mt_insert_notes(
     })
 }
 
-/// Inserts n notes with their embeddings in one transaction, as
-/// `mt_insert_notes` does, with the caller's INSERT (sql), which takes
-/// (id, text, ts, emb): note i's embedding, bound as a blob, is the i-th
-/// run of emb_size bytes of emb (its float32 values, little-endian, which
+/// Inserts n notes in one transaction, as `mt_insert_notes` does, with
+/// the caller's INSERT (sql), which takes (id, text, ts) and, when emb is
+/// not NULL, emb: note i's embedding, bound as a blob, is the i-th run of
+/// emb_size bytes of emb (its float32 values, little-endian, which
 /// Turso's vector32 reads as is).
 ///
 /// # Safety
@@ -232,8 +232,11 @@ pub unsafe extern "C" fn mt_insert_notes_emb(
         let Some(notes) = columns("mt_insert_notes_emb", n, ids, ts, text_lens, text)? else {
             return Ok(());
         };
-        if emb.is_null() || emb_size == 0 {
-            return Err("mt_insert_notes_emb: no embeddings".to_string());
+        if emb.is_null() {
+            return in_tx(&s.conn, || insert_all(&s.conn, sql, &notes, None));
+        }
+        if emb_size == 0 {
+            return Err("mt_insert_notes_emb: embeddings of 0 bytes".to_string());
         }
         let emb = std::slice::from_raw_parts(emb, n * emb_size);
         in_tx(&s.conn, || insert_all(&s.conn, sql, &notes, Some((emb, emb_size))))
@@ -372,26 +375,43 @@ pub unsafe extern "C" fn mt_knn(
 /// s must be an open store; out and err valid pointers.
 #[no_mangle]
 pub unsafe extern "C" fn mt_count(s: *mut MtStore, out: *mut i64, err: *mut *mut c_char) -> c_int {
+    guard(err, || query_int(store(s)?, "SELECT count(*) FROM notes", out))
+}
+
+/// Runs the caller's query (sql, prepared for this call and finalized),
+/// whose first row's first column is an integer, and stores it in *out.
+///
+/// # Safety
+/// s must be an open store; sql NUL-terminated; out and err valid pointers.
+#[no_mangle]
+pub unsafe extern "C" fn mt_query_int(s: *mut MtStore, sql: *const c_char, out: *mut i64, err: *mut *mut c_char) -> c_int {
     guard(err, || {
-        let s = store(s)?;
-        if out.is_null() {
-            return Err("mt_count: out is NULL".to_string());
+        if sql.is_null() {
+            return Err("mt_query_int: sql is NULL".to_string());
         }
-        const SQL: &str = "SELECT count(*) FROM notes";
-        let mut st = s.conn.prepare_single(SQL).map_err(|e| format!("{SQL}: {e}"))?;
-        match st.step(None).map_err(|e| format!("{SQL}: {e}"))? {
-            TursoStatusCode::Row => {}
-            other => return Err(format!("{SQL}: no row (status {other:?})")),
-        }
-        let v = st.row_value(0).map_err(|e| format!("{SQL}: {e}"))?;
-        let n = match v {
-            Value::Numeric(Numeric::Integer(n)) => n,
-            other => return Err(format!("{SQL}: got {other:?}, want an integer")),
-        };
-        st.finalize(None).map_err(|e| format!("{SQL}: {e}"))?;
-        *out = n;
-        Ok(())
+        let sql = CStr::from_ptr(sql).to_str().map_err(|e| format!("sql is not UTF-8: {e}"))?;
+        query_int(store(s)?, sql, out)
     })
+}
+
+/// Runs SQL and stores its first row's first column, an integer, in *out.
+unsafe fn query_int(s: &MtStore, sql: &str, out: *mut i64) -> Result<(), String> {
+    if out.is_null() {
+        return Err("query: out is NULL".to_string());
+    }
+    let mut st = s.conn.prepare_single(sql).map_err(|e| format!("{sql}: {e}"))?;
+    match st.step(None).map_err(|e| format!("{sql}: {e}"))? {
+        TursoStatusCode::Row => {}
+        other => return Err(format!("{sql}: no row (status {other:?})")),
+    }
+    let v = st.row_value(0).map_err(|e| format!("{sql}: {e}"))?;
+    let n = match v {
+        Value::Numeric(Numeric::Integer(n)) => n,
+        other => return Err(format!("{sql}: got {other:?}, want an integer")),
+    };
+    st.finalize(None).map_err(|e| format!("{sql}: {e}"))?;
+    *out = n;
+    Ok(())
 }
 
 /// Runs PRAGMA wal_checkpoint(TRUNCATE): copies the WAL into the database
