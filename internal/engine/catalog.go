@@ -69,7 +69,7 @@ func Catalog() []Family {
 			NoShared:  map[string]string{"obx": "the shared layout is written on the C API (obx_cached, obx_nosync), whose model manydb builds itself; obx's objectbox-go path would need a second generated entity, which its adapter does not have"},
 			NoWAL:     why("ObjectBox is not SQLite: it has no journal mode to set", "obx", "obx_cached", "obx_nosync")},
 		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)",
-			NoSharedVectors: notSharedVectors("sqlite"), NoSharedServe: why(oneConnection, "sqlite", "sqlite_capi")},
+			NoSharedVectors: notSharedVectors("sqlite")},
 		// Turso defines no global allocator here: it allocates with glibc malloc.
 		{Binary: "worker-turso", Variants: []string{"turso", "turso_ckpt"}, Cgo: true,
 			Needs:         "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-capi.sh turso)",
@@ -84,7 +84,7 @@ func Catalog() []Family {
 		// libSQL: C core and Rust bindings, both on glibc's malloc.
 		{Binary: "worker-libsql", Variants: []string{"libsql", "libsql_capi"}, Cgo: true,
 			Needs:    "Rust (cargo) to build the libsql crate from crates.io (make build runs scripts/build-capi.sh libsql)",
-			NoShared: notShared("libsql"), NoWAL: why(walNotBuilt, "libsql"), NoSharedServe: why(oneConnection, "libsql_capi")},
+			NoShared: notShared("libsql"), NoWAL: why(walNotBuilt, "libsql")},
 		{Binary: "worker-libsql-go", Variants: []string{"libsql_go"}, Cgo: true, Needs: "a C compiler (cgo); the static library comes with the Go module",
 			NoShared: notShared("libsql_go"), NoWAL: why(walNotBuilt, "libsql_go")},
 		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.
@@ -93,7 +93,7 @@ func Catalog() []Family {
 			NoShared: notShared("pebble", "badger"),
 			NoWAL:    why("not SQLite: it has no journal mode to set (its own log is always on)", "bbolt", "pebble", "badger")},
 		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only",
-			NoSharedVectors: notSharedVectors("sqlite_modernc"), NoSharedServe: why(oneConnection, "sqlite_modernc")},
+			NoSharedVectors: notSharedVectors("sqlite_modernc")},
 		// PostgreSQL with pgvector, through pgx: pure Go. The server is
 		// the study's own (internal/pgserver), or --postgres DSN.
 		{Binary: "worker-postgres", Variants: []string{"postgres", "postgres_iter", "postgres_part"}, Cgo: false, Server: "postgres",
@@ -107,7 +107,7 @@ func Catalog() []Family {
 	}
 }
 
-// oneConnection is why a SQLite-family shared store does not serve
+// oneConnection is why a shared store of one connection does not serve
 // concurrent requests.
 const oneConnection = "its shared store is one connection for all agents, whose transactions concurrent requests would interleave: serve needs a connection per goroutine, which its adapter does not open yet"
 

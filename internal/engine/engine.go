@@ -183,6 +183,17 @@ type SharedStore interface {
 	Close() error
 }
 
+// SharedConnsVariant is implemented by a SharedVariant whose shared store
+// is one connection for all agents, and which can open it with several
+// instead, for concurrent callers (manydb serve opens it with one per
+// goroutine). Its catalog family then gives no NoSharedServe reason.
+type SharedConnsVariant interface {
+	// OpenSharedConns opens the shared store in dir with n connections:
+	// each call of an agent's view (SharedStore.Agent) runs on one of
+	// them for its length, so n callers run at once.
+	OpenSharedConns(dir string, n int) (SharedStore, error)
+}
+
 // SharedVectorVariant is implemented by a SharedVariant whose shared store
 // can keep the notes' embeddings: a workload with vectors (--dims) in the
 // shared layout. A variant without it (or whose SharedVectorSearch has no

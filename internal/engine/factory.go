@@ -99,6 +99,21 @@ func CheckSharedVectors(catalog []Family, v Variant) error {
 	return checkCapability(catalog, v.ID(), has, func(f Family) map[string]string { return f.NoSharedVectors }, "embeddings in the shared layout (SharedVectorVariant)", "NoSharedVectors")
 }
 
+// CheckSharedServe checks that a variant whose shared store opens with a
+// connection per caller (SharedConnsVariant) is not said to be unable to
+// serve concurrent requests (Family.NoSharedServe).
+func CheckSharedServe(catalog []Family, v Variant) error {
+	if _, ok := v.(SharedConnsVariant); !ok {
+		return nil
+	}
+	for _, f := range catalog {
+		if why := f.NoSharedServe[v.ID()]; why != "" {
+			return fmt.Errorf("%w: variant %q opens its shared store with a connection per caller (SharedConnsVariant), but the catalog says %q", ErrCatalogMismatch, v.ID(), why)
+		}
+	}
+	return nil
+}
+
 // CheckWAL checks that the catalog and variant v agree on the wal
 // setting (WALVariant and Family.NoWAL), as CheckShared does.
 func CheckWAL(catalog []Family, v Variant) error {

@@ -44,7 +44,9 @@ func opener(v engine.Variant) func(i int, dir string) (engine.Store, error) {
 // withLayout returns the variant the job's phase works with: v itself
 // for a store per agent; for the shared layout v with its shared store,
 // made by the create phase in a new directory and opened by the others
-// (rec.SharedOpenMs times either), and a function that closes it.
+// (rec.SharedOpenMs times either), with a connection per goroutine for
+// serve when the variant has one connection otherwise
+// (engine.SharedConnsVariant), and a function that closes it.
 func withLayout(j job.Job, v engine.Variant, rec *results.Record) (_ engine.Variant, _ func() error, err error) {
 	if !j.Layout.Shared() || j.Phase == job.PhaseVersions {
 		return v, func() error { return nil }, nil
@@ -56,6 +58,9 @@ func withLayout(j job.Job, v engine.Variant, rec *results.Record) (_ engine.Vari
 	dir := job.SharedDir(j.Dir)
 	rec.Layout, rec.SharedLayout = j.Layout, sv.SharedLayout()
 	open := sv.OpenShared
+	if cv, ok := sv.(engine.SharedConnsVariant); ok && j.Phase == job.PhaseServe {
+		open = func(dir string) (engine.SharedStore, error) { return cv.OpenSharedConns(dir, j.Serve.Concurrency) }
+	}
 	if j.Phase == job.PhaseCreate {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("mkdir the shared store: %w", err)

@@ -162,7 +162,7 @@ func makeVariant(f engine.Factory, lean bool) (engine.Variant, error) {
 	if err != nil {
 		return nil, fmt.Errorf("variant %s: %w", f.ID, err)
 	}
-	if err := errors.Join(engine.CheckID(f.ID, v), engine.CheckShared(engine.Catalog(), v), engine.CheckSharedVectors(engine.Catalog(), v), engine.CheckWAL(engine.Catalog(), v)); err != nil {
+	if err := errors.Join(engine.CheckID(f.ID, v), engine.CheckShared(engine.Catalog(), v), engine.CheckSharedVectors(engine.Catalog(), v), engine.CheckSharedServe(engine.Catalog(), v), engine.CheckWAL(engine.Catalog(), v)); err != nil {
 		return nil, err
 	}
 	if opts := options(v); lean != (len(opts) > 0) {
@@ -198,7 +198,7 @@ func list(stdout io.Writer, factories []engine.Factory) error {
 			l.Error = err.Error()
 		default:
 			l.Answers = v.ID()
-			if err := errors.Join(engine.CheckShared(engine.Catalog(), v), engine.CheckSharedVectors(engine.Catalog(), v), engine.CheckWAL(engine.Catalog(), v)); err != nil {
+			if err := errors.Join(engine.CheckShared(engine.Catalog(), v), engine.CheckSharedVectors(engine.Catalog(), v), engine.CheckSharedServe(engine.Catalog(), v), engine.CheckWAL(engine.Catalog(), v)); err != nil {
 				l.Error = err.Error()
 			}
 			if c, ok := v.(engine.Closer); ok {

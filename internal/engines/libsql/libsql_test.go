@@ -203,6 +203,7 @@ func TestCapiShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	enginetest.CheckShared(t, v)
+	enginetest.CheckSharedConns(t, v)
 }
 
 // TestCapiSharedVectors checks libsql_capi's shared store with

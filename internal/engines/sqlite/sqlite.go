@@ -34,6 +34,7 @@
 package sqlite
 
 import (
+	"database/sql/driver"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -256,6 +257,14 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 		return nil, err
 	}
 	return &sqlnotes.Shared{Conn: c}, nil
+}
+
+var _ engine.SharedConnsVariant = (*Variant)(nil)
+
+// OpenSharedConns implements engine.SharedConnsVariant: n connections to
+// the shared database with the DSN of the per-agent stores (mattn's default busy_timeout of 5 s: a writer waits for another's commit).
+func (v *Variant) OpenSharedConns(dir string, n int) (engine.SharedStore, error) {
+	return sqlnotes.SharedConns(n, func() (driver.Conn, error) { return v.connect(dir) })
 }
 
 // SharedLayout implements engine.SharedVariant.

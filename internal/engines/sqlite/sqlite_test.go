@@ -242,6 +242,7 @@ func TestShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	enginetest.CheckShared(t, v)
+	enginetest.CheckSharedConns(t, v)
 }
 
 func TestWAL(t *testing.T) {

@@ -117,28 +117,37 @@ func (v *Variant) SharedLayout() string {
 	return sqlnotes.SharedLayout + "; the statements of a store of one agent with the agent as parameter ?4, bound when prepared"
 }
 
-// shared is the open shared store: one connection, and its vector
-// statements when it keeps embeddings (nil: none).
+// shared is the open shared store: one connection or, opened by
+// OpenSharedConns, several (conns), of which each call of an agent's view
+// takes one for its length; and its vector statements when it keeps
+// embeddings (nil: none).
 type shared struct {
-	s   *store
-	vec *sqlnotes.Vectors
+	s     *store
+	conns chan *store // nil: s alone
+	vec   *sqlnotes.Vectors
 }
 
 // Agent implements engine.SharedStore.
 func (sh *shared) Agent(a int) (engine.Store, error) {
-	return &agent{s: sh.s, id: int64(a), vec: sh.vec}, nil
+	return &agent{s: sh.s, sh: sh, id: int64(a), vec: sh.vec}, nil
 }
 
 // DeleteAgent implements engine.SharedStore: the agent's rows (and
 // embeddings) deleted in one transaction, then the free pages given back
 // (sqlnotes.SharedReclaim, sqlnotes.SharedCheckpoint).
 func (sh *shared) DeleteAgent(a int) error {
-	ag := &agent{s: sh.s, id: int64(a)}
+	return (&agent{s: sh.s, sh: sh, id: int64(a), vec: sh.vec}).on(func(ag *agent) error { return ag.deleteAll() })
+}
+
+// deleteAll deletes the agent's rows (and embeddings) in one transaction,
+// then gives the free pages back.
+func (ag *agent) deleteAll() error {
+	a := ag.id
 	deletes := []string{sqlnotes.SharedDeleteNumbered}
-	if sh.vec != nil && sh.vec.VecInsertSQL != "" { // a vector table of its own
+	if ag.vec != nil && ag.vec.VecInsertSQL != "" { // a vector table of its own
 		deletes = append(deletes, sqlnotes.SharedVecDeleteNumbered)
 	}
-	err := sh.s.inTx(func() error {
+	err := ag.s.inTx(func() error {
 		for _, sql := range deletes {
 			if err := ag.stepOnce(sql); err != nil {
 				return fmt.Errorf("delete agent %d: %w", a, err)
@@ -149,7 +158,7 @@ func (sh *shared) DeleteAgent(a int) error {
 	if err != nil {
 		return err
 	}
-	return errors.Join(sh.s.exec(sqlnotes.SharedReclaim), sh.s.exec(sqlnotes.SharedCheckpoint))
+	return errors.Join(ag.s.exec(sqlnotes.SharedReclaim), ag.s.exec(sqlnotes.SharedCheckpoint))
 }
 
 // stepOnce prepares sql with the agent bound, steps it to its end and
@@ -165,12 +174,11 @@ func (a *agent) stepOnce(sql string) error {
 	return errors.Join(err, q.Close())
 }
 
-// Close implements engine.SharedStore.
-func (sh *shared) Close() error { return sh.s.Close() }
-
-// agent is one agent's view of the shared store.
+// agent is one agent's view of the shared store. Each call runs on a
+// connection of the store's (on).
 type agent struct {
-	s   *store
+	s   *store // the connection of the call
+	sh  *shared
 	id  int64
 	vec *sqlnotes.Vectors // the shared store's vector statements; nil: none
 }
@@ -196,7 +204,7 @@ func (a *agent) queries() sqlnotes.Queries {
 // Insert implements engine.Store: the agent's notes between BEGIN and
 // COMMIT with one prepared statement (two with embeddings).
 func (a *agent) Insert(notes []workload.Note) error {
-	return a.s.inTx(func() error { return a.insert(notes) })
+	return a.on(func(b *agent) error { return b.s.inTx(func() error { return b.insert(notes) }) })
 }
 
 // insert writes notes with the prepared insert, and their embeddings in
@@ -260,6 +268,15 @@ func (a *agent) insertEmb(q *stmt, n workload.Note) error {
 // KNN implements engine.VectorStore: the shared store's knn query with
 // the agent bound, answered from the agent's embeddings only.
 func (a *agent) KNN(q []float32, k int, dst []int64) ([]int64, error) {
+	err := a.on(func(b *agent) (err error) {
+		dst, err = b.knn(q, k, dst)
+		return err
+	})
+	return dst, err
+}
+
+// knn runs the knn query on the call's connection.
+func (a *agent) knn(q []float32, k int, dst []int64) ([]int64, error) {
 	if a.vec == nil {
 		return dst, errors.New("the shared store keeps no embeddings")
 	}
@@ -289,7 +306,16 @@ func (a *agent) insertOne(q *stmt, n workload.Note) error {
 }
 
 // Count implements engine.Store.
-func (a *agent) Count() (int64, error) {
+func (a *agent) Count() (n int64, err error) {
+	err = a.on(func(b *agent) (err error) {
+		n, err = b.count()
+		return err
+	})
+	return n, err
+}
+
+// count counts the agent's notes on the call's connection.
+func (a *agent) count() (int64, error) {
 	q, err := a.prepare(sqlnotes.SharedCountNumbered)
 	if err != nil {
 		return 0, err
@@ -306,20 +332,35 @@ func (a *agent) Count() (int64, error) {
 
 // Recent implements engine.Store.
 func (a *agent) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	return a.queries().Recent(n, dst)
+	err := a.on(func(b *agent) (err error) {
+		dst, err = b.queries().Recent(n, dst)
+		return err
+	})
+	return dst, err
 }
 
 // Get implements engine.Store.
 func (a *agent) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
-	return a.queries().Get(ids, dst)
+	err := a.on(func(b *agent) (err error) {
+		dst, err = b.queries().Get(ids, dst)
+		return err
+	})
+	return dst, err
 }
 
 // Scan implements engine.Store.
-func (a *agent) Scan(fn func(workload.Note)) error { return a.queries().Scan(fn) }
+func (a *agent) Scan(fn func(workload.Note)) error {
+	return a.on(func(b *agent) error { return b.queries().Scan(fn) })
+}
 
 // Append implements engine.Store: one autocommitted insert; with an
 // embedding, the two inserts in one transaction.
 func (a *agent) Append(n workload.Note) error {
+	return a.on(func(b *agent) error { return b.appendNote(n) })
+}
+
+// appendNote appends n on the call's connection.
+func (a *agent) appendNote(n workload.Note) error {
 	if a.vec != nil && n.Emb != nil {
 		return a.s.inTx(func() error { return a.insert([]workload.Note{n}) })
 	}

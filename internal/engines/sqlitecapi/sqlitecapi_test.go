@@ -90,6 +90,7 @@ func TestShared(t *testing.T) {
 			t.Fatal(err)
 		}
 		enginetest.CheckShared(t, v)
+		enginetest.CheckSharedConns(t, v)
 	}
 }
 

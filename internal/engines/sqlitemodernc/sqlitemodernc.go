@@ -248,6 +248,14 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 	return &sqlnotes.Shared{Conn: c}, nil
 }
 
+var _ engine.SharedConnsVariant = (*Variant)(nil)
+
+// OpenSharedConns implements engine.SharedConnsVariant: n connections to
+// the shared database with the DSN of the per-agent stores (the stores' busy_timeout(5000): a writer waits for another's commit).
+func (v *Variant) OpenSharedConns(dir string, n int) (engine.SharedStore, error) {
+	return sqlnotes.SharedConns(n, func() (driver.Conn, error) { return v.connectStore(dir) })
+}
+
 // SharedLayout implements engine.SharedVariant.
 func (v *Variant) SharedLayout() string { return sqlnotes.SharedLayout + "; modernc's DSN " + v.params }
 

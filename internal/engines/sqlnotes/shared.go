@@ -140,35 +140,83 @@ func CreateShared(c driver.Conn) (*Shared, error) {
 }
 
 // Shared is an open shared store: one connection that every agent's
-// statements run on.
+// statements run on or, made by SharedConns, several, of which each call
+// of an agent's view takes one for its length, so that concurrent
+// callers run on connections of their own (manydb serve).
 type Shared struct {
-	Conn driver.Conn
+	Conn  driver.Conn
+	conns chan driver.Conn // nil: Conn alone
 }
 
 var _ engine.SharedStore = (*Shared)(nil)
 
+// SharedConns opens the shared store with n connections made by connect
+// (each to the one database), for as many concurrent callers
+// (engine.SharedConnsVariant); those made are closed when one fails.
+func SharedConns(n int, connect func() (driver.Conn, error)) (*Shared, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("a shared store of %d connections", n)
+	}
+	conns := make([]driver.Conn, 0, n)
+	for range n {
+		c, err := connect()
+		if err != nil {
+			for _, made := range conns {
+				err = errors.Join(err, made.Close())
+			}
+			return nil, err
+		}
+		conns = append(conns, c)
+	}
+	s := &Shared{Conn: conns[0], conns: make(chan driver.Conn, n)}
+	for _, c := range conns {
+		s.conns <- c
+	}
+	return s, nil
+}
+
+// take returns a connection for one call and how to give it back.
+func (s *Shared) take() (driver.Conn, func()) {
+	if s.conns == nil {
+		return s.Conn, func() {}
+	}
+	c := <-s.conns
+	return c, func() { s.conns <- c }
+}
+
 // Agent implements engine.SharedStore: a view of agent a's notes.
 func (s *Shared) Agent(a int) (engine.Store, error) {
-	return &agentNotes{c: s.Conn, agent: int64(a)}, nil
+	return &agentNotes{s: s, agent: int64(a)}, nil
 }
 
 // DeleteAgent implements engine.SharedStore: the agent's rows deleted in
 // one autocommitted statement, then the free pages given back.
 func (s *Shared) DeleteAgent(a int) error {
+	c, done := s.take()
+	defer done()
 	for _, q := range []string{SharedDelete, SharedReclaim, SharedCheckpoint} {
 		var args []driver.Value
 		if q == SharedDelete {
 			args = []driver.Value{int64(a)}
 		}
-		if _, err := each0(s.Conn, q, args); err != nil {
+		if _, err := each0(c, q, args); err != nil {
 			return fmt.Errorf("%s: %w", q, err)
 		}
 	}
 	return nil
 }
 
-// Close implements engine.SharedStore.
-func (s *Shared) Close() error { return s.Conn.Close() }
+// Close implements engine.SharedStore: it closes every connection.
+func (s *Shared) Close() error {
+	if s.conns == nil {
+		return s.Conn.Close()
+	}
+	var errs []error
+	for range cap(s.conns) {
+		errs = append(errs, (<-s.conns).Close())
+	}
+	return errors.Join(errs...)
+}
 
 // each0 runs a statement that may return rows (a pragma) and reads them
 // all, so that it runs to its end.
@@ -201,20 +249,23 @@ func drain(rs driver.Rows) (n int, err error) {
 	}
 }
 
-// agentNotes is one agent's view of a shared store: an engine.Store.
+// agentNotes is one agent's view of a shared store: an engine.Store. Each
+// call runs on a connection of the store's (Shared.take).
 type agentNotes struct {
-	c     driver.Conn
+	s     *Shared
 	agent int64
 }
 
-func (s *agentNotes) Insert(notes []workload.Note) error {
-	return inTx(s.c, func() error {
-		st, err := s.c.Prepare(SharedInsert)
+func (a *agentNotes) Insert(notes []workload.Note) error {
+	c, done := a.s.take()
+	defer done()
+	return inTx(c, func() error {
+		st, err := c.Prepare(SharedInsert)
 		if err != nil {
 			return err
 		}
 		args := make([]driver.Value, 4)
-		args[0] = s.agent
+		args[0] = a.agent
 		for _, n := range notes {
 			args[1], args[2], args[3] = n.ID, n.Text, n.Ts
 			if _, err := st.Exec(args); err != nil { //lint:ignore SA1019 as above
@@ -225,31 +276,37 @@ func (s *agentNotes) Insert(notes []workload.Note) error {
 	})
 }
 
-func (s *agentNotes) Count() (int64, error) {
-	st, err := s.c.Prepare(SharedCount)
+func (a *agentNotes) Count() (int64, error) {
+	c, done := a.s.take()
+	defer done()
+	st, err := c.Prepare(SharedCount)
 	if err != nil {
 		return 0, err
 	}
 	defer st.Close()
-	rows, err := st.Query([]driver.Value{s.agent}) //lint:ignore SA1019 as above
+	rows, err := st.Query([]driver.Value{a.agent}) //lint:ignore SA1019 as above
 	if err != nil {
 		return 0, err
 	}
 	return ScanCount(rows)
 }
 
-func (s *agentNotes) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	_, err := each(s.c, SharedRecent, []driver.Value{s.agent, int64(n)}, func(note workload.Note) { dst = append(dst, note) })
+func (a *agentNotes) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
+	c, done := a.s.take()
+	defer done()
+	_, err := each(c, SharedRecent, []driver.Value{a.agent, int64(n)}, func(note workload.Note) { dst = append(dst, note) })
 	return dst, err
 }
 
-func (s *agentNotes) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err error) {
-	st, err := s.c.Prepare(SharedGet)
+func (a *agentNotes) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err error) {
+	c, done := a.s.take()
+	defer done()
+	st, err := c.Prepare(SharedGet)
 	if err != nil {
 		return dst, err
 	}
 	defer func() { err = errors.Join(err, st.Close()) }()
-	args := []driver.Value{s.agent, nil}
+	args := []driver.Value{a.agent, nil}
 	add := func(note workload.Note) { dst = append(dst, note) }
 	for _, id := range ids {
 		args[1] = id
@@ -258,21 +315,25 @@ func (s *agentNotes) Get(ids []int64, dst []workload.Note) (_ []workload.Note, e
 			return dst, err
 		}
 		if n == 0 {
-			return dst, fmt.Errorf("note %d of agent %d: %w", id, s.agent, engine.ErrNotFound)
+			return dst, fmt.Errorf("note %d of agent %d: %w", id, a.agent, engine.ErrNotFound)
 		}
 	}
 	return dst, nil
 }
 
-func (s *agentNotes) Scan(fn func(workload.Note)) error {
-	_, err := each(s.c, SharedScan, []driver.Value{s.agent}, fn)
+func (a *agentNotes) Scan(fn func(workload.Note)) error {
+	c, done := a.s.take()
+	defer done()
+	_, err := each(c, SharedScan, []driver.Value{a.agent}, fn)
 	return err
 }
 
-func (s *agentNotes) Append(n workload.Note) error {
-	return exec(s.c, SharedInsert, []driver.Value{s.agent, n.ID, n.Text, n.Ts})
+func (a *agentNotes) Append(n workload.Note) error {
+	c, done := a.s.take()
+	defer done()
+	return exec(c, SharedInsert, []driver.Value{a.agent, n.ID, n.Text, n.Ts})
 }
 
 // Close releases nothing: the agent's statements are closed after each
-// call, and the connection is the shared store's.
-func (s *agentNotes) Close() error { return nil }
+// call, and the connections are the shared store's.
+func (a *agentNotes) Close() error { return nil }
