@@ -30,7 +30,8 @@ package objectbox
 
 // mdb_lean is the lean setting's store options (objectbox.h): no
 // thread-local reader slots, and so no pthread key per store; max_readers
-// read transactions at once; a maximum size of max_kb.
+// read transactions at once; and a maximum size of max_kb (lean's, or the
+// shared store's; 0: ObjectBox's default, 1 GiB).
 typedef struct mdb_lean { int on; unsigned int max_readers; uint64_t max_kb; } mdb_lean;
 
 // mdb_open opens the store in dir: with the model's FlatBuffers bytes when
@@ -44,8 +45,8 @@ static OBX_store* mdb_open(const char* dir, const void* model, size_t model_size
 	if (lean.on) {
 		obx_opt_no_reader_thread_locals(opt, true);
 		obx_opt_max_readers(opt, lean.max_readers);
-		obx_opt_max_db_size_in_kb(opt, lean.max_kb);
 	}
+	if (lean.max_kb) obx_opt_max_db_size_in_kb(opt, lean.max_kb);
 	if (model && obx_opt_model_bytes_direct(opt, model, model_size) != 0) { obx_opt_free(opt); return NULL; }
 	return obx_store_open(opt); // frees opt
 }
@@ -245,8 +246,9 @@ func leanOptions() map[string]string {
 
 // cOpen opens the store in dir, with model (FlatBuffers bytes in C memory,
 // see cModel) or, when model is nil, without a model; with the lean
-// setting's options when lean.
-func cOpen(dir string, model *cModel, lean bool) (cStore, error) {
+// setting's options when lean; with a maximum size of maxKB when it is
+// not 0 (else lean's, or ObjectBox's default).
+func cOpen(dir string, model *cModel, lean bool, maxKB uint64) (cStore, error) {
 	cdir := C.CString(dir)
 	defer C.free(unsafe.Pointer(cdir))
 	var p unsafe.Pointer
@@ -257,6 +259,9 @@ func cOpen(dir string, model *cModel, lean bool) (cStore, error) {
 	var l C.mdb_lean
 	if lean {
 		l = C.mdb_lean{on: 1, max_readers: leanMaxReaders, max_kb: leanMaxSizeKB}
+	}
+	if maxKB != 0 {
+		l.max_kb = C.uint64_t(maxKB)
 	}
 	s := C.mdb_open(cdir, p, n, l)
 	if s == nil {

@@ -247,7 +247,7 @@ func (v *cVariant) open(dir string, model *cModel, dims int) (engine.Store, erro
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	s, err := cOpen(dir, model, v.lean)
+	s, err := cOpen(dir, model, v.lean, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}

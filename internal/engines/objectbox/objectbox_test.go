@@ -104,7 +104,7 @@ func TestModelSyncChecksUids(t *testing.T) {
 	createStore(t, newVariant(t, IDSync), dir, fill(10))
 	other := otherModel(t)
 	defer other.free()
-	s, err := cOpen(dir, other, false)
+	s, err := cOpen(dir, other, false, 0)
 	if err == nil {
 		s.close()
 		t.Fatal("opening with a model whose Text property has another uid succeeded; want a schema error")
@@ -121,7 +121,7 @@ func TestNoSyncSkipsModel(t *testing.T) {
 	dir := t.TempDir()
 	other := otherModel(t)
 	defer other.free()
-	s, err := cOpen(dir, other, false)
+	s, err := cOpen(dir, other, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

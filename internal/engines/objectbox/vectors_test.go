@@ -105,7 +105,7 @@ func TestVectorModelReachesLibrary(t *testing.T) {
 	}
 	m := newCModel(b)
 	defer m.free()
-	s, err := cOpen(t.TempDir(), m, false)
+	s, err := cOpen(t.TempDir(), m, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestVectorModelReachesLibrary(t *testing.T) {
 		t.Errorf("insert with a vector cache hint of 1 KB: %v, want the library's minimum of 64 KB", err)
 	}
 
-	if st, err := cOpen(dir, v.model, false); err == nil {
+	if st, err := cOpen(dir, v.model, false, 0); err == nil {
 		st.close()
 		t.Error("the plain model opened a store with vectors; want a schema error")
 	}
