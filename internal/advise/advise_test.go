@@ -382,3 +382,34 @@ func TestServeOfSeveralStoreCounts(t *testing.T) {
 		t.Errorf("options %+v, refused %+v", a.Options, a.Refused)
 	}
 }
+
+// TestLayoutsOfEmbeddings: records of both layouts with embeddings only
+// give the layouts table the figures with them (and their recall), said
+// so; with records without embeddings it keeps those.
+func TestLayoutsOfEmbeddings(t *testing.T) {
+	var recs []results.Record
+	for _, layout := range []job.Layout{job.LayoutPerAgent, job.LayoutShared} {
+		for _, r := range (fakeEngine{name: "v", holdKB: 50, filesPer: 1, spaceKB: 300}).records() {
+			if r.Phase == job.PhaseSpace {
+				r.Workload.Dims, r.Layout = 384, layout
+				recs = append(recs, r)
+			}
+		}
+	}
+	s := Default()
+	s.Dims = 384
+	a, err := Advise(s, Collect(recs, s.Dims), []string{"dir/x.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Layouts.Dims != 384 || len(a.Layouts.Rows) != 2 || len(a.Layouts.Columns) == 0 || a.Layouts.Columns[0].Figure != "space-per-store" {
+		t.Fatalf("layouts table of records with embeddings only: %+v", a.Layouts)
+	}
+	var b bytes.Buffer
+	if err := a.Text(&b, "layouts"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "notes with embeddings of 384 values") {
+		t.Errorf("the layouts table does not say its figures are with embeddings:\n%s", b.String())
+	}
+}

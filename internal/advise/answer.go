@@ -161,7 +161,7 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 		return cmp.Or(cmp.Compare(x.P99.Value, y.P99.Value), cmp.Compare(x.Memory.Value, y.Memory.Value))
 	})
 	a.Gaps = gaps(s, evs, a.Options, unserved)
-	a.Layouts, a.PerStore, a.AllOpen = layouts(evs), perStore(s, evs), allOpen(s, evs)
+	a.Layouts, a.PerStore, a.AllOpen = layouts(s, evs), perStore(s, evs), allOpen(s, evs)
 	a.Ranks = ranks(s, evs)
 	return a, nil
 }

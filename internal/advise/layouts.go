@@ -11,6 +11,9 @@ import (
 type Table struct {
 	Columns []Column   `json:"columns"`
 	Rows    []TableRow `json:"rows"`
+	// Dims is the values per embedding of the notes its figures are of;
+	// 0: notes without embeddings.
+	Dims int `json:"dims,omitempty"`
 }
 
 // A Column is one figure of a Table and its heading.
@@ -51,8 +54,10 @@ func perStoreColumns(dims int) []Column {
 
 // layouts is the table of every variant the records hold in the shared
 // layout: its stores per agent (under each setting) and then its shared
-// store.
-func layouts(evs []*Evidence) Table {
+// store; of the records without embeddings or, when they hold none and
+// the scenario has embeddings, of those with them (and the knn's
+// figures).
+func layouts(s Scenario, evs []*Evidence) Table {
 	var rows []*Evidence
 	for _, e := range evs {
 		if !e.Layout.Shared() {
@@ -65,7 +70,15 @@ func layouts(evs []*Evidence) Table {
 		}
 		rows = append(rows, e)
 	}
-	return newTable(layoutColumns(), rows, 0)
+	t := newTable(layoutColumns(), rows, 0)
+	if len(t.Columns) == 0 && s.Dims > 0 {
+		t = newTable(append(layoutColumns(), Column{"knn-p99", "knn p99"}, Column{"recall", "recall@10"}), rows, s.Dims)
+		t.Dims = s.Dims
+	}
+	if len(t.Columns) == 0 {
+		t.Rows = nil // no figure to show
+	}
+	return t
 }
 
 // perStore is the table of every variant in a store of its own, the

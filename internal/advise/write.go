@@ -161,7 +161,10 @@ func (a Answer) writeLayouts(b *strings.Builder, st style) {
 		return
 	}
 	without := ""
-	if a.Scenario.Dims > 0 {
+	switch {
+	case a.Layouts.Dims > 0:
+		without = fmt.Sprintf(", notes with embeddings of %d values", a.Layouts.Dims)
+	case a.Scenario.Dims > 0:
 		without = ", without embeddings"
 	}
 	fmt.Fprintf(b, "\nOne store per agent or one for all (the variants the records hold in both layouts, one request at a time%s; each figure the median over the records' runs and studies, a p99 each run's p99, their median):\n\n", without)

@@ -392,11 +392,14 @@ figure .charts figure{width:235px}
 figure .charts figcaption{font-size:.8em}
 .scroll td{white-space:nowrap}
 .scroll td:first-child{white-space:normal;max-width:22em}
-table.turned td.long,.scroll td.long{white-space:normal;min-width:8em;max-width:13em}
+table.turned td.long,.scroll td.long,table.overview td.long{white-space:normal;min-width:8em;max-width:13em}
 figure{display:inline-block;margin:.5em 0;page-break-inside:avoid}
 figcaption{font-size:.9em;max-width:36em}
 dl{font-size:.85em}
 #answer li,#answer p{overflow-wrap:anywhere}
+#answer table{font-size:.9em}
+table.overview td.long{max-width:10em}
+table.overview{font-size:.92em}
 @media print{section{page-break-before:always}}
 </style></head><body>
 <h1>{{.Title}}</h1>
@@ -419,7 +422,7 @@ dl{font-size:.85em}
 <p>One row per variant; each figure as in the tables below, with its spread across runs under it ([a–b]: the 95 % interval of the median of the per-run values, (a–b): their range). Sorted by {{.SortedBy}}; click a column's header to sort by it.</p>
 <p class="legend">Engine families, one colour on every chart: {{range .Families}}<span><span class="sw" style="background:{{.Color}}"></span>{{.Name}}</span>{{end}}</p>
 <table class="overview"><thead><tr><th>variant</th>{{range .Headers}}<th>{{.}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}<tr><td data-v="{{.Label}}"><span class="sw" style="background:{{.Color}}" title="{{.Family}}"></span>{{.Label}}</td>{{range .Cells}}<td data-v="{{.Sort}}">{{.Text}}{{with .Spread}}<br><small>{{.}}</small>{{end}}</td>{{end}}</tr>
+<tbody>{{range .Rows}}<tr><td data-v="{{.Label}}"><span class="sw" style="background:{{.Color}}" title="{{.Family}}"></span>{{.Label}}</td>{{range .Cells}}<td data-v="{{.Sort}}"{{if long .Text}} class="long"{{end}}>{{.Text}}{{with .Spread}}<br><small>{{.}}</small>{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 {{range .Notes}}<p>{{.}}</p>
 {{end}}<div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
