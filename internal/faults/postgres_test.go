@@ -20,8 +20,13 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// pgStudy is the study of the PostgreSQL cases: both layouts.
-var pgStudy = shared(study{Engines: "postgres", Stores: 150, Objects: 20, TextLen: 50, Runs: 2, Hold: 50})
+// pgStudy is the study of the PostgreSQL cases: both layouts;
+// pgUserStudy, on a user's server, the layout per agent alone (the
+// default, whose databases manydb must make and drop as well).
+var (
+	pgStudy     = shared(study{Engines: "postgres", Stores: 150, Objects: 20, TextLen: 50, Runs: 2, Hold: 50})
+	pgUserStudy = study{Engines: "postgres", Stores: 150, Objects: 20, TextLen: 50, Runs: 2, Hold: 50}
+)
 
 // pgReady skips the case when the server is not installed beside the
 // binaries, and opens the case's directory to the server's user (it
@@ -233,8 +238,8 @@ func pgUserServer(c *fcase) {
 	admin := srv.DSN("postgres")
 	c.sql(admin, "CREATE DATABASE keepme")
 	c.sql(srv.DSN("keepme"), "CREATE TABLE t AS SELECT 42 AS x")
-	s := pgStudy
-	s.Extra = append(slices.Clip(s.Extra), "--postgres", admin)
+	s := pgUserStudy
+	s.Extra = []string{"--postgres", admin}
 	p := c.start(s.args(c.root, c.out)...)
 	c.caught(p.waitWorker("open") != 0, "the open run ended before it was seen")
 	p.kill(syscall.SIGKILL)

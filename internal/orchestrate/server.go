@@ -89,7 +89,7 @@ func useUserServer(c Config) *runServer {
 	}
 	r := &runServer{user: u}
 	for _, set := range c.Settings {
-		for _, layout := range c.Layouts {
+		for _, layout := range c.layouts() {
 			db := u.Database(dbName(set.Name, layout))
 			if err := u.Make(context.Background(), db); err != nil {
 				r.err = err
@@ -196,8 +196,12 @@ func (c *Config) checkServer() error {
 	if err != nil {
 		return &InputError{"--postgres: " + err.Error()}
 	}
-	if c.Workload.Dims > 0 && vs["pgvector"] == "" {
+	switch {
+	case c.Workload.Dims == 0:
+	case vs["pgvector"] == "":
 		c.serverNoVectors = "the server at --postgres has no pgvector (no vector in pg_available_extensions), which embeddings need"
+	case !u.Superuser():
+		c.serverNoVectors = "the role at --postgres is not a superuser, and only a superuser may create pgvector's extension (it is not a trusted extension) in manydb's databases"
 	}
 	return nil
 }

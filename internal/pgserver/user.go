@@ -19,10 +19,15 @@ import (
 // the study's root and marked with a comment, and drops only databases
 // that carry its mark for that root.
 type UserServer struct {
-	dsn  string // as the user gave it
-	cfg  *pgx.ConnConfig
-	root string // the study's data root, absolute: the mark's
+	dsn       string // as the user gave it
+	cfg       *pgx.ConnConfig
+	root      string // the study's data root, absolute: the mark's
+	superuser bool   // the role is a superuser (may create pgvector)
 }
+
+// Superuser tells whether the role is a superuser, who alone may create
+// pgvector's extension (not a trusted extension) in a new database.
+func (u *UserServer) Superuser() bool { return u.superuser }
 
 // ErrUserServer is wrapped by every error of ConnectUser: the server
 // given cannot hold a study, and nothing was made on it.
@@ -52,7 +57,7 @@ func ConnectUser(ctx context.Context, dsn, root string) (*UserServer, error) {
 		return nil, err
 	}
 	defer c.Close(ctx)
-	if err := checkCreateDB(ctx, c); err != nil {
+	if u.superuser, err = checkCreateDB(ctx, c); err != nil {
 		return nil, err
 	}
 	return u, checkDataDirectory(ctx, c)
@@ -72,16 +77,17 @@ func (u *UserServer) connect(ctx context.Context, db string) (*pgx.Conn, error) 
 	return c, nil
 }
 
-// checkCreateDB checks that the role may create databases.
-func checkCreateDB(ctx context.Context, c *pgx.Conn) error {
+// checkCreateDB checks that the role may create databases, and tells
+// whether it is a superuser.
+func checkCreateDB(ctx context.Context, c *pgx.Conn) (superuser bool, err error) {
 	var ok bool
-	if err := c.QueryRow(ctx, "SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user").Scan(&ok); err != nil {
-		return fmt.Errorf("%w: the role's privileges: %v", ErrUserServer, err)
+	if err := c.QueryRow(ctx, "SELECT rolcreatedb OR rolsuper, rolsuper FROM pg_roles WHERE rolname = current_user").Scan(&ok, &superuser); err != nil {
+		return false, fmt.Errorf("%w: the role's privileges: %v", ErrUserServer, err)
 	}
 	if !ok {
-		return fmt.Errorf("%w: role %s may not create databases (CREATEDB), and manydb keeps its stores in databases of its own", ErrUserServer, c.Config().User)
+		return false, fmt.Errorf("%w: role %s may not create databases (CREATEDB), and manydb keeps its stores in databases of its own", ErrUserServer, c.Config().User)
 	}
-	return nil
+	return superuser, nil
 }
 
 // checkDataDirectory checks that the server's data directory, and in it
@@ -173,8 +179,9 @@ func (u *UserServer) Make(ctx context.Context, db string) error {
 		return fmt.Errorf("create database %s: %w", db, err)
 	}
 	_, err = c.Exec(ctx, "COMMENT ON DATABASE "+pgx.Identifier{db}.Sanitize()+" IS "+quoteLiteral(u.mark()))
-	if err != nil {
-		return errors.Join(fmt.Errorf("mark database %s as manydb's: %w", db, err), u.Drop(ctx, db))
+	if err != nil { // the database is the one just made: drop it though unmarked
+		_, derr := c.Exec(ctx, "DROP DATABASE "+pgx.Identifier{db}.Sanitize())
+		return errors.Join(fmt.Errorf("mark database %s as manydb's: %w", db, err), derr)
 	}
 	return nil
 }

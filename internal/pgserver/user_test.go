@@ -54,6 +54,7 @@ func TestUserServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkSuperuser(t, ctx, admin, u)
 	mine, theirs := u.Database("default"), other.Database("default")
 	if mine == theirs || !strings.HasPrefix(mine, "manydb_") || !strings.HasSuffix(mine, "_default") {
 		t.Fatalf("databases of two roots: %q and %q; want manydb_HASH_default, one per root", mine, theirs)
@@ -101,5 +102,28 @@ func TestConnectUserRefuses(t *testing.T) {
 		if _, err := ConnectUser(ctx, dsn, t.TempDir()); !errors.Is(err, ErrUserServer) {
 			t.Errorf("ConnectUser(%q) = %v, want ErrUserServer", dsn, err)
 		}
+	}
+}
+
+// checkSuperuser: the initdb superuser is one; a role with CREATEDB (and
+// pg_read_all_settings, to read data_directory) is not: it may not create
+// pgvector's extension.
+func checkSuperuser(t *testing.T, ctx context.Context, admin string, u *UserServer) {
+	t.Helper()
+	c, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Exec(ctx, "CREATE ROLE plain LOGIN CREATEDB IN ROLE pg_read_all_settings")
+	c.Close(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := ConnectUser(ctx, strings.Replace(admin, "user="+Role, "user=plain", 1), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !u.Superuser() || plain.Superuser() {
+		t.Errorf("superusers: %s %v, plain %v; want true, false", Role, u.Superuser(), plain.Superuser())
 	}
 }

@@ -154,7 +154,7 @@ func (v *cVariant) openShared(dir string, dims int, create bool) (engine.SharedS
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	s, err := cOpen(dir, model, v.lean, sharedMaxSizeKB)
+	s, err := cOpen(dir, model, false, sharedMaxSizeKB) // lean's options are for many stores: not the one shared store's
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}
@@ -163,7 +163,7 @@ func (v *cVariant) openShared(dir string, dims int, create bool) (engine.SharedS
 
 // SharedLayout implements engine.SharedVariant.
 func (v *cVariant) SharedLayout() string {
-	return "one store (data.mdb, obx_opt_max_db_size_in_kb 268435456: 256 GiB, under every setting) of Note objects with an indexed agent property (obx_qb_equals_int on it in every query of an agent) and self-assigned ids, agent × 2¹⁵ + the note's id (below 2³²: ObjectBox's HNSW index fails to remove objects of larger ids); " +
+	return "one store (data.mdb, opened with ObjectBox's defaults but obx_opt_max_db_size_in_kb 268435456, 256 GiB, under every setting: lean's options are for many stores, and max_readers 16 would bound serve's goroutines) of Note objects with an indexed agent property (obx_qb_equals_int on it in every query of an agent) and self-assigned ids, agent × 2¹⁵ + the note's id (below 2³²: ObjectBox's HNSW index fails to remove objects of larger ids); " +
 		"an agent's open runs no call (its queries name the agent); deleting an agent is a query of its objects removed (obx_query_remove) in one write transaction: LMDB keeps the freed pages in its file for later writes, so no space goes back to the file system"
 }
 

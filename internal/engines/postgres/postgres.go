@@ -80,6 +80,7 @@ type Variant struct {
 	dsn       string
 	version   map[string]string
 	hasVector bool   // the database has pgvector (CREATE EXTENSION vector)
+	noVector  string // why the database has no pgvector though the server does
 	dataDir   string // the server's data directory, once asked
 }
 
@@ -115,10 +116,14 @@ func (v *Variant) UseServer(dsn string) error {
 	if err := ensureDatabase(cfg.ConnConfig); err != nil {
 		return err
 	}
-	if v.version, err = prepareDatabase(cfg.ConnConfig); err != nil {
+	v.version, err = prepareDatabase(cfg.ConnConfig)
+	switch {
+	case errors.Is(err, errNoExtension):
+		v.noVector = err.Error()
+	case err != nil:
 		return err
 	}
-	v.hasVector = v.version["pgvector"] != ""
+	v.hasVector = v.version["pgvector"] != "" && v.noVector == ""
 	cfg.AfterConnect = registerVector
 	if v.iterative() {
 		cfg.ConnConfig.RuntimeParams["hnsw.iterative_scan"] = iterativeScan
@@ -161,8 +166,13 @@ func (v *Variant) analyzeNew() error {
 	return nil
 }
 
-// ensureDatabase makes the database cfg names unless the server has it.
+// ensureDatabase makes the database cfg names unless the server has it
+// (a connection to it succeeds: on a user's server manydb made it
+// before, pgserver.UserServer.Make).
 func ensureDatabase(cfg *pgx.ConnConfig) error {
+	if c, err := pgx.ConnectConfig(ctx, cfg); err == nil {
+		return c.Close(ctx)
+	}
 	admin := cfg.Copy()
 	admin.Database = "postgres"
 	c, err := pgx.ConnectConfig(ctx, admin)
@@ -197,10 +207,16 @@ func prepareDatabase(cfg *pgx.ConnConfig) (map[string]string, error) {
 		return vs, err
 	}
 	if _, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector"); err != nil {
-		return nil, fmt.Errorf("create extension vector: %w", err)
+		// Only a superuser may create it (not a trusted extension): the
+		// database then keeps no embeddings (checkVectors says why).
+		return vs, fmt.Errorf("%w: %w", errNoExtension, err)
 	}
 	return vs, nil
 }
+
+// errNoExtension is wrapped by prepareDatabase's error when pgvector is
+// installed but its extension could not be made in the database.
+var errNoExtension = errors.New("create extension vector")
 
 // CloseVariant implements engine.Closer: it closes the pool.
 func (v *Variant) CloseVariant() error {

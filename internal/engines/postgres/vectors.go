@@ -80,6 +80,8 @@ func (v *Variant) checkVectors(dims int) error {
 	switch {
 	case v.pool == nil:
 		return errNoServer
+	case v.noVector != "":
+		return errors.New("the database has no pgvector: " + v.noVector)
 	case !v.hasVector:
 		return errors.New("the server has no pgvector (CREATE EXTENSION vector)")
 	case dims < 1 || dims > 16000:
