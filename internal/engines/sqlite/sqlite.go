@@ -256,7 +256,7 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sqlnotes.Shared{Conn: c}, nil
+	return sqlnotes.NewShared(c), nil
 }
 
 var _ engine.SharedConnsVariant = (*Variant)(nil)

@@ -85,7 +85,7 @@ func (v *Variant) createShared(dir string, schema []string, vec *sqlnotes.Vector
 		s.Close()
 		return nil, err
 	}
-	return &shared{s: s, vec: vec}, nil
+	return &shared{conns: sqlnotes.OnePool(s), vec: vec}, nil
 }
 
 // OpenShared implements engine.SharedVariant; a database with the vector
@@ -98,7 +98,7 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 	if err := s.exec(sqlnotes.SharedSync); err != nil {
 		return nil, errors.Join(err, s.Close())
 	}
-	sh := &shared{s: s}
+	sh := &shared{conns: sqlnotes.OnePool(s)}
 	if v.sharedVectors != nil {
 		n, err := s.queryInt("SELECT count(*) FROM sqlite_master WHERE name IN ('" + sqlnotes.VecTable + "', '" + sqlnotes.LibSQLIndex + "')")
 		if err != nil {
@@ -122,21 +122,22 @@ func (v *Variant) SharedLayout() string {
 // takes one for its length; and its vector statements when it keeps
 // embeddings (nil: none).
 type shared struct {
-	s     *store
-	conns chan *store // nil: s alone
+	conns sqlnotes.Pool[*store]
 	vec   *sqlnotes.Vectors
 }
 
 // Agent implements engine.SharedStore.
 func (sh *shared) Agent(a int) (engine.Store, error) {
-	return &agent{s: sh.s, sh: sh, id: int64(a), vec: sh.vec}, nil
+	return &agent{s: sh.conns.First(), sh: sh, id: int64(a), vec: sh.vec}, nil
 }
 
 // DeleteAgent implements engine.SharedStore: the agent's rows (and
 // embeddings) deleted in one transaction, then the free pages given back
 // (sqlnotes.SharedReclaim, sqlnotes.SharedCheckpoint).
 func (sh *shared) DeleteAgent(a int) error {
-	return (&agent{s: sh.s, sh: sh, id: int64(a), vec: sh.vec}).on(func(ag *agent) error { return ag.deleteAll() })
+	ag, done := (&agent{s: sh.conns.First(), sh: sh, id: int64(a), vec: sh.vec}).bind()
+	defer done()
+	return ag.deleteAll()
 }
 
 // deleteAll deletes the agent's rows (and embeddings) in one transaction,
@@ -175,7 +176,7 @@ func (a *agent) stepOnce(sql string) error {
 }
 
 // agent is one agent's view of the shared store. Each call runs on a
-// connection of the store's (on).
+// connection of the store's (bind).
 type agent struct {
 	s   *store // the connection of the call
 	sh  *shared
@@ -204,7 +205,9 @@ func (a *agent) queries() sqlnotes.Queries {
 // Insert implements engine.Store: the agent's notes between BEGIN and
 // COMMIT with one prepared statement (two with embeddings).
 func (a *agent) Insert(notes []workload.Note) error {
-	return a.on(func(b *agent) error { return b.s.inTx(func() error { return b.insert(notes) }) })
+	b, done := a.bind()
+	defer done()
+	return b.s.inTx(func() error { return b.insert(notes) })
 }
 
 // insert writes notes with the prepared insert, and their embeddings in
@@ -268,11 +271,9 @@ func (a *agent) insertEmb(q *stmt, n workload.Note) error {
 // KNN implements engine.VectorStore: the shared store's knn query with
 // the agent bound, answered from the agent's embeddings only.
 func (a *agent) KNN(q []float32, k int, dst []int64) ([]int64, error) {
-	err := a.on(func(b *agent) (err error) {
-		dst, err = b.knn(q, k, dst)
-		return err
-	})
-	return dst, err
+	b, done := a.bind()
+	defer done()
+	return b.knn(q, k, dst)
 }
 
 // knn runs the knn query on the call's connection.
@@ -306,12 +307,10 @@ func (a *agent) insertOne(q *stmt, n workload.Note) error {
 }
 
 // Count implements engine.Store.
-func (a *agent) Count() (n int64, err error) {
-	err = a.on(func(b *agent) (err error) {
-		n, err = b.count()
-		return err
-	})
-	return n, err
+func (a *agent) Count() (int64, error) {
+	b, done := a.bind()
+	defer done()
+	return b.count()
 }
 
 // count counts the agent's notes on the call's connection.
@@ -332,31 +331,31 @@ func (a *agent) count() (int64, error) {
 
 // Recent implements engine.Store.
 func (a *agent) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	err := a.on(func(b *agent) (err error) {
-		dst, err = b.queries().Recent(n, dst)
-		return err
-	})
-	return dst, err
+	b, done := a.bind()
+	defer done()
+	return b.queries().Recent(n, dst)
 }
 
 // Get implements engine.Store.
 func (a *agent) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
-	err := a.on(func(b *agent) (err error) {
-		dst, err = b.queries().Get(ids, dst)
-		return err
-	})
-	return dst, err
+	b, done := a.bind()
+	defer done()
+	return b.queries().Get(ids, dst)
 }
 
 // Scan implements engine.Store.
 func (a *agent) Scan(fn func(workload.Note)) error {
-	return a.on(func(b *agent) error { return b.queries().Scan(fn) })
+	b, done := a.bind()
+	defer done()
+	return b.queries().Scan(fn)
 }
 
 // Append implements engine.Store: one autocommitted insert; with an
 // embedding, the two inserts in one transaction.
 func (a *agent) Append(n workload.Note) error {
-	return a.on(func(b *agent) error { return b.appendNote(n) })
+	b, done := a.bind()
+	defer done()
+	return b.appendNote(n)
 }
 
 // appendNote appends n on the call's connection.

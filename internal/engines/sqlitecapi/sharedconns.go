@@ -2,9 +2,9 @@ package sqlitecapi
 
 import (
 	"errors"
-	"fmt"
 
 	"manydb/internal/engine"
+	"manydb/internal/engines/sqlnotes"
 )
 
 var _ engine.SharedConnsVariant = (*Variant)(nil)
@@ -16,64 +16,40 @@ const busyTimeout = "PRAGMA busy_timeout=5000"
 
 // OpenSharedConns implements engine.SharedConnsVariant: the shared store
 // opened n times, each connection with the shared store's pragmas and
-// busyTimeout; an agent's call takes one of them for its length.
+// busyTimeout; an agent's call takes one of them for its length (bind).
 func (v *Variant) OpenSharedConns(dir string, n int) (engine.SharedStore, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("a shared store of %d connections", n)
-	}
-	var made []*shared
-	for range n {
+	var vec *sqlnotes.Vectors
+	p, err := sqlnotes.OpenPool(n, func() (*store, error) {
 		s, err := v.OpenShared(dir)
-		if err == nil {
-			if err = s.(*shared).s.exec(busyTimeout); err != nil {
-				err = errors.Join(err, s.Close())
-			}
-		}
 		if err != nil {
-			for _, m := range made {
-				err = errors.Join(err, m.s.Close())
-			}
 			return nil, err
 		}
-		made = append(made, s.(*shared))
+		sh := s.(*shared)
+		vec = sh.vec
+		c := sh.conns.First()
+		if err := c.exec(busyTimeout); err != nil {
+			return nil, errors.Join(err, c.Close())
+		}
+		return c, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	sh := &shared{s: made[0].s, vec: made[0].vec, conns: make(chan *store, n)}
-	for _, m := range made {
-		sh.conns <- m.s
-	}
-	return sh, nil
+	return &shared{conns: p, vec: vec}, nil
 }
 
-// take returns a connection for one call and how to give it back.
-func (sh *shared) take() (*store, func()) {
-	if sh.conns == nil {
-		return sh.s, func() {}
+// bind returns the agent's view on a connection for one call, and how to
+// give the connection back: the view itself on the one connection (or
+// when the pool hands it the view's own), else a copy on the one taken.
+func (a *agent) bind() (*agent, func()) {
+	s, done := a.sh.conns.Take()
+	if s == a.s {
+		return a, done
 	}
-	s := <-sh.conns
-	return s, func() { sh.conns <- s }
-}
-
-// on runs fn with the agent's view on a connection of its call: the one
-// connection, or one taken from the shared store's for fn's length.
-func (a *agent) on(fn func(b *agent) error) error {
-	if a.sh == nil || a.sh.conns == nil {
-		return fn(a)
-	}
-	s, done := a.sh.take()
-	defer done()
 	b := *a
 	b.s = s
-	return fn(&b)
+	return &b, done
 }
 
 // Close implements engine.SharedStore: it closes every connection.
-func (sh *shared) Close() error {
-	if sh.conns == nil {
-		return sh.s.Close()
-	}
-	var errs []error
-	for range cap(sh.conns) {
-		errs = append(errs, (<-sh.conns).Close())
-	}
-	return errors.Join(errs...)
-}
+func (sh *shared) Close() error { return sh.conns.Close() }

@@ -127,7 +127,7 @@ func TestWALSyncsEveryCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sh.Close()
-	if n, err := sh.(*shared).s.queryInt("PRAGMA synchronous"); err != nil || n != 2 {
+	if n, err := sh.(*shared).conns.First().queryInt("PRAGMA synchronous"); err != nil || n != 2 {
 		t.Errorf("shared store: synchronous = %d, %v; want 2 (FULL)", n, err)
 	}
 	v.UseWAL()

@@ -136,52 +136,29 @@ func CreateShared(c driver.Conn) (*Shared, error) {
 			return nil, fmt.Errorf("%s: %w", q, err)
 		}
 	}
-	return &Shared{Conn: c}, nil
+	return NewShared(c), nil
 }
 
-// Shared is an open shared store: one connection that every agent's
-// statements run on or, made by SharedConns, several, of which each call
-// of an agent's view takes one for its length, so that concurrent
-// callers run on connections of their own (manydb serve).
+// Shared is an open shared store: its connections (Pool), one that every
+// agent's statements run on or, made by SharedConns, several.
 type Shared struct {
-	Conn  driver.Conn
-	conns chan driver.Conn // nil: Conn alone
+	conns Pool[driver.Conn]
 }
 
 var _ engine.SharedStore = (*Shared)(nil)
 
+// NewShared is the shared store of one connection.
+func NewShared(c driver.Conn) *Shared { return &Shared{conns: OnePool(c)} }
+
 // SharedConns opens the shared store with n connections made by connect
 // (each to the one database), for as many concurrent callers
-// (engine.SharedConnsVariant); those made are closed when one fails.
+// (engine.SharedConnsVariant).
 func SharedConns(n int, connect func() (driver.Conn, error)) (*Shared, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("a shared store of %d connections", n)
+	p, err := OpenPool(n, connect)
+	if err != nil {
+		return nil, err
 	}
-	conns := make([]driver.Conn, 0, n)
-	for range n {
-		c, err := connect()
-		if err != nil {
-			for _, made := range conns {
-				err = errors.Join(err, made.Close())
-			}
-			return nil, err
-		}
-		conns = append(conns, c)
-	}
-	s := &Shared{Conn: conns[0], conns: make(chan driver.Conn, n)}
-	for _, c := range conns {
-		s.conns <- c
-	}
-	return s, nil
-}
-
-// take returns a connection for one call and how to give it back.
-func (s *Shared) take() (driver.Conn, func()) {
-	if s.conns == nil {
-		return s.Conn, func() {}
-	}
-	c := <-s.conns
-	return c, func() { s.conns <- c }
+	return &Shared{conns: p}, nil
 }
 
 // Agent implements engine.SharedStore: a view of agent a's notes.
@@ -192,7 +169,7 @@ func (s *Shared) Agent(a int) (engine.Store, error) {
 // DeleteAgent implements engine.SharedStore: the agent's rows deleted in
 // one autocommitted statement, then the free pages given back.
 func (s *Shared) DeleteAgent(a int) error {
-	c, done := s.take()
+	c, done := s.conns.Take()
 	defer done()
 	for _, q := range []string{SharedDelete, SharedReclaim, SharedCheckpoint} {
 		var args []driver.Value
@@ -207,16 +184,7 @@ func (s *Shared) DeleteAgent(a int) error {
 }
 
 // Close implements engine.SharedStore: it closes every connection.
-func (s *Shared) Close() error {
-	if s.conns == nil {
-		return s.Conn.Close()
-	}
-	var errs []error
-	for range cap(s.conns) {
-		errs = append(errs, (<-s.conns).Close())
-	}
-	return errors.Join(errs...)
-}
+func (s *Shared) Close() error { return s.conns.Close() }
 
 // each0 runs a statement that may return rows (a pragma) and reads them
 // all, so that it runs to its end.
@@ -257,7 +225,7 @@ type agentNotes struct {
 }
 
 func (a *agentNotes) Insert(notes []workload.Note) error {
-	c, done := a.s.take()
+	c, done := a.s.conns.Take()
 	defer done()
 	return inTx(c, func() error {
 		st, err := c.Prepare(SharedInsert)
@@ -277,7 +245,7 @@ func (a *agentNotes) Insert(notes []workload.Note) error {
 }
 
 func (a *agentNotes) Count() (int64, error) {
-	c, done := a.s.take()
+	c, done := a.s.conns.Take()
 	defer done()
 	st, err := c.Prepare(SharedCount)
 	if err != nil {
@@ -292,14 +260,14 @@ func (a *agentNotes) Count() (int64, error) {
 }
 
 func (a *agentNotes) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	c, done := a.s.take()
+	c, done := a.s.conns.Take()
 	defer done()
 	_, err := each(c, SharedRecent, []driver.Value{a.agent, int64(n)}, func(note workload.Note) { dst = append(dst, note) })
 	return dst, err
 }
 
 func (a *agentNotes) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err error) {
-	c, done := a.s.take()
+	c, done := a.s.conns.Take()
 	defer done()
 	st, err := c.Prepare(SharedGet)
 	if err != nil {
@@ -322,14 +290,14 @@ func (a *agentNotes) Get(ids []int64, dst []workload.Note) (_ []workload.Note, e
 }
 
 func (a *agentNotes) Scan(fn func(workload.Note)) error {
-	c, done := a.s.take()
+	c, done := a.s.conns.Take()
 	defer done()
 	_, err := each(c, SharedScan, []driver.Value{a.agent}, fn)
 	return err
 }
 
 func (a *agentNotes) Append(n workload.Note) error {
-	c, done := a.s.take()
+	c, done := a.s.conns.Take()
 	defer done()
 	return exec(c, SharedInsert, []driver.Value{a.agent, n.ID, n.Text, n.Ts})
 }
