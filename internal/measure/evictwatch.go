@@ -19,7 +19,7 @@ type EvictionSample struct {
 }
 
 // WatchEviction writes size bytes under dir in files of fileSize, syncs
-// them and leaves them alone: it samples their residency (mincore, which
+// them and leaves them alone: it samples their residency (Resident, which
 // reads nothing in) right after and then every `every` until wait has
 // passed or ctx ends, calling each with every sample. A machine that
 // keeps clean page cache while memory is free shows 100 % throughout.

@@ -192,8 +192,8 @@ func (s *spans) add(k int, vis *visitor) {
 }
 
 // sampleResidency returns the fraction of the file pages of up to k of
-// the stores in dirs, evenly spaced, that are in the page cache (mincore
-// on a read-only mapping: nothing is read in).
+// the stores in dirs, evenly spaced, that are in the page cache
+// (measure.ResidentFiles: nothing is read in).
 func sampleResidency(fs filer, dirs []string, k int) (float64, error) {
 	n := len(dirs)
 	k = min(k, n)
