@@ -137,6 +137,8 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"run", "--engines", "sqlite", "--dims", "8", "--topic-pool", "-1"}, "--topic-pool -1: give the number of topic centres"},
 		{[]string{"run", "--engines", "sqlite", "--dims", "8", "--note-spread", "0"}, "--note-spread 0: give the noise around a topic's centre, above 0"},
 		{[]string{"run", "--queries", "count,count"}, "count is listed twice"},
+		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--deletes", "2", "--root", filepath.Join(dir, "r")}, "--deletes 2: only a study with the shared layout"},
+		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--layout", "shared", "--deletes", "5", "--root", filepath.Join(dir, "r")}, "--deletes 5: give how many agents the delete phase exports and deletes, 1 to 4 of the 5 stores"},
 		{[]string{"run", "--queries", "count,knn"}, "--queries knn needs embeddings: give --dims"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", filepath.Join(dir, "r"), "--cache", "lukewarm"}, `unknown mode "lukewarm"`},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", filepath.Join(dir, "r"), "--turns", "-1"}, "--turns -1"},

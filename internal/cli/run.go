@@ -66,6 +66,9 @@ Layouts (one store per agent, or one for all):
       ends with a delete phase: one agent in ten (the seed's order) exported
       to a file of its own (JSON lines, synced) and then deleted, with the
       space that gave back. Each layout gets columns of its own.
+  --deletes N   agents the delete phase exports and deletes, 1 to one less
+      than --stores (default 0: one in ten); fewer keep a study short where
+      deleting from a shared index takes seconds an agent.
 
 Vectors (an agent's memory recalled by meaning):
   --dims D   every note carries an embedding of D float32 values (synthetic,
@@ -160,6 +163,7 @@ type runOptions struct {
 	cache          string
 	turns          int
 	layout         string
+	deletes        int
 }
 
 func runCmd(ctx context.Context, args []string, o Options) error {
@@ -176,7 +180,8 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 	fs.StringVar(&opt.queries, "queries", string(job.QueryCount), "queries of each open run, in order: "+job.JoinNames(job.Queries(), ", "))
 	fs.StringVar(&opt.cache, "cache", job.CacheWarm.Name(), "page cache of the open runs: "+job.CacheModeNames()+" (comma-separated; each gets --runs runs)")
 	fs.IntVar(&opt.turns, "turns", 0, "turn runs (open, recent, append, close) after the space phase")
-	fs.StringVar(&opt.layout, "layout", job.LayoutPerAgent.Name(), "where agents' notes go, comma-separated, each its own columns: per-agent (a store each) and shared (one store for all, keyed by agent); with shared every layout also exports and deletes one agent in ten")
+	fs.StringVar(&opt.layout, "layout", job.LayoutPerAgent.Name(), "where agents' notes go, comma-separated, each its own columns: per-agent (a store each) and shared (one store for all, keyed by agent); with shared every layout also exports and deletes one agent in ten (--deletes)")
+	fs.IntVar(&opt.deletes, "deletes", 0, "with --layout …,shared: agents the delete phase exports and deletes, below --stores (0: one in ten)")
 	if done, err := parse(fs, args, runSynopsis, o); done || err != nil {
 		return err
 	}
@@ -239,6 +244,7 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	cfg.Cache = cache
 	cfg.Turns = opt.turns
 	cfg.Layouts = layouts
+	cfg.Deletes = opt.deletes
 	return cfg, nil
 }
 

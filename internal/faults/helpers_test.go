@@ -459,7 +459,7 @@ func wrongFigure(r results.Record, cfg *results.StudyConfig) string {
 			return fmt.Sprintf("hold figure not of %d stores held", cfg.Hold)
 		}
 	case job.PhaseDelete:
-		if n := job.DeleteAgents(stores); len(r.DeleteMs) != n || len(r.ExportMs) != n {
+		if n := job.DeleteCountOf(cfg.Deletes, stores); len(r.DeleteMs) != n || len(r.ExportMs) != n {
 			return fmt.Sprintf("%d delete and %d export samples for %d agents deleted", len(r.DeleteMs), len(r.ExportMs), n)
 		}
 	case job.PhaseSpace:

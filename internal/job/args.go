@@ -65,6 +65,7 @@ func (j Job) Args() []string {
 	}
 	num("--hold", j.Hold)
 	num("--fanout", j.Fanout)
+	num("--deletes", j.Deletes)
 	if j.Layout.Shared() {
 		args = append(args, "--layout", string(j.Layout))
 	}
@@ -129,6 +130,7 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	fs.StringVar(&cache, "cache", "", "open: cold evicts each store's files from the page cache before its open; drop is recorded as given")
 	fs.BoolVar(&j.Prewarm, "prewarm", false, "a warm run (open warm, turn, serve without a memory limit): read every store's files once before it, untimed")
 	fs.IntVar(&j.KNNOversample, "knn-oversample", 0, "an approximate knn asks for this many times 10 notes and keeps the first 10 (0, 1: 10)")
+	fs.IntVar(&j.Deletes, "deletes", 0, "delete: agents to export and delete (0: one in 10)")
 	fs.IntVar(&j.Appended, "appended", 0, "notes appended to every store by earlier turn runs")
 	fs.IntVar(&j.Serve.Pool, "pool", 0, "serve: open stores kept between requests")
 	fs.IntVar(&j.Serve.Requests, "requests", 0, "serve: recorded requests")
@@ -192,6 +194,12 @@ func (j Job) Validate() error {
 		if err := j.Serve.Validate(j.Stores); err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
+	}
+	if j.Deletes != 0 && j.Phase != PhaseDelete {
+		return fmt.Errorf("--deletes is for the delete phase, not %s", j.Phase)
+	}
+	if err := CheckDeletes(j.Deletes, j.Stores, true); err != nil {
+		return err
 	}
 	if j.Appended < 0 {
 		return fmt.Errorf("--appended %d: must not be negative", j.Appended)

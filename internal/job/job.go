@@ -55,6 +55,9 @@ type Job struct {
 	// (--knn-oversample); 0 or 1: it asks for vector.K. An exact search
 	// always asks for vector.K.
 	KNNOversample int
+	// Deletes is how many agents the delete phase exports and deletes
+	// (--deletes); 0: DeleteAgents of the stores.
+	Deletes int
 	// Serve is the serve phase's traffic (manydb serve).
 	Serve Serve
 	// Cgroup is a fresh memory cgroup (its directory) the worker moves
@@ -113,6 +116,10 @@ func (j Job) QueriesOrCount() []Query {
 	}
 	return j.Queries
 }
+
+// DeleteCount is how many agents the delete phase exports and deletes:
+// Deletes, or by default DeleteAgents of the stores.
+func (j Job) DeleteCount() int { return DeleteCountOf(j.Deletes, j.Stores) }
 
 // Listing is what a worker's --list prints for each variant it serves.
 type Listing struct {

@@ -30,6 +30,7 @@ var roundTrips = []Job{
 	{Variant: "fake", Phase: PhaseTurn, Dir: "/d", Stores: 4, Workload: workload.Spec{Name: "custom", Objects: 3, TextLen: 1, Dims: 8}, Run: 2, Seed: 2, Appended: 1, KNNOversample: 4},
 	{Variant: "fake", Phase: PhaseServe, Dir: "/d", Stores: 100, Workload: small, Seed: 1, Serve: Serve{Pool: 10, Requests: 500, Concurrency: 4, Zipf: 1.1, Rate: 250.5, PoolTime: 90 * time.Second}},
 	{Variant: "fake", Phase: PhaseProfile, Dir: "/d", Stores: 2, Workload: large, Progress: true, CPUProfile: "cpu.tmpfs.pprof"},
+	{Variant: "fake", Phase: PhaseDelete, Dir: "/d", Stores: 20, Workload: small, Seed: 1, Layout: LayoutShared, Deletes: 3},
 	{Variant: "fake", Phase: PhaseVersions, Workload: large},
 	{List: true, Workload: large},
 }
@@ -135,6 +136,8 @@ func TestParseRefuses(t *testing.T) {
 		{ok + " --phase open --env MALLOC", `--env "MALLOC": give NAME=value`},
 		{ok + " --phase open --env A=1 --env A=2", `--env "A=2": A is set twice`},
 		{"--variant fake --phase open --dir /d --stores 3", "--seed is required"},
+		{ok + " --phase open --deletes 2", "--deletes is for the delete phase, not open"},
+		{ok + " --phase delete --deletes 3", "--deletes 3: give how many agents"},
 	} {
 		_, err := Parse(strings.Fields(tt.args), io.Discard, []string{"fake"})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -186,6 +189,33 @@ func TestParseLayouts(t *testing.T) {
 	}
 	if n := DeleteAgents(50); n != 5 {
 		t.Errorf("DeleteAgents(50) = %d, want 5", n)
+	}
+}
+
+// TestCheckDeletes: --deletes is 0 (one in ten) or 1 to the stores, and
+// only with the shared layout.
+func TestCheckDeletes(t *testing.T) {
+	for _, c := range []struct {
+		n, stores int
+		shared    bool
+		want      string
+	}{
+		{0, 10, false, ""}, {0, 10, true, ""}, {1, 10, true, ""}, {9, 10, true, ""},
+		{10, 10, true, "--deletes 10: give how many agents the delete phase exports and deletes, 1 to 9 of the 10 stores (0: one in 10)"},
+		{-1, 10, true, "--deletes -1: give how many"},
+		{5, 10, false, "--deletes 5: only a study with the shared layout"},
+		{50, 10, false, "--deletes 50: only a study with the shared layout"},
+	} {
+		err := CheckDeletes(c.n, c.stores, c.shared)
+		if (c.want == "") != (err == nil) || err != nil && !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("CheckDeletes(%d, %d, %t) = %v, want %q", c.n, c.stores, c.shared, err, c.want)
+		}
+	}
+	if n := (Job{Stores: 50, Deletes: 3}).DeleteCount(); n != 3 {
+		t.Errorf("DeleteCount with Deletes 3 = %d, want 3", n)
+	}
+	if n := (Job{Stores: 50}).DeleteCount(); n != 5 {
+		t.Errorf("DeleteCount by default of 50 stores = %d, want 5", n)
 	}
 }
 

@@ -69,5 +69,14 @@ func SharedDir(dir string) string { return filepath.Join(dir, "shared") }
 const DeleteShare = 10
 
 // DeleteAgents is how many of n agents the delete phase exports and
-// deletes: one in DeleteShare, at least one.
+// deletes by default: one in DeleteShare, at least one.
 func DeleteAgents(n int) int { return max(1, n/DeleteShare) }
+
+// DeleteCountOf is how many of stores agents the delete phase exports and
+// deletes when asked for deletes (--deletes; 0: DeleteAgents).
+func DeleteCountOf(deletes, stores int) int {
+	if deletes > 0 {
+		return deletes
+	}
+	return DeleteAgents(stores)
+}

@@ -21,7 +21,7 @@ const (
 	PhaseTurn   Phase = "turn"  // after space: one agent turn per store (--turns)
 	PhaseServe  Phase = "serve" // manydb serve: agent traffic on a pool of open stores
 	// PhaseDelete exports and then deletes a share of the agents
-	// (DeleteAgents), last, as it removes them.
+	// (Job.DeleteCount), last, as it removes them.
 	PhaseDelete  Phase = "delete"
 	PhaseProfile Phase = "profile"
 	PhaseEnd     Phase = "end" // one per finished study: its wall time

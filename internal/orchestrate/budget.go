@@ -8,14 +8,15 @@ import (
 	"manydb/internal/results"
 )
 
-// engineSeconds sums a record's timed engine spans.
+// engineSeconds sums a record's timed engine spans: creates, visits
+// (open, queries, close; a turn), the hold's, and the delete phase's
+// exports and deletes.
 func engineSeconds(r results.Record) float64 {
 	var ms float64
-	for _, x := range r.CreateMs {
-		ms += x
-	}
-	for _, x := range r.TotalMs {
-		ms += x
+	for _, xs := range [][]float64{r.CreateMs, r.TotalMs, r.ExportMs, r.DeleteMs} {
+		for _, x := range xs {
+			ms += x
+		}
 	}
 	if r.Hold != nil {
 		ms += r.Hold.EngineS * 1000

@@ -391,7 +391,7 @@ func (c *cell) workerJob(p phase) job.Job {
 	case job.PhaseHold:
 		wj.Hold, wj.Run = p.hold, p.run
 	case job.PhaseDelete:
-		wj.Seed = 1
+		wj.Seed, wj.Deletes = 1, c.Deletes
 	}
 	return wj
 }

@@ -33,6 +33,7 @@ type Config struct {
 	Queries       []job.Query // the open runs' queries in order; nil: count
 	Cache         []string    // cache modes of the open runs: warm, cold, drop; nil: warm
 	Turns         int         // turn runs after the space phase (0: none)
+	Deletes       int         // agents the delete phase exports and deletes (job.Job.Deletes); 0: one in ten
 	// Serve, when set, makes the study a manydb serve study: create, hold
 	// (the memory per open store that the pool sizes are checked against)
 	// and one serve phase per pool size, instead of the open runs, space
@@ -195,7 +196,8 @@ func (c *Config) Validate() error {
 func (c *Config) checkValues() error {
 	for _, err := range []error{job.CheckStores(c.Stores), job.CheckFanout(c.Fanout), job.CheckWorkload(c.Workload),
 		job.CheckQueries(c.Queries, c.Workload.Dims), job.CheckLayouts(c.Layouts, len(c.Sweep) > 1),
-		job.CheckOversample(max(c.KNNOversample, 1), c.Workload.Dims)} {
+		job.CheckOversample(max(c.KNNOversample, 1), c.Workload.Dims),
+		job.CheckDeletes(c.Deletes, c.Stores, slices.Contains(c.Layouts, job.LayoutShared))} {
 		if err != nil {
 			return &InputError{err.Error()}
 		}
@@ -390,6 +392,7 @@ func (c *Config) config() *results.StudyConfig {
 	if c.KNNOversample > 1 {
 		sc.KNNOversample = c.KNNOversample
 	}
+	sc.Deletes = c.Deletes
 	sc.UserServer = c.Postgres != "" && c.needsServer()
 	if len(c.Sweep) > 1 {
 		sc.Sweep = &results.SweepConfig{ID: c.sweepID, Stores: c.Sweep}

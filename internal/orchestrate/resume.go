@@ -114,6 +114,7 @@ func configDiff(a, b *results.StudyConfig) string {
 	add("text length", a.Workload.TextLen, b.Workload.TextLen)
 	add("dims", a.Workload.Dims, b.Workload.Dims)
 	add("queries", a.Queries, b.Queries)
+	add("deletes", a.Deletes, b.Deletes)
 	add("root", a.Root, b.Root)
 	if !sameServe(a.Serve, b.Serve) {
 		d = append(d, "serve's traffic")
@@ -130,7 +131,7 @@ func configDiff(a, b *results.StudyConfig) string {
 func sameStudy(a, b *results.StudyConfig) bool {
 	return a.Stores == b.Stores && a.Runs == b.Runs && a.Hold == b.Hold && slices.Equal(a.Holds, b.Holds) && a.Fanout == b.Fanout &&
 		sameSweep(a.Sweep, b.Sweep) && a.Workload == b.Workload && a.Root == b.Root &&
-		slices.Equal(a.Queries, b.Queries) && sameServe(a.Serve, b.Serve)
+		slices.Equal(a.Queries, b.Queries) && a.Deletes == b.Deletes && sameServe(a.Serve, b.Serve)
 }
 
 // sameSweep compares two sweeps' store counts (not their ids: a resumed

@@ -609,6 +609,7 @@ func TestLayouts(t *testing.T) {
 	c.Catalog = []engine.Family{{Binary: "worker-fake", Variants: fakeVariants, Cgo: true,
 		NoShared: map[string]string{"fake_slow": "no shared layout for a slow fake"}}}
 	c.Turns = 1
+	c.Deletes = 3 // of 10 stores; one in ten would be 1
 	if _, err := Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
@@ -630,6 +631,8 @@ func TestLayouts(t *testing.T) {
 			t.Errorf("%s %s: %s %s", key, r.Phase, r.Status, r.Error)
 		case r.Layout.Shared() && r.Status == results.StatusOK && r.SharedLayout == "":
 			t.Errorf("%s %s: no shared_layout", key, r.Phase)
+		case r.Phase == job.PhaseDelete && r.Status == results.StatusOK && (r.Deletes != 3 || len(r.DeleteMs) != 3):
+			t.Errorf("%s delete: deletes %d, %d samples, want 3 and 3 (--deletes 3)", key, r.Deletes, len(r.DeleteMs))
 		}
 	}
 	want := []job.Phase{job.PhaseCreate, job.PhaseOpen, job.PhaseOpen, job.PhaseHold, job.PhaseSpace, job.PhaseTurn, job.PhaseDelete}
@@ -641,8 +644,8 @@ func TestLayouts(t *testing.T) {
 	if got := phases["fake_slow shared"]; !slices.Equal(got, []job.Phase{job.PhaseCreate}) {
 		t.Errorf("fake_slow shared: phases %v, want one n/a create", got)
 	}
-	if env := recs[0]; env.Config == nil || !slices.Equal(env.Config.Layouts, []string{"per-agent", "shared"}) {
-		t.Errorf("env record's layouts = %v", env.Config)
+	if env := recs[0]; env.Config == nil || !slices.Equal(env.Config.Layouts, []string{"per-agent", "shared"}) || env.Config.Deletes != 3 {
+		t.Errorf("env record's layouts and deletes = %+v", env.Config)
 	}
 	left, _ := filepath.Glob(filepath.Join(c.Root, "default", "*"))
 	if len(left) > 0 {

@@ -49,7 +49,7 @@ func (r *Record) checkCounters() error {
 	counts := map[string]int{"stores": r.Stores, "workload.objects": r.Workload.Objects, "workload.text_len": r.Workload.TextLen,
 		"workload.dims": r.Workload.Dims, "run": r.Run, "turn": r.Turn, "hold_step": r.HoldStep, "pool_step": r.PoolStep,
 		"appended": r.Appended, "fanout": r.Fanout, "workload.topic_pool": r.Workload.TopicPool, "knn_asked": r.KNNAsked,
-		"prewarm_passes": r.PrewarmPasses}
+		"prewarm_passes": r.PrewarmPasses, "deletes": r.Deletes}
 	if s := r.Serve; s != nil {
 		counts["serve.pool"], counts["serve.requests"], counts["serve.done"] = s.Pool, s.Requests, s.Done
 	}
@@ -210,7 +210,10 @@ func (r *Record) checkCounts() error {
 			lists["bytes"] = len(r.Bytes)
 		}
 	case job.PhaseDelete:
-		n = job.DeleteAgents(r.Stores)
+		if r.Deletes > r.Stores {
+			return fmt.Errorf("deletes is %d: more agents than the %d stores", r.Deletes, r.Stores)
+		}
+		n = job.DeleteCountOf(r.Deletes, r.Stores)
 		lists["export_ms"], lists["export_bytes"], lists["delete_ms"], lists["freed_bytes"] = len(r.ExportMs), len(r.ExportBytes), len(r.DeleteMs), len(r.FreedBytes)
 	case job.PhaseHold:
 		if r.Hold != nil {

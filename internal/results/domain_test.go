@@ -26,9 +26,15 @@ func TestRefusesImpossibleRecords(t *testing.T) {
 	serve := `{"schema":2,"study":"s","variant":"v","phase":"serve","pool_step":1,"status":"ok","workload":{"name":"large","objects":1000,"text_len":300},"stores":2,` +
 		`"load1":0,"started":"2026-12-04T10:00:00Z","serve":{"pool":1,"requests":10,"warmup":0,"concurrency":1,"zipf":1.1,"seed":1,"p50_ms":1,"p90_ms":1,"p99_ms":1,"p999_ms":1,"max_ms":1,` +
 		`"wall_s":1,"hits":1,"opens":1,"closes":1,"max_open":1,"sample_ms":250,"rss_kb":[100],"anon_kb":[1],"threads":[1],"fds":[1],"base_rss_kb":1}}`
+	del := `{"schema":2,"study":"s","variant":"v","layout":"shared","phase":"delete","status":"ok","workload":{"name":"large","objects":1000,"text_len":300},"stores":20,` +
+		`"load1":0,"started":"2026-12-04T10:00:00Z","deletes":3,"export_ms":[1,2,3],"export_bytes":[9,9,9],"delete_ms":[1,1,1],"freed_bytes":[0,0,0]}`
 	for _, tt := range []struct {
 		name, rec, edit, want string
 	}{
+		{"deletes above the stores", del, `"deletes":21`, "deletes is 21: more agents than the 20 stores"},
+		{"deletes -1", del, `"deletes":-1`, "deletes is -1: a count is not negative"},
+		{"a delete short of its agents", del, `"delete_ms":[1,1]`, "delete_ms holds 2 samples for 3 stores"},
+		{"deletes 0 with three agents' samples", del, `"deletes":0`, "holds 3 samples for 2 stores"},
 		{"no study", validOpen, `"study":""`, `no "study"`},
 		{"no phase", validOpen, `"phase":""`, `no "phase"`},
 		{"no variant", validOpen, `"variant":""`, `without "variant"`},
@@ -65,6 +71,9 @@ func TestRefusesImpossibleRecords(t *testing.T) {
 	}
 	if _, err := readOne(t, serve); err != nil {
 		t.Errorf("the valid serve step: %v", err)
+	}
+	if _, err := readOne(t, del); err != nil {
+		t.Errorf("the valid delete of 3 agents: %v", err)
 	}
 }
 

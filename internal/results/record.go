@@ -208,7 +208,9 @@ type Record struct {
 	SharedOpenMs float64 `json:"shared_open_ms,omitempty"`
 
 	// delete: one sample per agent exported and deleted, in the order of
-	// the phase's seed (job.DeleteAgents of them).
+	// the phase's seed: Deletes of them (job.Job.DeleteCount; records
+	// made before --deletes have 0 for job.DeleteAgents of the stores).
+	Deletes int `json:"deletes,omitempty"`
 	// ExportMs spans the agent's open, the read of every note and its
 	// write to a file of its own, synced, and the close;
 	// ExportBytes is that file's size. DeleteMs spans the delete: per
@@ -485,6 +487,9 @@ type StudyConfig struct {
 	// KNNOversample, above 1, is --knn-oversample: an approximate knn
 	// asked its engine for that many times 10 notes.
 	KNNOversample int `json:"knn_oversample,omitempty"`
+	// Deletes is --deletes: the agents a study of layouts exported and
+	// deleted (0: one in ten, job.DeleteAgents).
+	Deletes int `json:"deletes,omitempty"`
 	// UserServer: the stores of the variants that keep them in a server
 	// were on a PostgreSQL server the user runs (--postgres), not one
 	// manydb started; its address is not recorded (it may hold a

@@ -15,7 +15,7 @@ import (
 	"manydb/internal/workload"
 )
 
-// deleteAgents exports and then deletes job.DeleteAgents of the agents,
+// deleteAgents exports and then deletes j.DeleteCount() of the agents,
 // the first of the seed's order, one after another: what an application
 // does when an agent's user asks for their data and then to be forgotten.
 // The export is one span: the agent's open, every note read (Scan) and
@@ -29,7 +29,8 @@ import (
 // is checked (every note, in id order); after a delete the agent must
 // have no note left.
 func deleteAgents(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
-	n := job.DeleteAgents(j.Stores)
+	n := j.DeleteCount()
+	rec.Deletes = n
 	order := Order(j.Stores, j.Seed)
 	ex, err := newExporter(j, v)
 	if err != nil {

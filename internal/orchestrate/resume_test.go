@@ -1,0 +1,24 @@
+package orchestrate
+
+import (
+	"testing"
+
+	"manydb/internal/results"
+)
+
+// TestDeletesMakeAnotherStudy: a study asked to delete another number of
+// agents is not resumed from one that deleted these (its delete records
+// would hold other counts), and the log names the difference.
+func TestDeletesMakeAnotherStudy(t *testing.T) {
+	a := &results.StudyConfig{Stores: 10, Runs: 1, Deletes: 3}
+	b := &results.StudyConfig{Stores: 10, Runs: 1, Deletes: 2}
+	if sameStudy(a, b) {
+		t.Error("sameStudy: --deletes 3 and 2 taken for one study")
+	}
+	if got := configDiff(a, b); got != "deletes 3, now 2" {
+		t.Errorf("configDiff = %q, want %q", got, "deletes 3, now 2")
+	}
+	if b.Deletes = 3; !sameStudy(a, b) {
+		t.Error("sameStudy: the same configuration taken for another study")
+	}
+}
