@@ -245,13 +245,9 @@ func needsCgroup(recs []*results.Record) string {
 	return "n/a (needs a memory cgroup)"
 }
 
-// notColdAbove is the median residency above which a cold run is not
-// shown as cold: eviction did not work on that filesystem.
-const notColdAbove = 0.05
-
 // notCold says that the stores of cold runs were not cold.
 func notCold(recs []*results.Record) string {
-	if r := residency(recs); r > notColdAbove {
+	if r := residency(recs); r > results.NotColdAbove {
 		return fmt.Sprintf("not cold (%.0f %% resident)", 100*r)
 	}
 	return ""

@@ -29,21 +29,6 @@ func MallocVars() []string {
 	return []string{"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES"}
 }
 
-// ResidencySample is how many stores (evenly spaced) a warm open run
-// samples for its page cache residency before it starts.
-const ResidencySample = 300
-
-// WarmResident is the least share of a warm run's sampled store pages in
-// the page cache, before and after it, for the run to count as warm:
-// below it, every view names the run as not warm, and the worker's
-// prewarm reads the stores again before the run (up to PrewarmPasses).
-const WarmResident = 0.99
-
-// PrewarmPasses is how many times at most a warm run reads its stores in
-// before it starts: again while the sample is below WarmResident (a
-// machine that drops clean page cache may take some back meanwhile).
-const PrewarmPasses = 3
-
 // Status values.
 const (
 	StatusOK     = "ok"

@@ -10,6 +10,7 @@ import (
 	"manydb/internal/job"
 	"manydb/internal/measure"
 	"manydb/internal/results"
+	"manydb/internal/stats"
 )
 
 // openRun opens every store once, in the random order of the job's seed,
@@ -37,9 +38,9 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	}
 	vis := newVisitor(j, v, a)
 	spans := newSpans(j.Stores, queries, a.knn != nil)
-	var resident []float64
+	var cold *coldRun
 	if j.Cache == job.CacheCold {
-		resident = make([]float64, j.Stores)
+		cold = &coldRun{j: j, fs: fs, resident: make([]float64, j.Stores)}
 	}
 	// One untimed visit of the run's last store first, so the engine's
 	// one-time set-up in this fresh process is not in a sample.
@@ -51,12 +52,10 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	}
 	err := loop.eachStore(j.Stores, order, func(k, i int) error {
 		a.draw(j.Seed, i, total)
-		if resident != nil {
-			r, err := evict(fs, dirs[i])
-			if err != nil {
-				return storeError(j, i, "evict from the page cache", err)
+		if cold != nil {
+			if err := cold.evict(k, i, dirs[i]); err != nil {
+				return err
 			}
-			resident[k] = r
 		}
 		if _, err := vis.visit(i, dirs[i], queries, false); err != nil {
 			return err
@@ -67,6 +66,12 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 		spans.add(k, vis)
 		return nil
 	})
+	var nc *notColdError
+	if errors.As(err, &nc) {
+		rec.Status, rec.Error = results.StatusNotApplicable, nc.Error()
+		rec.Cache, rec.Resident = j.Cache, cold.resident[:nc.probed]
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -74,7 +79,10 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 		return err
 	}
 	rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs = spans.open, spans.steps, spans.close, spans.total
-	rec.Cache, rec.Resident, rec.Appended = j.Cache, resident, j.Appended
+	rec.Cache, rec.Appended = j.Cache, j.Appended
+	if cold != nil {
+		rec.Resident = cold.resident
+	}
 	rec.Recall, rec.KNNReturned = spans.recall, spans.returned
 	if !slices.Equal(queries, []job.Query{job.QueryCount}) {
 		rec.Queries, rec.QueriesMs = queries, spans.perStep
@@ -212,6 +220,43 @@ func sampleResidency(fs filer, dirs []string, k int) (float64, error) {
 		sum.Allocated += r.Allocated
 	}
 	return sum.Fraction(), nil
+}
+
+// coldRun evicts each store's files from the page cache before its open
+// in a cold run, and keeps the share of their pages that stayed.
+type coldRun struct {
+	j        job.Job
+	fs       filer
+	resident []float64 // per store, in the order visited
+}
+
+// evict evicts store i, the k-th visited, whose directory is dir. After
+// the first results.ColdProbe stores of a longer run it returns a
+// *notColdError when the median share that stayed is above
+// results.NotColdAbove.
+func (c *coldRun) evict(k, i int, dir string) error {
+	r, err := evict(c.fs, dir)
+	if err != nil {
+		return storeError(c.j, i, "evict from the page cache", err)
+	}
+	c.resident[k] = r
+	if n := k + 1; n == results.ColdProbe && n < len(c.resident) {
+		if m := stats.Median(c.resident[:n]); m > results.NotColdAbove {
+			return &notColdError{resident: m, probed: n}
+		}
+	}
+	return nil
+}
+
+// notColdError stops a cold run whose stores stay in the page cache.
+type notColdError struct {
+	resident float64 // the median share that stayed
+	probed   int     // of the first probed stores
+}
+
+func (e *notColdError) Error() string {
+	return fmt.Sprintf("not cold: %.0f %% of the first %d stores' pages stayed in the page cache after eviction "+
+		"(the worker maps them, or the filesystem keeps them); the run stopped there", 100*e.resident, e.probed)
 }
 
 // evict drops the store's files from the page cache and returns the

@@ -2,11 +2,15 @@ package worker
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"manydb/internal/job"
+	"manydb/internal/results"
 )
 
 func TestQueriesAreTimedAndChecked(t *testing.T) {
@@ -63,6 +67,45 @@ func TestColdRunRecordsResidency(t *testing.T) {
 	for k, r := range rec.Resident {
 		if r != 0 {
 			t.Errorf("store %d: %.0f %% resident after eviction (measure.TestEvictResident shows whether this filesystem can evict)", k, 100*r)
+		}
+	}
+}
+
+// TestColdRunStopsWhereNothingEvicts: on tmpfs, whose pages
+// posix_fadvise cannot drop, a cold run of more stores than
+// results.ColdProbe stops after them, n/a, with their residency and the
+// reason; a run of no more stores than that goes to its end, so that the
+// tables name it not cold.
+func TestColdRunStopsWhereNothingEvicts(t *testing.T) {
+	shm, err := os.MkdirTemp("/dev/shm", "manydb-cold-")
+	if err != nil {
+		t.Skipf("no tmpfs at /dev/shm to keep pages after eviction: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shm) })
+	for _, stores := range []int{results.ColdProbe + 5, results.ColdProbe} {
+		j := fakeJob(t, job.PhaseCreate)
+		j.Dir, j.Stores = filepath.Join(shm, strconv.Itoa(stores)), stores
+		if err := os.Mkdir(j.Dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := RunJob(j, newFake(t, "fake"), io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		j.Phase, j.Run, j.Seed, j.Cache = job.PhaseOpen, 1, 1, job.CacheCold
+		rec, err := RunJob(j, newFake(t, "fake"), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stores <= results.ColdProbe {
+			if rec.Status != results.StatusOK || len(rec.TotalMs) != stores || len(rec.Resident) != stores {
+				t.Errorf("%d stores: %s, %d samples, %d residencies; want ok and every store", stores, rec.Status, len(rec.TotalMs), len(rec.Resident))
+			}
+			continue
+		}
+		if rec.Status != results.StatusNotApplicable || !strings.HasPrefix(rec.Error, "not cold: 100 % of the first 20 stores' pages stayed") ||
+			len(rec.Resident) != results.ColdProbe || rec.TotalMs != nil || rec.Cache != job.CacheCold {
+			t.Errorf("%d stores: %s %q, %d residencies, %d samples; want n/a, not cold, %d residencies and no sample",
+				stores, rec.Status, rec.Error, len(rec.Resident), len(rec.TotalMs), results.ColdProbe)
 		}
 	}
 }
