@@ -93,8 +93,8 @@ Vectors (an agent's memory recalled by meaning):
   --cache warm,cold,drop   the open runs' page cache: warm (the reference's);
       cold evicts each store's files before its open (fdatasync and
       posix_fadvise DONTNEED, no root) and records how much stayed
-      resident (cachestat, or mincore on kernels before 6.5), and stops
-      after 20 stores, n/a, when those stayed (a mapped shared store); drop
+      resident (cachestat, or mincore on kernels before 6.5), and stops,
+      n/a, once 20 stores in a row stayed (a mapped shared store); drop
       empties the kernel's page cache before each run (root). Each mode gets --runs runs and rows of its own.
 
 Sweeps (how the figures grow with scale):

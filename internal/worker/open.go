@@ -18,7 +18,8 @@ import (
 // step and the whole span, after one untimed warm-up. Every answer is
 // checked after the store is closed. In a cold run each store's files are
 // evicted from the page cache just before its open, outside the span, and
-// how much stayed resident is recorded.
+// how much stayed resident is recorded; the run stops, n/a, at the first
+// window of stores that stayed (coldRun.judge).
 func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	dirs := storeDirs(j)
 	order := Order(j.Stores, j.Seed)
@@ -64,18 +65,22 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 			return err
 		}
 		spans.add(k, vis)
+		if cold != nil {
+			return cold.judge(k)
+		}
 		return nil
 	})
 	var nc *notColdError
 	if errors.As(err, &nc) {
+		// Not cold: the run is n/a, its samples so far kept in the record.
 		rec.Status, rec.Error = results.StatusNotApplicable, nc.Error()
-		rec.Cache, rec.Resident = j.Cache, cold.resident[:nc.probed]
-		return nil
+		spans.truncate(nc.visited)
+		cold.resident = cold.resident[:nc.visited]
+		err = nil
+	} else if err == nil {
+		err = warmAfter(j, fs, dirs, rec)
 	}
 	if err != nil {
-		return err
-	}
-	if err := warmAfter(j, fs, dirs, rec); err != nil {
 		return err
 	}
 	rec.OpenMs, rec.QueryMs, rec.CloseMs, rec.TotalMs = spans.open, spans.steps, spans.close, spans.total
@@ -199,6 +204,17 @@ func (s *spans) add(k int, vis *visitor) {
 	}
 }
 
+// truncate keeps the first n visits' samples.
+func (s *spans) truncate(n int) {
+	s.open, s.steps, s.close, s.total = s.open[:n], s.steps[:n], s.close[:n], s.total[:n]
+	for name, xs := range s.perStep {
+		s.perStep[name] = xs[:n]
+	}
+	if s.recall != nil {
+		s.recall, s.returned = s.recall[:n], s.returned[:n]
+	}
+}
+
 // sampleResidency returns the fraction of the file pages of up to k of
 // the stores in dirs, evenly spaced, that are in the page cache
 // (measure.ResidentFiles: nothing is read in).
@@ -230,33 +246,39 @@ type coldRun struct {
 	resident []float64 // per store, in the order visited
 }
 
-// evict evicts store i, the k-th visited, whose directory is dir. After
-// the first results.ColdProbe stores of a longer run it returns a
-// *notColdError when the median share that stayed is above
-// results.NotColdAbove.
+// evict evicts store i, the k-th visited, whose directory is dir.
 func (c *coldRun) evict(k, i int, dir string) error {
 	r, err := evict(c.fs, dir)
 	if err != nil {
 		return storeError(c.j, i, "evict from the page cache", err)
 	}
 	c.resident[k] = r
-	if n := k + 1; n == results.ColdProbe && n < len(c.resident) {
-		if m := stats.Median(c.resident[:n]); m > results.NotColdAbove {
-			return &notColdError{resident: m, probed: n}
-		}
+	return nil
+}
+
+// judge, after the k-th store's visit, returns a *notColdError when k
+// ends a window of results.ColdProbe stores (not the run's last) whose
+// median share that stayed is above results.NotColdAbove.
+func (c *coldRun) judge(k int) error {
+	n := k + 1
+	if n%results.ColdProbe != 0 || n == len(c.resident) {
+		return nil
+	}
+	if m := stats.Median(c.resident[n-results.ColdProbe : n]); m > results.NotColdAbove {
+		return &notColdError{resident: m, visited: n}
 	}
 	return nil
 }
 
 // notColdError stops a cold run whose stores stay in the page cache.
 type notColdError struct {
-	resident float64 // the median share that stayed
-	probed   int     // of the first probed stores
+	resident float64 // the median share that stayed in the last window
+	visited  int     // stores visited
 }
 
 func (e *notColdError) Error() string {
-	return fmt.Sprintf("not cold: %.0f %% of the first %d stores' pages stayed in the page cache after eviction "+
-		"(the worker maps them, or the filesystem keeps them); the run stopped there", 100*e.resident, e.probed)
+	return fmt.Sprintf("not cold: after %d stores, %.0f %% of the last %d stores' pages stayed in the page cache after eviction "+
+		"(the worker maps them, or the filesystem keeps them); the run stopped there", e.visited, 100*e.resident, results.ColdProbe)
 }
 
 // evict drops the store's files from the page cache and returns the

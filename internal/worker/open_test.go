@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -73,9 +74,9 @@ func TestColdRunRecordsResidency(t *testing.T) {
 
 // TestColdRunStopsWhereNothingEvicts: on tmpfs, whose pages
 // posix_fadvise cannot drop, a cold run of more stores than
-// results.ColdProbe stops after them, n/a, with their residency and the
-// reason; a run of no more stores than that goes to its end, so that the
-// tables name it not cold.
+// results.ColdProbe stops after them, n/a, with the reason and their
+// samples and residency kept; a run of no more stores than that goes to
+// its end, so that the tables name it not cold.
 func TestColdRunStopsWhereNothingEvicts(t *testing.T) {
 	shm, err := os.MkdirTemp("/dev/shm", "manydb-cold-")
 	if err != nil {
@@ -102,10 +103,30 @@ func TestColdRunStopsWhereNothingEvicts(t *testing.T) {
 			}
 			continue
 		}
-		if rec.Status != results.StatusNotApplicable || !strings.HasPrefix(rec.Error, "not cold: 100 % of the first 20 stores' pages stayed") ||
-			len(rec.Resident) != results.ColdProbe || rec.TotalMs != nil || rec.Cache != job.CacheCold {
-			t.Errorf("%d stores: %s %q, %d residencies, %d samples; want n/a, not cold, %d residencies and no sample",
-				stores, rec.Status, rec.Error, len(rec.Resident), len(rec.TotalMs), results.ColdProbe)
+		if rec.Status != results.StatusNotApplicable || !strings.HasPrefix(rec.Error, "not cold: after 20 stores, 100 % of the last 20 stores' pages stayed") ||
+			len(rec.Resident) != results.ColdProbe || len(rec.TotalMs) != results.ColdProbe || len(rec.OpenMs) != results.ColdProbe || rec.Cache != job.CacheCold {
+			t.Errorf("%d stores: %s %q, %d residencies, %d and %d samples; want n/a, not cold, %d of each",
+				stores, rec.Status, rec.Error, len(rec.Resident), len(rec.TotalMs), len(rec.OpenMs), results.ColdProbe)
 		}
+	}
+}
+
+// TestColdJudgeWindows: a cold run is judged on each window of
+// results.ColdProbe stores, not only the first, and never on its last.
+func TestColdJudgeWindows(t *testing.T) {
+	w := results.ColdProbe
+	c := &coldRun{resident: make([]float64, 3*w)}
+	for k := w; k < 3*w; k++ {
+		c.resident[k] = 0.5
+	}
+	if err := c.judge(w - 1); err != nil {
+		t.Errorf("first window, evicted: %v", err)
+	}
+	var nc *notColdError
+	if err := c.judge(2*w - 1); !errors.As(err, &nc) || nc.visited != 2*w || nc.resident != 0.5 {
+		t.Errorf("second window, half resident: %v, want a notColdError after %d stores", err, 2*w)
+	}
+	if err := c.judge(3*w - 1); err != nil {
+		t.Errorf("the run's last store: %v, want no judgement", err)
 	}
 }
