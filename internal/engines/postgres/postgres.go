@@ -49,6 +49,15 @@ const (
 // iterativeScan is the setting postgres_iter gives every connection.
 const iterativeScan = "strict_order"
 
+// partitionPlans is the plan_cache_mode postgres_part gives every
+// connection. A statement pgx has prepared gets a generic plan after five
+// runs, and a generic plan of a statement on the partitioned table locks
+// every partition when it runs: at 10,000 agents more locks than the
+// server's lock table holds by default (max_locks_per_transaction 64 ×
+// max_connections 100), so the statement fails "out of shared memory". A
+// custom plan keeps the agent's partition alone before it locks.
+const partitionPlans = "force_custom_plan"
+
 // Factories lists the variants of this package.
 func Factories() []engine.Factory {
 	return []engine.Factory{
@@ -127,6 +136,9 @@ func (v *Variant) UseServer(dsn string) error {
 	cfg.AfterConnect = registerVector
 	if v.iterative() {
 		cfg.ConnConfig.RuntimeParams["hnsw.iterative_scan"] = iterativeScan
+	}
+	if v.partitioned() {
+		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = partitionPlans
 	}
 	if v.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)

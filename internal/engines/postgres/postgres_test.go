@@ -90,6 +90,27 @@ func TestSharedVectors(t *testing.T) {
 	enginetest.CheckSharedVectors(t, v)
 }
 
+// TestPartitionPlans: postgres_part's connections plan each statement
+// for its agent (plan_cache_mode = force_custom_plan: a generic plan would
+// lock every partition, more than the server's lock table holds at 10,000
+// agents), and postgres's keep the server's default.
+func TestPartitionPlans(t *testing.T) {
+	if srv.s == nil {
+		t.Skip(srv.skip)
+	}
+	for _, c := range []struct{ id, want string }{{IDPartition, partitionPlans}, {ID, "auto"}} {
+		v := &Variant{id: c.id}
+		if err := v.UseServer(srv.s.DSN("plans")); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := v.pool.QueryRow(ctx, "SHOW plan_cache_mode").Scan(&got); err != nil || got != c.want {
+			t.Errorf("%s: plan_cache_mode %q (%v), want %q", c.id, got, err, c.want)
+		}
+		v.CloseVariant()
+	}
+}
+
 func TestPartitionShared(t *testing.T) {
 	v, _ := variant(t, "partition_shared")
 	v.id = IDPartition

@@ -61,7 +61,7 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 func (v *Variant) SharedLayout() string {
 	if v.partitioned() {
 		return "one schema, one table partitioned by agent: " + v.sharedDefinition(fmt.Sprintf(sharedTable, "notes")) +
-			", and a partition per agent (CREATE TABLE notes_AGENT PARTITION OF notes FOR VALUES IN (AGENT), made in the transaction of the agent's first write) with its own indexes; an agent's open runs no SQL (its statements name the agent, and the planner keeps the agent's partition only); deleting an agent is DROP TABLE of its partition: its files go back to the file system"
+			", and a partition per agent (CREATE TABLE notes_AGENT PARTITION OF notes FOR VALUES IN (AGENT), made in the transaction of the agent's first write) with its own indexes; an agent's open runs no SQL (its statements name the agent, and the planner keeps the agent's partition only: every connection has plan_cache_mode = " + partitionPlans + "); deleting an agent is DROP TABLE of its partition: its files go back to the file system"
 	}
 	return "one schema, one table: " + fmt.Sprintf(sharedTable, "notes") +
 		"; an agent's open runs no SQL (its statements name the agent); deleting an agent is DELETE … WHERE agent = $1, then VACUUM of the table: the space goes to the table's free space map for later writes, not back to the file system"
