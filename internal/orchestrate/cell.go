@@ -419,6 +419,8 @@ func (c *cell) runPhaseWorker(ctx context.Context, label string, args, env []str
 		total = p.hold
 	case job.PhaseServe:
 		total, unit = c.Serve.Requests, "request" // warm-up included, as the worker counts
+	case job.PhaseDelete:
+		total, unit = job.DeleteCountOf(c.Deletes, c.Stores), "agent"
 	}
 	sampler := startLoadSampler(c.SampleEvery)
 	c.Bar.Start(label, total)

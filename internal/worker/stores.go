@@ -25,6 +25,9 @@ func newStoreLoop(j job.Job, stderr io.Writer) *storeLoop {
 	l := &storeLoop{store: -1, progress: progress{last: now}, yielder: yielder{last: now, yield: runtime.Gosched}}
 	if j.Progress {
 		l.progress.w, l.progress.total = stderr, j.Stores
+		if j.Phase == job.PhaseDelete {
+			l.progress.total = j.DeleteCount() // the agents it exports and deletes
+		}
 	}
 	return l
 }

@@ -126,3 +126,21 @@ func TestPhasesYieldBetweenStores(t *testing.T) {
 		}
 	}
 }
+
+// TestDeleteProgressCountsAgents: the delete phase's progress lines count
+// the agents it exports and deletes, not the stores (the orchestrator's
+// ETA divides by it).
+func TestDeleteProgressCountsAgents(t *testing.T) {
+	for _, c := range []struct {
+		j    job.Job
+		want int
+	}{
+		{job.Job{Phase: job.PhaseDelete, Stores: 50, Deletes: 3, Progress: true}, 3},
+		{job.Job{Phase: job.PhaseDelete, Stores: 50, Progress: true}, 5},
+		{job.Job{Phase: job.PhaseOpen, Stores: 50, Progress: true}, 50},
+	} {
+		if got := newStoreLoop(c.j, io.Discard).progress.total; got != c.want {
+			t.Errorf("%s of %d stores (deletes %d): progress total %d, want %d", c.j.Phase, c.j.Stores, c.j.Deletes, got, c.want)
+		}
+	}
+}
