@@ -49,7 +49,7 @@
 #   RESULTS_REQUESTS        recorded requests per pool size (20000)
 #   RESULTS_POOLS           pool sizes (0,1%,10%,100%)
 #   RESULTS_POOL_TIME       time limit of each pool step (3m)
-#   RESULTS_LAYOUT_ENGINES  variants of the layouts part (sqlite_capi,sqlite,libsql_capi,turso,obx_nosync,bbolt,postgres)
+#   RESULTS_LAYOUT_ENGINES  variants of the layouts part (sqlite_capi,sqlite,libsql_capi,turso,obx_nosync,bbolt,postgres,postgres_part)
 #   RESULTS_LAYOUT_RUNS     warm and cold runs of the layouts part (2: a cold
 #                           run of the shared store evicts its whole file
 #                           before each agent's open, 18 s a run for
@@ -76,7 +76,7 @@ RESULTS_DIMS=${RESULTS_DIMS:-384}
 RESULTS_REQUESTS=${RESULTS_REQUESTS:-20000}
 RESULTS_POOLS=${RESULTS_POOLS:-0,1%,10%,100%}
 RESULTS_POOL_TIME=${RESULTS_POOL_TIME:-3m}
-RESULTS_LAYOUT_ENGINES=${RESULTS_LAYOUT_ENGINES:-sqlite_capi,sqlite,libsql_capi,turso,obx_nosync,bbolt,postgres}
+RESULTS_LAYOUT_ENGINES=${RESULTS_LAYOUT_ENGINES:-sqlite_capi,sqlite,libsql_capi,turso,obx_nosync,bbolt,postgres,postgres_part}
 RESULTS_LAYOUT_RUNS=${RESULTS_LAYOUT_RUNS:-2}
 RESULTS_PARTS=${RESULTS_PARTS:-study,profile,agent,serve,vectors,layouts}
 export RESULTS_PARTS
