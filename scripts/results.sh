@@ -52,7 +52,7 @@
 #   RESULTS_LAYOUT_ENGINES  variants of the layouts part (sqlite_capi,sqlite,libsql_capi,turso,obx_nosync,bbolt,postgres,postgres_part)
 #   RESULTS_LAYOUT_RUNS     warm and cold runs of the layouts part (2: a cold
 #                           run of the shared store evicts its whole file
-#                           before each agent's open, 18 s a run for
+#                           before each agent's open, 16.5–17.9 s a run for
 #                           sqlite_capi at 10,000 agents on the 2-core VM)
 #   RESULTS_PARTS           the parts to run now, in order (study,profile,agent,serve,vectors,layouts)
 #   RESULTS_MAX_LOAD        start a phase only below this load (1; 0: don't wait)
