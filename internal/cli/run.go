@@ -80,7 +80,9 @@ Vectors (an agent's memory recalled by meaning):
       close manydb computes the exact answer and records recall@10 (an
       exact search must reach 1, or the phase fails). A turn recalls
       first (knn for the new note's embedding, recent, append); the hold
-      asks each store a knn before the memory snapshot.
+      asks each store a knn before the memory snapshot, and after it asks
+      an approximate search again for 20, 40, … 640 notes, keeping 10:
+      the notes to ask for 95 % recall (docs/method.md).
   --topic-pool P   every agent draws its topics from one pool of P
       centres (default 0: each agent its own), so agents write about the
       same things; --note-spread σ (default 1) is the noise around a

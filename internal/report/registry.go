@@ -17,7 +17,7 @@ var figures = registry()
 // statistic of the same samples (a p99) is made from its base's entry
 // (sameAt), so that it knows its base and statistic.
 func registry() []figure {
-	return slices.Concat(openFigures(), cacheFigures(), turnFigures(), holdFigures(), deleteFigures(), serveFigures())
+	return slices.Concat(openFigures(), cacheFigures(), turnFigures(), holdFigures(), ladderFigures(), deleteFigures(), serveFigures())
 }
 
 // deleteFigures are the delete phase's: an agent exported to a file of

@@ -136,6 +136,8 @@ func (t *table) text(f figure, c *column) string {
 		return micros(v)
 	case f.unit == "mappings" || f.unit == "keys":
 		return significant(v)
+	case f.unit == "%":
+		return natural(v, f.unit)
 	}
 	return thousands(v)
 }

@@ -224,3 +224,50 @@ func TestPerAgentNotApplicable(t *testing.T) {
 		t.Errorf("the tables do not give the record's reason against knn:\n%s", got)
 	}
 }
+
+// TestLadderRows: a hold's knn ladder gives the notes an index must be
+// asked for to recall 95 % (the first step whose mean reaches it, with its
+// knn median) and the recall at 40, 160 and 640 notes; an exact search
+// needs 10; an index that never reaches 95 % says where it stopped.
+func TestLadderRows(t *testing.T) {
+	step := func(asked int, recall, ms float64) results.LadderStep {
+		return results.LadderStep{Asked: asked, Ms: []float64{ms, ms, ms, ms}, Recall: []float64{recall, recall, recall, recall}, Returned: []int{10, 10, 10, 10}}
+	}
+	for _, tt := range []struct {
+		ladder []results.LadderStep
+		want   []string
+	}{
+		{[]results.LadderStep{step(10, 0.6, 1), step(20, 0.9, 1.5), step(40, 0.96, 2), step(160, 0.99, 3), step(640, 1, 4)}, []string{
+			"| knn of the held stores: notes to ask for 95 % recall@10 (knn median there) | 10 (exact search) | 40 (2 ms) | n/a |",
+			"| knn recall@10 of the held stores asking 40 notes (mean) | n/a (exact search) | 96 % | n/a |",
+			"| knn recall@10 of the held stores asking 640 notes (mean) | n/a (exact search) | 100 % | n/a |",
+		}},
+		{[]results.LadderStep{step(10, 0.1, 1), step(640, 0.62, 9)}, []string{
+			"| knn of the held stores: notes to ask for 95 % recall@10 (knn median there) | 10 (exact search) | not at 640 (62 %) | n/a |",
+			"| knn recall@10 of the held stores asking 160 notes (mean) | n/a (exact search) | – | n/a |",
+		}},
+	} {
+		recs := vectorRecords()
+		for i := range recs {
+			if recs[i].Variant == "obx_cached" && recs[i].Phase == job.PhaseHold {
+				recs[i].Hold.Ladder = tt.ladder
+			}
+		}
+		var b bytes.Buffer
+		if err := Tables(&b, recs); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("the tables lack %q:\n%s", want, b.String())
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := Tables(&b, vectorRecords()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "notes to ask for") {
+		t.Error("a study without a ladder shows its rows")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"manydb/internal/job"
+	"manydb/internal/vector"
 )
 
 // maxMagnitude bounds every number of a record: no measurement manydb
@@ -248,7 +249,48 @@ func (r *Record) checkHold() error {
 	case len(h.OpenMs) > 0 && len(h.OpenMs) != h.Held:
 		return fmt.Errorf("hold.open_ms holds %d samples for %d stores held", len(h.OpenMs), h.Held)
 	}
-	return checkRange("hold.open_ms", h.OpenMs, 0, maxMagnitude)
+	if err := checkRange("hold.open_ms", h.OpenMs, 0, maxMagnitude); err != nil {
+		return err
+	}
+	return checkLadder(h.Ladder, h.Held, r.VectorExact)
+}
+
+// checkLadder refuses a hold's knn ladder of an exact search (it has
+// none), with asked counts not rising from vector.K, or with steps whose
+// samples are not one per held store or outside their domain.
+func checkLadder(steps []LadderStep, held int, exact bool) error {
+	if len(steps) > 0 && exact {
+		return errors.New("hold.ladder of an exact search: only an approximate knn is asked again")
+	}
+	last := 0
+	for i, s := range steps {
+		if s.Asked < vector.K || s.Asked <= last {
+			return fmt.Errorf("hold.ladder[%d].asked is %d: each step asks for at least %d notes, more than the step before", i, s.Asked, vector.K)
+		}
+		last = s.Asked
+		for name, n := range map[string]int{"ms": len(s.Ms), "recall": len(s.Recall), "returned": len(s.Returned)} {
+			if n != held {
+				return fmt.Errorf("hold.ladder[%d].%s holds %d samples for %d stores held", i, name, n, held)
+			}
+		}
+		err := errors.Join(checkRange(fmt.Sprintf("hold.ladder[%d].ms", i), s.Ms, 0, maxMagnitude),
+			checkRange(fmt.Sprintf("hold.ladder[%d].recall", i), s.Recall, 0, 1), checkReturned(i, s.Returned))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkReturned refuses a ladder step's answer length below 0 or above
+// vector.K (the ids kept).
+func checkReturned(step int, ns []int) error {
+	for j, n := range ns {
+		if n < 0 || n > vector.K {
+			return fmt.Errorf("hold.ladder[%d].returned[%d] is %d, outside 0 to %d", step, j, n, vector.K)
+		}
+	}
+	return nil
 }
 
 // checkServe refuses an ok serve step without its memory samples or with

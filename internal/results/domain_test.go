@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -28,9 +29,20 @@ func TestRefusesImpossibleRecords(t *testing.T) {
 		`"wall_s":1,"hits":1,"opens":1,"closes":1,"max_open":1,"sample_ms":250,"rss_kb":[100],"anon_kb":[1],"threads":[1],"fds":[1],"base_rss_kb":1}}`
 	del := `{"schema":2,"study":"s","variant":"v","layout":"shared","phase":"delete","status":"ok","workload":{"name":"large","objects":1000,"text_len":300},"stores":20,` +
 		`"load1":0,"started":"2026-12-04T10:00:00Z","deletes":3,"export_ms":[1,2,3],"export_bytes":[9,9,9],"delete_ms":[1,1,1],"freed_bytes":[0,0,0]}`
+	ladder := strings.Replace(hold, `"engine_s":0.1`, `"engine_s":0.1,"ladder":[{"asked":10,"ms":[1,1],"recall":[0.5,1],"returned":[10,10]},`+
+		`{"asked":20,"ms":[1,1],"recall":[1,1],"returned":[10,10]}]`, 1)
+	step := func(asked int, recall, returned string) string {
+		return fmt.Sprintf(`{"asked":%d,"ms":[1,1],"recall":%s,"returned":%s}`, asked, recall, returned)
+	}
 	for _, tt := range []struct {
 		name, rec, edit, want string
 	}{
+		{"a ladder of an exact search", ladder, `"vector_exact":true`, "hold.ladder of an exact search"},
+		{"a ladder asking for 5", ladder, `"ladder":[` + step(5, "[1,1]", "[10,10]") + `]`, "hold.ladder[0].asked is 5"},
+		{"a ladder asking for fewer", ladder, `"ladder":[` + step(20, "[1,1]", "[10,10]") + `,` + step(10, "[1,1]", "[10,10]") + `]`, "hold.ladder[1].asked is 10"},
+		{"a ladder step short of its stores", ladder, `"ladder":[` + step(10, "[1]", "[10,10]") + `]`, "hold.ladder[0].recall holds 1 samples for 2 stores"},
+		{"a ladder recall of 1.5", ladder, `"ladder":[` + step(10, "[1.5,1]", "[10,10]") + `]`, "hold.ladder[0].recall[0] is 1.5"},
+		{"a ladder answer of 11 kept", ladder, `"ladder":[` + step(10, "[1,1]", "[11,10]") + `]`, "hold.ladder[0].returned[0] is 11"},
 		{"deletes above the stores", del, `"deletes":21`, "deletes is 21: more agents than the 20 stores"},
 		{"deletes -1", del, `"deletes":-1`, "deletes is -1: a count is not negative"},
 		{"a delete short of its agents", del, `"delete_ms":[1,1]`, "delete_ms holds 2 samples for 3 stores"},
@@ -68,6 +80,9 @@ func TestRefusesImpossibleRecords(t *testing.T) {
 	}
 	if _, err := readOne(t, hold); err != nil {
 		t.Errorf("the valid hold: %v", err)
+	}
+	if _, err := readOne(t, ladder); err != nil {
+		t.Errorf("the valid hold with a ladder: %v", err)
 	}
 	if _, err := readOne(t, serve); err != nil {
 		t.Errorf("the valid serve step: %v", err)

@@ -287,6 +287,21 @@ type Hold struct {
 	// Server is the memory of the server's processes, for a variant
 	// whose stores live in a server (PostgreSQL); nil otherwise.
 	Server *ServerMemory `json:"server,omitempty"`
+	// Ladder is, for an approximate knn (an index), the held stores asked
+	// again after the memory snapshot with more and more notes asked
+	// (vector.Ladder), one step per count; none for an exact search or in
+	// records made before it was measured.
+	Ladder []LadderStep `json:"ladder,omitempty"`
+}
+
+// LadderStep is one step of a hold's knn ladder: every held store asked
+// for Asked notes nearest to its hold query, the first vector.K of the
+// answer kept. Each list holds one sample per held store, in store order.
+type LadderStep struct {
+	Asked    int       `json:"asked"`
+	Ms       []float64 `json:"ms"`       // the knn call's time
+	Recall   []float64 `json:"recall"`   // recall@K of the kept ids (vector.Recall)
+	Returned []int     `json:"returned"` // the ids kept (at most vector.K)
 }
 
 // ServerMemory is the memory of a server's processes (postmaster and

@@ -16,6 +16,16 @@ import (
 // K is how many nearest notes the knn query asks for (recall@K).
 const K = 10
 
+// Ladder is what a hold asks an approximate search for after its memory
+// snapshot, step by step: each factor times K notes, the first K kept, so
+// that a study finds how many notes an application must ask for to
+// recall RecallGoal of the K nearest.
+func Ladder() []int { return []int{1, 2, 4, 8, 16, 32, 64} }
+
+// RecallGoal is the mean recall@K the ladder looks for (the goal that
+// vector benchmarks usually quote, 0.95).
+const RecallGoal = 0.95
+
 // Tolerance is how far past the true K-th distance a returned note may be
 // and still count as one of the K nearest: engines sum float32 products in
 // their own order, so notes tied at rank K may swap (ann-benchmarks counts

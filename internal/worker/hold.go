@@ -27,8 +27,9 @@ const holdSeed = 1
 // set-up of the engine (library initialisation, shared caches) is not
 // counted per store; both snapshots follow a garbage collection that
 // returns freed Go memory to the OS, so only live memory counts for
-// pure-Go engines too. The loop is locked to one OS thread, as the timed
-// phases are.
+// pure-Go engines too. After the second snapshot an approximate knn is
+// asked again for more and more notes (askLadder). The loop is locked to
+// one OS thread, as the timed phases are.
 func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	// Only the paths used: a slice of every store's path (10 MB for a
 	// million stores) would be garbage collected between the snapshots
@@ -55,12 +56,10 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 		return err
 	}
 	steps, kq := holdSteps(vis.a.knn), vis.a.knn
-	if kq != nil {
-		rec.KNNAsked = kq.asked()
-	}
 	var recall []float64
 	var returned []int
 	if kq != nil {
+		rec.KNNAsked = kq.asked()
 		recall, returned = make([]float64, j.Hold), make([]int, j.Hold)
 	}
 	if err := holdWarmUp(vis, loop, steps, want, dirs); err != nil {
@@ -97,6 +96,11 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	if rec.Hold, err = holdRecord(j.Hold, start, cg, openMs, server); err != nil {
 		return err
 	}
+	ladder, asking, err := askLadder(j, loop, kq, open, want)
+	if err != nil {
+		return err
+	}
+	rec.Hold.Ladder, engineTime = ladder, engineTime+asking
 	closing, err := closeHeld(open)
 	open = nil
 	if err != nil {

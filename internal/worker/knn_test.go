@@ -2,10 +2,12 @@ package worker
 
 import (
 	"io"
+	"math"
 	"strings"
 	"testing"
 
 	"manydb/internal/job"
+	"manydb/internal/vector"
 	"manydb/internal/workload"
 )
 
@@ -177,5 +179,41 @@ func TestKNNOversample(t *testing.T) {
 	rec, err := RunJob(j, newFake(t, "fake"), io.Discard)
 	if err != nil || rec.KNNAsked != 0 {
 		t.Fatalf("exact search with oversample 4: %v, knn_asked %d; want 10 asked (0 recorded)", err, rec.KNNAsked)
+	}
+}
+
+// TestHoldLadder: after its snapshot the hold asks an approximate search
+// (fake_shortknn answers 3 fewer notes than asked) for each step of
+// vector.Ladder's notes: asking for 10 recalls 7 of the 10 nearest, asking
+// for 20 or more all 10, one sample per held store; an exact search has
+// no ladder.
+func TestHoldLadder(t *testing.T) {
+	j := vectorJob(t)
+	j.Phase, j.Hold = job.PhaseHold, 4
+	rec, err := RunJob(j, newFake(t, "fake_shortknn"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := rec.Hold.Ladder
+	if len(steps) != len(vector.Ladder()) {
+		t.Fatalf("%d ladder steps, want %d", len(steps), len(vector.Ladder()))
+	}
+	for k, s := range steps {
+		want, kept := 1.0, vector.K
+		if k == 0 {
+			want, kept = 0.7, 7
+		}
+		if s.Asked != vector.Ladder()[k]*vector.K || len(s.Ms) != 4 || len(s.Recall) != 4 {
+			t.Fatalf("step %d: asked %d with %d times and %d recalls, want %d asked of 4 stores", k, s.Asked, len(s.Ms), len(s.Recall), vector.Ladder()[k]*vector.K)
+		}
+		for i := range 4 {
+			if math.Abs(s.Recall[i]-want) > 1e-9 || s.Returned[i] != kept {
+				t.Errorf("step %d (asked %d), store %d: recall %v with %d kept, want %v with %d", k, s.Asked, i, s.Recall[i], s.Returned[i], want, kept)
+			}
+		}
+	}
+	exact, err := RunJob(j, newFake(t, "fake"), io.Discard)
+	if err != nil || exact.Hold.Ladder != nil {
+		t.Errorf("exact search: %v, ladder %v; want none", err, exact.Hold.Ladder)
 	}
 }
