@@ -83,7 +83,7 @@ func (f *studyFlags) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&f.loadWait, "load-wait", 30*time.Second, "how often to check the load while waiting")
 	fs.StringVar(&f.binDir, "bin", f.binDir, "directory of the worker binaries")
 	fs.StringVar(&f.postgres, "postgres", "", "a PostgreSQL server of your own for the postgres variants' stores, as a libpq connection string (host=/run/postgresql user=me dbname=postgres); manydb makes databases of its own there (manydb_HASH_SETTING, marked with a comment), drops only those, and touches nothing else; the role needs CREATEDB (and pg_read_all_settings unless a superuser; pgvector under --dims needs a superuser) and the server must run on this machine (manydb reads its data directory and processes). Default: manydb starts its own server in the root")
-	fs.DurationVar(&f.stall, "stall-limit", 0, "end a worker that makes no progress for this long and record its phase failed (0: 100 × the longest gap between its progress lines, at least 1m)")
+	fs.DurationVar(&f.stall, "stall-limit", 0, "end a worker that makes no progress for this long and record its phase failed (0: 100 × the longest gap between its progress lines or those of the workers before it on the same stores, at least 1m)")
 }
 
 // Validate checks what needs nothing but the flags (the engine and

@@ -27,6 +27,9 @@ type cell struct {
 	where
 	dir string // its stores: ROOT/SETTING/VARIANT, ROOT/SETTING/VARIANT-shared
 	bin string // its worker binary
+	// gap is the longest gap between progress lines of its workers so
+	// far, from which the watchdog's default rule starts for the next.
+	gap time.Duration
 }
 
 // cell returns the cell of w.
@@ -423,11 +426,12 @@ func (c *cell) runPhaseWorker(ctx context.Context, label string, args, env []str
 		total, unit = job.DeleteCountOf(c.Deletes, c.Stores), "agent"
 	}
 	sampler := startLoadSampler(c.SampleEvery)
-	c.Bar.Start(label, total)
+	c.Bar.Start(label, total, unit)
 	logAt := c.server.logSize()
 	res := runWorker(ctx, workerCmd{bin: c.bin, args: args, env: env,
-		onProgress: c.Bar.Set, stall: c.StallLimit, unit: unit, total: total, storeDir: func(i int) string { return job.StoreDir(c.dir, i, c.Fanout) }, label: label, log: c.Log})
+		onProgress: c.Bar.Set, stall: c.StallLimit, patience: c.gap, unit: unit, total: total, storeDir: func(i int) string { return job.StoreDir(c.dir, i, c.Fanout) }, label: label, log: c.Log})
 	c.Bar.Done()
+	c.gap = max(c.gap, res.longestGap)
 	if res.err != nil && c.isServerPhase() {
 		res.err = c.server.withComplaint(res.err, logAt)
 	}

@@ -70,7 +70,8 @@ type Config struct {
 	LoadWait        time.Duration // how often to check the load while waiting
 	// StallLimit is how long a worker may go without progress before the
 	// watchdog kills it and records its phase failed; 0 means the default
-	// rule: 100 × the longest gap between its progress lines, at least a
+	// rule: 100 × the longest gap between its progress lines (or those of
+	// the workers before it on the same stores), at least a
 	// minute (docs/method.md, "The watchdog").
 	StallLimit time.Duration
 	// SkipSpaceCheck starts even if the data root's filesystem looks too

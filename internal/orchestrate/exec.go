@@ -33,6 +33,9 @@ type workerResult struct {
 	err     error    // nil when the worker exited 0 and printed a record
 	stderr  []string // its last stderr lines, progress lines left out
 	seconds float64  // wall time of the worker process
+	// longestGap is the longest gap between two of its progress lines, or
+	// the patience it was given if longer.
+	longestGap time.Duration
 }
 
 // workerCmd is one worker process to run and how to watch it.
@@ -42,8 +45,10 @@ type workerCmd struct {
 	env  []string
 	// onProgress gets its progress lines; nil ignores them.
 	onProgress func(done, total int)
-	// stall is the watchdog's limit (--stall-limit); 0: the default rule.
-	stall time.Duration
+	// stall is the watchdog's limit (--stall-limit); 0: the default rule,
+	// which starts from patience: the longest gap between progress lines
+	// of the workers before this one on the same stores.
+	stall, patience time.Duration
 	// unit is what its progress lines count: "store" or "request".
 	unit string
 	// total is how many units the phase does, and storeDir names store
@@ -92,6 +97,7 @@ func runWorker(ctx context.Context, w workerCmd) workerResult {
 	}
 	dog := newWatchdog(w.stall, w.unit, w.label, w.log, start)
 	dog.total, dog.storeDir, dog.page = w.total, w.storeDir, page
+	dog.startFrom(w.patience)
 	quit, watched := make(chan struct{}), make(chan watchResult, 1)
 	go func() { watched <- dog.run(cmd.Process.Pid, quit) }()
 	tail := readStderr(pipe, func(done, total int) { // to its end, before Wait closes it
@@ -103,7 +109,7 @@ func runWorker(ctx context.Context, w workerCmd) workerResult {
 	close(quit) // before Wait reaps the worker: the watchdog uses its pid
 	seen := <-watched
 	waitErr := cmd.Wait()
-	res := workerResult{stderr: tail, seconds: time.Since(start).Seconds()}
+	res := workerResult{stderr: tail, seconds: time.Since(start).Seconds(), longestGap: dog.longestGap()}
 	res.err = exitError(ctx, waitErr, tail)
 	switch d := suspendedSoFar() - suspended; {
 	case seen.stall != nil && ctx.Err() == nil:

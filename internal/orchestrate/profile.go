@@ -341,7 +341,7 @@ func (c *ProfileConfig) run(ctx context.Context, label, bin, dir string, args []
 	}
 	started := time.Now().UTC()
 	sampler := startLoadSampler(10 * time.Second)
-	c.Bar.Start(label, stores)
+	c.Bar.Start(label, stores, "store")
 	res := runWorker(ctx, workerCmd{bin: bin, args: args, env: c.Env, onProgress: c.Bar.Set, unit: "store", label: label, log: c.Log})
 	c.Bar.Done()
 	during := sampler.stop()

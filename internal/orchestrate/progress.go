@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -13,8 +14,9 @@ import (
 
 // Progress shows how far a phase has come.
 type Progress interface {
-	// Start begins a phase of total steps.
-	Start(label string, total int)
+	// Start begins a phase of total steps, each one unit ("store",
+	// "request", "agent").
+	Start(label string, total int, unit string)
 	// Set reports done of total steps (called from the worker's stderr reader).
 	Set(done, total int)
 	// Done ends the phase.
@@ -36,13 +38,13 @@ type barProgress struct {
 	bar *progressbar.ProgressBar
 }
 
-func (b *barProgress) Start(label string, total int) {
+func (b *barProgress) Start(label string, total int, unit string) {
 	b.bar = progressbar.NewOptions(total,
 		progressbar.OptionSetWriter(b.w),
 		progressbar.OptionSetDescription(label),
 		progressbar.OptionShowCount(),
 		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("stores"),
+		progressbar.OptionSetItsString(unit+"s"),
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(100*time.Millisecond),
@@ -64,24 +66,26 @@ func (b *barProgress) Done() {
 	b.bar.Finish()
 }
 
-// lineProgress prints "label: done/total stores, rate/s, ETA" at most every
-// `every`, and one line when a phase ends.
+// lineProgress prints "label: done/total stores, rate/s, ETA" (or
+// requests, or agents: the phase's unit) at most every `every`, and one
+// line when a phase ends.
 type lineProgress struct {
 	w     io.Writer
 	every time.Duration
 
 	mu    sync.Mutex
 	label string
+	unit  string
 	total int
 	done  int
 	start time.Time
 	last  time.Time
 }
 
-func (l *lineProgress) Start(label string, total int) {
+func (l *lineProgress) Start(label string, total int, unit string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.label, l.total, l.done = label, total, 0
+	l.label, l.unit, l.total, l.done = label, unit, total, 0
 	l.start = time.Now()
 	l.last = l.start
 }
@@ -93,13 +97,22 @@ func (l *lineProgress) Set(done, total int) {
 	if now := time.Now(); now.Sub(l.last) >= l.every {
 		l.last = now
 		if done == 0 { // no rate yet: the worker's set-up (a prewarm, a warm-up)
-			fmt.Fprintf(l.w, "%s: 0/%d stores after %s (setting up)\n", l.label, l.total, now.Sub(l.start).Round(time.Second))
+			fmt.Fprintf(l.w, "%s: 0/%d %ss after %s (setting up)\n", l.label, l.total, l.unit, now.Sub(l.start).Round(time.Second))
 			return
 		}
 		rate := float64(done) / now.Sub(l.start).Seconds()
 		eta := time.Duration(float64(l.total-done) / rate * float64(time.Second))
-		fmt.Fprintf(l.w, "%s: %d/%d stores, %.0f/s, ETA %s\n", l.label, done, l.total, rate, eta.Round(time.Second))
+		fmt.Fprintf(l.w, "%s: %d/%d %ss, %s/s, ETA %s\n", l.label, done, l.total, l.unit, rateText(rate), eta.Round(time.Second))
 	}
+}
+
+// rateText writes a rate with two significant digits below 10 ("0.27",
+// "3.4"), so that a slow phase does not show 0/s, and whole above.
+func rateText(rate float64) string {
+	if rate >= 10 {
+		return strconv.FormatFloat(rate, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(rate, 'g', 2, 64)
 }
 
 func (l *lineProgress) Done() {

@@ -16,7 +16,10 @@ import (
 
 // The default stall rule (docs/method.md, "The watchdog"): a worker is
 // stalled when no progress line came for stallFactor times the longest
-// gap between its progress lines so far, and at least minStall.
+// gap between progress lines so far, its own and those of the workers
+// before it on the same stores (a store that took 7 s to write into a
+// shared index may take a minute to delete from it), and at least
+// minStall.
 const (
 	minStall    = time.Minute
 	stallFactor = 100
@@ -49,10 +52,15 @@ type watchdog struct {
 
 	mu       sync.Mutex
 	lastLine time.Time     // the last progress line, or the start
-	longest  time.Duration // the longest gap between progress lines (the first from the start)
-	lines    int           // progress lines so far
-	done     int           // the last line's DONE and TOTAL
-	total    int
+	longest  time.Duration // the longest gap between progress lines (the first from the start), or between, below
+	// between is the longest gap between two progress lines (not the
+	// first, which may hold a prewarm or a server's start), or between
+	// those of the workers before it on the same stores: what the next
+	// worker on them starts from (patience).
+	between time.Duration
+	lines   int // progress lines so far
+	done    int // the last line's DONE and TOTAL
+	total   int
 }
 
 // newWatchdog returns the watchdog of a worker started at start; limit 0
@@ -69,8 +77,28 @@ func newWatchdog(limit time.Duration, unit, label string, log io.Writer, start t
 func (w *watchdog) progress(now time.Time, done, total int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.longest = max(w.longest, now.Sub(w.lastLine))
+	gap := now.Sub(w.lastLine)
+	w.longest = max(w.longest, gap)
+	if w.lines > 0 {
+		w.between = max(w.between, gap)
+	}
 	w.lastLine, w.lines, w.done, w.total = now, w.lines+1, done, total // a serve worker's total counts its warm-up
+}
+
+// longestGap is the longest gap between two progress lines so far, or
+// the patience the watchdog was given if longer.
+func (w *watchdog) longestGap() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.between
+}
+
+// startFrom gives the watchdog the patience of the workers before it on
+// the same stores: the longest gap between their progress lines.
+func (w *watchdog) startFrom(patience time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.longest, w.between = max(w.longest, patience), max(w.between, patience)
 }
 
 // currentLimit is how long the worker may be silent now.
@@ -140,7 +168,7 @@ func (w *watchdog) stallError(limit time.Duration, stopped bool) error {
 	where := w.where()
 	rule := fmt.Sprintf("--stall-limit %s", limit)
 	if w.limit == 0 {
-		rule = fmt.Sprintf("the limit: %d × the longest gap between progress lines (%s), at least %s; --stall-limit sets another",
+		rule = fmt.Sprintf("the limit: %d × the longest gap between progress lines of this worker and those before it on these stores (%s), at least %s; --stall-limit sets another",
 			stallFactor, w.longest.Round(time.Millisecond), minStall)
 	}
 	err := fmt.Errorf("%w for %s %s (%s)", errStall, limit, where, rule)

@@ -207,4 +207,15 @@ func TestStallLimitRule(t *testing.T) {
 	if got := newWatchdog(time.Second, "store", "x", nil, start).currentLimit(); got != time.Second {
 		t.Errorf("--stall-limit 1s: %v", got)
 	}
+	if gap := w.longestGap(); gap != 500*time.Millisecond {
+		t.Errorf("gaps of 2s from the start, then 0.5s: %v carried to the next worker, want 0.5s (not the start's)", gap)
+	}
+	// A worker after one whose stores took 7 s each (a shared index's
+	// create before its delete) starts from that gap, and keeps it.
+	after := newWatchdog(0, "agent", "x", nil, start)
+	after.startFrom(7 * time.Second)
+	after.progress(start.Add(time.Second), 1, 3)
+	if got, gap := after.currentLimit(), after.longestGap(); got != 700*time.Second || gap != 7*time.Second {
+		t.Errorf("after a 7s gap: limit %v, gap %v; want 700s and 7s", got, gap)
+	}
 }
