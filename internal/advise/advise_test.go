@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -411,5 +412,30 @@ func TestLayoutsOfEmbeddings(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "notes with embeddings of 384 values") {
 		t.Errorf("the layouts table does not say its figures are with embeddings:\n%s", b.String())
+	}
+}
+
+// TestVectorsOfOneWorkload: vector records of two embedding workloads (a
+// topic pool of 50, then one of 5,000) are not pooled: the evidence holds
+// the first workload's recall only.
+func TestVectorsOfOneWorkload(t *testing.T) {
+	var recs []results.Record
+	for k, pool := range []int{50, 5000} {
+		for _, r := range (fakeEngine{name: "v", holdKB: 50, filesPer: 1, spaceKB: 300 * int64(k+1)}).records() {
+			if r.Phase == job.PhaseSpace {
+				r.Workload.Dims, r.Workload.TopicPool, r.Study = 384, pool, fmt.Sprintf("pool%d", pool)
+				recs = append(recs, r)
+			}
+		}
+	}
+	evs := Collect(recs, 384)
+	if len(evs) != 1 {
+		t.Fatalf("%d evidences, want 1", len(evs))
+	}
+	if got := evs[0].vec("space-per-store"); got.Value != 300 {
+		t.Errorf("space per store %v KB, want 300 (the pool of 50's alone, not pooled with 600)", got.Value)
+	}
+	if w, ok := VectorWorkload(recs, 384); !ok || w.TopicPool != 50 {
+		t.Errorf("VectorWorkload: %+v %v, want the pool of 50", w, ok)
 	}
 }

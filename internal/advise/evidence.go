@@ -11,6 +11,7 @@ import (
 	"manydb/internal/report"
 	"manydb/internal/results"
 	"manydb/internal/stats"
+	"manydb/internal/workload"
 )
 
 // Key names one variant under one setting in one layout.
@@ -74,14 +75,18 @@ type Records struct {
 // Collect gathers the evidence of every variant, setting and layout in
 // recs, in the order they first appear: the base figures from the
 // records without embeddings, and, when dims > 0, the vector figures
-// from those with dims values per embedding.
+// from those with dims values per embedding, of one embedding workload:
+// the first such record's topic pool and noise (VectorWorkload). Records
+// of another are left out, never pooled with it: a shared index's recall
+// depends on them.
 func Collect(recs []results.Record, dims int) []*Evidence {
 	var base, vec []results.Record
+	shape, _ := VectorWorkload(recs, dims)
 	for _, r := range recs {
-		switch r.Workload.Dims {
-		case 0:
+		switch {
+		case r.Workload.Dims == 0:
 			base = append(base, r)
-		case dims:
+		case r.Workload.Dims == dims && sameEmbeddings(r.Workload, shape):
 			vec = append(vec, r)
 		}
 	}
@@ -112,6 +117,24 @@ func Collect(recs []results.Record, dims int) []*Evidence {
 		}
 	}
 	return out
+}
+
+// VectorWorkload is the workload of the first record of recs with dims
+// values per embedding (false: none), whose topic pool and noise Collect
+// keeps.
+func VectorWorkload(recs []results.Record, dims int) (workload.Spec, bool) {
+	for _, r := range recs {
+		if dims > 0 && r.Workload.Dims == dims {
+			return r.Workload, true
+		}
+	}
+	return workload.Spec{}, false
+}
+
+// sameEmbeddings tells whether two workloads draw embeddings alike: the
+// same topic pool and noise around a topic.
+func sameEmbeddings(a, b workload.Spec) bool {
+	return a.TopicPool == b.TopicPool && a.NoteSpread() == b.NoteSpread()
 }
 
 // readRaw reads from the ok records of e what no figure holds: the files

@@ -37,7 +37,10 @@ the worker's anonymous memory plus the page cache of the open stores'
 files (the hold's charge less its anonymous memory); a server variant's
 processes are outside the worker's container, so its memory is resident
 (Pss) either way. With --dims an open store's embeddings add what the
-vector study's hold measured. A pool's p99 is serve's at the same share
+vector study's hold measured; the vector figures are of one embedding
+workload, the first record's of those dims (its topic pool and noise:
+a shared index's recall depends on them), and records of another are
+left out. A pool's p99 is serve's at the same share
 of its agents; with --dims it is serve's plus the vector study's knn
 p99. Processes are what the open-file and pthread-key limits of the
 records' machine need for the pool.

@@ -104,8 +104,8 @@ func reportPage(out string, files []string, recs []results.Record) report.Page {
 	s.Dims = reportDims(recs)
 	if a, err := advise.Advise(s, advise.Collect(recs, s.Dims), files); err == nil {
 		how := "manydb advise with its defaults"
-		if s.Dims > 0 {
-			how = fmt.Sprintf("manydb advise with its defaults and --dims %d, the records' embeddings", s.Dims)
+		if w, ok := advise.VectorWorkload(recs, s.Dims); ok {
+			how = fmt.Sprintf("manydb advise with its defaults and --dims %d, the records' embeddings%s", s.Dims, report.TopicsText(w))
 		}
 		lead := a.Lead(how)
 		p.Lead = &lead

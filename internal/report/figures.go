@@ -13,6 +13,7 @@ import (
 	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/stats"
+	"manydb/internal/workload"
 )
 
 // Figures are the figures of one variant under one setting in one layout,
@@ -350,3 +351,8 @@ func (f *Figures) ValuesAt(name string, n int) []float64 { return levelValues(f,
 // Natural writes a value of a figure's unit as the tables do: three
 // significant digits, memory in KB, MB or GB, times in µs or ms.
 func Natural(v float64, unit string) string { return natural(v, unit) }
+
+// TopicsText says how a workload's embeddings cluster when not by
+// default, as the tables' workload line does: " (topics drawn from a pool
+// of 50 shared by all agents)"; "" by default.
+func TopicsText(w workload.Spec) string { return topicsText(w) }
