@@ -121,6 +121,23 @@ func (j Job) QueriesOrCount() []Query {
 // Deletes, or by default DeleteAgents of the stores.
 func (j Job) DeleteCount() int { return DeleteCountOf(j.Deletes, j.Stores) }
 
+// Units is what the job's progress counts, and how many: the agents the
+// delete phase exports and deletes, the stores a hold holds, serve's
+// recorded requests (its worker's lines add the warm-up), or the stores
+// the phase visits. The worker's progress lines and the orchestrator's
+// bar and watchdog both use it.
+func (j Job) Units() (total int, unit string) {
+	switch j.Phase {
+	case PhaseDelete:
+		return j.DeleteCount(), "agent"
+	case PhaseHold:
+		return j.Hold, "store"
+	case PhaseServe:
+		return j.Serve.Requests, "request"
+	}
+	return j.Stores, "store"
+}
+
 // Listing is what a worker's --list prints for each variant it serves.
 type Listing struct {
 	ID string `json:"id"`

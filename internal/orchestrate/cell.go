@@ -268,7 +268,7 @@ func (c *cell) phase(ctx context.Context, p phase, rebuild bool) (ok bool, err e
 	wj.Appended = m.Appended
 	args := wj.Args()
 	started := time.Now().UTC()
-	res, during := c.runPhaseWorker(ctx, label, args, wj.Environ(c.Env), p)
+	res, during := c.runPhaseWorker(ctx, label, args, wj)
 	if ctx.Err() != nil {
 		return false, fmt.Errorf("interrupted during %s; the records of finished phases are in %s, and the same command resumes the study", label, c.Out)
 	}
@@ -411,20 +411,13 @@ func (c *cell) oomKilled(res workerResult, label string, args []string, p phase,
 	return rec
 }
 
-// runPhaseWorker runs phase p's worker on the stores in dir with its
-// job's environment (env: job.Job.Environ), showing its progress and watching it (the
-// watchdog), and returns its result and the load samples taken while it
-// ran.
-func (c *cell) runPhaseWorker(ctx context.Context, label string, args, env []string, p phase) (workerResult, []float64) {
-	total, unit := c.Stores, "store"
-	switch p.name {
-	case job.PhaseHold:
-		total = p.hold
-	case job.PhaseServe:
-		total, unit = c.Serve.Requests, "request" // warm-up included, as the worker counts
-	case job.PhaseDelete:
-		total, unit = job.DeleteCountOf(c.Deletes, c.Stores), "agent"
-	}
+// runPhaseWorker runs the worker of job wj (its arguments args) on the
+// stores in dir with the job's environment, showing its progress
+// (job.Job.Units) and watching it (the watchdog), and returns its result
+// and the load samples taken while it ran.
+func (c *cell) runPhaseWorker(ctx context.Context, label string, args []string, wj job.Job) (workerResult, []float64) {
+	total, unit := wj.Units()
+	env := wj.Environ(c.Env)
 	sampler := startLoadSampler(c.SampleEvery)
 	c.Bar.Start(label, total, unit)
 	logAt := c.server.logSize()

@@ -24,10 +24,8 @@ func newStoreLoop(j job.Job, stderr io.Writer) *storeLoop {
 	now := time.Now()
 	l := &storeLoop{store: -1, progress: progress{last: now}, yielder: yielder{last: now, yield: runtime.Gosched}}
 	if j.Progress {
-		l.progress.w, l.progress.total = stderr, j.Stores
-		if j.Phase == job.PhaseDelete {
-			l.progress.total = j.DeleteCount() // the agents it exports and deletes
-		}
+		l.progress.w = stderr
+		l.progress.total, _ = j.Units()
 	}
 	return l
 }
