@@ -64,6 +64,8 @@ func (j Job) Args() []string {
 		args = append(args, "--seed", strconv.FormatUint(j.Seed, 10))
 	}
 	num("--hold", j.Hold)
+	num("--procs", j.Procs)
+	num("--proc", j.Proc)
 	num("--fanout", j.Fanout)
 	num("--deletes", j.Deletes)
 	if j.Layout.Shared() {
@@ -124,6 +126,8 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	fs.IntVar(&j.Run, "run", 0, "the repetition: open or turn run, hold count or pool size (1, 2, …)")
 	fs.Uint64Var(&j.Seed, "seed", 0, "open, turn, serve: seed of the store order")
 	fs.IntVar(&j.Hold, "hold", 0, "hold: stores to keep open")
+	fs.IntVar(&j.Procs, "procs", 0, "hold: worker processes the held stores are split over (0, 1: this one)")
+	fs.IntVar(&j.Proc, "proc", 0, "hold: this worker's process number, 0 … --procs - 1: its share of the held stores")
 	fs.IntVar(&j.Fanout, "fanout", 0, "store directory levels: 0 flat (dir/001234), 2 nested by the name's last digits (dir/12/34/001234)")
 	fs.StringVar(&layout, "layout", "", "shared: every agent's notes in one store (SharedDir), keyed by agent; default a store per agent")
 	fs.StringVar(&queries, "queries", "", "open: the queries to make, in order ("+JoinNames(Queries(), ",")+"; default count)")
@@ -217,12 +221,25 @@ func (j Job) Validate() error {
 		CheckOversample(max(j.KNNOversample, 1), j.Workload.Dims), CheckFanout(j.Fanout), j.checkHold())
 }
 
-// checkHold checks the hold phase's count of stores to keep open.
+// checkHold checks the hold phase's count of stores to keep open and
+// its processes (only a hold is split over processes).
 func (j Job) checkHold() error {
 	if j.Phase != PhaseHold {
+		if j.Procs != 0 || j.Proc != 0 {
+			return fmt.Errorf("--procs and --proc are for the hold phase, not %s", j.Phase)
+		}
 		return nil
 	}
-	return CheckHold(j.Hold, j.Stores)
+	if err := CheckHold(j.Hold, j.Stores); err != nil {
+		return err
+	}
+	if err := CheckProcs(j.Procs, j.Hold); err != nil {
+		return err
+	}
+	if j.Proc < 0 || j.Proc >= max(j.Procs, 1) {
+		return fmt.Errorf("--proc %d: a process number from 0 to --procs - 1 (%d)", j.Proc, max(j.Procs, 1)-1)
+	}
+	return nil
 }
 
 // firstError returns the first of errs that is not nil.

@@ -27,6 +27,12 @@ type Job struct {
 	Run      int           // the repetition: open or turn run 1..R, hold count or pool size 1..n (results.Record.Repeat)
 	Seed     uint64        // open, turn and serve: seed of the store order
 	Hold     int           // hold: stores to keep open
+	// Procs, above 1, splits the hold's stores over Procs worker
+	// processes (--procs), each holding its own range of agents
+	// (HeldRange), as a router by agent id would: this worker is process
+	// Proc (0…Procs-1). Once its stores are open and measured it says so
+	// (HeldLine) and keeps them open until its stdin is closed.
+	Procs, Proc int
 	// Fanout is the store directories' layout (StoreDir): 0 is flat
 	// (dir/001234), f > 0 nests them f levels deep.
 	Fanout int
@@ -131,11 +137,21 @@ func (j Job) Units() (total int, unit string) {
 	case PhaseDelete:
 		return j.DeleteCount(), "agent"
 	case PhaseHold:
-		return j.Hold, "store"
+		lo, hi := j.HeldRange()
+		return hi - lo, "store"
 	case PhaseServe:
 		return j.Serve.Requests, "request"
 	}
 	return j.Stores, "store"
+}
+
+// HeldRange is the hold's stores lo…hi-1 this worker holds: all Hold of
+// them, or with Procs above 1 process Proc's share of consecutive agents.
+func (j Job) HeldRange() (lo, hi int) {
+	if j.Procs <= 1 {
+		return 0, j.Hold
+	}
+	return j.Hold * j.Proc / j.Procs, j.Hold * (j.Proc + 1) / j.Procs
 }
 
 // Listing is what a worker's --list prints for each variant it serves.
@@ -155,6 +171,11 @@ type Listing struct {
 // "progress DONE TOTAL". The orchestrator reads and hides them, and its
 // watchdog takes them as the worker's heartbeat.
 const ProgressPrefix = "progress "
+
+// HeldLine is the line a hold worker of several (Job.Procs) prints on its
+// stderr once its stores are open and measured; it then keeps them open,
+// printing a progress line now and then, until its stdin is closed.
+const HeldLine = "held, waiting"
 
 // StatusEnv names the environment variable that gives a worker the file
 // descriptor of its status page, a shared memory file (memfd) of

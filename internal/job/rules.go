@@ -119,6 +119,15 @@ func CheckHold(hold, stores int) error {
 	return nil
 }
 
+// CheckProcs checks a count of worker processes to split hold stores
+// over (0 is the default, one).
+func CheckProcs(procs, hold int) error {
+	if procs < 0 || procs > hold {
+		return fmt.Errorf("--procs %d: split the held stores over 1 to --hold (%d) processes", procs, hold)
+	}
+	return nil
+}
+
 // Validate checks serve's traffic on stores stores.
 func (s Serve) Validate(stores int) error {
 	switch {

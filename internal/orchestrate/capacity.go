@@ -14,34 +14,78 @@ import (
 // for up to n + extra open stores) in the process' limit. "" when they fit
 // or there is no estimate. The memory is checked only with checkMemory.
 func (s *study) tooManyOpen(key storesKey, n, extra int, checkMemory bool) string {
+	if checkMemory {
+		if why := s.memoryShort(key, n, false); why != "" {
+			return why
+		}
+	}
+	return s.filesShort(key, n+extra)
+}
+
+// tooManyHeld is tooManyOpen for a hold of n stores split over procs
+// processes: their anonymous memory in the machine's (a hold only reads:
+// the pages of the files it maps are page cache, which the kernel
+// reclaims), n/procs in each process' open files.
+func (s *study) tooManyHeld(key storesKey, n, procs int) string {
+	if why := s.memoryShort(key, n, true); why != "" {
+		return why
+	}
+	return s.filesShort(key, (n+procs-1)/procs)
+}
+
+// memoryShort says why n open stores would not fit in 70 % of the memory
+// available now, from the study's last hold: its resident memory per
+// open store, or its anonymous memory with anon; "" when they fit or
+// there is no estimate.
+func (s *study) memoryShort(key storesKey, n int, anon bool) string {
 	h, ok := s.held[key]
 	if !ok || n == 0 || h.Held == 0 {
 		return ""
 	}
-	if availKB, err := measure.MemAvailableKB(); err == nil && checkMemory {
-		need := h.RssKB * float64(n)
-		if need > 0.7*float64(availKB) {
-			return fmt.Sprintf("%d open stores need about %s (%s per open store, from the hold phase), more than 70 %% of the %s available", n,
-				bytesText(need*1024), bytesText(h.RssKB*1024), bytesText(float64(availKB)*1024))
-		}
+	availKB, err := measure.MemAvailableKB()
+	if err != nil {
+		return ""
+	}
+	perStore, what := h.RssKB, "resident"
+	if anon {
+		perStore, what = h.AnonKB, "anonymous"
+	}
+	if need := perStore * float64(n); need > 0.7*float64(availKB) {
+		return fmt.Sprintf("%d open stores need about %s (%s %s per open store, from the hold phase), more than 70 %% of the %s available", n,
+			bytesText(need*1024), bytesText(perStore*1024), what, bytesText(float64(availKB)*1024))
+	}
+	return ""
+}
+
+// filesShort says why open stores in one process would not fit in its
+// open-file limit, from the study's last hold (or a smaller pool's serve
+// phase, when its stores kept more files open); "" when they fit or
+// there is no estimate.
+func (s *study) filesShort(key storesKey, open int) string {
+	h, ok := s.held[key]
+	if !ok || open == 0 || h.Held == 0 {
+		return ""
 	}
 	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil {
-		// Go raises a process' soft limit to its hard limit at start, so
-		// the worker may use up to the hard one.
-		perStore, from := float64(h.FDs-h.FDsBefore)/float64(h.Held), "the hold phase"
-		// Stores that are written to can keep more files open than the
-		// hold phase's, which only read (pebble, badger): a smaller pool's
-		// serve phase tells.
-		if f := s.servedFDs[key]; f > perStore {
-			perStore, from = f, "a smaller pool's serve phase"
-		}
-		open := n + extra
-		need := float64(h.FDsBefore) + perStore*float64(open)
-		if need > float64(lim.Max) {
-			return fmt.Sprintf("%d open stores need about %.0f open files (%.1f per open store, from %s), more than the limit of %d here (ulimit -n; raising the hard limit moves this wall)",
-				open, need, perStore, from, lim.Max)
-		}
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return ""
+	}
+	// Go raises a process' soft limit to its hard limit at start, so the
+	// worker may use up to the hard one. A split hold's counts are its
+	// processes' sums: the files of one before its first store are
+	// their share.
+	procs := max(len(h.Procs), 1)
+	perStore, from := float64(h.FDs-h.FDsBefore)/float64(h.Held), "the hold phase"
+	// Stores that are written to can keep more files open than the
+	// hold phase's, which only read (pebble, badger): a smaller pool's
+	// serve phase tells.
+	if f := s.servedFDs[key]; f > perStore {
+		perStore, from = f, "a smaller pool's serve phase"
+	}
+	need := float64(h.FDsBefore)/float64(procs) + perStore*float64(open)
+	if need > float64(lim.Max) {
+		return fmt.Sprintf("%d open stores need about %.0f open files (%.1f per open store, from %s), more than the limit of %d here (ulimit -n; raising the hard limit moves this wall)",
+			open, need, perStore, from, lim.Max)
 	}
 	return ""
 }

@@ -269,6 +269,9 @@ func (c *cell) phase(ctx context.Context, p phase, rebuild bool) (ok bool, err e
 	args := wj.Args()
 	started := time.Now().UTC()
 	res, during := c.runPhaseWorker(ctx, label, args, wj)
+	if res.args != nil { // the process of a split hold that failed
+		args = res.args
+	}
 	if ctx.Err() != nil {
 		return false, fmt.Errorf("interrupted during %s; the records of finished phases are in %s, and the same command resumes the study", label, c.Out)
 	}
@@ -289,9 +292,7 @@ func (c *cell) phase(ctx context.Context, p phase, rebuild bool) (ok bool, err e
 	case limit != nil:
 		rec.Serve.Limit = limit
 	}
-	if rec.Hold != nil && rec.Hold.Container == nil {
-		rec.Hold.ContainerNA = cgroupNA
-	}
+	c.noteHold(rec.Hold, p, cgroupNA)
 	rec.Study, rec.Setting, rec.Layout, rec.Load1, rec.Started, rec.Sweep = c.id, c.set.Name, c.layout, load, started, c.sweepID
 	rec.MaxLoad, rec.WaitS, rec.WorkerS, rec.LoadDuring = c.MaxLoad, wait, res.seconds, during
 	if p.name == job.PhaseServe { // the study that made the stores it serves
@@ -307,6 +308,20 @@ func (c *cell) phase(ctx context.Context, p phase, rebuild bool) (ok bool, err e
 		return res.err == nil, nil
 	}
 	return res.err == nil, c.record(rec)
+}
+
+// noteHold adds to a hold's figures (nil for another phase) why it has
+// no container figure and which limit set its processes (--procs auto).
+func (c *cell) noteHold(h *results.Hold, p phase, cgroupNA string) {
+	if h == nil {
+		return
+	}
+	if h.Container == nil {
+		h.ContainerNA = cgroupNA
+	}
+	if c.AutoProcs {
+		_, h.ProcsChosenBy = c.holdProcs(p)
+	}
 }
 
 // phaseLabel names a phase on the console and in failures: the variant,
@@ -335,7 +350,11 @@ func (c *cell) skipReason(p phase) string {
 		// what happens past it is the step's figure.
 		return c.tooManyOpen(c.key(), p.pool, c.Serve.Concurrency, c.Serve.MemoryMaxBytes == 0)
 	case p.name == job.PhaseHold && p.run > 0:
-		return c.tooManyOpen(c.key(), p.hold, 0, true)
+		procs, _ := c.holdProcs(p)
+		if procs < 1 {
+			return c.cannotSplit(p)
+		}
+		return c.tooManyHeld(c.key(), p.hold, procs)
 	case p.name == job.PhaseOpen && p.cache != "" && p.cache != job.CacheWarm:
 		fam, _ := c.family(c.v)
 		return fam.NoCold[c.v]
@@ -393,6 +412,9 @@ func (c *cell) workerJob(p phase) job.Job {
 			PoolTime: time.Duration(c.Serve.PoolTimeS * float64(time.Second))}
 	case job.PhaseHold:
 		wj.Hold, wj.Run = p.hold, p.run
+		if procs, _ := c.holdProcs(p); procs > 1 {
+			wj.Procs = procs
+		}
 	case job.PhaseDelete:
 		wj.Seed, wj.Deletes = 1, c.Deletes
 	}
@@ -414,21 +436,37 @@ func (c *cell) oomKilled(res workerResult, label string, args []string, p phase,
 // runPhaseWorker runs the worker of job wj (its arguments args) on the
 // stores in dir with the job's environment, showing its progress
 // (job.Job.Units) and watching it (the watchdog), and returns its result
-// and the load samples taken while it ran.
+// and the load samples taken while it ran. A hold split over several
+// processes runs them all (runHoldWorkers).
 func (c *cell) runPhaseWorker(ctx context.Context, label string, args []string, wj job.Job) (workerResult, []float64) {
 	total, unit := wj.Units()
-	env := wj.Environ(c.Env)
+	if wj.Procs > 1 {
+		total = wj.Hold
+	}
 	sampler := startLoadSampler(c.SampleEvery)
 	c.Bar.Start(label, total, unit)
 	logAt := c.server.logSize()
-	res := runWorker(ctx, workerCmd{bin: c.bin, args: args, env: env,
-		onProgress: c.Bar.Set, stall: c.StallLimit, patience: c.gap, unit: unit, total: total, storeDir: func(i int) string { return job.StoreDir(c.dir, i, c.Fanout) }, label: label, log: c.Log})
+	var res workerResult
+	if wj.Procs > 1 {
+		res = c.runHoldWorkers(ctx, label, wj)
+	} else {
+		res = runWorker(ctx, c.workerCmd(label, args, wj, c.Bar.Set))
+	}
 	c.Bar.Done()
 	c.gap = max(c.gap, res.longestGap)
 	if res.err != nil && c.isServerPhase() {
 		res.err = c.server.withComplaint(res.err, logAt)
 	}
 	return res, sampler.stop()
+}
+
+// workerCmd is how to run and watch the worker of job wj (its arguments
+// args), its progress lines going to onProgress.
+func (c *cell) workerCmd(label string, args []string, wj job.Job, onProgress func(done, total int)) workerCmd {
+	total, unit := wj.Units()
+	return workerCmd{bin: c.bin, args: args, env: wj.Environ(c.Env), onProgress: onProgress, stall: c.StallLimit,
+		patience: c.gap, unit: unit, total: total, storeDir: func(i int) string { return job.StoreDir(c.dir, i, c.Fanout) },
+		label: label, log: c.Log}
 }
 
 // phaseFailed is the failed record of phase p, whose worker failed; the

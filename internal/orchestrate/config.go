@@ -42,8 +42,14 @@ type Config struct {
 	Hold  int // stores held open in the hold phase
 	// Holds, when set, are several hold counts, each its own hold phase on
 	// the same stores (Hold is then ignored); normalize sorts them.
-	Holds  []int
-	Fanout int // store directory layout (job.Job.Fanout); 0: flat
+	Holds []int
+	// Procs, above 1, splits every hold phase's stores over Procs worker
+	// processes (--procs; job.Job.Procs); 0 or 1: one. AutoProcs (--procs
+	// auto) chooses each hold's processes from the hold before it
+	// (results.Hold.ProcsFor; a hold of AutoProbe stores first).
+	Procs     int
+	AutoProcs bool
+	Fanout    int // store directory layout (job.Job.Fanout); 0: flat
 	// Sweep, when set, lists store counts: one study per count, the
 	// largest first, linked by a sweep id; a variant's stores are made
 	// once, for the largest count, and a smaller count's study uses the
@@ -216,6 +222,10 @@ func (c *Config) checkValues() error {
 		return &InputError{"serve takes one --stores count"}
 	case len(c.Holds) > 1 && c.Serve != nil:
 		return &InputError{"serve takes one --hold count"}
+	case c.splitsHolds() && c.Serve != nil:
+		return &InputError{"--procs splits a run's holds; serve runs in one process"}
+	case c.splitsHolds() && slices.ContainsFunc(c.Layouts, func(l job.Layout) bool { return l.Shared() }):
+		return &InputError{"--procs splits stores per agent over processes; with --layout shared every process would open the one shared store: use --layout per-agent"}
 	case c.Root == "":
 		return &InputError{"--root is empty: name a directory for the stores"}
 	case c.Out == "":
@@ -232,6 +242,18 @@ func (c *Config) checkValues() error {
 	return nil
 }
 
+// splitsHolds tells whether holds may be split over processes (--procs).
+func (c *Config) splitsHolds() bool { return c.Procs > 1 || c.AutoProcs }
+
+// AutoProbe is the hold --procs auto makes first, in one process, when
+// every hold given is larger: what a store takes of each limit, which
+// the holds after it are split by.
+const AutoProbe = 100
+
+// autoHeadroom is the share of each limit of a process --procs auto fills
+// at most.
+const autoHeadroom = 0.9
+
 // checkCounts checks the hold counts and the sweep's store counts: each in
 // its range, none listed twice (normalize has sorted them).
 func (c *Config) checkCounts() error {
@@ -241,6 +263,9 @@ func (c *Config) checkCounts() error {
 		}
 		if i > 0 && h == c.Holds[i-1] {
 			return &InputError{fmt.Sprintf("--hold: %d is listed twice", h)}
+		}
+		if err := job.CheckProcs(c.Procs, h); err != nil {
+			return &InputError{err.Error()}
 		}
 	}
 	for i, n := range c.Sweep {
@@ -363,6 +388,9 @@ func (c *Config) normalize() {
 	}
 	c.Holds = slices.Clone(c.Holds)
 	slices.Sort(c.Holds)
+	if c.AutoProcs && c.Holds[0] > AutoProbe && c.Stores > AutoProbe {
+		c.Holds = append([]int{AutoProbe}, c.Holds...)
+	}
 	c.Hold = c.Holds[len(c.Holds)-1]
 	if len(c.Sweep) > 0 {
 		c.Sweep = slices.Clone(c.Sweep)
@@ -393,6 +421,10 @@ func (c *Config) config() *results.StudyConfig {
 	if c.KNNOversample > 1 {
 		sc.KNNOversample = c.KNNOversample
 	}
+	if c.Procs > 1 {
+		sc.Procs = c.Procs
+	}
+	sc.ProcsAuto = c.AutoProcs
 	sc.Deletes = c.Deletes
 	sc.UserServer = c.Postgres != "" && c.needsServer()
 	if len(c.Sweep) > 1 {

@@ -36,6 +36,9 @@ type workerResult struct {
 	// longestGap is the longest gap between two of its progress lines, or
 	// the patience it was given if longer.
 	longestGap time.Duration
+	// args, when set, are the command line of the worker that failed,
+	// when it is not the phase's own (one process of a split hold).
+	args []string
 }
 
 // workerCmd is one worker process to run and how to watch it.
@@ -58,6 +61,11 @@ type workerCmd struct {
 	// label names the phase in the watchdog's lines on log (nil: none).
 	label string
 	log   io.Writer
+	// release, when not nil, feeds the worker's stdin: closing it lets a
+	// hold worker of several go on (job.HeldLine), and onHeld gets that
+	// line.
+	release <-chan struct{}
+	onHeld  func()
 }
 
 // runWorker starts the worker binary with its args and environment (a
@@ -90,6 +98,11 @@ func runWorker(ctx context.Context, w workerCmd) workerResult {
 	// The worker's fd 3 (the first of ExtraFiles).
 	cmd.ExtraFiles = []*os.File{page}
 	cmd.Env = append(cmd.Env, job.StatusEnv+"=3")
+	exited := make(chan struct{})
+	defer close(exited)
+	if err := feedRelease(cmd, w.release, exited); err != nil {
+		return workerResult{err: err}
+	}
 	suspended := suspendedSoFar()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -105,7 +118,7 @@ func runWorker(ctx context.Context, w workerCmd) workerResult {
 		if w.onProgress != nil {
 			w.onProgress(done, total)
 		}
-	})
+	}, w.onHeld)
 	close(quit) // before Wait reaps the worker: the watchdog uses its pid
 	seen := <-watched
 	waitErr := cmd.Wait()
@@ -128,6 +141,26 @@ func runWorker(ctx context.Context, w workerCmd) workerResult {
 		res.err = fmt.Errorf("worker printed no record: %w", err)
 	}
 	return res
+}
+
+// feedRelease gives cmd a stdin that is closed once release is closed
+// (or the worker has exited); none when release is nil.
+func feedRelease(cmd *exec.Cmd, release <-chan struct{}, exited <-chan struct{}) error {
+	if release == nil {
+		return nil
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("the worker's stdin: %w", err)
+	}
+	go func() {
+		select {
+		case <-release:
+		case <-exited:
+		}
+		stdin.Close()
+	}()
+	return nil
 }
 
 // exitError is the error of a worker that ended with waitErr (nil when
@@ -156,16 +189,21 @@ var causeLine = regexp.MustCompile(`^(panic: |fatal error: |SIG[A-Z]+: |thread '
 const causeLines = 6
 
 // readStderr reads a worker's stderr to its end, passing progress lines to
-// onProgress and keeping the last tailLines other lines. The first lines of
+// onProgress, telling onHeld (when not nil) of a job.HeldLine and keeping
+// the last tailLines other lines. The first lines of
 // a crash report (a Go panic's cause, say) are kept too, before the tail,
 // when the tail no longer holds them.
-func readStderr(r io.Reader, onProgress func(done, total int)) []string {
+func readStderr(r io.Reader, onProgress func(done, total int), onHeld func()) []string {
 	var tail, cause []string
 	n, causeAt := 0, -1
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
+		if line == job.HeldLine && onHeld != nil {
+			onHeld()
+			continue
+		}
 		if rest, ok := strings.CutPrefix(line, job.ProgressPrefix); ok {
 			f := strings.Fields(rest)
 			if len(f) == 2 {

@@ -162,7 +162,7 @@ func TestStderrKeepsTheCause(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		fmt.Fprintf(&b, "main.f%d()\n", i)
 	}
-	got := readStderr(strings.NewReader(b.String()), nil)
+	got := readStderr(strings.NewReader(b.String()), nil, nil)
 	if len(got) == 0 || got[0] != "panic: runtime error: makeslice: len out of range" {
 		t.Errorf("kept %q…, want the panic line first", got[:min(3, len(got))])
 	}

@@ -143,6 +143,12 @@ func holdFigures() []figure {
 		{name: "space-per-store", label: "Space per store, files", unit: "KB", phase: job.PhaseSpace,
 			value: spacePerStore, uses: exported | swept | inOverview},
 		{label: "Threads, open files, goroutines per open store", phase: job.PhaseHold, text: (*table).perOpenStore},
+		// a hold split over several worker processes (--procs)
+		{name: "hold-processes", label: "Worker processes holding the {held} stores (--procs)", unit: "processes", phase: job.PhaseHold,
+			value: held(holdProcesses), na: oneProcess, when: (*table).splitHolds, uses: exported},
+		{name: "pss-per-worker-process", base: "hold-processes", label: "same, each one's memory with no store open (Pss, median)", unit: "KB", phase: job.PhaseHold,
+			value: held(workerPss), when: (*table).splitHolds, uses: exported},
+		{base: "hold-processes", label: "same, chosen by (--procs auto)", phase: job.PhaseHold, text: (*table).procsChosenBy, when: (*table).splitHolds},
 		// the limits open stores use up besides memory (results.Hold.Walls)
 		{name: "mappings-per-open-store", label: "Memory mappings per open store", unit: "mappings", phase: job.PhaseHold,
 			value: held(mappingsPerStore), na: limitsNotRecorded, when: (*table).recordedLimits, uses: exported},
@@ -174,6 +180,19 @@ func (t *table) recordedLimits() bool {
 	for _, c := range t.columns {
 		for _, r := range c.records(job.PhaseHold, "") {
 			if r.Hold != nil && r.Hold.Limits != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// splitHolds tells whether a hold of the table was split over several
+// worker processes (the rows of --procs are left out of other tables).
+func (t *table) splitHolds() bool {
+	for _, c := range t.columns {
+		for _, r := range c.records(job.PhaseHold, "") {
+			if r.Hold != nil && (len(r.Hold.Procs) > 1 || r.Hold.ProcsChosenBy != "") {
 				return true
 			}
 		}

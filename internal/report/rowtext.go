@@ -50,6 +50,19 @@ func (t *table) perOpenStore(c *column, f figure) string {
 	return per(h.ThreadsBefore, h.Threads) + ", " + per(h.FDsBefore, h.FDs) + ", " + per(h.GoroutinesBefore, h.Goroutines)
 }
 
+// procsChosenBy says which limit set the processes of a column's hold
+// (--procs auto), "given" when --procs did.
+func (t *table) procsChosenBy(c *column, f figure) string {
+	hold := t.holdRecord(c, f)
+	switch {
+	case hold == nil || hold.Hold == nil:
+		return t.noHold(c, f)
+	case hold.Hold.ProcsChosenBy != "":
+		return hold.Hold.ProcsChosenBy
+	}
+	return "given (--procs)"
+}
+
 // firstLimit names the limit that stops a column's open stores first,
 // what each open store takes of it and what was left of it before the
 // hold's first open (results.Hold.Walls).

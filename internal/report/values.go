@@ -32,6 +32,38 @@ func pthreadKeysPerStore(h *results.Hold) float64 {
 	return float64(h.PthreadKeysFreeBefore-h.PthreadKeysFree) / float64(h.Held)
 }
 
+// holdProcesses is how many worker processes held the stores under
+// --procs; NaN for a hold without it (oneProcess says 1), so that the
+// exports of other studies do not gain the figure.
+func holdProcesses(h *results.Hold) float64 {
+	if len(h.Procs) == 0 && h.ProcsChosenBy == "" {
+		return math.NaN()
+	}
+	return float64(max(len(h.Procs), 1))
+}
+
+// oneProcess: a hold made without --procs, in one worker process.
+func oneProcess(recs []*results.Record) string {
+	if h := recs[len(recs)-1].Hold; h != nil && h.Held > 0 && math.IsNaN(holdProcesses(h)) {
+		return "1"
+	}
+	return ""
+}
+
+// workerPss is the median Pss of a split hold's processes with no store
+// open (each shares the libraries with the processes alive then); NaN
+// for a hold in one process.
+func workerPss(h *results.Hold) float64 {
+	if len(h.Procs) < 2 {
+		return math.NaN()
+	}
+	pss := make([]float64, len(h.Procs))
+	for k, p := range h.Procs {
+		pss[k] = float64(p.PssBeforeKB)
+	}
+	return stats.Median(pss)
+}
+
 // storesUntilLimit is how many open stores the first limit lets the
 // worker hold (results.Hold.Walls); NaN when the stores use up none
 // (noWall says so) or the limits were not recorded.

@@ -252,6 +252,9 @@ func (r *Record) checkHold() error {
 	if err := checkRange("hold.open_ms", h.OpenMs, 0, maxMagnitude); err != nil {
 		return err
 	}
+	if err := checkProcs(h); err != nil {
+		return err
+	}
 	return checkLadder(h.Ladder, h.Held, r.VectorExact)
 }
 

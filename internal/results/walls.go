@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -22,21 +23,23 @@ type Wall struct {
 // left out (it does not stop them). nil for a record made before the
 // limits were recorded. Memory is the machine's available memory over
 // the anonymous memory per open store (page cache can be reclaimed); the
-// others are the worker's own limits (Limits). Counts of a small
+// others are the worker's own limits (Limits), open files and mappings
+// times the processes of a split hold (Procs: each has its own), threads
+// not (the user's limit counts them all). Counts of a small
 // hold are coarse: one file more or less over 10 stores is 0.1 per store.
 func (h *Hold) Walls() []Wall {
 	if h == nil || h.Limits == nil || h.Held < 1 {
 		return nil
 	}
-	n := float64(h.Held)
+	n, procs := float64(h.Held), float64(max(len(h.Procs), 1))
 	var ws []Wall
 	add := func(name string, perStore, left float64) {
 		if perStore > 0 && left >= 0 {
 			ws = append(ws, Wall{Name: name, PerStore: perStore, Left: left, Stores: math.Floor(left / perStore)})
 		}
 	}
-	add("open files", float64(h.FDs-h.FDsBefore)/n, float64(h.Limits.OpenFiles)-float64(h.FDsBefore))
-	add("memory mappings", float64(h.Mappings-h.MappingsBefore)/n, float64(h.Limits.Mappings)-float64(h.MappingsBefore))
+	add("open files", float64(h.FDs-h.FDsBefore)/n, procs*float64(h.Limits.OpenFiles)-float64(h.FDsBefore))
+	add("memory mappings", float64(h.Mappings-h.MappingsBefore)/n, procs*float64(h.Limits.Mappings)-float64(h.MappingsBefore))
 	add("threads", float64(h.Threads-h.ThreadsBefore)/n, float64(h.Limits.Threads)-float64(h.ThreadsBefore))
 	if h.PthreadKeysMax > 0 {
 		add("pthread keys", float64(h.PthreadKeysFreeBefore-h.PthreadKeysFree)/n, float64(h.PthreadKeysFreeBefore))
@@ -52,4 +55,44 @@ func (h *Hold) Walls() []Wall {
 		return 0
 	})
 	return ws
+}
+
+// ProcsFor is the fewest worker processes that hold n stores like the
+// ones h held, each process keeping its open files, memory mappings and
+// pthread keys within headroom (0.9: 90 %) of its own limit, and the
+// limit that sets that number (its text for the record). Memory and
+// threads, which all processes share, are not per-process limits: the
+// study checks them apart. 0 and the reason when a process cannot hold
+// even one store.
+func (h *Hold) ProcsFor(n int, headroom float64) (int, string) {
+	if h == nil || h.Limits == nil || h.Held < 1 {
+		return 1, "one process: no hold before it to measure what a store takes"
+	}
+	held, procs := float64(h.Held), float64(max(len(h.Procs), 1))
+	type limit struct {
+		name                   string
+		perStore, most, before float64 // per process
+	}
+	limits := []limit{
+		{"open files", float64(h.FDs-h.FDsBefore) / held, float64(h.Limits.OpenFiles), float64(h.FDsBefore) / procs},
+		{"memory mappings", float64(h.Mappings-h.MappingsBefore) / held, float64(h.Limits.Mappings), float64(h.MappingsBefore) / procs},
+	}
+	if h.PthreadKeysMax > 0 {
+		limits = append(limits, limit{"pthread keys", float64(h.PthreadKeysFreeBefore-h.PthreadKeysFree) / held,
+			float64(h.PthreadKeysMax) / procs, float64(h.PthreadKeysMax-h.PthreadKeysFreeBefore) / procs})
+	}
+	k, by := 1, fmt.Sprintf("one process: %d stores within %.0f %% of each limit of a process", n, 100*headroom)
+	for _, l := range limits {
+		if l.perStore <= 0 {
+			continue
+		}
+		each := math.Floor((headroom*l.most - l.before) / l.perStore)
+		if each < 1 {
+			return 0, fmt.Sprintf("%s: a process cannot hold one store within %.0f %% of its limit of %.0f", l.name, 100*headroom, l.most)
+		}
+		if need := int(math.Ceil(float64(n) / each)); need > k {
+			k, by = need, fmt.Sprintf("%s: %.0f stores per process within %.0f %% of its limit of %.0f (%.2f per store)", l.name, each, 100*headroom, l.most, l.perStore)
+		}
+	}
+	return k, by
 }

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -31,21 +32,12 @@ const holdSeed = 1
 // asked again for more and more notes (askLadder). The loop is locked to
 // one OS thread, as the timed phases are.
 func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
-	// Only the paths used: a slice of every store's path (10 MB for a
-	// million stores) would be garbage collected between the snapshots
-	// and show as memory freed by the held stores.
-	dirs := make([]string, j.Hold)
-	for i := range dirs {
-		dirs[i] = storeDir(j, i)
-	}
-	// Made before the first snapshot, as dirs: live through both.
-	openMs := make([]float64, j.Hold)
-	open := make([]engine.Store, 0, j.Hold)
-	defer func() {
-		for _, s := range open {
-			s.Close()
-		}
-	}()
+	// Only the paths used, made before the first snapshot (as the held
+	// set's lists): a slice of every store's path (10 MB for a million
+	// stores) would be garbage collected between the snapshots and show
+	// as memory freed by the held stores.
+	hs := newHeldSet(j)
+	defer hs.closeAll()
 	want := j.Workload.Objects + j.Appended
 	cg, err := joinCgroup(j.Cgroup)
 	if err != nil {
@@ -56,13 +48,11 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 		return err
 	}
 	steps, kq := holdSteps(vis.a.knn), vis.a.knn
-	var recall []float64
-	var returned []int
 	if kq != nil {
 		rec.KNNAsked = kq.asked()
-		recall, returned = make([]float64, j.Hold), make([]int, j.Hold)
+		hs.recall, hs.returned = make([]float64, len(hs.dirs)), make([]int, len(hs.dirs))
 	}
-	if err := holdWarmUp(vis, loop, steps, want, dirs); err != nil {
+	if err := holdWarmUp(vis, loop, steps, want, hs.dirs); err != nil {
 		return err
 	}
 	server := serverOf(v)
@@ -70,45 +60,132 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	if err != nil {
 		return err
 	}
-	var engineTime time.Duration // the opens, counts and knn, without the loop's yields
-	err = loop.eachStore(j.Hold, nil, func(_, i int) error {
+	if err := hs.openAll(loop, vis, steps, want); err != nil {
+		return err
+	}
+	if rec.Hold, err = holdRecord(len(hs.dirs), start, cg, hs.openMs, server); err != nil {
+		return err
+	}
+	if j.Procs > 1 { // a process' own cost, for a split hold's figures
+		rec.Hold.PssBeforeKB = start.snap.mem.PssKB
+	}
+	if err := awaitRelease(j, loop); err != nil {
+		return err
+	}
+	ladder, asking, err := askLadder(j, loop, kq, hs.open, hs.order, want)
+	if err != nil {
+		return err
+	}
+	rec.Hold.Ladder = ladder
+	closing, err := closeHeld(hs.open)
+	hs.open = nil
+	if err != nil {
+		return err
+	}
+	rec.Hold.EngineS = (hs.engineTime + asking + closing).Seconds()
+	rec.Recall, rec.KNNReturned = hs.recall, hs.returned
+	return nil
+}
+
+// openAll opens, asks and checks each store of the set in turn, keeping
+// it open (the n-th open: openMs[k] is made with k stores open).
+func (hs *heldSet) openAll(loop *storeLoop, vis *visitor, steps []job.Query, want int) error {
+	kq := vis.a.knn
+	return loop.eachStore(len(hs.dirs), hs.order, func(k, i int) error {
 		if kq != nil {
 			kq.draw(holdSeed, i, want)
 		}
-		s, err := vis.visit(i, dirs[i], steps, true)
+		s, err := vis.visit(i, hs.dirs[k], steps, true)
 		if err != nil {
 			return err
 		}
-		open = append(open, s)
-		openMs[i] = vis.openMs() // i stores are open
-		engineTime += vis.engineTime()
+		hs.open = append(hs.open, s)
+		hs.openMs[k] = vis.openMs()
+		hs.engineTime += vis.engineTime()
 		if err := vis.check(i, steps, want); err != nil {
 			return err
 		}
-		if recall != nil {
-			recall[i], returned[i] = vis.a.recall, len(kq.ids)
+		if hs.recall != nil {
+			hs.recall[k], hs.returned[k] = vis.a.recall, len(kq.ids)
 		}
 		return nil
 	})
-	if err != nil {
-		return err
+}
+
+// closeAll closes the stores still open (after a failure).
+func (hs *heldSet) closeAll() {
+	for _, s := range hs.open {
+		s.Close()
 	}
-	if rec.Hold, err = holdRecord(j.Hold, start, cg, openMs, server); err != nil {
-		return err
+}
+
+// heldSet is the stores a hold worker holds (job.Job.HeldRange): their
+// directories and, for a share that does not start at store 0, their
+// indexes in the order the loop visits them (nil: 0, 1, …); then, as
+// they are opened, the open stores, each open's time, each knn's recall
+// and answer length, and the time in the engine's calls (without the
+// loop's yields).
+type heldSet struct {
+	dirs       []string
+	order      []int
+	open       []engine.Store
+	openMs     []float64
+	recall     []float64
+	returned   []int
+	engineTime time.Duration
+}
+
+// newHeldSet returns the stores j's worker holds, with room for them.
+func newHeldSet(j job.Job) *heldSet {
+	lo, hi := j.HeldRange()
+	hs := &heldSet{dirs: make([]string, hi-lo), openMs: make([]float64, hi-lo), open: make([]engine.Store, 0, hi-lo)}
+	if lo > 0 {
+		hs.order = make([]int, hi-lo)
 	}
-	ladder, asking, err := askLadder(j, loop, kq, open, want)
-	if err != nil {
-		return err
+	for k := range hs.dirs {
+		hs.dirs[k] = storeDir(j, lo+k)
+		if hs.order != nil {
+			hs.order[k] = lo + k
+		}
 	}
-	rec.Hold.Ladder, engineTime = ladder, engineTime+asking
-	closing, err := closeHeld(open)
-	open = nil
-	if err != nil {
-		return err
+	return hs
+}
+
+// heartbeatEvery is how often a hold worker waiting for the others
+// (awaitRelease) prints a progress line.
+const heartbeatEvery = time.Second
+
+// awaitRelease, in one of several hold workers (job.Job.Procs), says that
+// its stores are open and measured (job.HeldLine) and keeps them open
+// until the orchestrator closes its stdin, with a progress line now and
+// then so that the watchdog knows it waits. One worker alone goes on.
+func awaitRelease(j job.Job, loop *storeLoop) error {
+	if j.Procs <= 1 {
+		return nil
 	}
-	rec.Hold.EngineS = (engineTime + closing).Seconds()
-	rec.Recall, rec.KNNReturned = recall, returned
-	return nil
+	if _, err := fmt.Fprintln(loop.stderr, job.HeldLine); err != nil {
+		return fmt.Errorf("say the stores are held: %w", err)
+	}
+	released := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, loop.stdin)
+		released <- err
+	}()
+	tick := time.NewTicker(heartbeatEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-released:
+			if err != nil {
+				return fmt.Errorf("wait for the other hold workers: %w", err)
+			}
+			return nil
+		case <-tick.C:
+			if loop.progress.w != nil {
+				loop.progress.line(loop.progress.total, loop.progress.total)
+			}
+		}
+	}
 }
 
 // holdVisitor returns the hold's visitor of stores of want notes, with a

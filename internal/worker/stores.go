@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"time"
 
@@ -18,11 +19,16 @@ type storeLoop struct {
 	status   status
 	progress progress
 	yielder  yielder
+	// stderr gets the worker's lines to the orchestrator (job.HeldLine);
+	// stdin is where the orchestrator releases a waiting hold worker.
+	stderr io.Writer
+	stdin  io.Reader
 }
 
 func newStoreLoop(j job.Job, stderr io.Writer) *storeLoop {
 	now := time.Now()
-	l := &storeLoop{store: -1, progress: progress{last: now}, yielder: yielder{last: now, yield: runtime.Gosched}}
+	l := &storeLoop{store: -1, progress: progress{last: now}, yielder: yielder{last: now, yield: runtime.Gosched},
+		stderr: stderr, stdin: os.Stdin}
 	if j.Progress {
 		l.progress.w = stderr
 		l.progress.total, _ = j.Units()
