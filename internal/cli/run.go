@@ -179,7 +179,6 @@ type runOptions struct {
 	turns          int
 	layout         string
 	deletes        int
-	procs          string
 }
 
 func runCmd(ctx context.Context, args []string, o Options) error {
@@ -197,7 +196,6 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 	fs.StringVar(&opt.cache, "cache", job.CacheWarm.Name(), "page cache of the open runs: "+job.CacheModeNames()+" (comma-separated; each gets --runs runs)")
 	fs.IntVar(&opt.turns, "turns", 0, "turn runs (open, recent, append, close) after the space phase")
 	fs.StringVar(&opt.layout, "layout", job.LayoutPerAgent.Name(), "where agents' notes go, comma-separated, each its own columns: per-agent (a store each) and shared (one store for all, keyed by agent); with shared every layout also exports and deletes one agent in ten (--deletes)")
-	fs.StringVar(&opt.procs, "procs", "1", "worker processes each hold's stores are split over, by agent (consecutive ranges), as a router would: past one process' limits (open files, pthread keys); auto: the fewest that fit, from the hold before")
 	fs.IntVar(&opt.deletes, "deletes", 0, "with --layout …,shared: agents the delete phase exports and deletes, below --stores (0: one in ten)")
 	if done, err := parse(fs, args, runSynopsis, o); done || err != nil {
 		return err
@@ -225,10 +223,6 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: " + err.Error()}
 	}
 	layouts, err := parseLayouts("run", opt.layout)
-	if err != nil {
-		return orchestrate.Config{}, err
-	}
-	procs, auto, err := parseProcs(opt.procs)
 	if err != nil {
 		return orchestrate.Config{}, err
 	}
@@ -266,20 +260,7 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	cfg.Turns = opt.turns
 	cfg.Layouts = layouts
 	cfg.Deletes = opt.deletes
-	cfg.Procs, cfg.AutoProcs = procs, auto
 	return cfg, nil
-}
-
-// parseProcs parses --procs: a count of 1 or more, or auto.
-func parseProcs(s string) (procs int, auto bool, err error) {
-	if s == "auto" {
-		return 0, true, nil
-	}
-	procs, err = strconv.Atoi(s)
-	if err != nil || procs < 1 {
-		return 0, false, &orchestrate.InputError{Msg: fmt.Sprintf("run: --procs %q: hold the stores in 1 or more worker processes, or auto", s)}
-	}
-	return procs, false, nil
 }
 
 // parseCounts parses a flag's comma-separated list of whole numbers.

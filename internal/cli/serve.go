@@ -50,13 +50,22 @@ shared store, opened once per worker, and the pool keeps views. Variants
 whose shared store is one connection (the SQLite family, libSQL) are n/a
 there, with the reason.
 
+With --procs K each pool size is served by K worker processes side by
+side, as a router by agent id would split the agents: each serves the
+requests of the one sequence for its own consecutive agents, with its
+share of the pool and of the goroutines (K at most --concurrency; closed
+loop only). The step's figures are theirs together (the latency
+histograms merged, counts and memory samples summed), with each one's
+own kept in the record. The hold is split over the K processes too.
+
 With --dims D every note carries an embedding of D values (as in manydb
 run --dims), and each request also asks its store for the 10 notes
 nearest to the embedding of the newest note it read, before it appends:
 an exact search must return that note first.
 
 Figures per variant and pool size: latency p50, p90, p99, p99.9 and max
-(an HDR histogram), throughput, the pool's hit rate, opens and closes per
+(an HDR histogram), throughput, the pool's hit rate (and what an LRU of
+the pool would hit serving the requests one at a time), opens and closes per
 second, and the process' resident and anonymous memory, threads and open
 files at the end (after the pool's stores were closed) and at their peak.
 A pool whose memory, estimated from

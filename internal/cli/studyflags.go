@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +42,7 @@ type studyFlags struct {
 	maxLoad    float64
 	loadWait   time.Duration
 	stall      time.Duration
+	procs      string // --procs: a count, or auto (run)
 
 	// holdCap is how many stores the hold phase holds open unless told:
 	// min(holdCap, stores). Not a flag of its own (see runStudyFlags).
@@ -83,6 +85,11 @@ func (f *studyFlags) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&f.loadWait, "load-wait", 30*time.Second, "how often to check the load while waiting")
 	fs.StringVar(&f.binDir, "bin", f.binDir, "directory of the worker binaries")
 	fs.StringVar(&f.postgres, "postgres", "", "a PostgreSQL server of your own for the postgres variants' stores, as a libpq connection string (host=/run/postgresql user=me dbname=postgres); manydb makes databases of its own there (manydb_HASH_SETTING, marked with a comment), drops only those, and touches nothing else; the role needs CREATEDB (and pg_read_all_settings unless a superuser; pgvector under --dims needs a superuser) and the server must run on this machine (manydb reads its data directory and processes). Default: manydb starts its own server in the root")
+	procsHelp := "worker processes each hold's stores and each serve step's agents are split over, by agent (consecutive ranges), as a router would, past one process' limits (open files, pthread keys); serve splits its pool and goroutines too"
+	if f.cmd == "run" {
+		procsHelp = "worker processes each hold's stores are split over, by agent (consecutive ranges), as a router would, past one process' limits (open files, pthread keys); auto: the fewest that fit, from the hold before"
+	}
+	fs.StringVar(&f.procs, "procs", "1", procsHelp)
 	fs.DurationVar(&f.stall, "stall-limit", 0, "end a worker that makes no progress for this long and record its phase failed (0: 100 × the longest gap between its progress lines or those of the workers before it on the same stores, at least 1m)")
 }
 
@@ -111,7 +118,24 @@ func (f studyFlags) Validate() error {
 	if f.stall < 0 {
 		return f.inputError(fmt.Sprintf("--stall-limit %s: use a positive duration, or 0 for the default rule", f.stall))
 	}
-	return nil
+	_, _, err := f.procsValue()
+	return err
+}
+
+// procsValue parses --procs: a count of 1 or more, or auto (run only).
+func (f studyFlags) procsValue() (procs int, auto bool, err error) {
+	if f.procs == "auto" && f.cmd == "run" {
+		return 0, true, nil
+	}
+	procs, err = strconv.Atoi(f.procs)
+	if err != nil || procs < 1 {
+		what := "1 or more"
+		if f.cmd == "run" {
+			what += ", or auto"
+		}
+		return 0, false, f.inputError(fmt.Sprintf("--procs %q: give the worker processes, %s", f.procs, what))
+	}
+	return procs, false, nil
 }
 
 // lists parses --engines and --settings.
@@ -146,11 +170,17 @@ func (f studyFlags) config(ctx context.Context, o Options, objects, textLen int)
 		return orchestrate.Config{}, f.inputError(err.Error())
 	}
 	wl.Dims, wl.TopicPool, wl.Spread = f.dims, f.pool, f.spreadValue()
+	procs, auto, err := f.procsValue()
+	if err != nil {
+		return orchestrate.Config{}, err
+	}
 	return orchestrate.Config{
-		Variants: variants,
-		Settings: sets,
-		Fresh:    f.fresh,
-		Workload: wl,
+		Procs:     procs,
+		AutoProcs: auto,
+		Variants:  variants,
+		Settings:  sets,
+		Fresh:     f.fresh,
+		Workload:  wl,
 		// 1 is no oversampling, recorded as before the flag (0).
 		KNNOversample: oversampleValue(f.oversample),
 		Root:          f.root,

@@ -113,6 +113,8 @@ var cases = []faultCase{
 	{"SIGKILL worker in hold", false, killWorker("hold")},
 	{"SIGKILL worker in space", false, killWorker("space")},
 	{"stopped worker (SIGSTOP) in open", false, stoppedWorker},
+	{"--procs 2: SIGKILL one hold worker", false, killSplitHold},
+	{"--procs 2: SIGSTOP one hold worker", false, stopSplitHold},
 	{"SIGINT manydb in open", false, interrupt},
 	{"SIGHUP manydb in open", false, hangUp},
 	{"read-only root", true, readOnlyRoot},

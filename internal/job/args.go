@@ -222,19 +222,25 @@ func (j Job) Validate() error {
 }
 
 // checkHold checks the hold phase's count of stores to keep open and
-// its processes (only a hold is split over processes).
+// the processes of a hold or serve phase (no other is split).
 func (j Job) checkHold() error {
-	if j.Phase != PhaseHold {
+	switch {
+	case j.Phase == PhaseServe:
+		if err := CheckProcs(j.Procs, j.Stores, "agents"); err != nil {
+			return err
+		}
+	case j.Phase != PhaseHold:
 		if j.Procs != 0 || j.Proc != 0 {
-			return fmt.Errorf("--procs and --proc are for the hold phase, not %s", j.Phase)
+			return fmt.Errorf("--procs and --proc are for the hold and serve phases, not %s", j.Phase)
 		}
 		return nil
-	}
-	if err := CheckHold(j.Hold, j.Stores); err != nil {
-		return err
-	}
-	if err := CheckProcs(j.Procs, j.Hold); err != nil {
-		return err
+	default:
+		if err := CheckHold(j.Hold, j.Stores); err != nil {
+			return err
+		}
+		if err := CheckProcs(j.Procs, j.Hold, "held stores"); err != nil {
+			return err
+		}
 	}
 	if j.Proc < 0 || j.Proc >= max(j.Procs, 1) {
 		return fmt.Errorf("--proc %d: a process number from 0 to --procs - 1 (%d)", j.Proc, max(j.Procs, 1)-1)

@@ -27,11 +27,13 @@ type Job struct {
 	Run      int           // the repetition: open or turn run 1..R, hold count or pool size 1..n (results.Record.Repeat)
 	Seed     uint64        // open, turn and serve: seed of the store order
 	Hold     int           // hold: stores to keep open
-	// Procs, above 1, splits the hold's stores over Procs worker
-	// processes (--procs), each holding its own range of agents
-	// (HeldRange), as a router by agent id would: this worker is process
-	// Proc (0…Procs-1). Once its stores are open and measured it says so
-	// (HeldLine) and keeps them open until its stdin is closed.
+	// Procs, above 1, splits a hold's stores or serve's agents over Procs
+	// worker processes (--procs), each its own range of agents (HeldRange,
+	// AgentRange), as a router by agent id would: this worker is process
+	// Proc (0…Procs-1). A hold worker, once its stores are open and
+	// measured, says so (HeldLine) and keeps them open until its stdin is
+	// closed; a serve worker serves its agents' requests of the one
+	// sequence, with its share of the pool and goroutines (Serve).
 	Procs, Proc int
 	// Fanout is the store directories' layout (StoreDir): 0 is flat
 	// (dir/001234), f > 0 nests them f levels deep.
@@ -146,12 +148,21 @@ func (j Job) Units() (total int, unit string) {
 }
 
 // HeldRange is the hold's stores lo…hi-1 this worker holds: all Hold of
-// them, or with Procs above 1 process Proc's share of consecutive agents.
-func (j Job) HeldRange() (lo, hi int) {
-	if j.Procs <= 1 {
-		return 0, j.Hold
+// them, or with Procs above 1 process Proc's share (Split).
+func (j Job) HeldRange() (lo, hi int) { return Split(j.Hold, j.Procs, j.Proc) }
+
+// AgentRange is the agents lo…hi-1 this worker serves: all the stores, or
+// with Procs above 1 process Proc's share (Split).
+func (j Job) AgentRange() (lo, hi int) { return Split(j.Stores, j.Procs, j.Proc) }
+
+// Split is part k of n things split into parts consecutive ranges as
+// even as can be, as a router by agent id splits agents over processes:
+// lo…hi-1. parts 0 or 1 is all of them.
+func Split(n, parts, k int) (lo, hi int) {
+	if parts <= 1 {
+		return 0, n
 	}
-	return j.Hold * j.Proc / j.Procs, j.Hold * (j.Proc + 1) / j.Procs
+	return n * k / parts, n * (k + 1) / parts
 }
 
 // Listing is what a worker's --list prints for each variant it serves.

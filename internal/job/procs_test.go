@@ -43,7 +43,7 @@ func TestProcsArgs(t *testing.T) {
 	}{
 		{func(j *Job) { j.Proc = 3 }, "--proc 3"},
 		{func(j *Job) { j.Procs = 7 }, "--procs 7"},
-		{func(j *Job) { j.Phase, j.Seed = PhaseOpen, 1 }, "--procs and --proc are for the hold phase"},
+		{func(j *Job) { j.Phase, j.Seed = PhaseOpen, 1 }, "--procs and --proc are for the hold and serve phases"},
 	} {
 		bad := j
 		tt.edit(&bad)

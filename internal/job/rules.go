@@ -119,11 +119,12 @@ func CheckHold(hold, stores int) error {
 	return nil
 }
 
-// CheckProcs checks a count of worker processes to split hold stores
-// over (0 is the default, one).
-func CheckProcs(procs, hold int) error {
-	if procs < 0 || procs > hold {
-		return fmt.Errorf("--procs %d: split the held stores over 1 to --hold (%d) processes", procs, hold)
+// CheckProcs checks a count of worker processes to split most things
+// (held stores, agents, goroutines: what) over, one at least each (0 is
+// the default, one process).
+func CheckProcs(procs, most int, what string) error {
+	if procs < 0 || procs > most {
+		return fmt.Errorf("--procs %d: split the %d %s over 1 to %d processes", procs, most, what, most)
 	}
 	return nil
 }

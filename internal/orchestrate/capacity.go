@@ -11,15 +11,17 @@ import (
 // hold count) would not fit here, estimated from the study's last hold
 // phase: their memory (resident memory per open store) in 70 % of the
 // memory available now, or their open files (descriptors per open store,
-// for up to n + extra open stores) in the process' limit. "" when they fit
-// or there is no estimate. The memory is checked only with checkMemory.
-func (s *study) tooManyOpen(key storesKey, n, extra int, checkMemory bool) string {
+// for up to n + extra open stores, split over procs processes) in a
+// process' limit. "" when they fit or there is no estimate. The memory is
+// checked only with checkMemory.
+func (s *study) tooManyOpen(key storesKey, n, extra, procs int, checkMemory bool) string {
 	if checkMemory {
 		if why := s.memoryShort(key, n, false); why != "" {
 			return why
 		}
 	}
-	return s.filesShort(key, n+extra)
+	procs = max(procs, 1)
+	return s.filesShort(key, (n+extra+procs-1)/procs)
 }
 
 // tooManyHeld is tooManyOpen for a hold of n stores split over procs

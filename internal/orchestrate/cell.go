@@ -310,20 +310,6 @@ func (c *cell) phase(ctx context.Context, p phase, rebuild bool) (ok bool, err e
 	return res.err == nil, c.record(rec)
 }
 
-// noteHold adds to a hold's figures (nil for another phase) why it has
-// no container figure and which limit set its processes (--procs auto).
-func (c *cell) noteHold(h *results.Hold, p phase, cgroupNA string) {
-	if h == nil {
-		return
-	}
-	if h.Container == nil {
-		h.ContainerNA = cgroupNA
-	}
-	if c.AutoProcs {
-		_, h.ProcsChosenBy = c.holdProcs(p)
-	}
-}
-
 // phaseLabel names a phase on the console and in failures: the variant,
 // its setting when there are several or it is not the default, the phase.
 func (c *cell) phaseLabel(p phase, rebuild bool) string {
@@ -348,7 +334,7 @@ func (c *cell) skipReason(p phase) string {
 	case p.name == job.PhaseServe:
 		// Under --memory-max the cgroup's limit guards the machine, and
 		// what happens past it is the step's figure.
-		return c.tooManyOpen(c.key(), p.pool, c.Serve.Concurrency, c.Serve.MemoryMaxBytes == 0)
+		return c.tooManyOpen(c.key(), p.pool, c.Serve.Concurrency, c.Procs, c.Serve.MemoryMaxBytes == 0)
 	case p.name == job.PhaseHold && p.run > 0:
 		procs, _ := c.holdProcs(p)
 		if procs < 1 {
@@ -410,6 +396,9 @@ func (c *cell) workerJob(p phase) job.Job {
 		wj.Prewarm = c.Serve.MemoryMaxBytes == 0
 		wj.Serve = job.Serve{Pool: p.pool, Requests: c.Serve.Requests, Concurrency: c.Serve.Concurrency, Zipf: c.Serve.Zipf, Rate: c.Serve.Rate,
 			PoolTime: time.Duration(c.Serve.PoolTimeS * float64(time.Second))}
+		if c.Procs > 1 { // each process' share of the pool and goroutines: runServeWorkers
+			wj.Procs = c.Procs
+		}
 	case job.PhaseHold:
 		wj.Hold, wj.Run = p.hold, p.run
 		if procs, _ := c.holdProcs(p); procs > 1 {
@@ -440,16 +429,19 @@ func (c *cell) oomKilled(res workerResult, label string, args []string, p phase,
 // processes runs them all (runHoldWorkers).
 func (c *cell) runPhaseWorker(ctx context.Context, label string, args []string, wj job.Job) (workerResult, []float64) {
 	total, unit := wj.Units()
-	if wj.Procs > 1 {
-		total = wj.Hold
+	if wj.Procs > 1 && wj.Phase == job.PhaseHold {
+		total = wj.Hold // each process counts its share
 	}
 	sampler := startLoadSampler(c.SampleEvery)
 	c.Bar.Start(label, total, unit)
 	logAt := c.server.logSize()
 	var res workerResult
-	if wj.Procs > 1 {
+	switch {
+	case wj.Procs > 1 && wj.Phase == job.PhaseServe:
+		res = c.runServeWorkers(ctx, label, wj)
+	case wj.Procs > 1:
 		res = c.runHoldWorkers(ctx, label, wj)
-	} else {
+	default:
 		res = runWorker(ctx, c.workerCmd(label, args, wj, c.Bar.Set))
 	}
 	c.Bar.Done()

@@ -222,9 +222,13 @@ func (c *Config) checkValues() error {
 		return &InputError{"serve takes one --stores count"}
 	case len(c.Holds) > 1 && c.Serve != nil:
 		return &InputError{"serve takes one --hold count"}
-	case c.splitsHolds() && c.Serve != nil:
-		return &InputError{"--procs splits a run's holds; serve runs in one process"}
-	case c.splitsHolds() && slices.ContainsFunc(c.Layouts, func(l job.Layout) bool { return l.Shared() }):
+	case c.AutoProcs && c.Serve != nil:
+		return &InputError{"serve --procs takes a number of processes, not auto"}
+	case c.Procs > 1 && c.Serve != nil && c.Serve.Rate > 0:
+		return &InputError{"--procs with --rate: an open loop's schedule is one process'; split a closed loop (no --rate) over processes"}
+	case c.Procs > 1 && c.Serve != nil && c.Procs > c.Serve.Concurrency:
+		return &InputError{fmt.Sprintf("--procs %d: more processes than --concurrency %d goroutines; each process sends with one at least", c.Procs, c.Serve.Concurrency)}
+	case c.splits() && slices.ContainsFunc(c.Layouts, func(l job.Layout) bool { return l.Shared() }):
 		return &InputError{"--procs splits stores per agent over processes; with --layout shared every process would open the one shared store: use --layout per-agent"}
 	case c.Root == "":
 		return &InputError{"--root is empty: name a directory for the stores"}
@@ -242,8 +246,9 @@ func (c *Config) checkValues() error {
 	return nil
 }
 
-// splitsHolds tells whether holds may be split over processes (--procs).
-func (c *Config) splitsHolds() bool { return c.Procs > 1 || c.AutoProcs }
+// splits tells whether holds (and serve steps) may be split over
+// processes (--procs).
+func (c *Config) splits() bool { return c.Procs > 1 || c.AutoProcs }
 
 // AutoProbe is the hold --procs auto makes first, in one process, when
 // every hold given is larger: what a store takes of each limit, which
@@ -264,7 +269,7 @@ func (c *Config) checkCounts() error {
 		if i > 0 && h == c.Holds[i-1] {
 			return &InputError{fmt.Sprintf("--hold: %d is listed twice", h)}
 		}
-		if err := job.CheckProcs(c.Procs, h); err != nil {
+		if err := job.CheckProcs(c.Procs, h, "held stores"); err != nil {
 			return &InputError{err.Error()}
 		}
 	}

@@ -149,25 +149,41 @@ func mergeHoldResults(parts []workerResult) workerResult {
 	return res
 }
 
+// noteHold adds to a hold's figures (nil for another phase) why it has
+// no container figure and which limit set its processes (--procs auto).
+func (c *cell) noteHold(h *results.Hold, p phase, cgroupNA string) {
+	if h == nil {
+		return
+	}
+	if h.Container == nil {
+		h.ContainerNA = cgroupNA
+	}
+	if c.AutoProcs {
+		_, h.ProcsChosenBy = c.holdProcs(p)
+	}
+}
+
 // holdProcs is how many worker processes hold phase p's stores are split
 // over: --procs, or with --procs auto the fewest whose per-process limits
 // hold them, from this variant's hold before it in the study
-// (results.Hold.ProcsFor), and which limit set that (auto only). 0 when
-// not even one store fits a process.
-func (c *cell) holdProcs(p phase) (int, string) {
+// (results.Hold.ProcsFor), and how that was chosen (auto only: nil
+// otherwise). 0 when not even one store fits a process.
+func (c *cell) holdProcs(p phase) (int, *results.ProcsChoice) {
 	if !c.AutoProcs {
-		return max(c.Procs, 1), ""
+		return max(c.Procs, 1), nil
 	}
-	h, ok := c.held[c.key()]
-	if !ok {
-		return 1, "one process: the first hold, which measures what a store takes"
+	var before *results.Hold // none: the first hold, in one process
+	if h, ok := c.held[c.key()]; ok {
+		before = &h
 	}
-	return h.ProcsFor(p.hold, autoHeadroom)
+	k, choice := before.ProcsFor(p.hold, autoHeadroom)
+	return k, &choice
 }
 
 // cannotSplit is why a hold is skipped when --procs auto finds that no
 // process can hold one of its stores.
 func (c *cell) cannotSplit(p phase) string {
-	_, why := c.holdProcs(p)
-	return "--procs auto: " + why
+	_, choice := c.holdProcs(p)
+	return fmt.Sprintf("--procs auto: a process cannot hold one store within %.0f %% of its limit of %.0f %s (%.2f per store)",
+		100*choice.Headroom, choice.Most, choice.Limit, choice.PerStore)
 }

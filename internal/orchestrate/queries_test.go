@@ -271,15 +271,15 @@ func TestServeStudy(t *testing.T) {
 	}
 
 	s := &study{Config: c, held: map[storesKey]results.Hold{{"fake", "default", ""}: {Held: 1, RssKB: 1 << 40}}}
-	if why := s.tooManyOpen(storesKey{"fake", "default", ""}, 10, c.Serve.Concurrency, true); !strings.Contains(why, "more than 70 % of the") {
+	if why := s.tooManyOpen(storesKey{"fake", "default", ""}, 10, c.Serve.Concurrency, 1, true); !strings.Contains(why, "more than 70 % of the") {
 		t.Errorf("a pool of 10 stores of 1 PiB each: %q", why)
 	}
-	if why := s.tooManyOpen(storesKey{"fake", "default", ""}, 0, c.Serve.Concurrency, true); why != "" {
+	if why := s.tooManyOpen(storesKey{"fake", "default", ""}, 0, c.Serve.Concurrency, 1, true); why != "" {
 		t.Errorf("pool 0 skipped: %q", why)
 	}
 	// Under --memory-max the memory is not checked: the limit guards the
 	// machine.
-	if why := s.tooManyOpen(storesKey{"fake", "default", ""}, 10, c.Serve.Concurrency, false); why != "" {
+	if why := s.tooManyOpen(storesKey{"fake", "default", ""}, 10, c.Serve.Concurrency, 1, false); why != "" {
 		t.Errorf("a pool of 10 stores of 1 PiB each under a memory limit: skipped: %q", why)
 	}
 	// Open files: 10 descriptors per open store against this process'
@@ -290,10 +290,10 @@ func TestServeStudy(t *testing.T) {
 	}
 	s.held[storesKey{"fake", "default", ""}] = results.Hold{Held: 10, RssKB: 1, FDsBefore: 8, FDs: 108}
 	fits := int(lim.Max/10) - c.Serve.Concurrency - 1
-	if why := s.tooManyOpen(storesKey{"fake", "default", ""}, fits, c.Serve.Concurrency, true); why != "" {
+	if why := s.tooManyOpen(storesKey{"fake", "default", ""}, fits, c.Serve.Concurrency, 1, true); why != "" {
 		t.Errorf("a pool of %d stores of 10 files each under a limit of %d skipped: %q", fits, lim.Max, why)
 	}
-	if why := s.tooManyOpen(storesKey{"fake", "default", ""}, fits+2, c.Serve.Concurrency, true); !strings.Contains(why, "open files") {
+	if why := s.tooManyOpen(storesKey{"fake", "default", ""}, fits+2, c.Serve.Concurrency, 1, true); !strings.Contains(why, "open files") {
 		t.Errorf("a pool of %d stores of 10 files each under a limit of %d: %q", fits+2, lim.Max, why)
 	}
 	// A serve phase that peaked at 100 files per open store (a store that
@@ -301,7 +301,7 @@ func TestServeStudy(t *testing.T) {
 	s.servedFDs = map[storesKey]float64{}
 	s.noteServed(&results.Record{Variant: "fake", Setting: "default", Status: results.StatusOK,
 		Serve: &results.Serve{MaxOpen: 20, FDs: []int{10, 2000, 40}}})
-	if why := s.tooManyOpen(storesKey{"fake", "default", ""}, fits/10, c.Serve.Concurrency, true); !strings.Contains(why, "a smaller pool's serve phase") {
+	if why := s.tooManyOpen(storesKey{"fake", "default", ""}, fits/10, c.Serve.Concurrency, 1, true); !strings.Contains(why, "a smaller pool's serve phase") {
 		t.Errorf("a pool of %d stores after a serve phase with 100 files per open store, limit %d: %q", fits/10, lim.Max, why)
 	}
 }

@@ -77,6 +77,29 @@ func openGrowth(r *results.Record) float64 {
 	return slope * 1000 * 1000 // ms per store open → µs per 1,000 stores open
 }
 
+// openGrowthInProcess is, for a hold split over processes (--procs), the
+// median over its processes of each one's open growth against its own
+// open stores (openFit of its samples); NaN otherwise.
+func openGrowthInProcess(r *results.Record) float64 {
+	xs := heldOpens(r)
+	if r.Hold == nil || len(r.Hold.Procs) < 2 || len(xs) != r.Hold.Held {
+		return math.NaN()
+	}
+	var slopes []float64
+	lo := 0
+	for _, p := range r.Hold.Procs {
+		if p.Held >= 2 {
+			slope, _ := openFit(xs[lo : lo+p.Held])
+			slopes = append(slopes, slope*1000*1000)
+		}
+		lo += p.Held
+	}
+	if len(slopes) == 0 {
+		return math.NaN()
+	}
+	return stats.Median(slopes)
+}
+
 // timedHeldOpens tells whether a column's hold phase timed its opens:
 // the table shows the rows of the n-th open only then.
 func (t *table) timedHeldOpens() bool {

@@ -139,6 +139,8 @@ func holdFigures() []figure {
 			value: heldOpenEdge(true), when: (*table).timedHeldOpens, uses: exported},
 		{name: "open-growth-per-1000-open", base: "open-held-first10", label: "same, growth per 1,000 open (slope)", unit: "µs", phase: job.PhaseHold,
 			value: openGrowth, when: (*table).timedHeldOpens, uses: exported},
+		{name: "open-growth-per-1000-open-in-process", base: "open-held-first10", label: "same, growth per 1,000 open in its own process (slope, median of the processes)", unit: "µs", phase: job.PhaseHold,
+			value: openGrowthInProcess, when: (*table).splitHolds, uses: exported},
 		{label: "Load at start of the warm open runs (max)", text: (*table).loadAtStart},
 		{name: "space-per-store", label: "Space per store, files", unit: "KB", phase: job.PhaseSpace,
 			value: spacePerStore, uses: exported | swept | inOverview},
@@ -192,7 +194,7 @@ func (t *table) recordedLimits() bool {
 func (t *table) splitHolds() bool {
 	for _, c := range t.columns {
 		for _, r := range c.records(job.PhaseHold, "") {
-			if r.Hold != nil && (len(r.Hold.Procs) > 1 || r.Hold.ProcsChosenBy != "") {
+			if r.Hold != nil && (len(r.Hold.Procs) > 1 || r.Hold.ProcsChosenBy != nil) {
 				return true
 			}
 		}

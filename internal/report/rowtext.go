@@ -57,10 +57,18 @@ func (t *table) procsChosenBy(c *column, f figure) string {
 	switch {
 	case hold == nil || hold.Hold == nil:
 		return t.noHold(c, f)
-	case hold.Hold.ProcsChosenBy != "":
-		return hold.Hold.ProcsChosenBy
+	case hold.Hold.ProcsChosenBy == nil:
+		return "given (--procs)"
 	}
-	return "given (--procs)"
+	ch := hold.Hold.ProcsChosenBy
+	switch {
+	case ch.FirstHold:
+		return "one process: the first hold, which measures what a store takes"
+	case ch.Limit == "":
+		return fmt.Sprintf("one process: within %.0f %% of each limit of a process", 100*ch.Headroom)
+	}
+	return fmt.Sprintf("%s: %s stores per process within %.0f %% of its limit of %s (%.2f per store)",
+		ch.Limit, thousands(ch.PerProcess), 100*ch.Headroom, thousands(ch.Most), ch.PerStore)
 }
 
 // firstLimit names the limit that stops a column's open stores first,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -135,7 +136,23 @@ func (t *table) serveRows(pool int) []serveRow {
 	if t.limited(pool) {
 		rows = append(rows, limitRows()...)
 	}
+	if t.splitServes(pool) {
+		rows = append(rows, serveRow{"Worker processes (--procs)", func(s *results.Serve) string { return strconv.Itoa(max(len(s.Procs), 1)) }, false})
+	}
 	return rows
+}
+
+// splitServes tells whether a serve step of the pool size was split over
+// several worker processes (--procs) in any column.
+func (t *table) splitServes(pool int) bool {
+	for _, v := range t.variants {
+		for _, r := range t.columns[v].serves() {
+			if r.Serve.Pool == pool && len(r.Serve.Procs) > 1 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // limited tells whether a serve step of the pool size ran under a memory
@@ -292,6 +309,7 @@ func serveRows(stopped bool) []serveRow {
 		{"max", func(s *results.Serve) string { return millis(s.MaxMs, 3) }, false},
 		{"Requests per second", func(s *results.Serve) string { return thousands(servePerSecond(s)) }, false},
 		{"Pool hit rate", func(s *results.Serve) string { return fmt.Sprintf("%.1f %%", serveHitRate(s)) }, false},
+		{"same, one request at a time (LRU)", lruHitRate, false},
 		{"Opens per second", func(s *results.Serve) string { return perSec(s.Opens, s) }, false},
 		{"Closes per second", func(s *results.Serve) string { return perSec(s.Closes, s) }, false},
 		{"Most stores open at once", func(s *results.Serve) string { return thousands(float64(s.MaxOpen)) }, false},
@@ -301,6 +319,16 @@ func serveRows(stopped bool) []serveRow {
 		{"Open files, end / peak", func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.FDs), peakInt(s.FDs)) }, false},
 		{"Errors", func(s *results.Serve) string { return "0" }, false}, // a wrong answer fails the phase
 	}...)
+}
+
+// lruHitRate is the hit rate a pool of the step's size would have served
+// its requests one at a time (results.Serve.LRUHits); – in records made
+// before it was computed.
+func lruHitRate(s *results.Serve) string {
+	if s.LRUHits == 0 && s.Pool > 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f %%", 100*float64(s.LRUHits)/float64(s.Requests))
 }
 
 func peakInt(xs []int) int {

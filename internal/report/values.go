@@ -36,7 +36,7 @@ func pthreadKeysPerStore(h *results.Hold) float64 {
 // --procs; NaN for a hold without it (oneProcess says 1), so that the
 // exports of other studies do not gain the figure.
 func holdProcesses(h *results.Hold) float64 {
-	if len(h.Procs) == 0 && h.ProcsChosenBy == "" {
+	if len(h.Procs) == 0 && h.ProcsChosenBy == nil {
 		return math.NaN()
 	}
 	return float64(max(len(h.Procs), 1))

@@ -296,12 +296,19 @@ func checkReturned(step int, ns []int) error {
 	return nil
 }
 
-// checkServe refuses an ok serve step without its memory samples or with
-// a negative latency.
+// checkServe refuses an ok serve step of no request, with more hits than
+// requests served, without its memory samples or with a negative
+// latency.
 func (r *Record) checkServe() error {
 	s := r.Serve
 	if s == nil || r.Phase != job.PhaseServe {
 		return nil
+	}
+	switch {
+	case s.Requests < 1:
+		return fmt.Errorf("serve.requests is %d: a serve step asks for one request at least", s.Requests)
+	case s.Hits < 0 || s.Hits > int64(s.Served()):
+		return fmt.Errorf("serve.hits is %d, outside 0 to the %d requests served", s.Hits, s.Served())
 	}
 	for name, n := range map[string]int{"rss_kb": len(s.RssKB), "anon_kb": len(s.AnonKB), "threads": len(s.Threads), "fds": len(s.FDs)} {
 		if n == 0 {

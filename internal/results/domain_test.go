@@ -64,6 +64,8 @@ func TestRefusesImpossibleRecords(t *testing.T) {
 		{"held above the stores", hold, `"held":3`, "more than the study's 2 stores"},
 		{"a serve step without memory samples", serve, `"rss_kb":null`, "serve.rss_kb holds no sample"},
 		{"a serve step with rss_kb []", serve, `"rss_kb":[]`, "serve.rss_kb holds no sample"},
+		{"a serve step of no request", serve, `"requests":0`, "serve.requests is 0"},
+		{"a serve step with more hits than requests", serve, `"hits":11`, "serve.hits is 11, outside 0 to the 10 requests"},
 		{"a huge memory figure", hold, `"rss_kb":1e300`, "hold.rss_kb is 1e+300"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

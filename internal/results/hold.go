@@ -69,8 +69,23 @@ type Hold struct {
 	// None for a hold in one process.
 	Procs []Hold `json:"procs,omitempty"`
 	// ProcsChosenBy says, for a hold whose processes --procs auto chose
-	// (Hold.ProcsFor), which limit set their number.
-	ProcsChosenBy string `json:"procs_chosen_by,omitempty"`
+	// (Hold.ProcsFor), how: which limit set their number.
+	ProcsChosenBy *ProcsChoice `json:"procs_chosen_by,omitempty"`
+}
+
+// ProcsChoice is how --procs auto chose a hold's processes
+// (Hold.ProcsFor): from the hold before it (none for the first hold,
+// held in one process), the limit of a process that set their number
+// ("" when one process holds them within Headroom of each limit), the
+// stores a process holds within Headroom of it, the limit and what one
+// store takes of it.
+type ProcsChoice struct {
+	FirstHold  bool    `json:"first_hold,omitempty"`
+	Limit      string  `json:"limit,omitempty"`
+	PerProcess float64 `json:"per_process,omitempty"`
+	Most       float64 `json:"most,omitempty"`
+	PerStore   float64 `json:"per_store,omitempty"`
+	Headroom   float64 `json:"headroom"`
 }
 
 // LadderStep is one step of a hold's knn ladder: every held store asked

@@ -100,11 +100,15 @@ func TestRefusesSplitHoldsThatDoNotAddUp(t *testing.T) {
 // cannot hold one store.
 func TestProcsFor(t *testing.T) {
 	h := part(10)
-	if k, by := h.ProcsFor(14, 0.9); k != 1 || !strings.Contains(by, "one process") {
-		t.Errorf("14 stores: %d processes (%s), want 1", k, by)
+	if k, by := h.ProcsFor(14, 0.9); k != 1 || by.Limit != "" {
+		t.Errorf("14 stores: %d processes (%+v), want 1", k, by)
 	}
-	if k, by := h.ProcsFor(25, 0.9); k != 2 || !strings.Contains(by, "open files: 14 stores per process") {
-		t.Errorf("25 stores: %d processes (%s), want 2 by open files", k, by)
+	if k, by := h.ProcsFor(25, 0.9); k != 2 || by.Limit != "open files" || by.PerProcess != 14 {
+		t.Errorf("25 stores: %d processes (%+v), want 2 by open files, 14 each", k, by)
+	}
+	var none *Hold
+	if k, by := none.ProcsFor(25, 0.9); k != 1 || !by.FirstHold {
+		t.Errorf("no hold before: %d processes (%+v), want 1 for the first hold", k, by)
 	}
 	// The same hold split over 2 processes: 8 files open before, 4 each.
 	split, err := MergeHolds([]Hold{part(5), part(5)})
@@ -115,7 +119,7 @@ func TestProcsFor(t *testing.T) {
 		t.Errorf("from a split hold: %d processes, want 2", k)
 	}
 	h.FDsBefore, h.FDs = 19, 29
-	if k, by := h.ProcsFor(5, 0.9); k != 0 || !strings.Contains(by, "cannot hold one store") {
-		t.Errorf("a process with 19 of 20 files open: %d processes (%s), want 0", k, by)
+	if k, by := h.ProcsFor(5, 0.9); k != 0 || by.Limit != "open files" {
+		t.Errorf("a process with 19 of 20 files open: %d processes (%+v), want 0 by open files", k, by)
 	}
 }

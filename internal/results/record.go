@@ -278,8 +278,13 @@ type Serve struct {
 	MaxMs  float64 `json:"max_ms"`
 	WallS  float64 `json:"wall_s"` // of the recorded requests
 	Hits   int64   `json:"hits"`   // requests whose store was open in the pool
-	Opens  int64   `json:"opens"`
-	Closes int64   `json:"closes"`
+	// LRUHits is how many of the recorded requests would have found their
+	// store open in a pool of Pool served one request at a time, least
+	// recently used closed first (serve.LRUHits): what Hits is checked
+	// against. 0 in records made before it was computed.
+	LRUHits int64 `json:"lru_hits,omitempty"`
+	Opens   int64 `json:"opens"`
+	Closes  int64 `json:"closes"`
 	// MaxOpen is the most stores open at once (pool plus in use).
 	MaxOpen int64 `json:"max_open"`
 	// Samples of the process every SampleMs during the recorded requests;
@@ -297,6 +302,10 @@ type Serve struct {
 	// Limit is what the worker's memory cgroup went through under
 	// serve --memory-max; nil without a limit.
 	Limit *MemoryLimit `json:"limit,omitempty"`
+	// Procs is, for a serve step split over several worker processes
+	// (--procs), each one's own step (its histogram and samples in the
+	// merged ones only); the fields above are then theirs together.
+	Procs []Serve `json:"procs,omitempty"`
 }
 
 // MemoryLimit is a serve worker's memory cgroup under a limit, counted

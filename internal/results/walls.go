@@ -1,7 +1,6 @@
 package results
 
 import (
-	"fmt"
 	"math"
 	"slices"
 )
@@ -59,40 +58,53 @@ func (h *Hold) Walls() []Wall {
 
 // ProcsFor is the fewest worker processes that hold n stores like the
 // ones h held, each process keeping its open files, memory mappings and
-// pthread keys within headroom (0.9: 90 %) of its own limit, and the
-// limit that sets that number (its text for the record). Memory and
-// threads, which all processes share, are not per-process limits: the
-// study checks them apart. 0 and the reason when a process cannot hold
-// even one store.
-func (h *Hold) ProcsFor(n int, headroom float64) (int, string) {
+// pthread keys within headroom (0.9: 90 %) of its own limit, and how
+// (the limit that sets that number). Memory and threads, which all
+// processes share, are not per-process limits: the study checks them
+// apart. 0 when a process cannot hold even one store (the choice says
+// which limit).
+func (h *Hold) ProcsFor(n int, headroom float64) (int, ProcsChoice) {
+	choice := ProcsChoice{Headroom: headroom}
 	if h == nil || h.Limits == nil || h.Held < 1 {
-		return 1, "one process: no hold before it to measure what a store takes"
+		choice.FirstHold = true
+		return 1, choice
 	}
-	held, procs := float64(h.Held), float64(max(len(h.Procs), 1))
-	type limit struct {
-		name                   string
-		perStore, most, before float64 // per process
-	}
-	limits := []limit{
-		{"open files", float64(h.FDs-h.FDsBefore) / held, float64(h.Limits.OpenFiles), float64(h.FDsBefore) / procs},
-		{"memory mappings", float64(h.Mappings-h.MappingsBefore) / held, float64(h.Limits.Mappings), float64(h.MappingsBefore) / procs},
-	}
-	if h.PthreadKeysMax > 0 {
-		limits = append(limits, limit{"pthread keys", float64(h.PthreadKeysFreeBefore-h.PthreadKeysFree) / held,
-			float64(h.PthreadKeysMax) / procs, float64(h.PthreadKeysMax-h.PthreadKeysFreeBefore) / procs})
-	}
-	k, by := 1, fmt.Sprintf("one process: %d stores within %.0f %% of each limit of a process", n, 100*headroom)
-	for _, l := range limits {
+	k := 1
+	for _, l := range h.processLimits() {
 		if l.perStore <= 0 {
 			continue
 		}
 		each := math.Floor((headroom*l.most - l.before) / l.perStore)
 		if each < 1 {
-			return 0, fmt.Sprintf("%s: a process cannot hold one store within %.0f %% of its limit of %.0f", l.name, 100*headroom, l.most)
+			choice.Limit, choice.Most, choice.PerStore = l.name, l.most, l.perStore
+			return 0, choice
 		}
 		if need := int(math.Ceil(float64(n) / each)); need > k {
-			k, by = need, fmt.Sprintf("%s: %.0f stores per process within %.0f %% of its limit of %.0f (%.2f per store)", l.name, each, 100*headroom, l.most, l.perStore)
+			k = need
+			choice.Limit, choice.PerProcess, choice.Most, choice.PerStore = l.name, each, l.most, l.perStore
 		}
 	}
-	return k, by
+	return k, choice
+}
+
+// processLimit is one limit of a process, what one store takes of it and
+// what a process had of it before its first store (a split hold's sums
+// shared out per process).
+type processLimit struct {
+	name                   string
+	perStore, most, before float64
+}
+
+// processLimits are the limits of one process that h's stores use up.
+func (h *Hold) processLimits() []processLimit {
+	held, procs := float64(h.Held), float64(max(len(h.Procs), 1))
+	limits := []processLimit{
+		{"open files", float64(h.FDs-h.FDsBefore) / held, float64(h.Limits.OpenFiles), float64(h.FDsBefore) / procs},
+		{"memory mappings", float64(h.Mappings-h.MappingsBefore) / held, float64(h.Limits.Mappings), float64(h.MappingsBefore) / procs},
+	}
+	if h.PthreadKeysMax > 0 {
+		limits = append(limits, processLimit{"pthread keys", float64(h.PthreadKeysFreeBefore-h.PthreadKeysFree) / held,
+			float64(h.PthreadKeysMax) / procs, float64(h.PthreadKeysMax-h.PthreadKeysFreeBefore) / procs})
+	}
+	return limits
 }

@@ -22,7 +22,7 @@ func benchServe(b *testing.B, pool int) {
 	c := Config{Stores: 10000, Requests: b.N, Concurrency: 8, Pool: pool, Zipf: 1.1, Seed: 1}
 	seq := Sequence(c.Stores, c.Requests, c.Zipf, c.Seed)
 	b.ResetTimer()
-	res, err := run(c, f, seq)
+	res, err := run(c, f, nil, seq)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -38,6 +38,11 @@ type Config struct {
 	// warm-up: once it has passed no new request starts (those under way
 	// finish), and the run stops early with the requests done.
 	TimeLimit time.Duration
+	// Procs, above 1, makes the run process Proc's share of Procs
+	// (--procs): of the one sequence of Warmup + Requests requests it
+	// serves those for its own agents (job.Split of the stores), with
+	// its own Pool and Concurrency.
+	Procs, Proc int
 }
 
 // Validate checks c: its traffic by the rules of job.Serve, and its
@@ -49,6 +54,15 @@ func (c Config) Validate() error {
 	}
 	if c.Warmup < 0 {
 		return fmt.Errorf("warm-up %d must not be negative", c.Warmup)
+	}
+	if c.Procs > 1 && c.Rate > 0 {
+		return errors.New("--rate: an open loop's schedule is one process'; split a closed loop (no --rate) over processes")
+	}
+	if err := job.CheckProcs(c.Procs, c.Stores, "agents"); err != nil {
+		return err
+	}
+	if c.Proc < 0 || c.Proc >= max(c.Procs, 1) {
+		return fmt.Errorf("process %d of %d", c.Proc, c.Procs)
 	}
 	return nil
 }
@@ -96,7 +110,8 @@ type Result struct {
 	Opens    int64                   // during the recorded requests
 	Closes   int64                   // during the recorded requests
 	MaxOpen  int64                   // most stores open at once
-	Requests int                     // recorded requests asked for
+	Requests int                     // recorded requests asked for (of a share: its own)
+	Warmup   int                     // warm-up requests served before (of a share: its own)
 	// Done is the number of recorded requests served: Requests, or fewer
 	// when the time limit stopped the run (0 if it passed in the warm-up).
 	Done         int
@@ -110,43 +125,68 @@ func Run(c Config, f Funcs) (Result, error) {
 	if err := c.Validate(); err != nil {
 		return Result{}, err
 	}
-	return run(c, f, Sequence(c.Stores, c.Warmup+c.Requests, c.Zipf, c.Seed))
+	warm, recorded := c.Agents()
+	return run(c, f, warm, recorded)
 }
 
-// run serves the requests of seq: the first c.Warmup unrecorded.
-func run(c Config, f Funcs, seq []int) (Result, error) {
+// Agents is the agents of c's warm-up requests and of its recorded ones,
+// in order: the whole sequence, or for a share (Procs) the requests for
+// its own agents.
+func (c Config) Agents() (warm, recorded []int) {
+	seq := Sequence(c.Stores, c.Warmup+c.Requests, c.Zipf, c.Seed)
+	warm, recorded = seq[:c.Warmup], seq[c.Warmup:]
+	if c.Procs <= 1 {
+		return warm, recorded
+	}
+	lo, hi := job.Split(c.Stores, c.Procs, c.Proc)
+	return ownAgents(warm, lo, hi), ownAgents(recorded, lo, hi)
+}
+
+// ownAgents is the requests of seq for agents lo…hi-1, in order.
+func ownAgents(seq []int, lo, hi int) []int {
+	var own []int
+	for _, a := range seq {
+		if a >= lo && a < hi {
+			own = append(own, a)
+		}
+	}
+	return own
+}
+
+// run serves the warm-up's requests unrecorded, then the recorded ones.
+func run(c Config, f Funcs, warm, recorded []int) (Result, error) {
 	p := newPool(c.Stores, c.Pool, f.Open)
 	var res Result
-	res.Requests = c.Requests
+	res.Requests, res.Warmup = len(recorded), len(warm)
 	var deadline time.Time // zero: no limit
 	if c.TimeLimit > 0 {
 		deadline = time.Now().Add(c.TimeLimit)
 	}
 	var err error
-	if c.Warmup > 0 {
+	if len(warm) > 0 {
 		var served int
-		if served, err = p.serve(c, f, seq[:c.Warmup], nil, deadline); err != nil {
+		if served, err = p.serve(c, f, warm, nil, deadline); err != nil {
 			return res, errors.Join(err, p.closeAll())
 		}
-		if served < c.Warmup {
+		if served < len(warm) {
 			// The time limit passed in the warm-up: nothing recorded.
-			res.Latency, res.StoppedEarly = newHistogram(), true
+			res.Latency, res.StoppedEarly = NewHistogram(), true
 			return res, p.closeAll()
 		}
 	}
 	p.reset()
 	start := time.Now()
-	res.Latency = newHistogram()
-	res.Done, err = p.serve(c, f, seq[c.Warmup:], res.Latency, deadline)
+	res.Latency = NewHistogram()
+	res.Done, err = p.serve(c, f, recorded, res.Latency, deadline)
 	res.Wall = time.Since(start)
-	res.StoppedEarly = res.Done < c.Requests
+	res.StoppedEarly = res.Done < len(recorded)
 	res.Hits, res.Opens, res.Closes, res.MaxOpen = p.hits.Load(), p.opens.Load(), p.closes.Load(), p.maxOpen.Load()
 	return res, errors.Join(err, p.closeAll())
 }
 
-// newHistogram returns an empty latency histogram: 1 µs to an hour, three
+// NewHistogram returns an empty latency histogram: 1 µs to an hour, three
 // significant digits.
-func newHistogram() *hdrhistogram.Histogram {
+func NewHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
 }
 
@@ -260,7 +300,7 @@ func (p *pool) serve(c Config, f Funcs, seq []int, hist *hdrhistogram.Histogram,
 	due := func(k int) time.Time { return start.Add(time.Duration(float64(k) / c.Rate * float64(time.Second))) }
 	var wg sync.WaitGroup
 	for g := 0; g < c.Concurrency; g++ {
-		h := newHistogram()
+		h := NewHistogram()
 		hists[g] = h
 		turn := f.NewTurn()
 		wg.Add(1)
@@ -338,4 +378,38 @@ func (p *pool) closeAll() error {
 	}
 	p.idle.Init()
 	return err
+}
+
+// LRUHits is how many of the recorded requests would find their store
+// open in a pool of pool stores served one request after another, least
+// recently used closed first, after the warm-up's requests: what the pool
+// would hit without concurrency (its goroutines keep up to Concurrency
+// more stores in use, and take requests out of order).
+func LRUHits(warm, recorded []int, pool int) int64 {
+	if pool <= 0 {
+		return 0
+	}
+	lru := list.New()
+	at := map[int]*list.Element{}
+	var hits int64
+	use := func(a int, count bool) {
+		if e, ok := at[a]; ok {
+			lru.MoveToFront(e)
+			if count {
+				hits++
+			}
+			return
+		}
+		at[a] = lru.PushFront(a)
+		if lru.Len() > pool {
+			delete(at, lru.Remove(lru.Back()).(int))
+		}
+	}
+	for _, a := range warm {
+		use(a, false)
+	}
+	for _, a := range recorded {
+		use(a, true)
+	}
+	return hits
 }

@@ -71,7 +71,7 @@ func (e *fakeEngine) funcs() Funcs {
 func TestLRU(t *testing.T) {
 	e := newFake(4)
 	seq := []int{0, 1, 0, 2, 0, 1, 3, 3}
-	res, err := run(Config{Stores: 4, Requests: len(seq), Concurrency: 1, Pool: 2, Zipf: 1.1}, e.funcs(), seq)
+	res, err := run(Config{Stores: 4, Requests: len(seq), Concurrency: 1, Pool: 2, Zipf: 1.1}, e.funcs(), nil, seq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestLRU(t *testing.T) {
 // TestNoPoolOpensEveryRequest: pool 0 opens and closes once per request.
 func TestNoPoolOpensEveryRequest(t *testing.T) {
 	e := newFake(3)
-	res, err := run(Config{Stores: 3, Requests: 6, Concurrency: 1, Zipf: 1.1}, e.funcs(), []int{0, 0, 1, 1, 2, 0})
+	res, err := run(Config{Stores: 3, Requests: 6, Concurrency: 1, Zipf: 1.1}, e.funcs(), nil, []int{0, 0, 1, 1, 2, 0})
 	if err != nil || res.Hits != 0 || res.Opens != 6 || res.Closes != 6 || e.maxOpen.Load() != 1 {
 		t.Fatalf("err %v, hits %d, opens %d, closes %d, max open %d", err, res.Hits, res.Opens, res.Closes, e.maxOpen.Load())
 	}
@@ -133,7 +133,7 @@ func TestOpenLoopCountsFromTheSchedule(t *testing.T) {
 	e := newFake(1)
 	e.sleep = 2 * time.Millisecond
 	seq := make([]int, 50)
-	open, err := run(Config{Stores: 1, Requests: 50, Concurrency: 1, Pool: 1, Zipf: 1.1, Rate: 1e9}, e.funcs(), seq)
+	open, err := run(Config{Stores: 1, Requests: 50, Concurrency: 1, Pool: 1, Zipf: 1.1, Rate: 1e9}, e.funcs(), nil, seq)
 	if err != nil {
 		t.Fatal(err)
 	}

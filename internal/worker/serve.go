@@ -41,8 +41,9 @@ const sampleEvery = 250 * time.Millisecond
 func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	sj := j.Serve
 	dirs, open := storeDirs(j), opener(v)
-	fs := filesOf(v)
-	if err := serveCache(j, fs, dirs, rec, loop); err != nil {
+	lo, hi := j.AgentRange()
+	fs, own := filesOf(v), dirs[lo:hi]
+	if err := serveCache(j, fs, own, rec, loop); err != nil {
 		return err
 	}
 	server := serverOf(v)
@@ -51,7 +52,9 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 		return err
 	}
 	c := serve.Config{Stores: j.Stores, Requests: sj.Requests, Warmup: serve.Warmup(sj.Requests), Concurrency: sj.Concurrency,
-		Pool: sj.Pool, Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate, TimeLimit: sj.PoolTime}
+		Pool: sj.Pool, Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate, TimeLimit: sj.PoolTime, Procs: j.Procs, Proc: j.Proc}
+	warm, recorded := c.Agents()
+	lruHits := serve.LRUHits(warm, recorded, c.Pool) // before the run: not in its time
 	turns, err := newServeTurns(j, v)
 	if err != nil {
 		return err
@@ -71,7 +74,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 	if err != nil {
 		return err
 	}
-	if err := warmAfter(j, fs, dirs, rec); err != nil {
+	if err := warmAfter(j, fs, own, rec); err != nil {
 		return err
 	}
 	hist, err := res.Latency.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
@@ -79,7 +82,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 		return fmt.Errorf("encode the histogram: %w", err)
 	}
 	q := func(pct float64) float64 { return float64(res.Latency.ValueAtQuantile(pct)) / 1000 }
-	rec.Serve = &results.Serve{Pool: sj.Pool, Requests: sj.Requests, Warmup: c.Warmup, Concurrency: sj.Concurrency,
+	rec.Serve = &results.Serve{Pool: sj.Pool, Requests: res.Requests, Warmup: res.Warmup, Concurrency: sj.Concurrency, LRUHits: lruHits,
 		Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate, Histogram: hist,
 		PoolTimeS: sj.PoolTime.Seconds(), StoppedEarly: res.StoppedEarly, Done: res.Done,
 		P50Ms: q(50), P90Ms: q(90), P99Ms: q(99), P999Ms: q(99.9), MaxMs: float64(res.Latency.Max()) / 1000,

@@ -1,0 +1,68 @@
+package faults
+
+import (
+	"strings"
+	"syscall"
+
+	"manydb/internal/job"
+	"manydb/internal/results"
+)
+
+// split is the small study with each hold split over two worker
+// processes (--procs 2).
+func split() study {
+	s := small
+	s.Extra = []string{"--procs", "2"}
+	return s
+}
+
+// SIGKILL of one of a split hold's worker processes: the hold fails,
+// naming that process and its stores; the other process is stopped and
+// nothing of the hold is recorded ok; the same command measures the hold
+// again and completes the study.
+func killSplitHold(c *fcase) {
+	s := split()
+	p := c.start(s.args(c.root, c.out)...)
+	w := p.waitWorker("hold")
+	c.caught(w != 0, "the hold phase ended before it was seen")
+	syscall.Kill(w, syscall.SIGKILL)
+	res := p.wait()
+	c.message(res, 3, false, "hold", "process", "killed")
+	c.expect(splitHoldFailed(c.snapshot(), "killed"), "the failed hold record names its process and the signal")
+	c.completes(c.run(s.args(c.root, c.out)...))
+	c.audit()
+}
+
+// SIGSTOP of one of a split hold's worker processes, never continued:
+// the watchdog (--stall-limit 2s) kills it, the hold fails naming the
+// process and the stall, the other is stopped; the same command
+// completes the study.
+func stopSplitHold(c *fcase) {
+	s := split()
+	s.Extra = append(s.Extra, "--stall-limit", "2s")
+	p := c.start(s.args(c.root, c.out)...)
+	w := p.waitWorker("hold")
+	c.caught(w != 0, "the hold phase ended before it was seen")
+	syscall.Kill(w, syscall.SIGSTOP)
+	res := p.wait()
+	c.message(res, 3, false, "hold", "process", "no progress")
+	c.expect(splitHoldFailed(c.snapshot(), "no progress"), "the failed hold record names its process and the stall")
+	c.completes(c.run(s.args(c.root, c.out)...))
+	c.audit()
+}
+
+// splitHoldFailed tells whether recs hold a failed hold naming one of its
+// two processes and why, and no hold recorded ok.
+func splitHoldFailed(recs []results.Record, why string) bool {
+	failed := false
+	for _, r := range recs {
+		if r.Phase != job.PhaseHold {
+			continue
+		}
+		if r.Status == results.StatusOK {
+			return false
+		}
+		failed = failed || strings.Contains(r.Error, "of 2 (stores") && strings.Contains(r.Error, why)
+	}
+	return failed
+}
