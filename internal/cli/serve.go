@@ -68,7 +68,7 @@ Figures per variant and pool size: latency p50, p90, p99, p99.9 and max
 the pool would hit serving the requests one at a time), opens and closes per
 second, and the process' resident and anonymous memory, threads and open
 files at the end (after the pool's stores were closed) and at their peak.
-A pool whose memory, estimated from
+A pool whose anonymous memory, estimated from
 the hold phase, would not fit in 70 % of the available memory, or whose
 open files would exceed the hard limit (ulimit -Hn), is skipped with a
 message.

@@ -9,14 +9,14 @@ import (
 
 // tooManyOpen says why n open stores of a variant (a serve pool, or a
 // hold count) would not fit here, estimated from the study's last hold
-// phase: their memory (resident memory per open store) in 70 % of the
-// memory available now, or their open files (descriptors per open store,
-// for up to n + extra open stores, split over procs processes) in a
-// process' limit. "" when they fit or there is no estimate. The memory is
-// checked only with checkMemory.
+// phase: their anonymous memory in 70 % of the memory available now
+// (memoryShort), or their open files (descriptors per open store, for up
+// to n + extra open stores, split over procs processes) in a process'
+// limit. "" when they fit or there is no estimate. The memory is checked
+// only with checkMemory.
 func (s *study) tooManyOpen(key storesKey, n, extra, procs int, checkMemory bool) string {
 	if checkMemory {
-		if why := s.memoryShort(key, n, false); why != "" {
+		if why := s.memoryShort(key, n); why != "" {
 			return why
 		}
 	}
@@ -24,22 +24,11 @@ func (s *study) tooManyOpen(key storesKey, n, extra, procs int, checkMemory bool
 	return s.filesShort(key, (n+extra+procs-1)/procs)
 }
 
-// tooManyHeld is tooManyOpen for a hold of n stores split over procs
-// processes: their anonymous memory in the machine's (a hold only reads:
-// the pages of the files it maps are page cache, which the kernel
-// reclaims), n/procs in each process' open files.
-func (s *study) tooManyHeld(key storesKey, n, procs int) string {
-	if why := s.memoryShort(key, n, true); why != "" {
-		return why
-	}
-	return s.filesShort(key, (n+procs-1)/procs)
-}
-
 // memoryShort says why n open stores would not fit in 70 % of the memory
-// available now, from the study's last hold: its resident memory per
-// open store, or its anonymous memory with anon; "" when they fit or
-// there is no estimate.
-func (s *study) memoryShort(key storesKey, n int, anon bool) string {
+// available now, from the study's last hold: its anonymous memory per
+// open store (the pages of the files a store maps are page cache, which
+// the kernel reclaims); "" when they fit or there is no estimate.
+func (s *study) memoryShort(key storesKey, n int) string {
 	h, ok := s.held[key]
 	if !ok || n == 0 || h.Held == 0 {
 		return ""
@@ -48,13 +37,9 @@ func (s *study) memoryShort(key storesKey, n int, anon bool) string {
 	if err != nil {
 		return ""
 	}
-	perStore, what := h.RssKB, "resident"
-	if anon {
-		perStore, what = h.AnonKB, "anonymous"
-	}
-	if need := perStore * float64(n); need > 0.7*float64(availKB) {
-		return fmt.Sprintf("%d open stores need about %s (%s %s per open store, from the hold phase), more than 70 %% of the %s available", n,
-			bytesText(need*1024), bytesText(perStore*1024), what, bytesText(float64(availKB)*1024))
+	if need := h.AnonKB * float64(n); need > 0.7*float64(availKB) {
+		return fmt.Sprintf("%d open stores need about %s (%s of anonymous memory per open store, from the hold phase), more than 70 %% of the %s available", n,
+			bytesText(need*1024), bytesText(h.AnonKB*1024), bytesText(float64(availKB)*1024))
 	}
 	return ""
 }

@@ -340,7 +340,7 @@ func (c *cell) skipReason(p phase) string {
 		if procs < 1 {
 			return c.cannotSplit(p)
 		}
-		return c.tooManyHeld(c.key(), p.hold, procs)
+		return c.tooManyOpen(c.key(), p.hold, 0, procs, true)
 	case p.name == job.PhaseOpen && p.cache != "" && p.cache != job.CacheWarm:
 		fam, _ := c.family(c.v)
 		return fam.NoCold[c.v]

@@ -119,10 +119,10 @@ func TestAutoProcs(t *testing.T) {
 	if k != 3 || by.Limit != "open files" || by.PerProcess != float64(each) {
 		t.Errorf("%d stores of 10 files, %d per process: %d processes, %+v; want 3, set by open files", 2*each+1, each, k, by)
 	}
-	if why := s.tooManyHeld(key, 2*each+1, 3); why != "" {
+	if why := s.tooManyOpen(key, 2*each+1, 0, 3, true); why != "" {
 		t.Errorf("a hold split over 3 processes skipped: %q", why)
 	}
-	if why := s.tooManyHeld(key, 2*each+1, 1); !strings.Contains(why, "open files") {
+	if why := s.tooManyOpen(key, 2*each+1, 0, 1, true); !strings.Contains(why, "open files") {
 		t.Errorf("the same hold in one process: %q", why)
 	}
 }
