@@ -269,7 +269,7 @@ func (c *cell) phase(ctx context.Context, p phase, rebuild bool) (ok bool, err e
 	args := wj.Args()
 	started := time.Now().UTC()
 	res, during := c.runPhaseWorker(ctx, label, args, wj)
-	if res.args != nil { // the process of a split hold that failed
+	if res.args != nil { // the process of a split step that failed
 		args = res.args
 	}
 	if ctx.Err() != nil {
@@ -425,8 +425,8 @@ func (c *cell) oomKilled(res workerResult, label string, args []string, p phase,
 // runPhaseWorker runs the worker of job wj (its arguments args) on the
 // stores in dir with the job's environment, showing its progress
 // (job.Job.Units) and watching it (the watchdog), and returns its result
-// and the load samples taken while it ran. A hold split over several
-// processes runs them all (runHoldWorkers).
+// and the load samples taken while it ran. A hold or serve step split
+// over several processes runs them all (runHoldWorkers, runServeWorkers).
 func (c *cell) runPhaseWorker(ctx context.Context, label string, args []string, wj job.Job) (workerResult, []float64) {
 	total, unit := wj.Units()
 	if wj.Procs > 1 && wj.Phase == job.PhaseHold {

@@ -18,11 +18,14 @@ import (
 // holdSeed draws the held stores' knn queries (the hold has no run seed).
 const holdSeed = 1
 
-// hold opens the first job.Hold stores, counts each (and, with
+// hold opens the first job.Hold stores (of a hold split over processes,
+// this process' range of them: job.Job.HeldRange), counts each (and, with
 // embeddings, asks it a knn query) and keeps them all
 // open, then reports (after − before) / held of the process' memory, and
-// the time of each open alone: store i is opened with i stores already
-// open (the n-th open; its count is outside that span). Before the first
+// the time of each open alone: the k-th is opened with k stores already
+// open in this process (the n-th open; its count is outside that span).
+// A process of a split hold then waits for the others (awaitRelease).
+// Before the first
 // snapshot one store is opened, counted and closed: the first store
 // outside the held set, or the last store when all are held, so one-time
 // set-up of the engine (library initialisation, shared caches) is not
