@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"manydb/internal/job"
@@ -58,7 +57,6 @@ type holdProc struct {
 	args     []string
 	held     chan struct{} // closed when it holds its stores
 	heldOnce sync.Once
-	isHeld   atomic.Bool
 	release  chan struct{} // closed to let it go on
 	relOnce  sync.Once
 	done     chan workerResult
@@ -69,25 +67,31 @@ type holdProc struct {
 // the phase's bar until it holds its stores; after that its heartbeat
 // lines (job.HeldLine) only feed its watchdog.
 func (c *cell) startHoldProc(ctx context.Context, label string, wj job.Job, k int) *holdProc {
-	pj := wj
-	pj.Proc = k
+	pj := partJob(wj, k)
 	lo, hi := pj.HeldRange()
 	p := &holdProc{k: k, procs: wj.Procs, lo: lo, hi: hi, args: pj.Args(), held: make(chan struct{}),
 		release: make(chan struct{}), done: make(chan workerResult, 1)}
 	w := c.workerCmd(fmt.Sprintf("%s (process %d of %d)", label, k+1, wj.Procs), p.args, pj, func(done, _ int) {
-		if !p.isHeld.Load() {
+		if !p.holds() {
 			c.Bar.Set(lo+done, wj.Hold)
 		}
 	})
 	w.release = p.release
 	w.onHeld = func() {
-		p.heldOnce.Do(func() {
-			p.isHeld.Store(true)
-			close(p.held)
-		})
+		p.heldOnce.Do(func() { close(p.held) })
 	}
 	go func() { p.done <- runWorker(ctx, w) }()
 	return p
+}
+
+// holds tells whether the process said it holds its stores.
+func (p *holdProc) holds() bool {
+	select {
+	case <-p.held:
+		return true
+	default:
+		return false
+	}
 }
 
 // awaitHeld waits until the process holds its stores (true), or returns

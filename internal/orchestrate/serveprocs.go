@@ -180,12 +180,9 @@ func mergeServes(parts []results.Serve) (*results.Serve, error) {
 	if !s.StoppedEarly {
 		s.Done = 0
 	}
-	var err error
-	if s.Histogram, err = all.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err != nil {
-		return nil, fmt.Errorf("encode the merged histogram: %w", err)
+	if err := serve.RecordLatency(s, all); err != nil {
+		return nil, err
 	}
-	q := func(pct float64) float64 { return float64(all.ValueAtQuantile(pct)) / 1000 }
-	s.P50Ms, s.P90Ms, s.P99Ms, s.P999Ms, s.MaxMs = q(50), q(90), q(99), q(99.9), float64(all.Max())/1000
 	s.Procs = slices.Clone(parts)
 	for p := range s.Procs {
 		s.Procs[p].Histogram, s.Procs[p].RssKB, s.Procs[p].AnonKB, s.Procs[p].Threads, s.Procs[p].FDs = nil, nil, nil, nil, nil

@@ -20,6 +20,7 @@ import (
 
 	"manydb/internal/engine"
 	"manydb/internal/job"
+	"manydb/internal/results"
 )
 
 // Config is one serve run.
@@ -122,11 +123,30 @@ type Result struct {
 // recorded ones measured. The first error stops the run. Every store still
 // open at the end is closed.
 func Run(c Config, f Funcs) (Result, error) {
+	warm, recorded := c.Agents()
+	return RunAgents(c, f, warm, recorded)
+}
+
+// RunAgents is Run with c's agents drawn already (Config.Agents), for a
+// caller that needs them before the run too (LRUHits).
+func RunAgents(c Config, f Funcs, warm, recorded []int) (Result, error) {
 	if err := c.Validate(); err != nil {
 		return Result{}, err
 	}
-	warm, recorded := c.Agents()
 	return run(c, f, warm, recorded)
+}
+
+// RecordLatency puts the latencies of h (µs) into s: the histogram,
+// encoded, and its percentiles in ms.
+func RecordLatency(s *results.Serve, h *hdrhistogram.Histogram) error {
+	hist, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return fmt.Errorf("encode the latency histogram: %w", err)
+	}
+	q := func(pct float64) float64 { return float64(h.ValueAtQuantile(pct)) / 1000 }
+	s.Histogram = hist
+	s.P50Ms, s.P90Ms, s.P99Ms, s.P999Ms, s.MaxMs = q(50), q(90), q(99), q(99.9), float64(h.Max())/1000
+	return nil
 }
 
 // Agents is the agents of c's warm-up requests and of its recorded ones,

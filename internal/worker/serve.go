@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/measure"
@@ -68,7 +66,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 	f.Done = func() { done.Add(1) }
 	stopReport := reportRequests(&loop.progress, &done, c.Warmup+c.Requests)
 	samples := startSampling(sampleEvery, server)
-	res, err := serve.Run(c, f)
+	res, err := serve.RunAgents(c, f, warm, recorded)
 	smp := samples.stop()
 	stopReport()
 	if err != nil {
@@ -77,19 +75,13 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 	if err := warmAfter(j, fs, own, rec); err != nil {
 		return err
 	}
-	hist, err := res.Latency.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return fmt.Errorf("encode the histogram: %w", err)
-	}
-	q := func(pct float64) float64 { return float64(res.Latency.ValueAtQuantile(pct)) / 1000 }
 	rec.Serve = &results.Serve{Pool: sj.Pool, Requests: res.Requests, Warmup: res.Warmup, Concurrency: sj.Concurrency, LRUHits: lruHits,
-		Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate, Histogram: hist,
+		Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate,
 		PoolTimeS: sj.PoolTime.Seconds(), StoppedEarly: res.StoppedEarly, Done: res.Done,
-		P50Ms: q(50), P90Ms: q(90), P99Ms: q(99), P999Ms: q(99.9), MaxMs: float64(res.Latency.Max()) / 1000,
 		WallS: res.Wall.Seconds(), Hits: res.Hits, Opens: res.Opens, Closes: res.Closes, MaxOpen: res.MaxOpen,
 		SampleMs: int(sampleEvery / time.Millisecond), RssKB: smp.rss, AnonKB: smp.anon, Threads: smp.threads, FDs: smp.fds,
 		BaseRssKB: base.RssKB, ServerProcesses: smp.serverProcs}
-	return nil
+	return serve.RecordLatency(rec.Serve, res.Latency)
 }
 
 // serveCache readies the page cache for serve: under a memory cgroup the
