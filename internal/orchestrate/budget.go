@@ -9,8 +9,8 @@ import (
 )
 
 // engineSeconds sums a record's timed engine spans: creates, visits
-// (open, queries, close; a turn), the hold's, and the delete phase's
-// exports and deletes.
+// (open, queries, close; a turn), the hold's, the delete phase's exports
+// and deletes, and serve's recorded requests (their wall time).
 func engineSeconds(r results.Record) float64 {
 	var ms float64
 	for _, xs := range [][]float64{r.CreateMs, r.TotalMs, r.ExportMs, r.DeleteMs} {
@@ -20,6 +20,9 @@ func engineSeconds(r results.Record) float64 {
 	}
 	if r.Hold != nil {
 		ms += r.Hold.EngineS * 1000
+	}
+	if r.Serve != nil {
+		ms += r.Serve.WallS * 1000
 	}
 	return ms / 1000
 }
@@ -33,13 +36,7 @@ func (s *study) writeEnd() error {
 		// of its own phases.
 		b.Wall = s.spent.Seconds()
 	}
-	pct := func(x float64) float64 { return 100 * x / b.Wall }
-	inWorkers := b.Workers - b.Engine
-	other := b.Wall - b.Wait - b.Workers - b.Failed - b.Cleanup - b.Rebuild
-	fmt.Fprintf(s.Log, "study %s: %.0f s: %.0f s waiting for the load, %.0f s inside engine calls, "+
-		"%.1f s (%.1f %%) in the workers outside engine calls (start, notes, warm-ups, snapshots), "+
-		"%.1f s (%.1f %%) removing stores, %.1f s (%.1f %%) in workers that failed, %s%.1f s (%.1f %%) other\n",
-		s.id, b.Wall, b.Wait, b.Engine, inWorkers, pct(inWorkers), b.Cleanup, pct(b.Cleanup), b.Failed, pct(b.Failed), rebuildText(b), other, pct(other))
+	fmt.Fprintln(s.Log, budgetLine(s.id, b))
 	return s.w.Append(results.Record{Study: s.id, Phase: job.PhaseEnd, Status: results.StatusOK,
 		Workload: s.Workload, Stores: s.Stores, Sweep: s.sweepID, Started: s.start.UTC(), WallS: b.Wall, WaitS: b.Wait, EngineS: b.Engine, Budget: &b})
 }
@@ -54,16 +51,40 @@ func (s *study) countWorkerTime(res workerResult, rec results.Record, rebuild bo
 	case res.err == nil:
 		s.budget.Engine += engineSeconds(rec)
 		s.budget.Workers += res.seconds
+		if w := rec.WorkerTime; w != nil {
+			if s.budget.InWorkers == nil {
+				s.budget.InWorkers = &results.WorkerTime{}
+			}
+			s.budget.InWorkers.Add(*w)
+			s.budget.Accounted += res.seconds
+		}
 	default:
 		s.budget.Failed += res.seconds
 	}
 }
 
-// rebuildText is the summary's part for the workers that remade a resumed
-// study's stores ("" when none did).
-func rebuildText(b results.Budget) string {
-	if b.Rebuild == 0 {
-		return ""
+// budgetLine is the study's summary of where its time went: the load
+// gate, the engine's calls, the waits in the workers, manydb's own work
+// and its parts (results.Budget.OwnS).
+func budgetLine(id string, b results.Budget) string {
+	pct := func(x float64) float64 { return 100 * x / b.Wall }
+	line := fmt.Sprintf("study %s: %.0f s: %.0f s waiting for the load, %.0f s inside engine calls", id, b.Wall, b.Wait, b.EngineS())
+	own := b.OwnS()
+	if w := b.InWorkers; w != nil {
+		line += fmt.Sprintf(" (%.1f s of them untimed: warm-ups, read-backs), %.1f s waiting for memory statistics and split holds",
+			w.UntimedS, w.SettleS+w.ReleaseS)
+		rest := own - b.StartS() - w.DataS - w.CacheS - w.MemoryS - b.Cleanup
+		line += fmt.Sprintf("; manydb's own work %.1f s (%.2f %%): %.1f s starting and ending workers, %.1f s notes and answers, "+
+			"%.1f s page cache, %.1f s memory snapshots, %.1f s removing stores, %.1f s other (store loops, the orchestrator)",
+			own, pct(own), b.StartS(), w.DataS, w.CacheS, w.MemoryS, b.Cleanup, rest)
+	} else {
+		line += fmt.Sprintf("; manydb's own work %.1f s (%.2f %%), %.1f s of it removing stores", own, pct(own), b.Cleanup)
 	}
-	return fmt.Sprintf("%.1f s (%.1f %%) in workers remaking a resumed study's stores (not recorded), ", b.Rebuild, 100*b.Rebuild/b.Wall)
+	if b.Failed > 0 {
+		line += fmt.Sprintf("; %.1f s (%.1f %%) in workers that failed", b.Failed, pct(b.Failed))
+	}
+	if b.Rebuild > 0 {
+		line += fmt.Sprintf("; %.1f s (%.1f %%) in workers remaking a resumed study's stores (not recorded)", b.Rebuild, pct(b.Rebuild))
+	}
+	return line
 }

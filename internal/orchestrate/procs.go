@@ -135,12 +135,13 @@ func mergeHoldResults(parts []workerResult) workerResult {
 	holds := make([]results.Hold, len(parts))
 	var recall [][]float64
 	var returned [][]int
+	times := make([]*results.WorkerTime, len(parts))
 	res := workerResult{}
 	for k, p := range parts {
 		if p.rec.Hold == nil {
 			return workerResult{err: fmt.Errorf("process %d of %d: its record has no hold", k+1, len(parts))}
 		}
-		holds[k] = *p.rec.Hold
+		holds[k], times[k] = *p.rec.Hold, p.rec.WorkerTime
 		recall, returned = append(recall, p.rec.Recall), append(returned, p.rec.KNNReturned)
 		res.longestGap = max(res.longestGap, p.longestGap)
 	}
@@ -149,6 +150,7 @@ func mergeHoldResults(parts []workerResult) workerResult {
 		return workerResult{err: err}
 	}
 	rec.Hold, rec.Recall, rec.KNNReturned = hold, slices.Concat(recall...), slices.Concat(returned...)
+	rec.WorkerTime = results.MergeHoldTimes(times)
 	res.rec = rec
 	return res
 }

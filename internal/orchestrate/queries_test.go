@@ -44,6 +44,14 @@ func TestStudyWithQueriesColdAndTurns(t *testing.T) {
 		if r.Phase == job.PhaseTurn && r.Appended != r.Turn-1 {
 			t.Errorf("turn run %d: %d notes appended before it, want %d", r.Turn, r.Appended, r.Turn-1)
 		}
+		// A cold run's evictions and a warm run's residency samples are
+		// page cache work; a turn run's read-backs are untimed engine calls.
+		if w := r.WorkerTime; (r.Phase == job.PhaseOpen || r.Phase == job.PhaseTurn) && (w == nil || w.CacheS <= 0) {
+			t.Errorf("%s: account %+v, want its page cache work", phase{name: r.Phase, run: r.Repeat(), cache: r.Cache}, w)
+		}
+		if w := r.WorkerTime; r.Phase == job.PhaseTurn && w.UntimedS <= 0 {
+			t.Errorf("turn run %d: account %+v, want its warm-up and read-back", r.Turn, w)
+		}
 	}
 	want := []string{"create", "open run 1", "open run 2", "open run 1 (cold)", "open run 2 (cold)", "hold", "space", "turn run 1", "turn run 2"}
 	if !slices.Equal(got, want) {

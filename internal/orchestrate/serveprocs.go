@@ -137,6 +137,7 @@ func mergeServeResults(parts []workerResult) workerResult {
 		return workerResult{err: err}
 	}
 	rec.Serve = s
+	rec.WorkerTime = nil // the processes overlap: no one account is the step's (results.Budget.Accounted)
 	res.rec = rec
 	return res
 }

@@ -128,6 +128,10 @@ func TestStudyRecordsEveryPhase(t *testing.T) {
 		if r.Setting != "default" || r.Versions["fake"] != "1.0" || r.WorkerS <= 0 || len(r.LoadDuring) == 0 {
 			t.Errorf("%s: setting %q, versions %v, worker %v s, load samples %v", r.Phase, r.Setting, r.Versions, r.WorkerS, r.LoadDuring)
 		}
+		// The worker's own account is of a part of the process' time.
+		if w := r.WorkerTime; w == nil || w.RunS <= 0 || w.RunS > r.WorkerS {
+			t.Errorf("%s: worker's account %+v in a process of %v s", r.Phase, w, r.WorkerS)
+		}
 	}
 	if env := recs[0]; env.Config == nil || env.Config.Stores != 10 || env.Versions["fake"] != "1.0" || env.Env["kernel"] == "" {
 		t.Errorf("env record = %+v", env)
@@ -138,6 +142,13 @@ func TestStudyRecordsEveryPhase(t *testing.T) {
 	if b == nil || b.Engine <= 0 || b.Workers < b.Engine || b.Cleanup <= 0 || b.Failed != 0 ||
 		b.Wait+b.Workers+b.Failed+b.Cleanup > b.Wall {
 		t.Errorf("budget = %+v", b)
+	}
+	// The workers' accounts: the open runs' warm-ups are untimed engine
+	// calls, every phase draws or checks data, and manydb's own work is a
+	// part of the wall time that holds the removal and the workers' starts.
+	if w := b.InWorkers; w == nil || w.UntimedS <= 0 || w.DataS <= 0 || b.Accounted != b.Workers || b.StartS() <= 0 ||
+		b.OwnS() < b.Cleanup+b.StartS()+w.DataS || b.OwnS() >= b.Wall {
+		t.Errorf("budget's accounts = %+v, own %v s, starts %v s", w, b.OwnS(), b.StartS())
 	}
 	if got := strings.Join(phases, ","); got != "env,create,open,open,hold,space,end" {
 		t.Errorf("phases = %s", got)

@@ -38,6 +38,11 @@ func (r *Record) checkDomain() error {
 	if err := r.checkCounters(); err != nil {
 		return err
 	}
+	if w := r.WorkerTime; w != nil {
+		if err := w.check(); err != nil {
+			return err
+		}
+	}
 	if r.Status != StatusOK {
 		return nil
 	}

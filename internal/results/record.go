@@ -99,6 +99,9 @@ type Record struct {
 	WorkerS    float64   `json:"worker_s,omitempty"`    // wall time of the worker process
 	EngineS    float64   `json:"engine_s,omitempty"`    // end: time inside timed engine spans
 	LoadDuring []float64 `json:"load_during,omitempty"` // load1 every 10 s while the worker ran
+	// WorkerTime is set by the worker: where its time went outside its
+	// timed spans.
+	WorkerTime *WorkerTime `json:"worker_time,omitempty"`
 
 	// create
 	CreateMs []float64 `json:"create_ms,omitempty"` // one per store, in creation order
@@ -425,19 +428,6 @@ type StudyConfig struct {
 type SweepConfig struct {
 	ID     string `json:"id"`
 	Stores []int  `json:"stores"` // largest first
-}
-
-// Budget says where a study session's wall time went, in seconds.
-type Budget struct {
-	Wall    float64 `json:"wall_s"`
-	Wait    float64 `json:"wait_s"`    // waiting for the load (--max-load)
-	Engine  float64 `json:"engine_s"`  // inside timed engine calls
-	Workers float64 `json:"workers_s"` // wall time of the workers of finished phases
-	Failed  float64 `json:"failed_s"`  // wall time of workers that failed
-	Cleanup float64 `json:"cleanup_s"` // removing stores
-	// Rebuild is the wall time of the workers that made a resumed study's
-	// stores again and replayed its recorded turns, unrecorded.
-	Rebuild float64 `json:"rebuild_s,omitempty"`
 }
 
 // Repeat is the number that tells r from the other records of its phase in

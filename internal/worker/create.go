@@ -29,7 +29,9 @@ func create(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) e
 	start := time.Now()
 	err = loop.eachStore(j.Stores, nil, func(_, i int) error {
 		dir := dirs[i]
+		t := time.Now()
 		j.Workload.Fill(i, notes)
+		spend(&loop.spent.DataS, t)
 		if a, ok := v.(*agents); ok {
 			t0 := time.Now()
 			err := createAgent(a, i, notes)

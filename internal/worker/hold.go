@@ -59,14 +59,14 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 		return err
 	}
 	server := serverOf(v)
-	start, err := readHoldStart(cg, server)
+	start, err := readHoldStart(cg, server, &loop.spent)
 	if err != nil {
 		return err
 	}
 	if err := hs.openAll(loop, vis, steps, want); err != nil {
 		return err
 	}
-	if rec.Hold, err = holdRecord(len(hs.dirs), start, cg, hs.openMs, server); err != nil {
+	if rec.Hold, err = holdRecord(len(hs.dirs), start, cg, hs.openMs, server, &loop.spent); err != nil {
 		return err
 	}
 	if j.Procs > 1 { // a process' own cost, for a split hold's figures
@@ -96,7 +96,9 @@ func (hs *heldSet) openAll(loop *storeLoop, vis *visitor, steps []job.Query, wan
 	kq := vis.a.knn
 	return loop.eachStore(len(hs.dirs), hs.order, func(k, i int) error {
 		if kq != nil {
+			t := time.Now()
 			kq.draw(holdSeed, i, want)
+			spend(&loop.spent.DataS, t)
 		}
 		s, err := vis.visit(i, hs.dirs[k], steps, true)
 		if err != nil {
@@ -105,6 +107,7 @@ func (hs *heldSet) openAll(loop *storeLoop, vis *visitor, steps []job.Query, wan
 		hs.open = append(hs.open, s)
 		hs.openMs[k] = vis.openMs()
 		hs.engineTime += vis.engineTime()
+		defer spend(&loop.spent.DataS, time.Now())
 		if err := vis.check(i, steps, want); err != nil {
 			return err
 		}
@@ -166,6 +169,7 @@ func awaitRelease(j job.Job, loop *storeLoop) error {
 	if j.Procs <= 1 {
 		return nil
 	}
+	defer spend(&loop.spent.ReleaseS, time.Now())
 	if _, err := fmt.Fprintln(loop.stderr, job.HeldLine); err != nil {
 		return fmt.Errorf("say the stores are held: %w", err)
 	}
@@ -228,12 +232,13 @@ func holdWarmUp(vis *visitor, loop *storeLoop, steps []job.Query, want int, dirs
 	if vis.a.knn != nil {
 		vis.a.knn.draw(holdSeed, warm, want)
 	}
-	if err := warmUp(vis, warm, job.StoreDir(j.Dir, warm, j.Fanout), steps, want); err != nil {
+	if err := warmUp(vis, loop, warm, job.StoreDir(j.Dir, warm, j.Fanout), steps, want); err != nil {
 		return err
 	}
 	if j.Cgroup == "" {
 		return nil
 	}
+	defer spend(&loop.spent.CacheS, time.Now())
 	for i, dir := range dirs {
 		if err := measure.Evict(dir); err != nil {
 			return storeError(j, i, "evict from the page cache", err)
@@ -266,7 +271,8 @@ type holdStart struct {
 
 // readHoldStart takes the first snapshot and reads the process' limits,
 // the machine's available memory and, in cgroup cg, its charge.
-func readHoldStart(cg *memcg.Group, server serverProcs) (holdStart, error) {
+func readHoldStart(cg *memcg.Group, server serverProcs, spent *results.WorkerTime) (holdStart, error) {
+	defer spend(&spent.MemoryS, time.Now())
 	var h holdStart
 	var err error
 	if h.snap, err = snapshot(server); err != nil {
@@ -280,7 +286,7 @@ func readHoldStart(cg *memcg.Group, server serverProcs) (holdStart, error) {
 	}
 	_, h.keysMax = freePthreadKeys()
 	if cg != nil {
-		h.charge, err = cg.ReadSettled() // the eviction's effect in memory.stat
+		h.charge, err = readSettled(cg, spent) // the eviction's effect in memory.stat
 	}
 	return h, err
 }
@@ -288,14 +294,15 @@ func readHoldStart(cg *memcg.Group, server serverProcs) (holdStart, error) {
 // holdRecord takes the second snapshot, with held stores open, and
 // returns the hold's figures: (after − before) / held of the process'
 // memory, and the counts before and after.
-func holdRecord(held int, start holdStart, cg *memcg.Group, openMs []float64, server serverProcs) (*results.Hold, error) {
+func holdRecord(held int, start holdStart, cg *memcg.Group, openMs []float64, server serverProcs, spent *results.WorkerTime) (*results.Hold, error) {
+	defer spend(&spent.MemoryS, time.Now())
 	after, err := snapshot(server)
 	if err != nil {
 		return nil, err
 	}
 	var container *results.Container
 	if cg != nil {
-		cAfter, err := cg.ReadSettled()
+		cAfter, err := readSettled(cg, spent)
 		if err != nil {
 			return nil, err
 		}
@@ -334,6 +341,18 @@ func holdRecord(held int, start holdStart, cg *memcg.Group, openMs []float64, se
 		Container:             container,
 		OpenMs:                openMs,
 	}, nil
+}
+
+// readSettled reads cg's charge once its statistics have settled
+// (memcg.Group.ReadSettled), its wait kept as the account's SettleS and
+// taken out of its MemoryS, which the caller adds.
+func readSettled(cg *memcg.Group, spent *results.WorkerTime) (memcg.Charge, error) {
+	t := time.Now()
+	c, err := cg.ReadSettled()
+	d := time.Since(t).Seconds()
+	spent.SettleS += d
+	spent.MemoryS -= d
+	return c, err
 }
 
 // closeHeld closes the held stores and returns how long that took.

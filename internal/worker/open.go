@@ -41,18 +41,20 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	spans := newSpans(j.Stores, queries, a.knn != nil)
 	var cold *coldRun
 	if j.Cache == job.CacheCold {
-		cold = &coldRun{j: j, fs: fs, resident: make([]float64, j.Stores)}
+		cold = &coldRun{j: j, fs: fs, resident: make([]float64, j.Stores), spent: &loop.spent}
 	}
 	// One untimed visit of the run's last store first, so the engine's
 	// one-time set-up in this fresh process is not in a sample.
 	last := order[j.Stores-1]
 	loop.at(last)
 	a.draw(j.Seed, last, total)
-	if err := warmUp(vis, last, dirs[last], queries, total); err != nil {
+	if err := warmUp(vis, loop, last, dirs[last], queries, total); err != nil {
 		return err
 	}
 	err := loop.eachStore(j.Stores, order, func(k, i int) error {
+		t := time.Now()
 		a.draw(j.Seed, i, total)
+		spend(&loop.spent.DataS, t)
 		if cold != nil {
 			if err := cold.evict(k, i, dirs[i]); err != nil {
 				return err
@@ -61,6 +63,8 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 		if _, err := vis.visit(i, dirs[i], queries, false); err != nil {
 			return err
 		}
+		t = time.Now()
+		defer spend(&loop.spent.DataS, t)
 		if err := vis.check(i, queries, total); err != nil {
 			return err
 		}
@@ -78,7 +82,7 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 		cold.resident = cold.resident[:nc.visited]
 		err = nil
 	} else if err == nil {
-		err = warmAfter(j, fs, dirs, rec)
+		err = warmAfter(j, fs, dirs, rec, loop)
 	}
 	if err != nil {
 		return err
@@ -106,6 +110,7 @@ func warmBefore(j job.Job, fs filer, dirs []string, rec *results.Record, loop *s
 		return nil
 	}
 	start := time.Now()
+	defer spend(&loop.spent.CacheS, start)
 	for pass := 1; ; pass++ {
 		if j.Prewarm {
 			if err := readStores(j, fs, dirs, loop); err != nil {
@@ -144,10 +149,11 @@ func readStores(j job.Job, fs filer, dirs []string, loop *storeLoop) error {
 
 // warmAfter, after a warm run (one warmBefore sampled), records the
 // residency of the same sample of stores.
-func warmAfter(j job.Job, fs filer, dirs []string, rec *results.Record) error {
+func warmAfter(j job.Job, fs filer, dirs []string, rec *results.Record, loop *storeLoop) error {
 	if rec.ResidentBefore == nil {
 		return nil
 	}
+	defer spend(&loop.spent.CacheS, time.Now())
 	r, err := sampleResidency(fs, distinct(dirs), results.ResidencySample)
 	if err != nil {
 		return sampleError(j, "page cache residency after the run", err)
@@ -159,7 +165,8 @@ func warmAfter(j job.Job, fs filer, dirs []string, rec *results.Record) error {
 // warmUp makes an untimed visit of store i, the steps checked, before a
 // phase's first timed one: the engine's one-time set-up in a fresh
 // process (libraries, shared caches) is then in no sample.
-func warmUp(vis *visitor, i int, dir string, steps []job.Query, total int) error {
+func warmUp(vis *visitor, loop *storeLoop, i int, dir string, steps []job.Query, total int) error {
+	defer spend(&loop.spent.UntimedS, time.Now())
 	if _, err := vis.visit(i, dir, steps, false); err != nil {
 		return fmt.Errorf("warm-up: %w", err)
 	}
@@ -243,11 +250,13 @@ func sampleResidency(fs filer, dirs []string, k int) (float64, error) {
 type coldRun struct {
 	j        job.Job
 	fs       filer
-	resident []float64 // per store, in the order visited
+	resident []float64           // per store, in the order visited
+	spent    *results.WorkerTime // the worker's account, whose CacheS the evictions add to
 }
 
 // evict evicts store i, the k-th visited, whose directory is dir.
 func (c *coldRun) evict(k, i int, dir string) error {
+	defer spend(&c.spent.CacheS, time.Now())
 	r, err := evict(c.fs, dir)
 	if err != nil {
 		return storeError(c.j, i, "evict from the page cache", err)

@@ -66,13 +66,16 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 	f.Done = func() { done.Add(1) }
 	stopReport := reportRequests(&loop.progress, &done, c.Warmup+c.Requests)
 	samples := startSampling(sampleEvery, server)
+	t := time.Now()
 	res, err := serve.RunAgents(c, f, warm, recorded)
 	smp := samples.stop()
 	stopReport()
 	if err != nil {
 		return err
 	}
-	if err := warmAfter(j, fs, own, rec); err != nil {
+	// The warm-up requests: engine calls that no sample holds.
+	loop.spent.UntimedS += max(0, time.Since(t).Seconds()-res.Wall.Seconds())
+	if err := warmAfter(j, fs, own, rec, loop); err != nil {
 		return err
 	}
 	rec.Serve = &results.Serve{Pool: sj.Pool, Requests: res.Requests, Warmup: res.Warmup, Concurrency: sj.Concurrency, LRUHits: lruHits,

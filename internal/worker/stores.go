@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"manydb/internal/job"
+	"manydb/internal/results"
 )
 
 // storeLoop is the loop every phase but serve runs over its stores
@@ -23,7 +24,13 @@ type storeLoop struct {
 	// stdin is where the orchestrator releases a waiting hold worker.
 	stderr io.Writer
 	stdin  io.Reader
+	// spent is the worker's account of its time outside the timed spans.
+	spent results.WorkerTime
 }
+
+// spend adds the time since t0 to part of the worker's account (a field
+// of storeLoop.spent).
+func spend(part *float64, t0 time.Time) { *part += time.Since(t0).Seconds() }
 
 func newStoreLoop(j job.Job, stderr io.Writer) *storeLoop {
 	now := time.Now()

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"fmt"
+	"time"
 
 	"manydb/internal/engine"
 	"manydb/internal/job"
@@ -52,17 +53,21 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	}
 	// A wrong answer is of the notes the turns before left.
 	vis.during = fmt.Sprintf("the notes before turn %d", j.Appended+1)
-	if err := warmUp(vis, last, dirs[last], steps[:len(steps)-1], total); err != nil {
+	if err := warmUp(vis, loop, last, dirs[last], steps[:len(steps)-1], total); err != nil {
 		return err
 	}
 	err = loop.eachStore(j.Stores, order, func(k, i int) error {
+		t := time.Now()
 		a.note = j.Workload.TurnNote(i, j.Appended+1)
 		if kq != nil {
 			kq.drawNote(i, a.note.ID)
 		}
+		spend(&loop.spent.DataS, t)
 		if _, err := vis.visit(i, dirs[i], steps, false); err != nil {
 			return err
 		}
+		t = time.Now()
+		defer spend(&loop.spent.DataS, t)
 		if err := vis.check(i, steps, total); err != nil {
 			return err
 		}
@@ -72,7 +77,7 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	if err != nil {
 		return err
 	}
-	if err := warmAfter(j, fs, dirs, rec); err != nil {
+	if err := warmAfter(j, fs, dirs, rec, loop); err != nil {
 		return err
 	}
 	if err := readBackAppends(vis, loop, dirs, order[:min(readBack, j.Stores)], total+1); err != nil {
@@ -90,6 +95,7 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 // back now as well, so that the last run's appends are checked too.
 func readBackAppends(vis *visitor, loop *storeLoop, dirs []string, order []int, newest int) error {
 	vis.during = "read the appended note back"
+	defer spend(&loop.spent.UntimedS, time.Now())
 	steps := []job.Query{job.QueryRecent}
 	for _, i := range order {
 		loop.at(i)

@@ -29,6 +29,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -219,6 +220,7 @@ func list(stdout io.Writer, factories []engine.Factory) error {
 // A panic in the engine becomes an error that names the store being worked
 // on, with the panic's stack written to stderr.
 func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, err error) {
+	start := time.Now()
 	rec = results.Record{
 		Variant:  j.Variant,
 		Phase:    j.Phase,
@@ -284,6 +286,8 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	}
 	rec.Go = gc.stop()
 	rec.Process = processSettings(j.Phase)
+	spend(&loop.spent.RunS, start)
+	rec.WorkerTime = &loop.spent
 	return rec, nil
 }
 
