@@ -68,7 +68,11 @@ func (s *study) countWorkerTime(res workerResult, rec results.Record, rebuild bo
 // and its parts (results.Budget.OwnS).
 func budgetLine(id string, b results.Budget) string {
 	pct := func(x float64) float64 { return 100 * x / b.Wall }
-	line := fmt.Sprintf("study %s: %.0f s: %.0f s waiting for the load, %.0f s inside engine calls", id, b.Wall, b.Wait, b.EngineS())
+	line := fmt.Sprintf("study %s: %.0f s: %.0f s waiting for the load", id, b.Wall, b.Wait)
+	if b.WaitIOStallS > 0 || b.WaitCPUStallS > 0 {
+		line += fmt.Sprintf(" (a task waited for the disk during %.0f s of it, for the CPU during %.0f s)", b.WaitIOStallS, b.WaitCPUStallS)
+	}
+	line += fmt.Sprintf(", %.0f s inside engine calls", b.EngineS())
 	own := b.OwnS()
 	if w := b.InWorkers; w != nil {
 		line += fmt.Sprintf(" (%.1f s of them untimed: warm-ups, read-backs), %.1f s waiting for memory statistics and split holds",

@@ -79,14 +79,21 @@ func (s *study) waitForLoad(ctx context.Context, what string) (float64, error) {
 // counts (0 when the study does not wait for the load).
 func (s *study) awaitLoad(ctx context.Context, label string) (load, wait float64, err error) {
 	waitStart := time.Now()
+	before, perr := measure.ReadPressure()
 	load, err = s.waitForLoad(ctx, label)
 	if err != nil {
 		return 0, 0, err
 	}
 	wait = time.Since(waitStart).Seconds()
 	if s.MaxLoad <= 0 {
-		wait = 0
+		return load, 0, nil
 	}
 	s.budget.Wait += wait
+	if after, err := measure.ReadPressure(); perr == nil && err == nil {
+		// What kept the load up while the study waited: tasks waiting
+		// for the disk (the study's own syncs, writeback) or the CPU.
+		s.budget.WaitIOStallS += (after.IO.Total - before.IO.Total).Seconds()
+		s.budget.WaitCPUStallS += (after.CPU.Total - before.CPU.Total).Seconds()
+	}
 	return load, wait, nil
 }

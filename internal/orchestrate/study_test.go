@@ -485,6 +485,12 @@ func TestWaitsForTheLoad(t *testing.T) {
 	if create.Phase != job.PhaseCreate || create.Load1 != 0.5 || create.WaitS <= 0 || create.MaxLoad != 1 {
 		t.Errorf("create record: phase %s, load1 %v, wait %v s, max load %v", create.Phase, create.Load1, create.WaitS, create.MaxLoad)
 	}
+	// What stalled during the waits is a part of them (on a kernel with
+	// pressure stall information; none is recorded elsewhere).
+	if b := recs[len(recs)-1].Budget; b == nil || b.WaitIOStallS < 0 || b.WaitCPUStallS < 0 ||
+		b.WaitIOStallS > b.Wait || b.WaitCPUStallS > b.Wait {
+		t.Errorf("budget %+v: the stalls during the load waits are not a part of them", b)
+	}
 }
 
 func TestRefusesAStudyTheDiskCannotHold(t *testing.T) {

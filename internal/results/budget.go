@@ -4,12 +4,18 @@ import "fmt"
 
 // Budget says where a study session's wall time went, in seconds.
 type Budget struct {
-	Wall    float64 `json:"wall_s"`
-	Wait    float64 `json:"wait_s"`    // waiting for the load (--max-load)
-	Engine  float64 `json:"engine_s"`  // inside timed engine calls
-	Workers float64 `json:"workers_s"` // wall time of the workers of finished phases
-	Failed  float64 `json:"failed_s"`  // wall time of workers that failed
-	Cleanup float64 `json:"cleanup_s"` // removing stores
+	Wall float64 `json:"wall_s"`
+	Wait float64 `json:"wait_s"` // waiting for the load (--max-load)
+	// WaitIOStallS and WaitCPUStallS are how much of Wait at least one
+	// task of the machine spent waiting for the disk, and for the CPU
+	// (the kernel's pressure stall information, "some"; absent where the
+	// kernel keeps none, and in records from before they were kept).
+	WaitIOStallS  float64 `json:"wait_io_stall_s,omitempty"`
+	WaitCPUStallS float64 `json:"wait_cpu_stall_s,omitempty"`
+	Engine        float64 `json:"engine_s"`  // inside timed engine calls
+	Workers       float64 `json:"workers_s"` // wall time of the workers of finished phases
+	Failed        float64 `json:"failed_s"`  // wall time of workers that failed
+	Cleanup       float64 `json:"cleanup_s"` // removing stores
 	// Rebuild is the wall time of the workers that made a resumed study's
 	// stores again and replayed its recorded turns, unrecorded.
 	Rebuild float64 `json:"rebuild_s,omitempty"`
