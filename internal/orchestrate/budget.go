@@ -75,7 +75,7 @@ func budgetLine(id string, b results.Budget) string {
 	line += fmt.Sprintf(", %.0f s inside engine calls", b.EngineS())
 	own := b.OwnS()
 	if w := b.InWorkers; w != nil {
-		line += fmt.Sprintf(" (%.1f s of them untimed: warm-ups, read-backs), %.1f s waiting for memory statistics and split holds",
+		line += fmt.Sprintf(" (%.1f s of them untimed: connecting, warm-ups, read-backs), %.1f s waiting for memory statistics and split holds",
 			w.UntimedS, w.SettleS+w.ReleaseS)
 		rest := own - b.StartS() - w.DataS - w.CacheS - w.MemoryS - b.Cleanup
 		line += fmt.Sprintf("; manydb's own work %.1f s (%.2f %%): %.1f s starting and ending workers, %.1f s notes and answers, "+

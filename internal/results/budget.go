@@ -34,9 +34,10 @@ type Budget struct {
 // start and exit are the orchestrator's wall time of the worker less RunS.
 type WorkerTime struct {
 	RunS float64 `json:"run_s"` // from the job's start in the worker to its record
-	// UntimedS: engine calls that no sample holds: the warm-up visit
-	// before a phase's first timed one, a turn run's read-back of its
-	// appends.
+	// UntimedS: engine calls that no sample holds: connecting to a
+	// server (with its ANALYZE of tables not yet analyzed), opening a
+	// shared store, the warm-up visit before a phase's first timed one, a
+	// turn run's read-back of its appends, serve's warm-up requests.
 	UntimedS float64 `json:"untimed_s"`
 	// DataS: generating each store's notes, drawing its expected answers
 	// and checking the engine's answers.
