@@ -29,6 +29,9 @@ func engineSeconds(r results.Record) float64 {
 
 // writeEnd records where the session's time went, and says it on Log.
 func (s *study) writeEnd() error {
+	if err := s.joinRemoval(time.Now()); err != nil {
+		return fmt.Errorf("remove the stores of the last variant: %w", err)
+	}
 	b := s.budget
 	b.Wall = time.Since(s.start).Seconds()
 	if s.sweepID != "" {
@@ -83,6 +86,9 @@ func budgetLine(id string, b results.Budget) string {
 			own, pct(own), b.StartS(), w.DataS, w.CacheS, w.MemoryS, b.Cleanup, rest)
 	} else {
 		line += fmt.Sprintf("; manydb's own work %.1f s (%.2f %%), %.1f s of it removing stores", own, pct(own), b.Cleanup)
+	}
+	if b.CleanupOverlapped > 0 {
+		line += fmt.Sprintf("; removing stores also took %.1f s while the study waited for the load", b.CleanupOverlapped)
 	}
 	if b.Failed > 0 {
 		line += fmt.Sprintf("; %.1f s (%.1f %%) in workers that failed", b.Failed, pct(b.Failed))

@@ -95,7 +95,7 @@ func (c *cell) run(ctx context.Context) (failed bool, err error) {
 		fmt.Fprintf(c.Log, "%s (%s): keeping its stores in %s for the failed phases: the same command redoes them (if a store itself is damaged, remove %s first and the stores are made again)\n", c.name(), c.set.Name, c.dir, c.dir)
 		return true, nil
 	}
-	return false, c.remove(c.dir)
+	return false, c.removeWhileWaiting(c.dir)
 }
 
 // readyStores readies dir's stores for the phases todo and returns the

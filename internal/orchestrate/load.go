@@ -81,10 +81,14 @@ func (s *study) awaitLoad(ctx context.Context, label string) (load, wait float64
 	waitStart := time.Now()
 	before, perr := measure.ReadPressure()
 	load, err = s.waitForLoad(ctx, label)
+	waitEnd := time.Now()
+	if rerr := s.joinRemoval(waitEnd); err == nil && rerr != nil {
+		err = fmt.Errorf("remove the stores of the variant before: %w", rerr)
+	}
 	if err != nil {
 		return 0, 0, err
 	}
-	wait = time.Since(waitStart).Seconds()
+	wait = waitEnd.Sub(waitStart).Seconds()
 	if s.MaxLoad <= 0 {
 		return load, 0, nil
 	}

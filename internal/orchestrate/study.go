@@ -54,6 +54,9 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 		}
 	}
 	if id, err := runVariants(ctx, c, studies); err != nil {
+		for _, s := range studies {
+			s.joinRemoval(time.Now()) // err says what stopped the study
+		}
 		return id, err
 	}
 	return endStudies(studies)

@@ -711,3 +711,32 @@ func TestServerWithoutPgvector(t *testing.T) {
 		t.Errorf("without embeddings fake_slow is n/a: %q", got)
 	}
 }
+
+// With a load gate, a finished variant's stores are removed while the
+// next phase waits for the load: the budget counts that time apart, and
+// every store is gone at the end.
+func TestRemovesWhileWaitingForTheLoad(t *testing.T) {
+	c := fakeConfig(t, "fake", "fake_slow")
+	c.Stores, c.Runs, c.Hold = 5, 1, 1
+	c.MaxLoad, c.LoadWait = 1, time.Millisecond
+	busy := false
+	c.ReadLoad = func() (float64, error) { // busy at every other reading: each phase waits once
+		busy = !busy
+		if busy {
+			return 5, nil
+		}
+		return 0.5, nil
+	}
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := results.ReadFile(c.Out)
+	if b := recs[len(recs)-1].Budget; b == nil || b.CleanupOverlapped <= 0 {
+		t.Errorf("budget %+v: want the first variant's removal to overlap the second's wait", b)
+	}
+	for _, v := range c.Variants {
+		if _, err := os.Stat(filepath.Join(c.Root, "default", v)); !os.IsNotExist(err) {
+			t.Errorf("%s's stores: %v, want them removed", v, err)
+		}
+	}
+}
