@@ -115,6 +115,7 @@ var cases = []faultCase{
 	{"stopped worker (SIGSTOP) in open", false, stoppedWorker},
 	{"--procs 2: SIGKILL one hold worker", false, killSplitHold},
 	{"--procs 2: SIGSTOP one hold worker", false, stopSplitHold},
+	{"serve --procs 2: SIGKILL one worker", false, killSplitServe},
 	{"SIGINT manydb in open", false, interrupt},
 	{"SIGHUP manydb in open", false, hangUp},
 	{"read-only root", true, readOnlyRoot},

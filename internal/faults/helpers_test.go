@@ -526,7 +526,7 @@ func (c *fcase) incomplete(res result) string {
 
 // wantCells are the cells a study of cfg records once each: per variant,
 // setting and layout its create, open runs, hold and space, and with the
-// shared layout its delete.
+// shared layout its delete; of a serve study, its create and pool steps.
 func wantCells(id string, cfg *results.StudyConfig) []cell {
 	layouts := []job.Layout{job.LayoutPerAgent}
 	if len(cfg.Layouts) > 0 {
@@ -540,6 +540,12 @@ func wantCells(id string, cfg *results.StudyConfig) []cell {
 		for _, s := range cfg.Settings {
 			for _, l := range layouts {
 				want = append(want, cell{id, v, s, l, job.PhaseCreate, 0})
+				if cfg.Serve != nil { // manydb serve: its stores, then a step per pool
+					for step := range cfg.Serve.Pools {
+						want = append(want, cell{id, v, s, l, job.PhaseServe, step + 1})
+					}
+					continue
+				}
 				for run := 1; run <= cfg.Runs; run++ {
 					want = append(want, cell{id, v, s, l, job.PhaseOpen, run})
 				}

@@ -66,3 +66,44 @@ func splitHoldFailed(recs []results.Record, why string) bool {
 	}
 	return failed
 }
+
+// splitServe is a serve study whose every pool step is split over two
+// worker processes (--procs 2), each step a few seconds long.
+func splitServe(root, out string) []string {
+	return []string{"serve", "--engines", "sqlite", "--stores", "200", "--objects", "20", "--text-len", "50",
+		"--requests", "20000", "--pool", "0,50", "--procs", "2", "--root", root, "--out", out}
+}
+
+// SIGKILL of one of a split serve step's two worker processes: the step
+// fails, naming that process and the signal; the other process is
+// stopped and the step is not recorded ok; the same command serves that
+// pool again and completes the study.
+func killSplitServe(c *fcase) {
+	p := c.start(splitServe(c.root, c.out)...)
+	w := p.waitWorker("serve")
+	c.caught(w != 0, "the serve step ended before it was seen")
+	syscall.Kill(w, syscall.SIGKILL)
+	res := p.wait()
+	c.message(res, 3, false, "serve", "process", "killed")
+	c.expect(splitServeFailed(c.snapshot()), "the failed serve record names its process and the signal, and no step it stopped is ok")
+	c.completes(c.run(splitServe(c.root, c.out)...))
+	c.audit()
+}
+
+// splitServeFailed tells whether recs hold a failed serve step naming one
+// of its two processes and the signal, and no ok record of that step.
+func splitServeFailed(recs []results.Record) bool {
+	failedStep := 0
+	for _, r := range recs {
+		if r.Phase == job.PhaseServe && r.Status != results.StatusOK &&
+			strings.Contains(r.Error, "of 2 (agents") && strings.Contains(r.Error, "killed") {
+			failedStep = r.PoolStep
+		}
+	}
+	for _, r := range recs {
+		if r.Phase == job.PhaseServe && r.Status == results.StatusOK && r.PoolStep == failedStep {
+			return false
+		}
+	}
+	return failedStep > 0
+}

@@ -87,7 +87,7 @@ func budgetLine(id string, b results.Budget) string {
 	} else {
 		line += fmt.Sprintf("; manydb's own work %.1f s (%.2f %%), %.1f s of it removing stores", own, pct(own), b.Cleanup)
 	}
-	if b.CleanupOverlapped > 0 {
+	if b.CleanupOverlapped >= 0.05 {
 		line += fmt.Sprintf("; removing stores also took %.1f s while the study waited for the load", b.CleanupOverlapped)
 	}
 	if b.Failed > 0 {
