@@ -70,7 +70,7 @@ func splitHoldFailed(recs []results.Record, why string) bool {
 // splitServe is a serve study whose every pool step is split over two
 // worker processes (--procs 2), each step a few seconds long.
 func splitServe(root, out string) []string {
-	return []string{"serve", "--engines", "sqlite", "--stores", "200", "--objects", "20", "--text-len", "50",
+	return []string{"serve", "--engines", "sqlite", "--stores", "200", "--workload", "small",
 		"--requests", "20000", "--pool", "0,50", "--procs", "2", "--root", root, "--out", out}
 }
 
