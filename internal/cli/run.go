@@ -131,7 +131,10 @@ Sweeps (how the figures grow with scale):
 
 With --max-load, each phase starts only when the 1-minute load average is
 below the limit; the load is also sampled every 10 s while a phase runs and
-kept in its record.
+kept in its record, and a finished variant's stores are removed while the
+next phase waits (it starts once the removal is done too). The study's
+last line says where its time went: the load waits, the engine's calls,
+manydb's own work and its parts (docs/method.md, "Results file").
 
 Settings:
   default         nothing changed
