@@ -81,23 +81,38 @@ func openGrowth(r *results.Record) float64 {
 // median over its processes of each one's open growth against its own
 // open stores (openFit of its samples); NaN otherwise.
 func openGrowthInProcess(r *results.Record) float64 {
-	xs := heldOpens(r)
-	if r.Hold == nil || len(r.Hold.Procs) < 2 || len(xs) != r.Hold.Held {
-		return math.NaN()
-	}
 	var slopes []float64
-	lo := 0
-	for _, p := range r.Hold.Procs {
-		if p.Held >= 2 {
-			slope, _ := openFit(xs[lo : lo+p.Held])
+	for _, xs := range processOpens(r) {
+		if len(xs) >= 2 {
+			slope, _ := openFit(xs)
 			slopes = append(slopes, slope*1000*1000)
 		}
-		lo += p.Held
 	}
 	if len(slopes) == 0 {
 		return math.NaN()
 	}
 	return stats.Median(slopes)
+}
+
+// processOpens splits the opens of a hold split over processes
+// (--procs) into each process' own, in their order: process k's sample i
+// was made with i of its own stores open. Nil for a hold in one process,
+// or one whose samples do not cover its stores.
+func processOpens(r *results.Record) [][]float64 {
+	xs := heldOpens(r)
+	if r.Hold == nil || len(r.Hold.Procs) < 2 || len(xs) != r.Hold.Held {
+		return nil
+	}
+	var parts [][]float64
+	lo := 0
+	for _, p := range r.Hold.Procs {
+		if p.Held < 0 || lo+p.Held > len(xs) {
+			return nil
+		}
+		parts = append(parts, xs[lo:lo+p.Held])
+		lo += p.Held
+	}
+	return parts
 }
 
 // timedHeldOpens tells whether a column's hold phase timed its opens:

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"manydb/internal/job"
+	"manydb/internal/results"
 	"manydb/internal/stats"
 )
 
@@ -50,8 +51,72 @@ func openGrowthGroup(t *table) (htmlChartGroup, error) {
 		title := fmt.Sprintf("%s: %s → %s, %s per 1,000 open", col, natural(heldOpenEdge(false)(r), "µs"),
 			natural(heldOpenEdge(true)(r), "µs"), natural(openGrowth(r), "µs"))
 		g.Panels = append(g.Panels, htmlChart{Title: title, SVG: s})
+		if parts := processOpens(r); parts != nil {
+			panel, err := processesPanel(col, r, parts)
+			if err != nil {
+				return g, err
+			}
+			g.Panels = append(g.Panels, panel)
+		}
 	}
 	return g, nil
+}
+
+// processesPanel is the panel of a hold split over processes beside its
+// variant's: each process' opens (parts, processOpens) against its own
+// stores already open, a line each in the family's colour.
+func processesPanel(col string, r *results.Record, parts [][]float64) (htmlChart, error) {
+	p, err := openProcessesPlot(parts, familyOf(r.Variant).color)
+	if err != nil {
+		return htmlChart{}, err
+	}
+	s, err := svgOf(p, panelWidth, panelHeight)
+	if err != nil {
+		return htmlChart{}, err
+	}
+	title := fmt.Sprintf("%s, in each of its %d processes, against its own stores open: %s per 1,000 open (median of the processes)",
+		col, len(parts), natural(openGrowthInProcess(r), "µs"))
+	return htmlChart{Title: title, SVG: s}, nil
+}
+
+// openProcessesPlot draws each part's bins' medians (openGrowthPanel's
+// bins) as a line in colour c, against the stores already open in its
+// own process.
+func openProcessesPlot(parts [][]float64, c color.NRGBA) (*plot.Plot, error) {
+	var lines []plotter.XYs
+	most, top := 1, 0.0
+	for _, xs := range parts {
+		bx, by := binMedians(xs, growthBins)
+		pts := make(plotter.XYs, len(bx))
+		for i := range bx {
+			pts[i] = plotter.XY{X: bx[i], Y: by[i]}
+		}
+		lines, most, top = append(lines, pts), max(most, len(xs)), max(top, stats.Max(by))
+	}
+	unit, scale := "µs", 1000.0
+	if top >= 1 {
+		unit, scale = "ms", 1
+	}
+	p := plot.New()
+	var values []float64
+	for _, pts := range lines {
+		for i := range pts {
+			pts[i].Y *= scale
+			values = append(values, pts[i].Y)
+		}
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, fmt.Errorf("n-th open chart: %w", err)
+		}
+		line.Color, line.Width = c, vg.Points(1)
+		p.Add(line)
+	}
+	valueAxis(&p.Y, values, unit)
+	p.X.Min, p.X.Max = 0, float64(max(1, most-1))
+	p.X.Label.Text = "stores already open in its process"
+	p.X.Tick.Marker = naturalTicks{plot.DefaultTicks{}, ""}
+	smallFonts(p)
+	return p, nil
 }
 
 // openGrowthPanel draws one panel of openGrowthGroup: the bins' medians
