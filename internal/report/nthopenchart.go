@@ -29,7 +29,8 @@ import (
 func openGrowthGroup(t *table) (htmlChartGroup, error) {
 	g := htmlChartGroup{Title: fmt.Sprintf("Open against the stores already open (the n-th open, in the hold phase): "+
 		"the median open of each of %d bins of consecutive opens, a panel per variant, each with its own time axis from zero; "+
-		"dashed: the Theil–Sen fit; the caption: the median open of the first and the last 10 %% and the growth per 1,000 stores open", growthBins)}
+		"dashed: the Theil–Sen fit; the caption: the median open of the first and the last 10 %% and the growth per 1,000 stores open; "+
+		"a hold split over processes has a second panel, a line per process against its own stores open", growthBins)}
 	var cols []string
 	most := 0
 	for _, col := range t.variants {
