@@ -94,10 +94,7 @@ func openProcessesPlot(parts [][]float64, c color.NRGBA) (*plot.Plot, error) {
 		}
 		lines, most, top = append(lines, pts), max(most, len(xs)), max(top, stats.Max(by))
 	}
-	unit, scale := "µs", 1000.0
-	if top >= 1 {
-		unit, scale = "ms", 1
-	}
+	unit, scale := openUnit(top)
 	p := plot.New()
 	var values []float64
 	for _, pts := range lines {
@@ -112,11 +109,7 @@ func openProcessesPlot(parts [][]float64, c color.NRGBA) (*plot.Plot, error) {
 		line.Color, line.Width = c, vg.Points(1)
 		p.Add(line)
 	}
-	valueAxis(&p.Y, values, unit)
-	p.X.Min, p.X.Max = 0, float64(max(1, most-1))
-	p.X.Label.Text = "stores already open in its process"
-	p.X.Tick.Marker = naturalTicks{plot.DefaultTicks{}, ""}
-	smallFonts(p)
+	openAxes(p, values, unit, most, "stores already open in its process")
 	return p, nil
 }
 
@@ -125,10 +118,7 @@ func openProcessesPlot(parts [][]float64, c color.NRGBA) (*plot.Plot, error) {
 // colour c, the fit dashed, stores open from 0 to most − 1.
 func openGrowthPanel(opens []float64, c color.NRGBA, most int) (*plot.Plot, error) {
 	bx, by := binMedians(opens, growthBins)
-	unit, scale := "µs", 1000.0
-	if stats.Max(by) >= 1 {
-		unit, scale = "ms", 1
-	}
+	unit, scale := openUnit(stats.Max(by))
 	pts := make(plotter.XYs, len(bx))
 	values := make([]float64, len(bx))
 	for i := range bx {
@@ -154,10 +144,25 @@ func openGrowthPanel(opens []float64, c color.NRGBA, most int) (*plot.Plot, erro
 		p.Add(fit)
 		values = append(values, ends[0].Y, ends[1].Y)
 	}
+	openAxes(p, values, unit, most, "stores already open")
+	return p, nil
+}
+
+// openAxes sets an n-th open panel's axes: the time axis from zero in
+// unit over values, the stores open from 0 to most − 1 under label.
+func openAxes(p *plot.Plot, values []float64, unit string, most int, label string) {
 	valueAxis(&p.Y, values, unit)
 	p.X.Min, p.X.Max = 0, float64(max(1, most-1))
-	p.X.Label.Text = "stores already open"
+	p.X.Label.Text = label
 	p.X.Tick.Marker = naturalTicks{plot.DefaultTicks{}, ""}
 	smallFonts(p)
-	return p, nil
+}
+
+// openUnit is the unit of an n-th open panel whose largest open is top
+// ms, and the factor from ms to it: µs below 1 ms, else ms.
+func openUnit(top float64) (unit string, scale float64) {
+	if top >= 1 {
+		return "ms", 1
+	}
+	return "µs", 1000
 }
