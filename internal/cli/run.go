@@ -54,13 +54,14 @@ Queries and turns (what an agent does with its store):
 Layouts (one store per agent, or one for all):
   --layout per-agent,shared   per-agent is a store of its own per agent (the
       default); shared is one store holding every agent's notes keyed by
-      agent, where the variant has it (sqlite, bbolt; the others are n/a with
-      the reason), on the same work: each agent's notes in its own
+      agent, where the variant has it (docs/layouts.md lists them; the others
+      are n/a with the reason), on the same work: each agent's notes in its own
       transaction, then the same open runs, queries, turns, cold caches and
       hold, an agent's open being what an application does to start serving
       it from the shared store (docs/layouts.md); with --dims the shared
       store keeps embeddings where the variant has them there (sqlite_capi:
-      a vec0 table partitioned by agent; bbolt; libsql_capi: one DiskANN
+      a vec0 table partitioned by agent; bbolt, pebble, badger: the agent's
+      embeddings beside its notes; libsql_capi: one DiskANN
       index over every agent, its answer filtered by agent), each agent's
       knn answering from its own notes. With shared, every layout
       ends with a delete phase: one agent in ten (the seed's order) exported

@@ -89,9 +89,8 @@ func Catalog() []Family {
 			NoShared: notShared("libsql_go"), NoWAL: why(walNotBuilt, "libsql_go")},
 		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.
 		{Binary: "worker-gokv", Variants: []string{"bbolt", "pebble", "badger"}, Cgo: false, Needs: "Go only",
-			NoLean:   map[string]string{"bbolt": "bbolt's defaults are already its leanest (no initial mmap size, no MAP_POPULATE, no mlock; docs/engines.md)"},
-			NoShared: notShared("pebble", "badger"),
-			NoWAL:    why("not SQLite: it has no journal mode to set (its own log is always on)", "bbolt", "pebble", "badger")},
+			NoLean: map[string]string{"bbolt": "bbolt's defaults are already its leanest (no initial mmap size, no MAP_POPULATE, no mlock; docs/engines.md)"},
+			NoWAL:  why("not SQLite: it has no journal mode to set (its own log is always on)", "bbolt", "pebble", "badger")},
 		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only",
 			NoSharedVectors: notSharedVectors("sqlite_modernc")},
 		// PostgreSQL with pgvector, through pgx: pure Go. The server is

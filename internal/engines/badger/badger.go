@@ -20,12 +20,16 @@
 // float32 blob under the key 0xFF and the note's key, after the key 0xFF
 // that holds dims (kvnote's layout): the notes' iterators stop at the
 // first key that is not a note's (a reverse one starts at the largest
-// note key, kvnote.LastKey), and KNN iterates over the prefix 0xFF and
+// note key the store may have), and KNN iterates over the prefix 0xFF and
 // keeps the nearest in Go (kvnote.Search). An embedding of 256 values or
 // more (1 KiB) passes ValueThreshold and goes to the value log, where the
 // transaction counts it as a 12-byte pointer; one of fewer values stays in
 // the LSM tree and counts whole against the transaction's limit (15 % of
 // MemTableSize): 1,000 notes of 300 characters with 128 dims exceed it.
+//
+// The shared layout (shared.go) keeps every agent's notes in one Badger
+// database opened with Badger's defaults, the keys of each agent those of
+// a store after the agent's prefix (kvnote.AgentKeys).
 package badger
 
 import (
@@ -33,6 +37,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -135,7 +140,7 @@ func (v *Variant) open(dir string, dimsKnown bool) (*store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("badger open %s (is another process holding it?): %w", dir, err)
 	}
-	return &store{db: db, dimsKnown: dimsKnown}, nil
+	return &store{db: db, keys: kvnote.StoreKeys(), dimsKnown: dimsKnown}, nil
 }
 
 // Create implements engine.Variant. Badger has no schema to commit.
@@ -183,8 +188,13 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	return s, nil
 }
 
+// store is an open store, or an agent of a shared store (shared: its
+// keys after the agent's prefix, and Close leaves the store open).
 type store struct {
-	db *badger.DB
+	db     *badger.DB
+	keys   kvnote.Keys
+	shared bool
+	kbuf   []byte // the last key made
 	// dims is the embeddings' length, 0 in a store without vectors;
 	// known once made or read from the marker.
 	dims      int
@@ -231,20 +241,22 @@ func (s *store) Insert(notes []workload.Note) error {
 
 func (s *store) insert(txn *badger.Txn, notes []workload.Note) error {
 	// Set keeps key and value until the commit: one buffer holds them all.
+	pre := len(s.keys.Prefix())
 	size := 0
 	for _, n := range notes {
-		size += 16 + len(n.Text)
+		size += pre + 16 + len(n.Text)
 		if n.Emb != nil {
-			size += 9 + 4*len(n.Emb)
+			size += pre + 9 + 4*len(n.Emb)
 		}
 	}
 	buf := make([]byte, 0, size)
 	for _, n := range notes {
 		start := len(buf)
-		buf = binary.BigEndian.AppendUint64(buf, uint64(n.ID))
+		buf = s.keys.AppendNote(buf, n.ID)
+		end := len(buf)
 		buf = binary.BigEndian.AppendUint64(buf, uint64(n.Ts))
 		buf = append(buf, n.Text...)
-		if err := txn.Set(buf[start:start+8], buf[start+8:]); err != nil {
+		if err := txn.Set(buf[start:end], buf[end:]); err != nil {
 			return putError("note", n.ID, err)
 		}
 		if n.Emb == nil {
@@ -261,10 +273,10 @@ func (s *store) insert(txn *badger.Txn, notes []workload.Note) error {
 			return err
 		}
 		start = len(buf)
-		var key [9]byte
-		buf = append(buf, kvnote.EmbKey(&key, n.ID)...)
+		buf = s.keys.AppendEmb(buf, n.ID)
+		end = len(buf)
 		buf = vector.AppendBlob(buf, n.Emb)
-		if err := txn.Set(buf[start:start+9], buf[start+9:]); err != nil {
+		if err := txn.Set(buf[start:end], buf[end:]); err != nil {
 			return putError("the embedding of note", n.ID, err)
 		}
 	}
@@ -285,17 +297,24 @@ func (s *store) Count() (int64, error) {
 	defer txn.Discard()
 	opts := badger.DefaultIteratorOptions
 	opts.PrefetchValues = false
+	opts.Prefix = s.keys.Prefix()
 	it := txn.NewIterator(opts)
 	defer it.Close()
 	var n int64
-	for it.Rewind(); it.Valid() && kvnote.IsNoteKey(it.Item().Key()); it.Next() {
+	for it.Rewind(); it.Valid() && s.keys.IsNote(it.Item().Key()); it.Next() {
 		n++
 	}
 	return n, nil
 }
 
-// Close closes the DB, flushing its memtable to a table.
-func (s *store) Close() error { return s.db.Close() }
+// Close closes the DB, flushing its memtable to a table; an agent of a
+// shared store releases nothing.
+func (s *store) Close() error {
+	if s.shared {
+		return nil
+	}
+	return s.db.Close()
+}
 
 // iterate calls fn for up to n notes (all when n < 0) from an iterator,
 // backwards from the last note's key when reverse is set.
@@ -304,20 +323,22 @@ func (s *store) iterate(reverse bool, n int, fn func(workload.Note)) error {
 	defer txn.Discard()
 	opts := badger.DefaultIteratorOptions
 	opts.Reverse = reverse
+	opts.Prefix = s.keys.Prefix()
 	if n >= 0 {
 		opts.PrefetchSize = max(n, 1)
 	}
 	it := txn.NewIterator(opts)
 	defer it.Close()
 	if reverse {
-		it.Seek(kvnote.LastKey()) // the largest key at or before it
+		s.kbuf = s.keys.AppendNote(s.kbuf[:0], math.MaxInt64)
+		it.Seek(s.kbuf) // the largest key at or before the largest note's
 	} else {
 		it.Rewind()
 	}
-	for ; it.Valid() && n != 0 && kvnote.IsNoteKey(it.Item().Key()); it.Next() {
+	for ; it.Valid() && n != 0 && s.keys.IsNote(it.Item().Key()); it.Next() {
 		item := it.Item()
 		err := item.Value(func(v []byte) error {
-			note, err := kvnote.Decode(item.Key(), v)
+			note, err := s.keys.Decode(item.Key(), v)
 			if err == nil {
 				fn(note)
 			}
@@ -341,9 +362,9 @@ func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
 func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 	txn := s.db.NewTransaction(false)
 	defer txn.Discard()
-	var key [8]byte
 	for _, id := range ids {
-		k := kvnote.Key(&key, id)
+		k := s.keys.AppendNote(s.kbuf[:0], id)
+		s.kbuf = k
 		item, err := txn.Get(k)
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return dst, fmt.Errorf("note %d: %w", id, engine.ErrNotFound)
@@ -352,7 +373,7 @@ func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 			return dst, err
 		}
 		err = item.Value(func(v []byte) error {
-			note, err := kvnote.Decode(k, v)
+			note, err := s.keys.Decode(k, v)
 			dst = append(dst, note)
 			return err
 		})
@@ -378,41 +399,47 @@ func (s *store) Append(n workload.Note) error {
 		}
 		return txn.Commit()
 	}
-	var key [8]byte
-	if err := txn.Set(kvnote.Key(&key, n.ID), kvnote.AppendValue(nil, n)); err != nil {
+	s.kbuf = s.keys.AppendNote(s.kbuf[:0], n.ID)
+	if err := txn.Set(s.kbuf, kvnote.AppendValue(nil, n)); err != nil {
 		return err
 	}
 	return txn.Commit()
 }
 
 // KNN implements engine.VectorStore: one iterator over the keys with the
-// prefix 0xFF, the marker first and then every embedding, each value
+// store's marker as prefix (0xFF, or the agent's prefix and 0xFF), the
+// marker first (in a store of its own; an agent of a shared store knows
+// dims from the shared store's) and then every embedding, each value
 // compared with q in Go as it is read (no prefetch).
 func (s *store) KNN(q []float32, k int, dst []int64) ([]int64, error) {
 	txn := s.db.NewTransaction(false)
 	defer txn.Discard()
 	opts := badger.DefaultIteratorOptions
 	opts.PrefetchValues = false
-	opts.Prefix = kvnote.MarkerKey()
+	opts.Prefix = s.keys.Marker()
 	it := txn.NewIterator(opts)
 	defer it.Close()
 	it.Rewind()
-	if !it.Valid() || !bytes.Equal(it.Item().Key(), kvnote.MarkerKey()) {
+	dims := s.dims
+	if it.Valid() && bytes.Equal(it.Item().Key(), s.keys.Marker()) {
+		err := it.Item().Value(func(v []byte) (err error) {
+			dims, err = kvnote.Dims(v)
+			return err
+		})
+		if err != nil {
+			return dst, err
+		}
+		it.Next()
+	}
+	if dims == 0 {
 		return dst, kvnote.NoVectors("badger")
 	}
-	err := it.Item().Value(func(v []byte) error {
-		dims, err := kvnote.Dims(v)
-		if err != nil {
-			return err
-		}
-		return s.search.Start(q, k, dims)
-	})
-	if err != nil {
+	if err := s.search.Start(q, k, dims); err != nil {
 		return dst, err
 	}
-	for it.Next(); it.Valid(); it.Next() {
+	for ; it.Valid(); it.Next() {
 		item := it.Item()
-		id, err := kvnote.EmbID(item.Key())
+		id, err := s.keys.EmbID(item.Key())
 		if err != nil {
 			return dst, err
 		}

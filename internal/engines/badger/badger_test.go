@@ -90,3 +90,20 @@ func TestVectors(t *testing.T) {
 		enginetest.CheckVectors(t, v, 1)
 	}
 }
+
+// TestShared checks the shared layout: two agents with look-alike notes
+// and embeddings, each answering from its own keys only, before and after
+// a reopen, appends and the other's delete; and the catalog agrees.
+func TestShared(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, check := range []func([]engine.Family, engine.Variant) error{engine.CheckShared, engine.CheckSharedVectors} {
+		if err := check(engine.Catalog(), v); err != nil {
+			t.Error(err)
+		}
+	}
+	enginetest.CheckShared(t, v)
+	enginetest.CheckSharedVectors(t, v)
+}

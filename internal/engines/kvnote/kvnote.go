@@ -52,13 +52,6 @@ func Key(k *[8]byte, id int64) []byte {
 	return k[:]
 }
 
-// LastKey is the key of the largest id a note may have: every note's key
-// sorts at or before it, and the marker and the embeddings after it.
-func LastKey() []byte {
-	var k [8]byte
-	return Key(&k, math.MaxInt64)
-}
-
 // AppendValue appends the value of n to buf.
 func AppendValue(buf []byte, n workload.Note) []byte {
 	buf = binary.BigEndian.AppendUint64(buf, uint64(n.Ts))

@@ -20,6 +20,10 @@
 // that holds dims (kvnote's layout); the notes' iterators stop before
 // 0xFF (UpperBound), and KNN iterates from it (LowerBound) and keeps the
 // nearest in Go (kvnote.Search).
+//
+// The shared layout (shared.go) keeps every agent's notes in one Pebble
+// store, the keys of each agent those of a store after the agent's prefix
+// (kvnote.AgentKeys).
 package pebble
 
 import (
@@ -132,7 +136,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pebble create %s: %w", dir, err)
 	}
-	return &store{db: db, dimsKnown: true}, nil
+	return &store{db: db, keys: kvnote.StoreKeys(), dimsKnown: true}, nil
 }
 
 // CreateVectors implements engine.VectorVariant: Create, and the marker
@@ -168,11 +172,16 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pebble open %s (is another process holding it?): %w", dir, err)
 	}
-	return &store{db: db}, nil
+	return &store{db: db, keys: kvnote.StoreKeys()}, nil
 }
 
+// store is an open store, or an agent of a shared store (shared: its
+// keys after the agent's prefix, and Close leaves the store open).
 type store struct {
-	db *pebble.DB
+	db     *pebble.DB
+	keys   kvnote.Keys
+	shared bool
+	kbuf   []byte // the last key made
 	// dims is the embeddings' length, 0 in a store without vectors;
 	// known once made or read from the marker.
 	dims      int
@@ -213,9 +222,9 @@ func (s *store) setEmb(b *pebble.Batch, n workload.Note, blob []byte) ([]byte, e
 	if err := kvnote.CheckEmb(n, dims); err != nil {
 		return blob, err
 	}
-	var key [9]byte
 	blob = vector.AppendBlob(blob[:0], n.Emb)
-	if err := b.Set(kvnote.EmbKey(&key, n.ID), blob, nil); err != nil { // Set copies both
+	s.kbuf = s.keys.AppendEmb(s.kbuf[:0], n.ID)
+	if err := b.Set(s.kbuf, blob, nil); err != nil { // Set copies both
 		return blob, fmt.Errorf("put the embedding of note %d: %w", n.ID, err)
 	}
 	return blob, nil
@@ -223,18 +232,19 @@ func (s *store) setEmb(b *pebble.Batch, n workload.Note, blob []byte) ([]byte, e
 
 // Insert commits all notes in one synced batch, with the embedding of
 // each note that has one when the store has vectors, then flushes the
-// memtable.
+// memtable of a store of its own (a shared store's memtable is the
+// agents' together: Pebble flushes it when it is full).
 func (s *store) Insert(notes []workload.Note) error {
 	b := s.db.NewBatch()
 	defer b.Close()
-	var key [8]byte
+	var key []byte
 	val := make([]byte, 0, 512)
 	var blob []byte
 	for _, n := range notes {
-		binary.BigEndian.PutUint64(key[:], uint64(n.ID))
+		key = s.keys.AppendNote(key[:0], n.ID)
 		val = binary.BigEndian.AppendUint64(val[:0], uint64(n.Ts))
 		val = append(val, n.Text...)
-		if err := b.Set(key[:], val, nil); err != nil { // Set copies both
+		if err := b.Set(key, val, nil); err != nil { // Set copies both
 			return fmt.Errorf("put note %d: %w", n.ID, err)
 		}
 		var err error
@@ -245,19 +255,24 @@ func (s *store) Insert(notes []workload.Note) error {
 	if err := b.Commit(pebble.Sync); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	if s.shared {
+		return nil
+	}
 	if err := s.db.Flush(); err != nil {
 		return fmt.Errorf("flush the memtable: %w", err)
 	}
 	return nil
 }
 
-// notes are the iterator options of the notes: the keys below the
-// marker's.
-func notes() *pebble.IterOptions { return &pebble.IterOptions{UpperBound: kvnote.NotesEnd()} }
+// notes are the iterator options of the store's notes: from its prefix
+// to its marker.
+func (s *store) notes() *pebble.IterOptions {
+	return &pebble.IterOptions{LowerBound: s.keys.Prefix(), UpperBound: s.keys.Marker()}
+}
 
 // Count iterates over every note's key.
 func (s *store) Count() (int64, error) {
-	it, err := s.db.NewIter(notes())
+	it, err := s.db.NewIter(s.notes())
 	if err != nil {
 		return 0, err
 	}
@@ -271,8 +286,13 @@ func (s *store) Count() (int64, error) {
 	return n, nil
 }
 
-// Close closes the DB.
-func (s *store) Close() error { return s.db.Close() }
+// Close closes the DB; an agent of a shared store releases nothing.
+func (s *store) Close() error {
+	if s.shared {
+		return nil
+	}
+	return s.db.Close()
+}
 
 // quietLogger drops Pebble's informational messages; errors go to
 // Pebble's default logger (stderr), and Fatalf stops the process as
@@ -285,13 +305,13 @@ func (quietLogger) Fatalf(format string, args ...any) { pebble.DefaultLogger.Fat
 
 // Recent implements engine.Store: an iterator from the last key backwards.
 func (s *store) Recent(n int, dst []workload.Note) (_ []workload.Note, err error) {
-	it, err := s.db.NewIter(notes())
+	it, err := s.db.NewIter(s.notes())
 	if err != nil {
 		return dst, err
 	}
 	defer func() { err = errors.Join(err, it.Close()) }()
 	for ok := it.Last(); ok && n > 0; ok = it.Prev() {
-		note, err := kvnote.Decode(it.Key(), it.Value())
+		note, err := s.keys.Decode(it.Key(), it.Value())
 		if err != nil {
 			return dst, err
 		}
@@ -303,17 +323,16 @@ func (s *store) Recent(n int, dst []workload.Note) (_ []workload.Note, err error
 
 // Get implements engine.Store: one Get per id.
 func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
-	var key [8]byte
 	for _, id := range ids {
-		k := kvnote.Key(&key, id)
-		v, closer, err := s.db.Get(k)
+		s.kbuf = s.keys.AppendNote(s.kbuf[:0], id)
+		v, closer, err := s.db.Get(s.kbuf)
 		if errors.Is(err, pebble.ErrNotFound) {
 			return dst, fmt.Errorf("note %d: %w", id, engine.ErrNotFound)
 		}
 		if err != nil {
 			return dst, err
 		}
-		note, err := kvnote.Decode(k, v)
+		note, err := s.keys.Decode(s.kbuf, v)
 		closer.Close()
 		if err != nil {
 			return dst, err
@@ -325,13 +344,13 @@ func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
 
 // Scan implements engine.Store: an iterator from the first key on.
 func (s *store) Scan(fn func(workload.Note)) (err error) {
-	it, err := s.db.NewIter(notes())
+	it, err := s.db.NewIter(s.notes())
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, it.Close()) }()
 	for ok := it.First(); ok; ok = it.Next() {
-		note, err := kvnote.Decode(it.Key(), it.Value())
+		note, err := s.keys.Decode(it.Key(), it.Value())
 		if err != nil {
 			return err
 		}
@@ -345,7 +364,7 @@ func (s *store) Scan(fn func(workload.Note)) (err error) {
 // which an application appending a note would not force). A note with an
 // embedding, in a store with vectors, is a batch of two Sets instead.
 func (s *store) Append(n workload.Note) error {
-	var key [8]byte
+	s.kbuf = s.keys.AppendNote(s.kbuf[:0], n.ID)
 	if n.Emb != nil {
 		dims, err := s.vectorDims()
 		if err != nil {
@@ -354,7 +373,7 @@ func (s *store) Append(n workload.Note) error {
 		if dims > 0 {
 			b := s.db.NewBatch()
 			defer b.Close()
-			if err := b.Set(kvnote.Key(&key, n.ID), kvnote.AppendValue(nil, n), nil); err != nil {
+			if err := b.Set(s.kbuf, kvnote.AppendValue(nil, n), nil); err != nil {
 				return fmt.Errorf("put note %d: %w", n.ID, err)
 			}
 			if _, err := s.setEmb(b, n, nil); err != nil {
@@ -363,30 +382,35 @@ func (s *store) Append(n workload.Note) error {
 			return b.Commit(pebble.Sync)
 		}
 	}
-	return s.db.Set(kvnote.Key(&key, n.ID), kvnote.AppendValue(nil, n), pebble.Sync)
+	return s.db.Set(s.kbuf, kvnote.AppendValue(nil, n), pebble.Sync)
 }
 
 // KNN implements engine.VectorStore: one iterator from the marker's key
-// on (LowerBound), the marker first and then every embedding, each
-// compared with q in Go.
+// on (LowerBound), the marker first (in a store of its own; an agent of a
+// shared store knows dims from the shared store's) and then every
+// embedding, each compared with q in Go.
 func (s *store) KNN(q []float32, k int, dst []int64) (_ []int64, err error) {
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: kvnote.MarkerKey()})
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: s.keys.Marker(), UpperBound: s.keys.End()})
 	if err != nil {
 		return dst, err
 	}
 	defer func() { err = errors.Join(err, it.Close()) }()
-	if !it.First() || !bytes.Equal(it.Key(), kvnote.MarkerKey()) {
-		return dst, kvnote.NoVectors("pebble")
+	ok := it.First()
+	dims := s.dims
+	if ok && bytes.Equal(it.Key(), s.keys.Marker()) {
+		if dims, err = kvnote.Dims(it.Value()); err != nil {
+			return dst, err
+		}
+		ok = it.Next()
 	}
-	dims, err := kvnote.Dims(it.Value())
-	if err != nil {
-		return dst, err
+	if dims == 0 {
+		return dst, kvnote.NoVectors("pebble")
 	}
 	if err := s.search.Start(q, k, dims); err != nil {
 		return dst, err
 	}
-	for ok := it.Next(); ok; ok = it.Next() {
-		id, err := kvnote.EmbID(it.Key())
+	for ; ok; ok = it.Next() {
+		id, err := s.keys.EmbID(it.Key())
 		if err != nil {
 			return dst, err
 		}
