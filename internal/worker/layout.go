@@ -134,3 +134,34 @@ func filesOf(v engine.Variant) filer {
 		return measure.ListedFiles(base, names), nil
 	}
 }
+
+// listedFiles returns the filer of a phase that adds or drops no
+// relation of a store (a warm or turn run, the space phase): for a
+// variant whose server names many stores' files in one request
+// (engine.ServerFilesLister), the files of every store in dirs, listed
+// once now, so that reading them in, sampling their residency or adding
+// up their space asks the server nothing more; filesOf(v) otherwise.
+func listedFiles(v engine.Variant, dirs []string) (filer, error) {
+	lister, ok := base(v).(engine.ServerFilesLister)
+	if !ok {
+		return filesOf(v), nil
+	}
+	dirs = distinct(dirs)
+	root, names, err := lister.StoresFiles(dirs)
+	if err != nil {
+		return nil, fmt.Errorf("the server's files of %d stores: %w", len(dirs), err)
+	}
+	listed := make(map[string]measure.Files, len(dirs))
+	for k, dir := range dirs {
+		if len(names[k]) > 0 { // else each(dir) says why it has none
+			listed[dir] = measure.ListedFiles(root, names[k])
+		}
+	}
+	each := filesOf(v)
+	return func(dir string) (measure.Files, error) {
+		if fs, ok := listed[dir]; ok {
+			return fs, nil
+		}
+		return each(dir)
+	}, nil
+}

@@ -25,8 +25,8 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	order := Order(j.Stores, j.Seed)
 	queries := j.QueriesOrCount()
 	total := j.Workload.Objects + j.Appended
-	fs := filesOf(v)
-	if err := warmBefore(j, fs, dirs, rec, loop); err != nil {
+	fs, err := warmStart(j, v, dirs, rec, loop)
+	if err != nil {
 		return err
 	}
 	a := newAnswers(total)
@@ -51,7 +51,7 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	if err := warmUp(vis, loop, last, dirs[last], queries, total); err != nil {
 		return err
 	}
-	err := loop.eachStore(j.Stores, order, func(k, i int) error {
+	err = loop.eachStore(j.Stores, order, func(k, i int) error {
 		t := time.Now()
 		a.draw(j.Seed, i, total)
 		spend(&loop.spent.DataS, t)
@@ -97,6 +97,19 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 		rec.Queries, rec.QueriesMs = queries, spans.perStep
 	}
 	return nil
+}
+
+// warmStart lists the stores' files once (listedFiles, its time the
+// run's page cache work) and starts the run warm (warmBefore); it returns
+// the run's filer.
+func warmStart(j job.Job, v engine.Variant, dirs []string, rec *results.Record, loop *storeLoop) (filer, error) {
+	t := time.Now()
+	fs, err := listedFiles(v, dirs)
+	spend(&loop.spent.CacheS, t)
+	if err != nil {
+		return nil, err
+	}
+	return fs, warmBefore(j, fs, dirs, rec, loop)
 }
 
 // warmBefore, in a warm run (an open run of the warm cache, a turn run,

@@ -27,7 +27,11 @@ func space(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) er
 	rec.ApparentBytes = make([]int64, j.Stores)
 	var files []string
 	dirs := storeDirs(j)
-	err := loop.eachStore(j.Stores, nil, func(_, i int) error {
+	fs, err := listedFiles(v, dirs)
+	if err != nil {
+		return err
+	}
+	err = loop.eachStore(j.Stores, nil, func(_, i int) error {
 		s, err := spaceOf(fs, dirs[i])
 		if err != nil {
 			return storeError(j, i, "measure space", err)

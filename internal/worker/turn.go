@@ -26,8 +26,8 @@ const readBack = 10
 // same sample's residency is recorded after it (warmAfter).
 func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	dirs := storeDirs(j)
-	fs := filesOf(v)
-	if err := warmBefore(j, fs, dirs, rec, loop); err != nil {
+	fs, err := warmStart(j, v, dirs, rec, loop)
+	if err != nil {
 		return err
 	}
 	order := Order(j.Stores, j.Seed)

@@ -1,9 +1,12 @@
 package postgres
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"manydb/internal/engine"
@@ -255,4 +258,58 @@ func agentKNN(s engine.SharedStore, a int, spec workload.Spec) ([]int64, error) 
 		return nil, err
 	}
 	return st.(engine.VectorStore).KNN(notes[0].Emb, vector.K, nil)
+}
+
+// TestStoresFiles checks that one request for many stores' files
+// (StoresFiles) names what StoreFiles names for each, store by store, and
+// none for a directory with no store on the server, which StoreFiles
+// refuses.
+func TestStoresFiles(t *testing.T) {
+	v, _ := variant(t, "stores_files")
+	defer v.CloseVariant()
+	spec := workload.Spec{Name: "custom", Objects: 20, TextLen: 20}
+	var dirs []string
+	for i := range 3 {
+		dir := filepath.Join(t.TempDir(), fmt.Sprint(i))
+		s, err := v.Create(dir)
+		if err == nil {
+			notes := make([]workload.Note, spec.Objects)
+			spec.Fill(i, notes)
+			err = errors.Join(s.Insert(notes), s.Close())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	base, all, err := v.StoresFiles(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, dir := range dirs {
+		b, one, err := v.StoreFiles(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b != base || len(one) < 2 || !slices.Equal(sorted(one), sorted(all[k])) {
+			t.Errorf("store %d: StoresFiles named %v in %s, StoreFiles %v in %s", k, all[k], base, one, b)
+		}
+		if k > 0 && slices.Equal(sorted(all[k]), sorted(all[k-1])) {
+			t.Errorf("stores %d and %d have the same files %v", k-1, k, all[k])
+		}
+	}
+	_, all, err = v.StoresFiles(append(dirs, t.TempDir()))
+	if err != nil || len(all) != len(dirs)+1 || len(all[len(dirs)]) != 0 {
+		t.Errorf("StoresFiles with a directory of no store last: %v, %v; want no file for it", all, err)
+	}
+	if _, _, err := v.StoreFiles(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no store on the server") {
+		t.Errorf("StoreFiles of a directory of no store: error %v, want no store on the server", err)
+	}
+}
+
+// sorted returns a sorted copy of xs.
+func sorted(xs []string) []string {
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return out
 }

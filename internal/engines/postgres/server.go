@@ -17,22 +17,43 @@ import (
 // and that table's index), each fork (_fsm, _vm) and segment (.1, …)
 // that exists, relative to the server's data directory.
 func (v *Variant) StoreFiles(dir string) (base string, names []string, err error) {
+	base, all, err := v.StoresFiles([]string{dir})
+	if err != nil {
+		return "", nil, err
+	}
+	if len(all[0]) == 0 {
+		return "", nil, fmt.Errorf("no store on the server in schema %s", schemaOf(dir))
+	}
+	return base, all[0], nil
+}
+
+// StoresFiles implements engine.ServerFilesLister: StoreFiles of each of
+// dirs, their relations found in one query; none for a directory whose
+// schema holds no store.
+func (v *Variant) StoresFiles(dirs []string) (base string, names [][]string, err error) {
 	if v.pool == nil {
 		return "", nil, errNoServer
 	}
 	if base, err = v.dataDirectory(); err != nil {
 		return "", nil, err
 	}
-	rels, err := v.relationFiles(schemaOf(dir))
+	schemas := make([]string, len(dirs))
+	for k, dir := range dirs {
+		schemas[k] = schemaOf(dir)
+	}
+	rels, err := v.relationFiles(schemas)
 	if err != nil {
 		return "", nil, err
 	}
-	for _, rel := range rels {
-		more, err := relationForks(base, rel)
-		if err != nil {
-			return "", nil, err
+	names = make([][]string, len(dirs))
+	for k := range dirs {
+		for _, rel := range rels[k] {
+			more, err := relationForks(base, rel)
+			if err != nil {
+				return "", nil, err
+			}
+			names[k] = append(names[k], more...)
 		}
-		names = append(names, more...)
 	}
 	return base, names, nil
 }
@@ -71,36 +92,42 @@ func fileExists(path string) (bool, error) {
 	return err == nil, err
 }
 
-// relationFiles returns the main files of the store's relations in
-// schema, relative to the data directory: its notes table (or each of its
-// partitions), the table's indexes, its TOAST table and that table's
-// index. Every lookup is by an
-// index of the catalog (the table's name, pg_index's indrelid), so the
-// cost does not grow with the number of agents' schemas.
-func (v *Variant) relationFiles(schema string) ([]string, error) {
-	const q = `WITH t AS (SELECT to_regclass($1) AS oid UNION SELECT relid FROM pg_partition_tree(to_regclass($1))),
-		toast AS (SELECT c.reltoastrelid AS oid FROM pg_class c, t WHERE c.oid = t.oid AND c.reltoastrelid <> 0)
-		SELECT pg_relation_filepath(r.oid) FROM (
-			SELECT oid FROM t WHERE oid IS NOT NULL
-			UNION ALL SELECT i.indexrelid FROM pg_index i, t WHERE i.indrelid = t.oid
-			UNION ALL SELECT oid FROM toast
-			UNION ALL SELECT i.indexrelid FROM pg_index i, toast WHERE i.indrelid = toast.oid) r`
-	rows, err := v.pool.Query(ctx, q, pgx.Identifier{schema, "notes"}.Sanitize())
+// relationFiles returns, for each of schemas, the main files of the
+// store's relations in it, relative to the data directory: its notes
+// table (or each of its partitions), the table's indexes, its TOAST table
+// and that table's index; none for a schema without a store. Every
+// lookup is by an index of the catalog (the table's name, pg_index's
+// indrelid), so the cost per schema does not grow with the number of
+// agents' schemas.
+func (v *Variant) relationFiles(schemas []string) ([][]string, error) {
+	const q = `WITH s AS (SELECT ord, to_regclass(format('%I.notes', schema)) AS notes
+			FROM unnest($1::text[]) WITH ORDINALITY AS u(schema, ord)),
+		t AS (SELECT ord, notes AS oid FROM s WHERE notes IS NOT NULL
+			UNION SELECT s.ord, p.relid FROM s, pg_partition_tree(s.notes) p WHERE s.notes IS NOT NULL),
+		toast AS (SELECT t.ord, c.reltoastrelid AS oid FROM pg_class c JOIN t ON c.oid = t.oid WHERE c.reltoastrelid <> 0)
+		SELECT r.ord, pg_relation_filepath(r.oid) FROM (
+			SELECT ord, oid FROM t
+			UNION ALL SELECT t.ord, i.indexrelid FROM pg_index i JOIN t ON i.indrelid = t.oid
+			UNION ALL SELECT ord, oid FROM toast
+			UNION ALL SELECT toast.ord, i.indexrelid FROM pg_index i JOIN toast ON i.indrelid = toast.oid) r`
+	rows, err := v.pool.Query(ctx, q, schemas)
 	if err != nil {
-		return nil, fmt.Errorf("the files of schema %s: %w", schema, err)
+		return nil, fmt.Errorf("the files of %d schemas: %w", len(schemas), err)
 	}
-	paths, err := pgx.CollectRows(rows, pgx.RowTo[*string])
-	if err != nil {
-		return nil, fmt.Errorf("the files of schema %s: %w", schema, err)
-	}
-	var out []string
-	for _, p := range paths {
-		if p != nil { // a relation without storage has none
-			out = append(out, *p)
+	out := make([][]string, len(schemas))
+	var ord int64
+	var path *string
+	_, err = pgx.ForEachRow(rows, []any{&ord, &path}, func() error {
+		if ord < 1 || int(ord) > len(schemas) {
+			return fmt.Errorf("row of schema %d: not one of the %d asked", ord, len(schemas))
 		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no store on the server in schema %s", schema)
+		if path != nil { // a relation without storage has none
+			out[ord-1] = append(out[ord-1], *path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the files of %d schemas: %w", len(schemas), err)
 	}
 	return out, nil
 }
