@@ -526,6 +526,11 @@ func loadPlot(t *table) (*plot.Plot, error) {
 		}
 		p.Add(line)
 	}
+	if len(machines) > 1 {
+		// The legend in a band of its own above every point.
+		p.Legend.Top = true
+		p.Y.Max = top * (1 + 0.15*float64(len(machines)))
+	}
 	return p, nil
 }
 

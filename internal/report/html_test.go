@@ -166,3 +166,35 @@ func TestLongCellsAndPoolTicks(t *testing.T) {
 		t.Errorf("pool ticks %+v", ticks)
 	}
 }
+
+// TestLoadPlotLegendAboveData checks that the load chart of studies on
+// two machines keeps its legend (the machines' names) in a band above
+// every point, where it covers none.
+func TestLoadPlotLegendAboveData(t *testing.T) {
+	recs, err := results.ReadFile("testdata/machines.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn := 0
+	for _, tb := range group(recs, nil) {
+		p, err := loadPlot(tb)
+		if err != nil || p == nil {
+			continue
+		}
+		top := 0.0
+		for _, v := range tb.variants {
+			for _, r := range tb.columns[v].all {
+				for _, l := range r.LoadDuring {
+					top = max(top, l)
+				}
+			}
+		}
+		drawn++
+		if !p.Legend.Top || p.Y.Max < top*1.3 {
+			t.Errorf("legend at the top %v, y up to %.2f for points up to %.2f: want the top and at least 1.3 × the highest", p.Legend.Top, p.Y.Max, top)
+		}
+	}
+	if drawn == 0 {
+		t.Fatal("no load chart of two machines drawn from testdata/machines.jsonl")
+	}
+}
