@@ -249,9 +249,10 @@ type ServerVariant interface {
 // ServerFilesLister is implemented by a ServerVariant that can name the
 // files of many stores in one request to its server, as StoreFiles names
 // one store's: names[k] are those of dirs[k], none when the server holds
-// no store for dirs[k] (StoreFiles then says why). The worker lists a phase's
-// stores with it once at the phase's start (a warm or turn run), instead
-// of asking the server once a store each time it reads or samples them.
+// no store for dirs[k] (StoreFiles then says why). The worker lists a
+// phase's stores with it once at the phase's start (a warm or turn run,
+// the space phase), instead of asking the server once a store each time
+// it reads, samples or measures them.
 type ServerFilesLister interface {
 	StoresFiles(dirs []string) (base string, names [][]string, err error)
 }

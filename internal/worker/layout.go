@@ -140,7 +140,9 @@ func filesOf(v engine.Variant) filer {
 // variant whose server names many stores' files in one request
 // (engine.ServerFilesLister), the files of every store in dirs, listed
 // once now, so that reading them in, sampling their residency or adding
-// up their space asks the server nothing more; filesOf(v) otherwise.
+// up their space asks the server nothing more; filesOf(v) otherwise. A
+// fork the server adds to a relation during the phase (autovacuum's
+// visibility map) is not in the list.
 func listedFiles(v engine.Variant, dirs []string) (filer, error) {
 	lister, ok := base(v).(engine.ServerFilesLister)
 	if !ok {
