@@ -26,10 +26,10 @@ const sharedLayout = "one Badger database (its own directory of tables and value
 // SharedLayout implements engine.SharedVariant.
 func (v *Variant) SharedLayout() string { return sharedLayout }
 
-// SharedOptions returns the options of the shared store in dir: Badger's
+// sharedOptions returns the options of the shared store in dir: Badger's
 // defaults with synced writes (as a store's), quiet, without metrics,
 // and under the lean setting without what lean turns off.
-func (v *Variant) SharedOptions(dir string) badger.Options {
+func (v *Variant) sharedOptions(dir string) badger.Options {
 	opts := badger.DefaultOptions(dir).
 		WithSyncWrites(true).
 		WithLoggingLevel(badger.ERROR).
@@ -63,7 +63,7 @@ func (v *Variant) SharedVectorSearch() engine.VectorSearch {
 // createShared makes the shared database, with the marker of dims when
 // dims > 0.
 func (v *Variant) createShared(dir string, dims int) (engine.SharedStore, error) {
-	db, err := badger.Open(v.SharedOptions(dir))
+	db, err := badger.Open(v.sharedOptions(dir))
 	if err != nil {
 		return nil, fmt.Errorf("badger create shared %s: %w", dir, err)
 	}
@@ -81,7 +81,7 @@ func (v *Variant) createShared(dir string, dims int) (engine.SharedStore, error)
 
 // OpenShared implements engine.SharedVariant; dims comes from the marker.
 func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
-	db, err := badger.Open(v.SharedOptions(dir))
+	db, err := badger.Open(v.sharedOptions(dir))
 	if err != nil {
 		return nil, fmt.Errorf("badger open shared %s (is another process holding it?): %w", dir, err)
 	}

@@ -26,9 +26,6 @@ type Keys struct {
 // StoreKeys are the keys of a store of its own.
 func StoreKeys() Keys { return Keys{marker: MarkerKey()} }
 
-// AgentPrefixLen is the length of an agent's prefix in a shared store.
-const AgentPrefixLen = 4
-
 // AgentKeys are the keys of agent a of a shared store: each begins with
 // a as 4 bytes big-endian. a must be in 0..MaxAgent.
 func AgentKeys(a int) (Keys, error) {

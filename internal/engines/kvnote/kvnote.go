@@ -18,11 +18,11 @@
 //   - bbolt keeps the embeddings in a second bucket, EmbBucket, under the
 //     note's key; the bucket's sequence is the embeddings' length (dims).
 //   - Pebble and Badger have one key space: an embedding's key is
-//     EmbPrefix followed by the note's key (EmbKey), and the key
-//     {EmbPrefix} alone (MarkerKey) holds dims (AppendDims). A note's key
-//     begins with a byte below 0x80 (ids are positive int64 values), so
-//     every note sorts before the marker and the embeddings: notes are the
-//     keys below NotesEnd, embeddings the keys after the marker.
+//     EmbPrefix followed by the note's key, and the key {EmbPrefix} alone
+//     (MarkerKey) holds dims (AppendDims). A note's key begins with a byte
+//     below 0x80 (ids are positive int64 values), so every note sorts
+//     before the marker and the embeddings: notes are the keys below the
+//     marker, embeddings the keys after it (Keys, keys.go, makes them).
 //
 // The bucket or the marker, written by CreateVectors, is how a store
 // opened later knows that it has vectors; the adapters look for it only
@@ -79,25 +79,12 @@ const EmbBucket = "embeddings"
 const EmbPrefix = 0xFF
 
 // MarkerKey is the key whose value is the embeddings' length (dims) in a
-// Pebble or Badger store with vectors; the first key at or after
-// NotesEnd.
+// Pebble or Badger store with vectors; every note's key sorts before it.
 func MarkerKey() []byte { return []byte{EmbPrefix} }
-
-// NotesEnd is the exclusive upper bound of the notes' keys in Pebble and
-// Badger (the marker's key).
-func NotesEnd() []byte { return []byte{EmbPrefix} }
 
 // IsNoteKey reports whether k is a note's key rather than the marker's or
 // an embedding's.
 func IsNoteKey(k []byte) bool { return len(k) == 8 && k[0] != EmbPrefix }
-
-// EmbKey writes the key of note id's embedding in Pebble and Badger into
-// k (EmbPrefix and the note's key, 9 bytes) and returns it.
-func EmbKey(k *[9]byte, id int64) []byte {
-	k[0] = EmbPrefix
-	binary.BigEndian.PutUint64(k[1:], uint64(id))
-	return k[:]
-}
 
 // EmbID returns the id of an embedding's key: the note's key (bbolt) or
 // EmbPrefix and the note's key (Pebble, Badger).
