@@ -29,8 +29,8 @@ func engineSeconds(r results.Record) float64 {
 
 // writeEnd records where the session's time went, and says it on Log.
 func (s *study) writeEnd() error {
-	if err := s.joinRemoval(time.Now()); err != nil {
-		return fmt.Errorf("remove the stores of the last variant: %w", err)
+	if err := s.trash.emptyNow(&s.budget); err != nil {
+		return fmt.Errorf("remove the stores of the last variants: %w", err)
 	}
 	b := s.budget
 	b.Wall = time.Since(s.start).Seconds()

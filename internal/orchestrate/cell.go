@@ -95,7 +95,7 @@ func (c *cell) run(ctx context.Context) (failed bool, err error) {
 		fmt.Fprintf(c.Log, "%s (%s): keeping its stores in %s for the failed phases: the same command redoes them (if a store itself is damaged, remove %s first and the stores are made again)\n", c.name(), c.set.Name, c.dir, c.dir)
 		return true, nil
 	}
-	return false, c.removeWhileWaiting(c.dir)
+	return false, c.discard(c.dir)
 }
 
 // readyStores readies dir's stores for the phases todo and returns the
@@ -140,6 +140,11 @@ func (c *cell) readyStores(todo []phase) (left []phase, err error) {
 	}
 	if len(todo) > 0 && todo[0].name == job.PhaseCreate {
 		if err := c.remove(c.dir); err != nil {
+			return nil, err
+		}
+		// The trash is emptied first if these stores (the estimate, plus
+		// a tenth) would not fit beside it.
+		if err := c.trash.makeRoom(EstimateStoreBytes(c.Workload)*float64(c.Stores)*1.1, &c.budget); err != nil {
 			return nil, err
 		}
 		if err := os.MkdirAll(c.dir, 0o755); err != nil {

@@ -55,7 +55,8 @@ func (l *loadSampler) stop() []float64 {
 }
 
 // waitForLoad returns the 1-minute load average at the start of a phase,
-// after waiting until it is below MaxLoad when that is set.
+// after waiting until it is below MaxLoad when that is set; while it
+// waits, the trash is emptied (emptyWhileWaiting).
 func (s *study) waitForLoad(ctx context.Context, what string) (float64, error) {
 	for {
 		load, err := s.ReadLoad()
@@ -66,6 +67,7 @@ func (s *study) waitForLoad(ctx context.Context, what string) (float64, error) {
 			return load, nil
 		}
 		fmt.Fprintf(s.Log, "waiting before %s: load average %.2f is not below --max-load %.2f; checking again in %s\n", what, load, s.MaxLoad, s.LoadWait)
+		s.trash.emptyWhileWaiting()
 		select {
 		case <-ctx.Done():
 			return 0, fmt.Errorf("interrupted while waiting for the load to drop; the same command resumes the study")
@@ -82,8 +84,8 @@ func (s *study) awaitLoad(ctx context.Context, label string) (load, wait float64
 	before, perr := measure.ReadPressure()
 	load, err = s.waitForLoad(ctx, label)
 	waitEnd := time.Now()
-	if rerr := s.joinRemoval(waitEnd); err == nil && rerr != nil {
-		err = fmt.Errorf("remove the stores of the variant before: %w", rerr)
+	if rerr := s.trash.pause(&s.budget); err == nil && rerr != nil {
+		err = rerr
 	}
 	if err != nil {
 		return 0, 0, err

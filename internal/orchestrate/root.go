@@ -132,28 +132,39 @@ func (l *Lock) Release() {
 // carries manydb's marker file: it renames dir into the root's trash, then
 // deletes it there. A dir that does not exist is not an error.
 func RemoveInRoot(root, dir string) error {
-	if _, err := os.Stat(filepath.Join(root, MarkerFile)); err != nil {
-		return fmt.Errorf("refusing to remove %s: %s has no %s marker, so manydb did not create it", dir, root, MarkerFile)
-	}
-	if !inside(root, dir) {
-		return fmt.Errorf("refusing to remove %s: it is not inside the data root %s", dir, root)
-	}
-	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	trash := filepath.Join(root, TrashDir)
-	if err := os.MkdirAll(trash, 0o755); err != nil {
-		return fmt.Errorf("remove stores: %w", err)
-	}
-	name := strings.ReplaceAll(filepath.Clean(strings.TrimPrefix(dir, root)), string(filepath.Separator), "_")
-	doomed := filepath.Join(trash, fmt.Sprintf("%s-%d", strings.Trim(name, "_"), time.Now().UnixNano()))
-	if err := os.Rename(dir, doomed); err != nil {
-		return fmt.Errorf("remove stores: %w", err)
+	doomed, err := moveToTrash(root, dir)
+	if err != nil || doomed == "" {
+		return err
 	}
 	if err := removeAll(doomed); err != nil {
 		return fmt.Errorf("remove stores: %w", err)
 	}
 	return nil
+}
+
+// moveToTrash moves dir, which must lie inside the marked root, into the
+// root's trash under a name of its own, and returns that path ("" when dir
+// does not exist).
+func moveToTrash(root, dir string) (string, error) {
+	if _, err := os.Stat(filepath.Join(root, MarkerFile)); err != nil {
+		return "", fmt.Errorf("refusing to remove %s: %s has no %s marker, so manydb did not create it", dir, root, MarkerFile)
+	}
+	if !inside(root, dir) {
+		return "", fmt.Errorf("refusing to remove %s: it is not inside the data root %s", dir, root)
+	}
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	trash := filepath.Join(root, TrashDir)
+	if err := os.MkdirAll(trash, 0o755); err != nil {
+		return "", fmt.Errorf("remove stores: %w", err)
+	}
+	name := strings.ReplaceAll(filepath.Clean(strings.TrimPrefix(dir, root)), string(filepath.Separator), "_")
+	doomed := filepath.Join(trash, fmt.Sprintf("%s-%d", strings.Trim(name, "_"), time.Now().UnixNano()))
+	if err := os.Rename(dir, doomed); err != nil {
+		return "", fmt.Errorf("remove stores: %w", err)
+	}
+	return doomed, nil
 }
 
 // removeWorkers is how many of a directory's entries removeAll deletes at

@@ -47,7 +47,7 @@ type study struct {
 	servedFDs map[storesKey]float64
 	failed    []string
 	budget    results.Budget // where this session's time went
-	removing  *removal       // stores being removed while the study waits
+	trash     trash          // stores discarded, deleted while the study waits
 	// versions are each variant's versions, as its worker reports them
 	// (a store set made by other versions is not reused).
 	versions map[string]map[string]string
@@ -96,56 +96,21 @@ func (s *study) manifest(set settings.Setting, v string) Manifest {
 	return Manifest{Study: s.id, Variant: v, Setting: set.Name, Workload: s.Workload, Stores: s.Stores, Fanout: s.Fanout, Versions: s.versions[v], Kept: s.Keep}
 }
 
+// discard removes a finished variant's stores: into the trash, deleted
+// while the study waits for the load (trash.go); without a load gate,
+// and in a sweep (whose studies take turns at each variant's phases), at
+// once.
+func (s *study) discard(dir string) error {
+	if s.MaxLoad <= 0 || s.sweepID != "" {
+		return s.remove(dir)
+	}
+	return s.trash.discard(dir, &s.budget)
+}
+
 // remove removes a variant's stores and counts the time as cleanup.
 func (s *study) remove(dir string) error {
 	start := time.Now()
 	err := RemoveInRoot(s.Root, dir)
 	s.budget.Cleanup += time.Since(start).Seconds()
-	return err
-}
-
-// removal is a finished variant's stores being removed in the background,
-// while the study waits for the load before its next phase.
-type removal struct {
-	start time.Time
-	done  chan error
-}
-
-// removeWhileWaiting removes a finished variant's stores: in the background
-// when the study waits for the load before each phase (the next phase's
-// wait then overlaps the removal, and awaitLoad joins it before the
-// phase starts, so no phase runs while stores are removed), else at once
-// (also in a sweep, whose studies take turns at each variant's phases).
-func (s *study) removeWhileWaiting(dir string) error {
-	if s.MaxLoad <= 0 || s.sweepID != "" {
-		return s.remove(dir)
-	}
-	if err := s.joinRemoval(time.Now()); err != nil { // one at a time
-		return err
-	}
-	r := &removal{start: time.Now(), done: make(chan error, 1)}
-	go func() { r.done <- RemoveInRoot(s.Root, dir) }()
-	s.removing = r
-	return nil
-}
-
-// joinRemoval waits for the background removal, if one runs, to end and
-// returns its error. waitEnd is when the wait it overlapped ended: its
-// time after that counts as cleanup, the rest as cleanup that overlapped
-// the study's waiting and its own steps (results.Budget.CleanupOverlapped).
-func (s *study) joinRemoval(waitEnd time.Time) error {
-	r := s.removing
-	if r == nil {
-		return nil
-	}
-	s.removing = nil
-	err := <-r.done
-	end := time.Now()
-	exposed := end.Sub(r.start) // a removal that began after the wait overlapped nothing
-	if waitEnd.After(r.start) {
-		exposed = max(0, end.Sub(waitEnd))
-	}
-	s.budget.Cleanup += exposed.Seconds()
-	s.budget.CleanupOverlapped += (end.Sub(r.start) - exposed).Seconds()
 	return err
 }

@@ -55,7 +55,7 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	}
 	if id, err := runVariants(ctx, c, studies); err != nil {
 		for _, s := range studies {
-			s.joinRemoval(time.Now()) // err says what stopped the study
+			s.trash.emptyNow(&s.budget) // err says what stopped the study
 		}
 		return id, err
 	}
@@ -161,7 +161,7 @@ func newStudies(c Config, ss *session, byVariant map[string]map[string]string) [
 		}
 		sc.Hold = sc.Holds[len(sc.Holds)-1]
 		s := &study{Config: sc, w: ss.w, start: time.Now(), done: map[cellKey]bool{}, held: map[storesKey]results.Hold{},
-			creates: map[storesKey]*results.Record{}, servedFDs: map[storesKey]float64{}, versions: byVariant}
+			creates: map[storesKey]*results.Record{}, servedFDs: map[storesKey]float64{}, versions: byVariant, trash: trash{root: sc.Root}}
 		s.id = s.resume(ss.prior)
 		if s.id == "" {
 			s.id = newStudyID(s.start)

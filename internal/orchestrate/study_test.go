@@ -712,9 +712,9 @@ func TestServerWithoutPgvector(t *testing.T) {
 	}
 }
 
-// With a load gate, a finished variant's stores are removed while the
-// next phase waits for the load: the budget counts that time apart, and
-// every store is gone at the end.
+// With a load gate, a finished variant's stores are deleted while the
+// study waits for the load: the budget counts that time apart, and every
+// store is gone at the end, the trash too.
 func TestRemovesWhileWaitingForTheLoad(t *testing.T) {
 	c := fakeConfig(t, "fake", "fake_slow")
 	c.Stores, c.Runs, c.Hold = 5, 1, 1
@@ -738,5 +738,28 @@ func TestRemovesWhileWaitingForTheLoad(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(c.Root, "default", v)); !os.IsNotExist(err) {
 			t.Errorf("%s's stores: %v, want them removed", v, err)
 		}
+	}
+	if left, _ := os.ReadDir(filepath.Join(c.Root, TrashDir)); len(left) > 0 {
+		t.Errorf("the trash holds %d entries, want it emptied", len(left))
+	}
+}
+
+// With a load gate that never waits, the stores discarded into the trash
+// are deleted when the study ends, as its own cleanup, none of it
+// overlapped.
+func TestEmptiesTheTrashAtTheEnd(t *testing.T) {
+	c := fakeConfig(t, "fake", "fake_slow")
+	c.Stores, c.Runs, c.Hold = 5, 1, 1
+	c.MaxLoad = 1
+	c.ReadLoad = func() (float64, error) { return 0.5, nil }
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := results.ReadFile(c.Out)
+	if b := recs[len(recs)-1].Budget; b == nil || b.CleanupOverlapped != 0 || b.Cleanup <= 0 {
+		t.Errorf("budget %+v: want the removals as cleanup, none overlapped", b)
+	}
+	if left, _ := os.ReadDir(filepath.Join(c.Root, TrashDir)); len(left) > 0 {
+		t.Errorf("the trash holds %d entries, want it emptied", len(left))
 	}
 }

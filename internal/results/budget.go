@@ -16,9 +16,9 @@ type Budget struct {
 	Workers       float64 `json:"workers_s"` // wall time of the workers of finished phases
 	Failed        float64 `json:"failed_s"`  // wall time of workers that failed
 	Cleanup       float64 `json:"cleanup_s"` // removing stores
-	// CleanupOverlapped is the time of removing stores that ran while the
-	// study waited for the load before its next phase (and took its own
-	// steps up to that wait), not in Cleanup: it took no time of its own.
+	// CleanupOverlapped is the time of deleting stores while the study
+	// waited for the load (its trash emptied in the background), not in
+	// Cleanup: it took no time of its own.
 	CleanupOverlapped float64 `json:"cleanup_overlapped_s,omitempty"`
 	// Rebuild is the wall time of the workers that made a resumed study's
 	// stores again and replayed its recorded turns, unrecorded.
