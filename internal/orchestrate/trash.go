@@ -34,7 +34,26 @@ type trash struct {
 type emptying struct {
 	start time.Time
 	stop  chan struct{}
-	done  chan error
+	done  chan emptied
+}
+
+// emptied is how an emptying ended: its error (errPaused when it was
+// stopped first) and when.
+type emptied struct {
+	err error
+	end time.Time
+}
+
+// count adds an emptying's time to b: its time up to stopped, when the
+// study's wait ended and it was asked to stop, as cleanup that overlapped
+// the wait, and its time after that as cleanup.
+func (e *emptying) count(b *results.Budget, stopped, end time.Time) {
+	within := end
+	if stopped.Before(end) {
+		within = stopped
+	}
+	b.CleanupOverlapped += max(0, within.Sub(e.start).Seconds())
+	b.Cleanup += max(0, end.Sub(stopped).Seconds())
 }
 
 // discard moves dir, a finished variant's stores, into the trash, and
@@ -53,14 +72,16 @@ func (t *trash) emptyWhileWaiting() {
 	if !t.full || t.emptying != nil {
 		return
 	}
-	e := &emptying{start: time.Now(), stop: make(chan struct{}), done: make(chan error, 1)}
-	go func() { e.done <- removeUntil(filepath.Join(t.root, TrashDir), e.stop) }()
+	e := &emptying{start: time.Now(), stop: make(chan struct{}), done: make(chan emptied, 1)}
+	go func() {
+		err := removeUntil(filepath.Join(t.root, TrashDir), e.stop)
+		e.done <- emptied{err: err, end: time.Now()}
+	}()
 	t.emptying = e
 }
 
 // pause stops the background emptying, if one runs, once its current file
-// is deleted, and counts its time in b: up to now as cleanup that
-// overlapped the study's wait, its time to stop as cleanup.
+// is deleted, and counts its time in b (emptying.count).
 func (t *trash) pause(b *results.Budget) error {
 	e := t.emptying
 	if e == nil {
@@ -69,15 +90,14 @@ func (t *trash) pause(b *results.Budget) error {
 	t.emptying = nil
 	stopped := time.Now()
 	close(e.stop)
-	err := <-e.done
-	b.CleanupOverlapped += stopped.Sub(e.start).Seconds()
-	b.Cleanup += time.Since(stopped).Seconds()
-	if errors.Is(err, errPaused) {
+	r := <-e.done
+	e.count(b, stopped, r.end)
+	if errors.Is(r.err, errPaused) {
 		return nil
 	}
 	t.full = false
-	if err != nil {
-		return fmt.Errorf("empty the trash: %w", err)
+	if r.err != nil {
+		return fmt.Errorf("empty the trash: %w", r.err)
 	}
 	return nil
 }

@@ -2,9 +2,11 @@ package orchestrate
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"manydb/internal/results"
 )
@@ -91,5 +93,27 @@ func TestMakeRoom(t *testing.T) {
 	}
 	if b.Cleanup <= 0 {
 		t.Errorf("cleanup %v s, want the emptying counted", b.Cleanup)
+	}
+}
+
+// An emptying counts as overlapped only its own time within the wait: one
+// that ended before the wait did counts until its end, one that ran on
+// after it counts that part as cleanup.
+func TestEmptyingCount(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	for _, c := range []struct {
+		name                    string
+		stopped, end            float64
+		overlapped, cleanupWant float64
+	}{
+		{"done within the wait", 100, 12, 12, 0},
+		{"stopped by the wait's end", 30, 30.5, 30, 0.5},
+	} {
+		var b results.Budget
+		(&emptying{start: t0}).count(&b, at(c.stopped), at(c.end))
+		if math.Abs(b.CleanupOverlapped-c.overlapped) > 1e-9 || math.Abs(b.Cleanup-c.cleanupWant) > 1e-9 {
+			t.Errorf("%s: overlapped %v s, cleanup %v s; want %v and %v", c.name, b.CleanupOverlapped, b.Cleanup, c.overlapped, c.cleanupWant)
+		}
 	}
 }
