@@ -110,7 +110,7 @@ func (t *trash) emptyNow(b *results.Budget) error {
 	start := time.Now()
 	err := EmptyTrash(t.root)
 	b.Cleanup += time.Since(start).Seconds()
-	t.full = false
+	t.full = err != nil // what a failed removal left is tried again
 	return err
 }
 
