@@ -40,21 +40,28 @@ func EvictFiles(fs Files) error {
 // of 256 KB were slower than io.Copy on the record's machine, and
 // checking residency first with mincore, to skip resident files, cost
 // more than reading them.
-func ReadAll(dir string) error { return ReadAllFiles(DirFiles(dir)) }
+func ReadAll(dir string) error {
+	_, err := ReadAllFiles(DirFiles(dir))
+	return err
+}
 
-// ReadAllFiles is ReadAll of the files fs.
-func ReadAllFiles(fs Files) error {
+// ReadAllFiles is ReadAll of the files fs; it returns their size, in
+// bytes.
+func ReadAllFiles(fs Files) (int64, error) {
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
-		return fmt.Errorf("read files into the page cache: %w", err)
+		return 0, fmt.Errorf("read files into the page cache: %w", err)
 	}
 	defer null.Close()
-	return fs.each(func(path string, f *os.File, size int64) error {
+	var total int64
+	err = fs.each(func(path string, f *os.File, size int64) error {
 		if err := sendAll(int(null.Fd()), f); err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
+		total += size
 		return nil
 	})
+	return total, err
 }
 
 // sendAll sends f from its offset to its end to the descriptor null,

@@ -217,7 +217,7 @@ func BenchmarkReadAllFiles(b *testing.B) {
 	}
 	b.Run("sendfile", func(b *testing.B) {
 		for b.Loop() {
-			if err := ReadAllFiles(DirFiles(dir)); err != nil {
+			if _, err := ReadAllFiles(DirFiles(dir)); err != nil {
 				b.Fatal(err)
 			}
 		}

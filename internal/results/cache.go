@@ -27,5 +27,23 @@ const ColdProbe = 20
 
 // PrewarmPasses is how many times at most a warm run reads its stores in
 // before it starts: again while the sample is below WarmResident (a
-// machine that drops clean page cache may take some back meanwhile).
+// machine that drops clean page cache may take some back meanwhile), but
+// not when the stores' files are larger than the memory available before
+// the read (PrewarmAgain).
 const PrewarmPasses = 3
+
+// PrewarmAgain says whether a warm run reads its stores in once more
+// after pass number pass, which read readBytes of files with availBytes
+// of memory available before it (0: not known) and left the share
+// resident of its sample's pages cached: not once the sample is warm or
+// the passes are spent, nor when the files are larger than the memory
+// available, which no further pass can change.
+func PrewarmAgain(pass int, resident float64, readBytes, availBytes int64) bool {
+	switch {
+	case resident >= WarmResident || pass >= PrewarmPasses:
+		return false
+	case availBytes > 0 && readBytes > availBytes:
+		return false
+	}
+	return true
+}

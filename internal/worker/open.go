@@ -116,8 +116,9 @@ func warmStart(j job.Job, v engine.Variant, dirs []string, rec *results.Record, 
 // serve without a memory limit), reads every store's files into the page
 // cache first when the job says so (Prewarm) and records the residency of
 // a sample of the stores before the run; with Prewarm it reads them
-// again while the sample is below results.WarmResident, at most
-// results.PrewarmPasses times in all.
+// again while results.PrewarmAgain says so (the sample below
+// results.WarmResident, at most results.PrewarmPasses times in all, and
+// not when the files are larger than the memory available).
 func warmBefore(j job.Job, fs filer, dirs []string, rec *results.Record, loop *storeLoop) error {
 	if j.Cache != "" && j.Cache != job.CacheWarm {
 		return nil
@@ -125,10 +126,16 @@ func warmBefore(j job.Job, fs filer, dirs []string, rec *results.Record, loop *s
 	start := time.Now()
 	defer spend(&loop.spent.CacheS, start)
 	for pass := 1; ; pass++ {
+		var read, avail int64
 		if j.Prewarm {
-			if err := readStores(j, fs, dirs, loop); err != nil {
+			if kb, err := measure.MemAvailableKB(); err == nil {
+				avail = kb << 10
+			}
+			n, err := readStores(j, fs, dirs, loop)
+			if err != nil {
 				return err
 			}
+			read = n
 			rec.Prewarmed, rec.PrewarmS = true, time.Since(start).Seconds()
 		}
 		r, err := sampleResidency(fs, distinct(dirs), results.ResidencySample)
@@ -136,7 +143,7 @@ func warmBefore(j job.Job, fs filer, dirs []string, rec *results.Record, loop *s
 			return sampleError(j, "page cache residency before the run", err)
 		}
 		rec.ResidentBefore = &r
-		if !j.Prewarm || r >= results.WarmResident || pass == results.PrewarmPasses {
+		if !j.Prewarm || !results.PrewarmAgain(pass, r, read, avail) {
 			if pass > 1 {
 				rec.PrewarmPasses = pass
 			}
@@ -145,19 +152,23 @@ func warmBefore(j job.Job, fs filer, dirs []string, rec *results.Record, loop *s
 	}
 }
 
-// readStores reads every file of the stores in dirs into the page cache.
-func readStores(j job.Job, fs filer, dirs []string, loop *storeLoop) error {
+// readStores reads every file of the stores in dirs into the page cache
+// and returns their size, in bytes.
+func readStores(j job.Job, fs filer, dirs []string, loop *storeLoop) (int64, error) {
+	var total int64
 	for i, dir := range distinct(dirs) {
 		files, err := fs(dir)
+		var n int64
 		if err == nil {
-			err = measure.ReadAllFiles(files)
+			n, err = measure.ReadAllFiles(files)
 		}
 		if err != nil {
-			return storeError(j, i, "read into the page cache", err)
+			return 0, storeError(j, i, "read into the page cache", err)
 		}
+		total += n
 		loop.progress.report(0, time.Now()) // the watchdog's heartbeat
 	}
-	return nil
+	return total, nil
 }
 
 // warmAfter, after a warm run (one warmBefore sampled), records the
