@@ -142,9 +142,9 @@ func (c *cell) readyStores(todo []phase) (left []phase, err error) {
 		if err := c.remove(c.dir); err != nil {
 			return nil, err
 		}
-		// The trash is emptied first if these stores (the estimate, plus
-		// a tenth) would not fit beside it.
-		if err := c.trash.makeRoom(EstimateStoreBytes(c.Workload)*float64(c.Stores)*1.1, &c.budget); err != nil {
+		// The trash is emptied first if these stores would not fit
+		// beside it.
+		if err := c.trash.makeRoom(c.storesBytes()*(1+spaceMargin), &c.budget); err != nil {
 			return nil, err
 		}
 		if err := os.MkdirAll(c.dir, 0o755); err != nil {

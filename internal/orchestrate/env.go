@@ -155,22 +155,31 @@ func (c *Config) checkSpace() error {
 	free := float64(avail)
 	removable := c.removableBytes()
 	perStore := EstimateStoreBytes(c.Workload)
-	need := perStore * float64(c.Stores)
+	need := c.storesBytes()
 	what := "one variant's stores at a time"
 	if c.Keep {
 		need *= float64(len(c.Variants) * len(c.Settings))
 		what = "all stores, kept (--keep)"
 	}
-	need += need / 10 // margin
+	need *= 1 + spaceMargin
 	if free+removable < need {
 		also := ""
 		if removable > 0 {
 			also = fmt.Sprintf(" (and manydb would first remove %s of its own stores)", bytesText(removable))
 		}
-		return &InputError{fmt.Sprintf("the data root's filesystem has %s free%s, but this study needs about %s (%d stores × %s, %s, plus 10 %%): free space, use fewer --stores, another --root, or --skip-space-check",
-			bytesText(free), also, bytesText(need), c.Stores, bytesText(perStore), what)}
+		return &InputError{fmt.Sprintf("the data root's filesystem has %s free%s, but this study needs about %s (%d stores × %s, %s, plus %.0f %%): free space, use fewer --stores, another --root, or --skip-space-check",
+			bytesText(free), also, bytesText(need), c.Stores, bytesText(perStore), what, 100*spaceMargin)}
 	}
 	return nil
+}
+
+// spaceMargin is the share of room the space checks ask for beyond the
+// stores' estimate (checkSpace, and the trash's makeRoom).
+const spaceMargin = 0.1
+
+// storesBytes is the estimated space of one variant's stores.
+func (c *Config) storesBytes() float64 {
+	return EstimateStoreBytes(c.Workload) * float64(c.Stores)
 }
 
 // removableBytes is the space of the stores manydb removes before creating
