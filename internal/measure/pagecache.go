@@ -41,21 +41,37 @@ func EvictFiles(fs Files) error {
 // checking residency first with mincore, to skip resident files, cost
 // more than reading them.
 func ReadAll(dir string) error {
-	_, err := ReadAllFiles(DirFiles(dir))
+	r, err := NewCacheReader()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	_, err = r.Read(DirFiles(dir))
 	return err
 }
 
-// ReadAllFiles is ReadAll of the files fs; it returns their size, in
-// bytes.
-func ReadAllFiles(fs Files) (int64, error) {
+// CacheReader reads files into the page cache as ReadAll does, keeping
+// /dev/null open from one call of Read to the next.
+type CacheReader struct{ null *os.File }
+
+// NewCacheReader opens /dev/null for a CacheReader; Close closes it.
+func NewCacheReader() (*CacheReader, error) {
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
-		return 0, fmt.Errorf("read files into the page cache: %w", err)
+		return nil, fmt.Errorf("read files into the page cache: %w", err)
 	}
-	defer null.Close()
+	return &CacheReader{null: null}, nil
+}
+
+// Close closes the reader's /dev/null.
+func (r *CacheReader) Close() error { return r.null.Close() }
+
+// Read reads the files fs into the page cache (ReadAll) and returns
+// their size, in bytes.
+func (r *CacheReader) Read(fs Files) (int64, error) {
 	var total int64
-	err = fs.each(func(path string, f *os.File, size int64) error {
-		if err := sendAll(int(null.Fd()), f); err != nil {
+	err := fs.each(func(path string, f *os.File, size int64) error {
+		if err := sendAll(int(r.null.Fd()), f); err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
 		total += size

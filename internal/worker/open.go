@@ -155,12 +155,17 @@ func warmBefore(j job.Job, fs filer, dirs []string, rec *results.Record, loop *s
 // readStores reads every file of the stores in dirs into the page cache
 // and returns their size, in bytes.
 func readStores(j job.Job, fs filer, dirs []string, loop *storeLoop) (int64, error) {
+	reader, err := measure.NewCacheReader()
+	if err != nil {
+		return 0, err
+	}
+	defer reader.Close()
 	var total int64
 	for i, dir := range distinct(dirs) {
 		files, err := fs(dir)
 		var n int64
 		if err == nil {
-			n, err = measure.ReadAllFiles(files)
+			n, err = reader.Read(files)
 		}
 		if err != nil {
 			return 0, storeError(j, i, "read into the page cache", err)
