@@ -239,12 +239,12 @@ func holdWarmUp(vis *visitor, loop *storeLoop, steps []job.Query, want int, dirs
 		return nil
 	}
 	defer spend(&loop.spent.CacheS, time.Now())
-	for i, dir := range dirs {
-		if err := measure.Evict(dir); err != nil {
+	return spread(len(dirs), func(_, i int) error {
+		if err := measure.Evict(dirs[i]); err != nil {
 			return storeError(j, i, "evict from the page cache", err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // joinCgroup moves the process into the memory cgroup at path, if one is

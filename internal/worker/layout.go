@@ -115,7 +115,7 @@ func distinct(dirs []string) []string {
 }
 
 // filer returns the files of the store in dir (or of the shared store,
-// for its directory).
+// for its directory). It is safe for concurrent use (spread).
 type filer func(dir string) (measure.Files, error)
 
 // filesOf returns how the worker finds a store's files: the files under

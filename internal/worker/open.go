@@ -152,28 +152,41 @@ func warmBefore(j job.Job, fs filer, dirs []string, rec *results.Record, loop *s
 	}
 }
 
-// readStores reads every file of the stores in dirs into the page cache
-// and returns their size, in bytes.
+// readStores reads every file of the stores in dirs into the page cache,
+// spread over the machine's cores (spread), and returns their size, in
+// bytes.
 func readStores(j job.Job, fs filer, dirs []string, loop *storeLoop) (int64, error) {
-	reader, err := measure.NewCacheReader()
-	if err != nil {
-		return 0, err
+	dirs = distinct(dirs)
+	readers := make([]*measure.CacheReader, lanes(len(dirs)))
+	totals := make([]int64, len(readers))
+	for g := range readers {
+		r, err := measure.NewCacheReader()
+		if err != nil {
+			return 0, err
+		}
+		defer r.Close()
+		readers[g] = r
 	}
-	defer reader.Close()
-	var total int64
-	for i, dir := range distinct(dirs) {
-		files, err := fs(dir)
+	err := spread(len(dirs), func(g, i int) error {
+		files, err := fs(dirs[i])
 		var n int64
 		if err == nil {
-			n, err = reader.Read(files)
+			n, err = readers[g].Read(files)
 		}
 		if err != nil {
-			return 0, storeError(j, i, "read into the page cache", err)
+			return storeError(j, i, "read into the page cache", err)
 		}
+		totals[g] += n
+		if g == 0 {
+			loop.progress.report(0, time.Now()) // the watchdog's heartbeat
+		}
+		return nil
+	})
+	var total int64
+	for _, n := range totals {
 		total += n
-		loop.progress.report(0, time.Now()) // the watchdog's heartbeat
 	}
-	return total, nil
+	return total, err
 }
 
 // warmAfter, after a warm run (one warmBefore sampled), records the
@@ -253,25 +266,31 @@ func (s *spans) truncate(n int) {
 
 // sampleResidency returns the fraction of the file pages of up to k of
 // the stores in dirs, evenly spaced, that are in the page cache
-// (measure.ResidentFiles: nothing is read in).
+// (measure.ResidentFiles: nothing is read in), spread over the machine's
+// cores.
 func sampleResidency(fs filer, dirs []string, k int) (float64, error) {
 	n := len(dirs)
 	k = min(k, n)
-	var sum measure.Residency
-	for j := range k {
+	sums := make([]measure.Residency, lanes(k))
+	err := spread(k, func(g, j int) error {
 		files, err := fs(dirs[j*n/k])
 		if err != nil {
-			return 0, &sampledError{j * n / k, err}
+			return &sampledError{j * n / k, err}
 		}
 		r, err := measure.ResidentFiles(files)
 		if err != nil {
-			return 0, &sampledError{j * n / k, err}
+			return &sampledError{j * n / k, err}
 		}
-		sum.Pages += r.Pages
-		sum.Resident += r.Resident
-		sum.Allocated += r.Allocated
+		sums[g].Pages += r.Pages
+		sums[g].Resident += r.Resident
+		sums[g].Allocated += r.Allocated
+		return nil
+	})
+	var sum measure.Residency
+	for _, r := range sums {
+		sum.Pages, sum.Resident, sum.Allocated = sum.Pages+r.Pages, sum.Resident+r.Resident, sum.Allocated+r.Allocated
 	}
-	return sum.Fraction(), nil
+	return sum.Fraction(), err
 }
 
 // coldRun evicts each store's files from the page cache before its open

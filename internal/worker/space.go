@@ -3,7 +3,9 @@ package worker
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
+	"time"
 
 	"manydb/internal/engine"
 	"manydb/internal/job"
@@ -11,8 +13,9 @@ import (
 	"manydb/internal/results"
 )
 
-// space measures each store's files on disk; in the shared layout the
-// shared store's, once (results.Record.SharedBytes).
+// space measures each store's files on disk, spread over the machine's
+// cores; in the shared layout the shared store's, once
+// (results.Record.SharedBytes).
 func space(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	fs := filesOf(v)
 	if a, ok := v.(*agents); ok {
@@ -25,25 +28,29 @@ func space(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) er
 	}
 	rec.Bytes = make([]int64, j.Stores)
 	rec.ApparentBytes = make([]int64, j.Stores)
-	var files []string
 	dirs := storeDirs(j)
 	fs, err := listedFiles(v, dirs)
 	if err != nil {
 		return err
 	}
-	err = loop.eachStore(j.Stores, nil, func(_, i int) error {
+	files := make([][]string, lanes(j.Stores))
+	err = spread(j.Stores, func(g, i int) error {
+		if g == 0 {
+			loop.at(i)
+			loop.progress.report(i, time.Now())
+		}
 		s, err := spaceOf(fs, dirs[i])
 		if err != nil {
 			return storeError(j, i, "measure space", err)
 		}
 		rec.Bytes[i], rec.ApparentBytes[i] = s.Bytes, s.ApparentBytes
-		files = append(files, s.Files...)
+		files[g] = append(files[g], s.Files...)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	rec.Files = recordedFiles(v, files)
+	rec.Files = recordedFiles(v, slices.Concat(files...))
 	return nil
 }
 
