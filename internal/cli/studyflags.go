@@ -40,6 +40,7 @@ type studyFlags struct {
 	postgres   string // --postgres
 	keep       bool
 	maxLoad    float64
+	gate       string // --gate
 	loadWait   time.Duration
 	stall      time.Duration
 	procs      string // --procs: a count, or auto (run)
@@ -82,7 +83,8 @@ func (f *studyFlags) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&f.keep, "keep", false, "keep the stores after the study")
 	fs.BoolVar(&f.fresh, "fresh", false, "start a new study even if the results file holds one to resume")
 	fs.Float64Var(&f.maxLoad, "max-load", 0, "before each phase, wait until the 1-minute load average is below this (0: don't wait)")
-	fs.DurationVar(&f.loadWait, "load-wait", 30*time.Second, "how often to check the load while waiting")
+	fs.StringVar(&f.gate, "gate", string(orchestrate.GateLoad), "with --max-load, what each phase waits for: load (the 1-minute load average below --max-load) or quiet ("+orchestrate.QuietRule()+"; Linux's pressure stall information); --max-load still marks phases whose load reached it as loud")
+	fs.DurationVar(&f.loadWait, "load-wait", 30*time.Second, "how often to check the gate while waiting")
 	fs.StringVar(&f.binDir, "bin", f.binDir, "directory of the worker binaries")
 	fs.StringVar(&f.postgres, "postgres", "", "a PostgreSQL server of your own for the postgres variants' stores, as a libpq connection string (host=/run/postgresql user=me dbname=postgres); manydb makes databases of its own there (manydb_HASH_SETTING, marked with a comment), drops only those, and touches nothing else; the role needs CREATEDB (and pg_read_all_settings unless a superuser; pgvector under --dims needs a superuser) and the server must run on this machine (manydb reads its data directory and processes). Default: manydb starts its own server in the root")
 	procsHelp := "worker processes each hold's stores and each serve step's agents are split over, by agent (consecutive ranges), as a router would, past one process' limits (open files, pthread keys); serve splits its pool and goroutines too"
@@ -189,6 +191,7 @@ func (f studyFlags) config(ctx context.Context, o Options, objects, textLen int)
 		BinDir:        f.binDir,
 		Postgres:      f.postgres,
 		MaxLoad:       f.maxLoad,
+		Gate:          orchestrate.Gate(f.gate),
 		LoadWait:      f.loadWait,
 		StallLimit:    f.stall,
 		Version:       o.Version,

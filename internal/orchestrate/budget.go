@@ -39,7 +39,7 @@ func (s *study) writeEnd() error {
 		// of its own phases.
 		b.Wall = s.spent.Seconds()
 	}
-	fmt.Fprintln(s.Log, budgetLine(s.id, b))
+	fmt.Fprintln(s.Log, budgetLine(s.id, b, s.Gate))
 	return s.w.Append(results.Record{Study: s.id, Phase: job.PhaseEnd, Status: results.StatusOK,
 		Workload: s.Workload, Stores: s.Stores, Sweep: s.sweepID, Started: s.start.UTC(), WallS: b.Wall, WaitS: b.Wait, EngineS: b.Engine, Budget: &b})
 }
@@ -66,12 +66,12 @@ func (s *study) countWorkerTime(res workerResult, rec results.Record, rebuild bo
 	}
 }
 
-// budgetLine is the study's summary of where its time went: the load
-// gate, the engine's calls, the waits in the workers, manydb's own work
+// budgetLine is the study's summary of where its time went: the wait
+// for the gate, the engine's calls, the waits in the workers, manydb's own work
 // and its parts (results.Budget.OwnS).
-func budgetLine(id string, b results.Budget) string {
+func budgetLine(id string, b results.Budget, gate Gate) string {
 	pct := func(x float64) float64 { return 100 * x / b.Wall }
-	line := fmt.Sprintf("study %s: %.0f s: %.0f s waiting for the load", id, b.Wall, b.Wait)
+	line := fmt.Sprintf("study %s: %.0f s: %.0f s waiting for %s", id, b.Wall, b.Wait, gate.waitsFor())
 	if b.WaitIOStallS > 0 || b.WaitCPUStallS > 0 {
 		line += fmt.Sprintf(" (a task waited for the disk during %.0f s of it, for the CPU during %.0f s)", b.WaitIOStallS, b.WaitCPUStallS)
 	}

@@ -1,6 +1,7 @@
 package orchestrate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -72,8 +73,9 @@ type Config struct {
 	// keep embeddings (no pgvector): under --dims the server's variants
 	// are n/a with it.
 	serverNoVectors string
-	MaxLoad         float64       // wait before each phase until load1 < MaxLoad (0: don't wait)
-	LoadWait        time.Duration // how often to check the load while waiting
+	MaxLoad         float64       // wait before each phase until the gate lets it start (0: don't wait)
+	Gate            Gate          // what the wait waits for: load1 < MaxLoad, or a quiet machine ("": GateLoad)
+	LoadWait        time.Duration // how often to check the gate while waiting
 	// StallLimit is how long a worker may go without progress before the
 	// watchdog kills it and records its phase failed; 0 means the default
 	// rule: 100 × the longest gap between its progress lines (or those of
@@ -105,6 +107,9 @@ type Config struct {
 	Cgroups *memcg.Hierarchy
 	// ReadLoad reads the 1-minute load average; nil means measure.Load1.
 	ReadLoad func() (float64, error) `json:"-"`
+	// ReadQuiet watches the machine for the quiet gate; nil means
+	// ReadQuiet.
+	ReadQuiet func(context.Context, time.Duration) (Quiet, error) `json:"-"`
 }
 
 // binary returns the file name of the worker serving variant v.
@@ -240,6 +245,12 @@ func (c *Config) checkValues() error {
 		return &InputError{fmt.Sprintf("--max-load %v must not be negative", c.MaxLoad)}
 	case c.MaxLoad > 0 && c.LoadWait <= 0:
 		return &InputError{"--load-wait must be positive"}
+	case c.Gate != "" && !slices.Contains(Gates, c.Gate):
+		return &InputError{fmt.Sprintf("--gate %q: use one of %v", c.Gate, Gates)}
+	case c.Gate == GateQuiet && c.MaxLoad <= 0:
+		return &InputError{"--gate quiet waits only with --max-load, the load that marks a phase loud: set both"}
+	case c.Gate == GateQuiet && noPressure():
+		return &InputError{"--gate quiet needs the kernel's pressure stall information (/proc/pressure: Linux 4.20 or later, CONFIG_PSI): use --gate load"}
 	case c.StallLimit < 0:
 		return &InputError{fmt.Sprintf("--stall-limit %s: use a positive duration, or 0 for the default rule", c.StallLimit)}
 	}
@@ -417,6 +428,9 @@ func (c *Config) config() *results.StudyConfig {
 	}
 	sc := &results.StudyConfig{Variants: c.Variants, Settings: names, Stores: c.Stores, Runs: c.Runs,
 		Hold: c.Hold, Fanout: c.Fanout, Queries: c.Queries, Cache: c.Cache, Turns: c.Turns, Serve: c.Serve, Workload: c.Workload, Root: root, MaxLoad: c.MaxLoad}
+	if c.MaxLoad > 0 {
+		sc.Gate = string(cmp.Or(c.Gate, GateLoad))
+	}
 	if len(c.Holds) > 1 {
 		sc.Holds = c.Holds
 	}

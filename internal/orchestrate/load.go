@@ -55,25 +55,49 @@ func (l *loadSampler) stop() []float64 {
 }
 
 // waitForLoad returns the 1-minute load average at the start of a phase,
-// after waiting until it is below MaxLoad when that is set; while it
-// waits, the trash is emptied (emptyWhileWaiting).
+// after waiting, when MaxLoad is set, until the gate lets the phase start
+// (ready); while it waits, the trash is emptied (emptyWhileWaiting).
 func (s *study) waitForLoad(ctx context.Context, what string) (float64, error) {
+	interrupted := fmt.Errorf("interrupted while waiting for the load to drop; the same command resumes the study")
 	for {
 		load, err := s.ReadLoad()
 		if err != nil {
 			return 0, err
 		}
-		if s.MaxLoad <= 0 || load < s.MaxLoad {
-			return load, nil
+		ok, saw, err := s.ready(ctx, load)
+		if err != nil && ctx.Err() != nil {
+			return 0, interrupted
 		}
-		fmt.Fprintf(s.Log, "waiting before %s: load average %.2f is not below --max-load %.2f; checking again in %s\n", what, load, s.MaxLoad, s.LoadWait)
+		if err != nil || ok {
+			return load, err
+		}
+		fmt.Fprintf(s.Log, "waiting before %s: %s; checking again in %s\n", what, saw, s.LoadWait)
 		s.trash.emptyWhileWaiting()
 		select {
 		case <-ctx.Done():
-			return 0, fmt.Errorf("interrupted while waiting for the load to drop; the same command resumes the study")
+			return 0, interrupted
 		case <-time.After(s.LoadWait):
 		}
 	}
+}
+
+// ready says whether the gate lets the next phase start, given the load
+// average read before it, and what it saw, for the log.
+func (s *study) ready(ctx context.Context, load float64) (bool, string, error) {
+	if s.MaxLoad <= 0 {
+		return true, "", nil
+	}
+	if s.Gate != GateQuiet {
+		return load < s.MaxLoad, fmt.Sprintf("load average %.2f is not below --max-load %.2f", load, s.MaxLoad), nil
+	}
+	if err := s.trash.pause(&s.budget); err != nil {
+		return false, "", err
+	}
+	q, err := s.ReadQuiet(ctx, quietWindow)
+	if err != nil {
+		return false, "", fmt.Errorf("the quiet gate: %w", err)
+	}
+	return q.ok(), q.String(), nil
 }
 
 // awaitLoad waits until the load allows the phase (waitForLoad) and

@@ -133,8 +133,8 @@ func (ss *session) close() {
 	ss.release()
 }
 
-// setDefaults fills in the progress bar, load sampling interval and load
-// reader left unset.
+// setDefaults fills in the progress bar, load sampling interval, gate
+// and the gate's readers left unset.
 func (c *Config) setDefaults() {
 	if c.Bar == nil {
 		c.Bar = NewProgress(c.Log)
@@ -144,6 +144,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.ReadLoad == nil {
 		c.ReadLoad = measure.Load1
+	}
+	if c.ReadQuiet == nil {
+		c.ReadQuiet = ReadQuiet
+	}
+	if c.Gate == "" {
+		c.Gate = GateLoad
 	}
 }
 

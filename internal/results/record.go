@@ -421,6 +421,11 @@ type StudyConfig struct {
 	Workload workload.Spec `json:"workload"`
 	Root     string        `json:"root"`
 	MaxLoad  float64       `json:"max_load,omitempty"`
+	// Gate is what the study waited for before each phase with MaxLoad:
+	// "load" (the load average below it) or "quiet" (orchestrate.Gate);
+	// absent in records from before the quiet gate, which all waited for
+	// the load.
+	Gate string `json:"gate,omitempty"`
 }
 
 // SweepConfig links the studies of a sweep: one study per store count,

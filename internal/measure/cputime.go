@@ -1,0 +1,81 @@
+package measure
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// CPUTicks are the machine's CPU time since boot, in clock ticks (USER_HZ)
+// summed over its CPUs, from the first line of /proc/stat.
+type CPUTicks struct {
+	Busy  uint64 // user, nice, system, irq, softirq and steal
+	Total uint64 // Busy plus idle and iowait
+}
+
+// ReadCPUTicks reads the machine's CPU time from /proc/stat.
+func ReadCPUTicks() (CPUTicks, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return CPUTicks{}, fmt.Errorf("read CPU time: %w", err)
+	}
+	return parseCPUTicks(b)
+}
+
+// parseCPUTicks parses the "cpu" line of /proc/stat: user nice system
+// idle iowait irq softirq steal (guest time is inside user and nice).
+func parseCPUTicks(b []byte) (CPUTicks, error) {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := strings.Fields(string(line))
+	if len(f) < 9 || f[0] != "cpu" {
+		return CPUTicks{}, fmt.Errorf("/proc/stat: first line %q is not the CPUs' total", line)
+	}
+	var t CPUTicks
+	for k, s := range f[1:9] {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return CPUTicks{}, fmt.Errorf("/proc/stat: field %d %q is not a count of ticks", k+1, s)
+		}
+		t.Total += n
+		if k != 3 && k != 4 { // idle, iowait
+			t.Busy += n
+		}
+	}
+	return t, nil
+}
+
+// SelfCPUTicks reads this process' CPU time (all its threads, user and
+// system) from /proc/self/stat, in clock ticks.
+func SelfCPUTicks() (uint64, error) {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0, fmt.Errorf("read the process' CPU time: %w", err)
+	}
+	return parseSelfTicks(b)
+}
+
+// parseSelfTicks returns utime plus stime of a /proc/PID/stat line:
+// fields 14 and 15, counted after the command name, which may hold
+// spaces and parentheses and ends at the last ')'.
+func parseSelfTicks(b []byte) (uint64, error) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/self/stat %q: no command name", b)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] is field 3 (state): utime is field 14, f[11].
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/self/stat: %d fields after the name, want 13 or more", len(f))
+	}
+	var sum uint64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/self/stat: %q is not a count of ticks", s)
+		}
+		sum += n
+	}
+	return sum, nil
+}

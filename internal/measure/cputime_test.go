@@ -1,0 +1,53 @@
+package measure
+
+import "testing"
+
+func TestParseCPUTicks(t *testing.T) {
+	got, err := parseCPUTicks([]byte("cpu  100 2 30 400 5 6 7 8 9 10\ncpu0 1 2 3 4 5 6 7 8 9 10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (CPUTicks{Busy: 100 + 2 + 30 + 6 + 7 + 8, Total: 558}); got != want {
+		t.Fatalf("parseCPUTicks = %+v, want %+v (guest time is inside user and nice)", got, want)
+	}
+	for _, bad := range []string{"", "cpu0 1 2 3 4 5 6 7 8", "cpu 1 2 3", "cpu 1 2 x 4 5 6 7 8"} {
+		if _, err := parseCPUTicks([]byte(bad)); err == nil {
+			t.Errorf("parseCPUTicks(%q) gave no error", bad)
+		}
+	}
+}
+
+func TestParseSelfTicks(t *testing.T) {
+	line := "22121 (a (odd) name) R 22119 22119 18601 0 -1 4194304 97 0 0 0 13 29 0 0 20 0 1 0 2714542\n"
+	if n, err := parseSelfTicks([]byte(line)); err != nil || n != 42 {
+		t.Fatalf("parseSelfTicks = %d, %v; want utime 13 + stime 29 = 42", n, err)
+	}
+	for _, bad := range []string{"no name", "1 (x) R 1 2 3", "1 (x) R 1 1 1 0 -1 0 0 0 0 0 u 2 0"} {
+		if _, err := parseSelfTicks([]byte(bad)); err == nil {
+			t.Errorf("parseSelfTicks(%q) gave no error", bad)
+		}
+	}
+}
+
+// TestCPUTicksGrow: the machine's ticks and this process' own grow while
+// it spins, and its own are within the machine's busy ones.
+func TestCPUTicksGrow(t *testing.T) {
+	m0, err := ReadCPUTicks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s0, err := SelfCPUTicks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := s0; s < s0+5; {
+		if s, err = SelfCPUTicks(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m1, _ := ReadCPUTicks()
+	s1, _ := SelfCPUTicks()
+	if m1.Total <= m0.Total || m1.Busy-m0.Busy < s1-s0-1 {
+		t.Fatalf("machine %+v → %+v, process %d → %d: the process' ticks are not within the machine's", m0, m1, s0, s1)
+	}
+}

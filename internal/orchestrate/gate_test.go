@@ -1,0 +1,99 @@
+package orchestrate
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"manydb/internal/job"
+	"manydb/internal/results"
+)
+
+// TestWaitsForAQuietMachine: with --gate quiet a phase waits while the
+// machine is busy or its tasks wait for the disk, whatever the load
+// average says, and the study records its gate.
+func TestWaitsForAQuietMachine(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Stores, c.Runs, c.Hold = 2, 1, 1
+	var log strings.Builder
+	c.Log = &log
+	c.MaxLoad, c.Gate, c.LoadWait = 1, GateQuiet, time.Millisecond
+	c.ReadLoad = func() (float64, error) { return 7, nil }          // the load gate would never open
+	seen := []Quiet{{Busy: 0.5}, {IO: 0.2}, {Busy: 0.01, IO: 0.01}} // busy, then the disk, then quiet
+	c.ReadQuiet = func(context.Context, time.Duration) (Quiet, error) {
+		q := seen[0]
+		if len(seen) > 1 {
+			seen = seen[1:]
+		}
+		return q, nil
+	}
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(log.String(), "waiting before fake create: other processes kept the CPUs"); n != 2 {
+		t.Errorf("%d waiting messages, want 2:\n%s", n, log.String())
+	}
+	if !strings.Contains(log.String(), "s waiting for a quiet machine") {
+		t.Errorf("the summary line does not name the gate:\n%s", log.String())
+	}
+	recs, _ := results.ReadFile(c.Out)
+	if env := recs[0]; env.Config == nil || env.Config.Gate != string(GateQuiet) {
+		t.Errorf("env record's config %+v, want gate quiet", env.Config)
+	}
+	if create := recs[1]; create.Phase != job.PhaseCreate || create.WaitS <= 0 || create.Load1 != 7 {
+		t.Errorf("create record: phase %s, wait %v s, load1 %v; want a wait and the load read before it", create.Phase, create.WaitS, create.Load1)
+	}
+}
+
+// TestQuietGateError: a failed reading fails the study with what failed.
+func TestQuietGateError(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Stores, c.Runs, c.Hold = 2, 1, 1
+	c.MaxLoad, c.Gate, c.LoadWait = 1, GateQuiet, time.Millisecond
+	broken := errors.New("no /proc/stat")
+	c.ReadQuiet = func(context.Context, time.Duration) (Quiet, error) { return Quiet{}, broken }
+	if _, err := Run(context.Background(), c); !errors.Is(err, broken) || !strings.Contains(err.Error(), "quiet gate") {
+		t.Fatalf("err = %v, want the reading's error, named", err)
+	}
+}
+
+func TestGateInput(t *testing.T) {
+	for _, c := range []struct {
+		gate    Gate
+		maxLoad float64
+		want    string
+	}{
+		{"idle", 1, `--gate "idle": use one of [load quiet]`},
+		{GateQuiet, 0, "--gate quiet waits only with --max-load"},
+	} {
+		cfg := fakeConfig(t, "fake")
+		cfg.Gate, cfg.MaxLoad = c.gate, c.maxLoad
+		var in *InputError
+		if err := cfg.Validate(); !errors.As(err, &in) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--gate %s --max-load %v: %v, want an input error %q", c.gate, c.maxLoad, err, c.want)
+		}
+	}
+}
+
+// TestReadQuiet: a reading of the machine is shares, within 0 and 1 (on
+// a kernel with pressure stall information), and an idle process
+// adds nothing of its own.
+func TestReadQuiet(t *testing.T) {
+	if noPressure() {
+		t.Skip("no /proc/pressure on this kernel: the quiet gate refuses to start (TestGateInput)")
+	}
+	q, err := ReadQuiet(context.Background(), 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Busy < 0 || q.Busy > 1 || q.IO < 0 || q.IO > 1 {
+		t.Fatalf("ReadQuiet = %+v, want shares between 0 and 1", q)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ReadQuiet(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Fatalf("ReadQuiet after cancel: %v", err)
+	}
+}
