@@ -131,8 +131,8 @@ Sweeps (how the figures grow with scale):
   compare name it as not warm.
 
 With --max-load, each phase starts only when the 1-minute load average is
-below the limit, or with --gate quiet when the machine is quiet (other
-processes' CPU use and the disk's stall time over the last 2 s); the
+below the limit, or with --gate quiet also when the machine is quiet
+(other processes' CPU use and the disk's stall time over 2 s); the
 load is also sampled every 10 s while a phase runs and
 kept in its record, and a finished variant's stores are removed while the
 next phase waits (it starts once the removal is done too). The study's

@@ -88,7 +88,7 @@ func budgetLine(id string, b results.Budget, gate Gate) string {
 		line += fmt.Sprintf("; manydb's own work %.1f s (%.2f %%), %.1f s of it removing stores", own, pct(own), b.Cleanup)
 	}
 	if b.CleanupOverlapped >= 0.05 {
-		line += fmt.Sprintf("; removing stores also took %.1f s while the study waited for the load", b.CleanupOverlapped)
+		line += fmt.Sprintf("; removing stores also took %.1f s while the study waited for %s", b.CleanupOverlapped, gate.waitsFor())
 	}
 	if b.Failed > 0 {
 		line += fmt.Sprintf("; %.1f s (%.1f %%) in workers that failed", b.Failed, pct(b.Failed))

@@ -16,11 +16,12 @@ type Gate string
 const (
 	// GateLoad waits until the 1-minute load average is below --max-load.
 	GateLoad Gate = "load"
-	// GateQuiet waits until, over one window (quietWindow), the other
-	// processes and the kernel kept the CPUs busy less than quietBusy of
-	// the time and tasks waited for the disk less than quietIO of it
-	// (pressure stall information): it sees a machine fall quiet within
-	// seconds, where the load average takes a minute to decay.
+	// GateQuiet lets a phase start when the load average is below
+	// --max-load and, when it is not, once the other processes and the
+	// kernel kept the CPUs busy less than quietBusy of a window
+	// (quietWindow) and tasks waited for the disk less than quietIO of it
+	// (pressure stall information): a machine falls quiet within seconds,
+	// where the load average takes a minute to decay.
 	GateQuiet Gate = "quiet"
 )
 
@@ -50,7 +51,7 @@ func (q Quiet) String() string {
 
 // QuietRule says what the quiet gate waits for (--help).
 func QuietRule() string {
-	return fmt.Sprintf("for %s, other processes kept the CPUs under %.0f %% busy and tasks waited for the disk under %.0f %% of the time",
+	return fmt.Sprintf("the load average below --max-load or, for %s, other processes kept the CPUs under %.0f %% busy and tasks waited for the disk under %.0f %% of the time",
 		quietWindow, 100*quietBusy, 100*quietIO)
 }
 

@@ -32,7 +32,7 @@ func TestWaitsForAQuietMachine(t *testing.T) {
 	if _, err := Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(log.String(), "waiting before fake create: other processes kept the CPUs"); n != 2 {
+	if n := strings.Count(log.String(), "waiting before fake create: load average 7.00 is not below --max-load 1.00 and other processes kept the CPUs"); n != 2 {
 		t.Errorf("%d waiting messages, want 2:\n%s", n, log.String())
 	}
 	if !strings.Contains(log.String(), "s waiting for a quiet machine") {
@@ -52,6 +52,7 @@ func TestQuietGateError(t *testing.T) {
 	c := fakeConfig(t, "fake")
 	c.Stores, c.Runs, c.Hold = 2, 1, 1
 	c.MaxLoad, c.Gate, c.LoadWait = 1, GateQuiet, time.Millisecond
+	c.ReadLoad = func() (float64, error) { return 7, nil }
 	broken := errors.New("no /proc/stat")
 	c.ReadQuiet = func(context.Context, time.Duration) (Quiet, error) { return Quiet{}, broken }
 	if _, err := Run(context.Background(), c); !errors.Is(err, broken) || !strings.Contains(err.Error(), "quiet gate") {
@@ -95,5 +96,25 @@ func TestReadQuiet(t *testing.T) {
 	cancel()
 	if _, err := ReadQuiet(ctx, time.Hour); !errors.Is(err, context.Canceled) {
 		t.Fatalf("ReadQuiet after cancel: %v", err)
+	}
+}
+
+// TestQuietGateOpensOnALowLoad: with the load average below --max-load
+// the quiet gate lets every phase start without watching the machine.
+func TestQuietGateOpensOnALowLoad(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Stores, c.Runs, c.Hold = 2, 1, 1
+	c.MaxLoad, c.Gate, c.LoadWait = 1, GateQuiet, time.Millisecond
+	c.ReadLoad = func() (float64, error) { return 0.5, nil }
+	watched := 0
+	c.ReadQuiet = func(context.Context, time.Duration) (Quiet, error) {
+		watched++
+		return Quiet{Busy: 1}, nil
+	}
+	if _, err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if watched != 0 {
+		t.Fatalf("the quiet gate watched the machine %d times with the load below --max-load", watched)
 	}
 }

@@ -82,13 +82,16 @@ func (s *study) waitForLoad(ctx context.Context, what string) (float64, error) {
 }
 
 // ready says whether the gate lets the next phase start, given the load
-// average read before it, and what it saw, for the log.
+// average read before it, and what it saw, for the log: a load below
+// MaxLoad lets it start; above, the quiet gate also watches the machine
+// for a window (ReadQuiet) and lets it start if it was quiet.
 func (s *study) ready(ctx context.Context, load float64) (bool, string, error) {
 	if s.MaxLoad <= 0 {
 		return true, "", nil
 	}
-	if s.Gate != GateQuiet {
-		return load < s.MaxLoad, fmt.Sprintf("load average %.2f is not below --max-load %.2f", load, s.MaxLoad), nil
+	high := fmt.Sprintf("load average %.2f is not below --max-load %.2f", load, s.MaxLoad)
+	if load < s.MaxLoad || s.Gate != GateQuiet {
+		return load < s.MaxLoad, high, nil
 	}
 	if err := s.trash.pause(&s.budget); err != nil {
 		return false, "", err
@@ -97,7 +100,7 @@ func (s *study) ready(ctx context.Context, load float64) (bool, string, error) {
 	if err != nil {
 		return false, "", fmt.Errorf("the quiet gate: %w", err)
 	}
-	return q.ok(), q.String(), nil
+	return q.ok(), high + " and " + q.String(), nil
 }
 
 // awaitLoad waits until the load allows the phase (waitForLoad) and
