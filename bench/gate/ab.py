@@ -30,7 +30,7 @@ def study_line(path, recs):
     engine = b["engine_s"] + w.get("untimed_s", 0)
     waiting = b["wait_s"] + w.get("settle_s", 0) + w.get("release_s", 0)
     own = b["wall_s"] - engine - waiting - b.get("failed_s", 0) - b.get("rebuild_s", 0)
-    waited = sum(1 for r in recs if (r.get("wait_s") or 0) >= 2.5)
+    waited = sum(1 for r in recs if r["phase"] not in ("env", "end") and (r.get("wait_s") or 0) >= 2.5)
     gate = next(r for r in recs if r["phase"] == "env")["config"].get("gate", "load")
     print("%-22s gate %-5s wall %5.0f s, waited %5.1f s (2.5 s or more before %3d phases), own %5.1f s (%.2f %%)"
           % (path.split("/")[-1], gate, b["wall_s"], b["wait_s"], waited, own, 100 * own / b["wall_s"]))
