@@ -245,8 +245,8 @@ func (c *Config) checkValues() error {
 		return &InputError{fmt.Sprintf("--max-load %v must not be negative", c.MaxLoad)}
 	case c.MaxLoad > 0 && c.LoadWait <= 0:
 		return &InputError{"--load-wait must be positive"}
-	case c.Gate != "" && !slices.Contains(Gates, c.Gate):
-		return &InputError{fmt.Sprintf("--gate %q: use one of %v", c.Gate, Gates)}
+	case c.Gate != "" && !slices.Contains(gates(), c.Gate):
+		return &InputError{fmt.Sprintf("--gate %q: use one of %v", c.Gate, gates())}
 	case c.Gate == GateQuiet && c.MaxLoad <= 0:
 		return &InputError{"--gate quiet waits only with --max-load, the load that marks a phase loud: set both"}
 	case c.Gate == GateQuiet && noPressure():

@@ -9,7 +9,7 @@ import (
 )
 
 // Gate is what a study with --max-load waits for before each phase
-// (docs/method.md, "The load gate"). With either, --max-load also marks
+// (docs/method.md, "Load gate and progress"). With either, --max-load also marks
 // a phase whose load average reached it while it ran as loud.
 type Gate string
 
@@ -25,8 +25,8 @@ const (
 	GateQuiet Gate = "quiet"
 )
 
-// Gates are the gates --gate accepts.
-var Gates = []Gate{GateLoad, GateQuiet}
+// gates are the gates --gate accepts.
+func gates() []Gate { return []Gate{GateLoad, GateQuiet} }
 
 // The quiet gate's window and limits.
 const (

@@ -2,6 +2,7 @@ package orchestrate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -58,7 +59,7 @@ func (l *loadSampler) stop() []float64 {
 // after waiting, when MaxLoad is set, until the gate lets the phase start
 // (ready); while it waits, the trash is emptied (emptyWhileWaiting).
 func (s *study) waitForLoad(ctx context.Context, what string) (float64, error) {
-	interrupted := fmt.Errorf("interrupted while waiting for the load to drop; the same command resumes the study")
+	interrupted := errors.New("interrupted while waiting for the load to drop; the same command resumes the study")
 	for {
 		load, err := s.ReadLoad()
 		if err != nil {
