@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """ab.py A1.jsonl,A2.jsonl B1.jsonl,B2.jsonl: two gates side by side.
 
-Each side is one or more results files of the same study made under one
+Each side is one or more results files (gzipped or not) of the same study made under one
 gate (say --gate load, then --gate quiet, run alternately). For each
-study: its wall time, how long it waited and before how many phases, and
-manydb's own share (the end record's budget); a phase counts as waited
-for when it waited 2.5 s or more (a quiet gate's one window is 2 s). Then, per variant, the
+study: its wall time, how long it waited and before how many phases,
+manydb's own share (the end record's budget) and its open runs' spread
+(below); a phase counts as waited for when it waited 2.5 s or more (a
+quiet gate's one window is 2 s). Then, per variant, the
 figures a noisy machine moves most, the median create and the median
 warm open, each run's median on its own:
   - steadiness within a study: the largest over the smallest of a
@@ -14,13 +15,17 @@ warm open, each run's median on its own:
     runs, B over A, beside the same ratio between two studies of one side
     (A2 over A1, B2 over B1), which is what noise alone gives.
 """
+import gzip
 import json
 import statistics
 import sys
 
 
 def load(path):
-    return [json.loads(line) for line in open(path)]
+    """The records of a results file, gzipped (.gz) or not."""
+    f = gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+    with f:
+        return [json.loads(line) for line in f]
 
 
 def study_line(path, recs):
@@ -32,8 +37,9 @@ def study_line(path, recs):
     own = b["wall_s"] - engine - waiting - b.get("failed_s", 0) - b.get("rebuild_s", 0)
     waited = sum(1 for r in recs if r["phase"] not in ("env", "end") and (r.get("wait_s") or 0) >= 2.5)
     gate = next(r for r in recs if r["phase"] == "env")["config"].get("gate", "load")
-    print("%-22s gate %-5s wall %5.0f s, waited %5.1f s (2.5 s or more before %3d phases), own %5.1f s (%.2f %%)"
-          % (path.split("/")[-1], gate, b["wall_s"], b["wait_s"], waited, own, 100 * own / b["wall_s"]))
+    spread = statistics.median(max(v) / min(v) for k, v in medians(recs).items() if k[1] == "open")
+    print("%-22s gate %-5s wall %5.0f s, waited %5.1f s (2.5 s or more before %3d phases), own %5.1f s (%.2f %%), open runs' spread %.3f"
+          % (path.split("/")[-1], gate, b["wall_s"], b["wait_s"], waited, own, 100 * own / b["wall_s"], spread))
 
 
 def medians(recs):
