@@ -134,8 +134,9 @@ With --max-load, each phase starts only when the 1-minute load average is
 below the limit, or with --gate quiet also when the machine is quiet
 (other processes' CPU use and the disk's stall time over 2 s); the
 load is also sampled every 10 s while a phase runs and
-kept in its record, and a finished variant's stores are removed while the
-next phase waits (it starts once the removal is done too). The study's
+kept in its record, and a finished variant's stores are deleted while
+the study waits (paused when the next phase starts; the rest at the
+study's end). The study's
 last line says where its time went: the load waits, the engine's calls,
 manydb's own work and its parts (docs/method.md, "Results file").
 
