@@ -127,6 +127,13 @@ type Residency struct {
 	Allocated int64
 }
 
+// Add adds o's pages to r's.
+func (r *Residency) Add(o Residency) {
+	r.Pages += o.Pages
+	r.Resident += o.Resident
+	r.Allocated += o.Allocated
+}
+
 // Fraction is the share of the files' data in the page cache: Resident
 // over the pages that hold data (the allocated ones, or all pages when the
 // filesystem reports no blocks), at most 1; 0 for no pages.
@@ -151,7 +158,7 @@ func ResidentFiles(fs Files) (Residency, error) {
 	var r Residency
 	err := fs.each(func(path string, f *os.File, size int64) error {
 		fr, err := fileResidency(path, f, size)
-		r.Pages, r.Resident, r.Allocated = r.Pages+fr.Pages, r.Resident+fr.Resident, r.Allocated+fr.Allocated
+		r.Add(fr)
 		return err
 	})
 	return r, err

@@ -281,14 +281,12 @@ func sampleResidency(fs filer, dirs []string, k int) (float64, error) {
 		if err != nil {
 			return &sampledError{j * n / k, err}
 		}
-		sums[g].Pages += r.Pages
-		sums[g].Resident += r.Resident
-		sums[g].Allocated += r.Allocated
+		sums[g].Add(r)
 		return nil
 	})
 	var sum measure.Residency
 	for _, r := range sums {
-		sum.Pages, sum.Resident, sum.Allocated = sum.Pages+r.Pages, sum.Resident+r.Resident, sum.Allocated+r.Allocated
+		sum.Add(r)
 	}
 	return sum.Fraction(), err
 }
