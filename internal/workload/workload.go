@@ -80,27 +80,31 @@ const lorem = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do e
 // <i>: " followed by Lorem ipsum, cut to n bytes.
 func Text(i, j, n int) string {
 	var b strings.Builder
-	appendText(&b, i, j, n)
+	var tail [32]byte
+	appendPrefixed(&b, "note ", j, agentTail(tail[:0], i), n)
 	return b.String()
 }
 
-// appendText writes the text of note j of agent i to b.
-func appendText(b *strings.Builder, i, j, n int) { appendPrefixed(b, "note ", j, i, n) }
-
-// appendPrefix appends "<word><j> of agent <i>: " to buf.
-func appendPrefix(buf []byte, word string, j, i int) []byte {
-	buf = append(buf, word...)
-	buf = strconv.AppendInt(buf, int64(j), 10)
+// agentTail appends " of agent <i>: ", the end of the prefix of each of
+// agent i's notes, to buf.
+func agentTail(buf []byte, i int) []byte {
 	buf = append(buf, " of agent "...)
 	buf = strconv.AppendInt(buf, int64(i), 10)
 	return append(buf, ": "...)
 }
 
-// appendPrefixed writes "<word><j> of agent <i>: " and Lorem ipsum to b,
-// cut to n bytes.
-func appendPrefixed(b *strings.Builder, word string, j, i, n int) {
+// appendPrefix appends "<word><j> of agent <i>: " to buf.
+func appendPrefix(buf []byte, word string, j, i int) []byte {
+	buf = append(buf, word...)
+	buf = strconv.AppendInt(buf, int64(j), 10)
+	return agentTail(buf, i)
+}
+
+// appendPrefixed writes "<word><j>", then tail (agentTail of the note's
+// agent) and Lorem ipsum to b, cut to n bytes.
+func appendPrefixed(b *strings.Builder, word string, j int, tail []byte, n int) {
 	var buf [64]byte
-	prefix := appendPrefix(buf[:0], word, j, i)
+	prefix := append(strconv.AppendInt(append(buf[:0], word...), int64(j), 10), tail...)
 	if len(prefix) >= n {
 		b.Write(prefix[:n])
 		return
@@ -121,8 +125,10 @@ func appendPrefixed(b *strings.Builder, word string, j, i, n int) {
 func (s Spec) Fill(i int, notes []Note) {
 	var b strings.Builder
 	b.Grow(len(notes) * s.TextLen)
+	var buf [32]byte
+	tail := agentTail(buf[:0], i) // the same in every note of the store
 	for j := range notes {
-		appendText(&b, i, j, s.TextLen)
+		appendPrefixed(&b, "note ", j, tail, s.TextLen)
 	}
 	all := b.String()
 	var embs []float32
@@ -148,7 +154,8 @@ func Ts(id int64) int64 { return 1_760_000_000_000 + (id-1)*1000 }
 // Lorem ipsum, cut to s.TextLen bytes.
 func (s Spec) TurnNote(i, k int) Note {
 	var b strings.Builder
-	appendPrefixed(&b, "turn ", k, i, s.TextLen)
+	var tail [32]byte
+	appendPrefixed(&b, "turn ", k, agentTail(tail[:0], i), s.TextLen)
 	id := int64(s.Objects + k)
 	n := Note{ID: id, Text: b.String(), Ts: Ts(id)}
 	if e := s.Embedder(i); e != nil {

@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -32,6 +34,33 @@ func TestLookupAndFill(t *testing.T) {
 	for j, n := range notes {
 		if n.ID != int64(j+1) || len(n.Text) != 20 || n.Text != Text(3, j, 20) {
 			t.Errorf("note %d = %+v", j, n)
+		}
+	}
+}
+
+// TestFillBytes pins the bytes Fill writes: a study compared with an
+// earlier record must have stored the same notes. The hashes are those of
+// the generator of commit 1303cdd, before Fill wrote each
+// store's " of agent <i>: " once.
+func TestFillBytes(t *testing.T) {
+	for _, c := range []struct {
+		store, objects, textLen int
+		sha                     string
+	}{
+		{0, 1000, 300, "6274d41d308c9d87"},
+		{12345, 1000, 300, "761fd84a8c7ce9c0"},
+		{7, 30, 700, "c79e329eee437d74"}, // longer than lorem: the text wraps
+		{99, 50, 12, "b7b0139c89723ec3"}, // shorter than the prefix: cut
+	} {
+		s := Spec{Objects: c.objects, TextLen: c.textLen}
+		notes := make([]Note, s.Objects)
+		s.Fill(c.store, notes)
+		h := sha256.New()
+		for _, n := range notes {
+			fmt.Fprintf(h, "%d %d %s\n", n.ID, n.Ts, n.Text)
+		}
+		if got := fmt.Sprintf("%x", h.Sum(nil)[:8]); got != c.sha {
+			t.Errorf("Fill(%d) of %d notes of %d bytes hashes to %s, want %s", c.store, c.objects, c.textLen, got, c.sha)
 		}
 	}
 }
