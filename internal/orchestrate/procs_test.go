@@ -130,7 +130,8 @@ func TestAutoProcs(t *testing.T) {
 // TestSplitServe: serve --procs 2 serves every request of the sequence
 // once, in two worker processes with half the pool and goroutines each;
 // the step's record is theirs together (requests, hits, the merged
-// latency histogram) with each one's own.
+// latency histogram) with each one's own, and its account of time is its
+// longest process'.
 func TestSplitServe(t *testing.T) {
 	c := fakeConfig(t, "fake")
 	c.Hold, c.Procs = 5, 2
@@ -155,6 +156,9 @@ func TestSplitServe(t *testing.T) {
 		h, err := hdrhistogram.Decode(s.Histogram)
 		if err != nil || h.TotalCount() != 200 {
 			t.Errorf("pool %d: the merged histogram counts %d requests (%v), want 200", s.Pool, h.TotalCount(), err)
+		}
+		if w := r.WorkerTime; w == nil || w.RunS <= 0 || w.RunS > r.WorkerS {
+			t.Errorf("pool %d: the step's account %+v in a step of %.3f s; want its longest process' run", s.Pool, w, r.WorkerS)
 		}
 		if s.Procs[0].Pool+s.Procs[1].Pool != s.Pool || s.Procs[0].Requests+s.Procs[1].Requests != 200 {
 			t.Errorf("pool %d: the processes' pools %d and %d, requests %d and %d", s.Pool, s.Procs[0].Pool, s.Procs[1].Pool, s.Procs[0].Requests, s.Procs[1].Requests)

@@ -121,12 +121,13 @@ func (s *splitProgress) of(p int) func(done, total int) {
 func mergeServeResults(parts []workerResult) workerResult {
 	rec := parts[0].rec
 	serves := make([]results.Serve, len(parts))
+	times := make([]*results.WorkerTime, len(parts))
 	res := workerResult{}
 	for p, part := range parts {
 		if part.rec.Serve == nil {
 			return workerResult{err: fmt.Errorf("process %d of %d: its record has no serve step", p+1, len(parts))}
 		}
-		serves[p] = *part.rec.Serve
+		serves[p], times[p] = *part.rec.Serve, part.rec.WorkerTime
 		res.longestGap = max(res.longestGap, part.longestGap)
 		rec.ResidentBefore = lowest(rec.ResidentBefore, part.rec.ResidentBefore)
 		rec.ResidentAfter = lowest(rec.ResidentAfter, part.rec.ResidentAfter)
@@ -137,7 +138,7 @@ func mergeServeResults(parts []workerResult) workerResult {
 		return workerResult{err: err}
 	}
 	rec.Serve = s
-	rec.WorkerTime = nil // the processes overlap: no one account is the step's (results.Budget.Accounted)
+	rec.WorkerTime = results.MergeServeTimes(times)
 	res.rec = rec
 	return res
 }

@@ -25,8 +25,8 @@ type Budget struct {
 	Rebuild float64 `json:"rebuild_s,omitempty"`
 	// InWorkers sums the finished workers' own accounts (Record.WorkerTime;
 	// nil in records from before they kept one), and Accounted is those
-	// workers' wall time (a serve step split over processes keeps none:
-	// its processes overlap).
+	// workers' wall time (a serve step split over processes: the account
+	// of its longest process, MergeServeTimes, and the step's wall time).
 	InWorkers *WorkerTime `json:"in_workers,omitempty"`
 	Accounted float64     `json:"accounted_s,omitempty"`
 }
@@ -143,5 +143,26 @@ func MergeHoldTimes(ws []*WorkerTime) *WorkerTime {
 		m.RunS -= w.ReleaseS
 	}
 	m.ReleaseS = 0
+	return &m
+}
+
+// MergeServeTimes is the account of a serve step split over processes
+// (ws, one per process), which ran side by side: the account of the
+// process that ran longest, whose parts the other processes' overlap.
+// Nil when a process kept none.
+func MergeServeTimes(ws []*WorkerTime) *WorkerTime {
+	var longest *WorkerTime
+	for _, w := range ws {
+		if w == nil {
+			return nil
+		}
+		if longest == nil || w.RunS > longest.RunS {
+			longest = w
+		}
+	}
+	if longest == nil {
+		return nil
+	}
+	m := *longest
 	return &m
 }

@@ -36,6 +36,20 @@ func TestMergeHoldTimes(t *testing.T) {
 	}
 }
 
+// A split serve step's account is its longest process': the processes
+// ran side by side.
+func TestMergeServeTimes(t *testing.T) {
+	a := &WorkerTime{RunS: 4, DataS: 1, CacheS: 0.5}
+	b := &WorkerTime{RunS: 5, DataS: 2, UntimedS: 1}
+	m := MergeServeTimes([]*WorkerTime{a, b})
+	if m == nil || *m != *b || m == b {
+		t.Errorf("merged %+v, want a copy of %+v", m, b)
+	}
+	if MergeServeTimes([]*WorkerTime{a, nil}) != nil || MergeServeTimes(nil) != nil {
+		t.Error("merged with a process that kept no account, or none: want none")
+	}
+}
+
 // Manydb's own work is the wall time less the engine's calls (timed and
 // untimed), the waits and failed workers.
 func TestBudgetOwn(t *testing.T) {
