@@ -447,8 +447,8 @@ table.overview{font-size:.92em}
 {{end}}</table></div>{{end}}
 {{range .Notes}}<p>{{.}}</p>
 {{end}}
-{{range .Groups}}<figure><div class="charts">{{range .Panels}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>{{end}}</div><figcaption>{{.Title}}</figcaption></figure>
-{{end}}
+{{with .Groups}}<div class="charts">{{range .}}<figure><div class="charts">{{range .Panels}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>{{end}}</div><figcaption>{{.Title}}</figcaption></figure>
+{{end}}</div>{{end}}
 <div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
 {{end}}</div>
 {{range .Envs}}<details open><summary>{{.Title}}</summary><dl>{{range $k, $v := .Env}}<dt>{{$k}}</dt><dd>{{$v}}</dd>{{end}}</dl></details>

@@ -70,7 +70,8 @@ func TestHTMLEveryChartAndValue(t *testing.T) {
 	}
 }
 
-// checkPage checks that every chart of a parsed report has data, every
+// checkPage checks that every chart of a parsed report has data and sits
+// in a row of charts (div.charts), every
 // <td> a value or a reason, every row as many <td> as its table
 // has columns, and that the page loads nothing.
 func checkPage(t *testing.T, doc *html.Node) {
@@ -84,6 +85,11 @@ func checkPage(t *testing.T, doc *html.Node) {
 				figures++
 				if count(n, "path") < 2 { // an axis and at least one data path
 					t.Errorf("a chart without data: %s", text(n))
+				}
+				// figures side by side are spaced by their row's gap, so
+				// that two captions never read as one line
+				if p := n.Parent; p.Data != "div" || attr(p, "class") != "charts" {
+					t.Errorf("a chart in a <%s class=%q>, not in a row of charts: %.60s", p.Data, attr(p, "class"), text(n))
 				}
 			case "table":
 				cols := -1
