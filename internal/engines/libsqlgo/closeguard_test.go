@@ -1,6 +1,7 @@
 package libsqlgo
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -54,5 +55,59 @@ func TestCloseGuard(t *testing.T) {
 	}
 	if skipped != cycles {
 		t.Errorf("%d repeated closes skipped for %d connections, want one each: go-libsql's library changed (docs/engines.md, libSQL)", skipped, cycles)
+	}
+}
+
+// TestWaitClosed: waitClosed waits for a store's close, which go-libsql
+// finishes on a tokio thread, and gives up, naming the counts, while a
+// connection is still open.
+func TestWaitClosed(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := enginetest.MakeStores(t, v, 1, workload.Spec{Name: "custom", Objects: 10, TextLen: 20})
+	s, err := v.Open(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = waitClosed(10 * time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "connections it opened") {
+		t.Errorf("a store open: waitClosed = %v, want an error naming the counts", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitClosed(closeWait); err != nil {
+		t.Fatal(err)
+	}
+	if opened, closed := openCounts(); opened == 0 || closed < opened {
+		t.Errorf("after waitClosed: %d connections opened, %d closed", opened, closed)
+	}
+}
+
+// TestConfigureWaitsForCloses: a change of SQLite's configuration, which
+// shuts SQLite down, comes only once the close of the store before it
+// has returned on its tokio thread. It leaves SQLite at its defaults.
+func TestConfigureWaitsForCloses(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := enginetest.MakeStores(t, v, 1, workload.Spec{Name: "custom", Objects: 10, TextLen: 20})
+	for _, lean := range []bool{true, false} {
+		s, err := v.Open(dirs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := configure(lean); err != nil {
+			t.Fatal(err)
+		}
+		if opened, closed := openCounts(); closed < opened {
+			t.Errorf("lean %t configured with %d of %d connections closed", lean, closed, opened)
+		}
 	}
 }

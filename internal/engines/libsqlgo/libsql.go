@@ -7,8 +7,11 @@
 // Open is the driver's OpenConnector("file:…") then Connect; Close closes
 // the connection, then the connector. Neither database/sql (lazy, pooled)
 // nor the driver's Open (it never closes its connector) is used. A store is
-// a directory holding notes.db. The library closes every connection twice;
-// closeguard.go skips the repeat (docs/engines.md says why and how).
+// a directory holding notes.db. The library closes every connection twice,
+// on a thread of its own after Close returned; closeguard.go skips the
+// repeat and counts the closes, so that a change of SQLite's
+// configuration waits for them (configure; docs/engines.md says why and
+// how).
 //
 // Under the lean setting (NewLean) the library's SQLite is configured for
 // many open stores before the variant's first open (sqlitecapi.Configure:
@@ -36,6 +39,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	golibsql "github.com/tursodatabase/go-libsql"
 
@@ -82,10 +86,27 @@ func Factories() []engine.Factory { return []engine.Factory{{ID: ID, New: New, L
 // New returns the libsql variant. It opens an in-memory database once to
 // read the library's SQLite version.
 func New() (engine.Variant, error) {
-	if err := sqlitecapi.Configure(false, false); err != nil {
+	if err := configure(false); err != nil {
 		return nil, err
 	}
 	return newVariant()
+}
+
+// closeWait is how long configure waits for go-libsql's closes.
+const closeWait = 5 * time.Second
+
+// configure sets SQLite's process-wide configuration for lean or back to
+// its defaults (sqlitecapi.Configure), waiting first, when that changes
+// it, until go-libsql's closes of the connections opened so far have
+// returned (waitClosed): a worker configures before its first open, and
+// only a process that makes the variant again (a test) has any.
+func configure(lean bool) error {
+	if !sqlitecapi.IsConfigured(lean, false) {
+		if err := waitClosed(closeWait); err != nil {
+			return err
+		}
+	}
+	return sqlitecapi.Configure(lean, false)
 }
 
 // NewLean returns the variant under the lean setting: SQLite configured
@@ -93,7 +114,7 @@ func New() (engine.Variant, error) {
 // group between connections, so no bulk to turn off) before its first
 // open, and PRAGMA cache_size=-64 after every open.
 func NewLean() (engine.Variant, error) {
-	if err := sqlitecapi.Configure(true, false); err != nil {
+	if err := configure(true); err != nil {
 		return nil, err
 	}
 	v, err := newVariant()

@@ -132,10 +132,10 @@ func TestVectors(t *testing.T) {
 }
 
 // TestLean runs the suite under lean and checks that lean's page cache
-// and mmap size are in effect on a store. It comes last: go-libsql may
-// finish a close on a thread of its own, so SQLite is not configured back
-// to its defaults in this process (sqlite3_shutdown needs every
-// connection closed).
+// and mmap size are in effect on a store. It comes last, so SQLite is
+// not configured back to its defaults in this process: each configuration
+// shuts SQLite down and starts it again, and after about 16 of them in
+// one process go-libsql's next open fails with SQLITE_NOMEM (7).
 func TestLean(t *testing.T) {
 	enginetest.Lean(t, Factories()[0], enginetest.Case{Objects: 50, Versions: []string{"libsql"}})
 	lean, err := NewLean()

@@ -180,7 +180,7 @@ var configured struct {
 func Configure(lean, bulk bool) error {
 	configured.Lock()
 	defer configured.Unlock()
-	if lean == configured.lean && (!lean || bulk == configured.bulk) {
+	if configuredAs(lean, bulk) {
 		return nil
 	}
 	la, ln, pc, mmap := C.int(defaultLookasideSize), C.int(defaultLookasideCount), C.int(defaultPcacheInit), C.int64_t(-1)
@@ -195,6 +195,19 @@ func Configure(lean, bulk bool) error {
 	}
 	configured.lean, configured.bulk = lean, bulk
 	return nil
+}
+
+// IsConfigured says whether SQLite's process-wide configuration is
+// already what Configure(lean, bulk) sets, so that it would change nothing.
+func IsConfigured(lean, bulk bool) bool {
+	configured.Lock()
+	defer configured.Unlock()
+	return configuredAs(lean, bulk)
+}
+
+// configuredAs is IsConfigured with configured locked.
+func configuredAs(lean, bulk bool) bool {
+	return lean == configured.lean && (!lean || bulk == configured.bulk)
 }
 
 // ID implements engine.Variant.
