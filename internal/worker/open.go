@@ -336,14 +336,15 @@ func (e *notColdError) Error() string {
 		"(the worker maps them, or the filesystem keeps them); the run stopped there", e.visited, 100*e.resident, results.ColdProbe)
 }
 
-// evict drops the store's files from the page cache and returns the
-// fraction of their pages still resident.
+// evict drops the store's files from the page cache, each synced first
+// (measure.SyncEvictFiles), and returns the fraction of their pages still
+// resident.
 func evict(fs filer, dir string) (float64, error) {
 	files, err := fs(dir)
 	if err != nil {
 		return 0, err
 	}
-	if err := measure.EvictFiles(files); err != nil {
+	if err := measure.SyncEvictFiles(files); err != nil {
 		return 0, err
 	}
 	r, err := measure.ResidentFiles(files)
