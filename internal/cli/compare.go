@@ -28,10 +28,18 @@ needed to find a change (manydb run --runs 5, or several studies).
 Single-valued figures (create, memory, space: one per study) show their
 change untested. Like is compared with like: a sweep's studies per store
 count, memory per number of stores held; sides with no store count in
-common are refused. A cell recorded twice is named in a warning.`
+common are refused. A cell recorded twice is named in a warning.
+
+The runs of one study share its machine, load and page cache, so two
+studies of one build differ more than two runs of one study do. To tell
+two builds apart, make their studies in turn, pool each build's in a file
+(cat a1.jsonl a2.jsonl ... > a.jsonl) and compare with --per-study: a
+study is then the unit (the median of its runs), and at least 4 studies
+a side are needed.`
 
 func compareCmd(_ context.Context, args []string, o Options) error {
 	fs := newFlagSet("compare")
+	perStudy := fs.Bool("per-study", false, "test one value per study (the median of its runs) instead of one per run")
 	if done, err := parse(fs, args, compareSynopsis, o); done || err != nil {
 		return err
 	}
@@ -53,7 +61,11 @@ func compareCmd(_ context.Context, args []string, o Options) error {
 		}
 		sides[i] = report.Side{Name: arg, Records: recs, Variant: variant, Setting: setting}
 	}
-	if err := report.Compare(o.Stdout, sides[0], sides[1]); err != nil {
+	compare := report.Compare
+	if *perStudy {
+		compare = report.ComparePerStudy
+	}
+	if err := compare(o.Stdout, sides[0], sides[1]); err != nil {
 		return &orchestrate.InputError{Msg: "compare: " + err.Error()}
 	}
 	return nil

@@ -47,6 +47,9 @@ func TestCommandsReadGzip(t *testing.T) {
 		t.Errorf("report of the .gz wrote no page (%v)", err)
 	}
 	run("compare", plain, gz)
+	if out := run("compare", "--per-study", plain, gz); !strings.Contains(out, "unit of the test: a study") {
+		t.Errorf("compare --per-study:\n%s\nwant a study as the unit", out)
+	}
 }
 
 // TestDuplicateWarnings: a file read twice has each cell twice; every

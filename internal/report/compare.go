@@ -125,7 +125,42 @@ func (s Side) figures() (keys []compared, by map[compared]*Figures, warnings []d
 // figures (one value per study: create, memory, space) show their change
 // with the note that one sample has no test; memory per open store is
 // compared per number of stores held.
-func Compare(w io.Writer, old, new Side) error {
+func Compare(w io.Writer, old, new Side) error { return compare(w, old, new, unitRun) }
+
+// ComparePerStudy is Compare with a study as the unit of the test: a
+// repeated figure has one value per study, the median of its runs'. The
+// runs of one study share its machine, its load and its page cache, so
+// pooling them can call a change significant that repeating the studies
+// does not show; with studies of old and new made in turn, this unit
+// does not. It needs at least 4 studies a side.
+func ComparePerStudy(w io.Writer, old, new Side) error { return compare(w, old, new, unitStudy) }
+
+// unit is what one value of a repeated figure is in a comparison.
+type unit int
+
+const (
+	unitRun   unit = iota // a warm open run, pooled over the studies
+	unitStudy             // a study: the median of its runs
+)
+
+// text says the unit in the comparison's header.
+func (u unit) text() string {
+	if u == unitStudy {
+		return "unit of the test: a study (the median of its warm open runs, each its median over the stores); single-valued figures: one value per study"
+	}
+	return "unit of the test: a warm open run (its median over the stores), pooled over the studies of one store count; single-valued figures: one value per study"
+}
+
+// values are a repeated figure's values in unit u.
+func (u unit) values(f *Figures, d figure) []float64 {
+	if u == unitStudy && d.perRun {
+		return studyValues(f, d.name)
+	}
+	return f.Values[d.name]
+}
+
+// compare is Compare in unit u.
+func compare(w io.Writer, old, new Side, u unit) error {
 	oldKeys, oldBy, oldWarn := old.figures()
 	newKeys, newBy, newWarn := new.figures()
 	var keys, oldOnly, newOnly []compared
@@ -162,7 +197,7 @@ func Compare(w io.Writer, old, new Side) error {
 			}
 		}
 	}
-	fmt.Fprintf(w, "unit of the test: a warm open run (its median over the stores), pooled over the studies of one store count; single-valued figures: one value per study\n")
+	fmt.Fprintln(w, u.text())
 	var notes footnotes
 	for _, k := range keys {
 		of, nf := oldBy[k], newBy[k]
@@ -178,7 +213,7 @@ func Compare(w io.Writer, old, new Side) error {
 				continue
 			}
 			if len(of.Values[d.name]) > 0 && len(nf.Values[d.name]) > 0 {
-				compareFigure(tw, fmt.Sprintf("%s (%s)", d.name, d.unit), d, of, nf, of.Values[d.name], nf.Values[d.name], &notes)
+				compareFigure(tw, fmt.Sprintf("%s (%s)", d.name, d.unit), d, of, nf, u.values(of, d), u.values(nf, d), &notes)
 			}
 		}
 		tw.Flush()

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -269,5 +270,46 @@ func TestServeFigures(t *testing.T) {
 	pool100 := strings.Count(gb.String(), "BenchmarkManydb/variant=sqlite/setting=default/pool=100 1 1 serve-p50-ms")
 	if pool100 != 3 || !strings.Contains(gb.String(), "/pool=100 1 1 serve-p50-ms 22 serve-p99-ms 50 requests/s 50 serve-hit-rate-% 3000 serve-peak-rss-KB") {
 		t.Errorf("gobench: %d lines of pool 100, want 3 with their own values:\n%s", pool100, gb.String())
+	}
+}
+
+// TestComparePerStudy: four studies of three runs a side, the new ones
+// 30 % slower to open. Per run the test pools 12 runs a side; per study
+// it takes each study's median, 4 a side.
+func TestComparePerStudy(t *testing.T) {
+	side := func(name string, scale float64, seed uint64) Side {
+		var recs []results.Record
+		for k := range 4 {
+			recs = append(recs, synthStudy(fmt.Sprintf("%s%d", name, k), 3, scale, seed+uint64(k))...)
+		}
+		return Side{Name: name, Records: recs}
+	}
+	old, new := side("old", 1, 10), side("new", 1.3, 20)
+	for _, c := range []struct {
+		compare func(io.Writer, Side, Side) error
+		unit, n string
+	}{{Compare, "unit of the test: a warm open run", "n=12"}, {ComparePerStudy, "unit of the test: a study", "n=4"}} {
+		var got bytes.Buffer
+		if err := c.compare(&got, old, new); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(got.String(), c.unit) {
+			t.Errorf("no %q in\n%s", c.unit, got.String())
+		}
+		for _, line := range strings.Split(got.String(), "\n") {
+			if strings.Contains(line, "open (ms)") && !strings.Contains(line, "cold") && !(strings.Contains(line, "+") && strings.Contains(line, c.n)) {
+				t.Errorf("%s: the open line %q: want a significant rise over %s", c.unit, line, c.n)
+			}
+		}
+	}
+}
+
+// TestStudyValues: one value per study, each its values' median, in the
+// order the studies first appear.
+func TestStudyValues(t *testing.T) {
+	f := &Figures{Values: map[string][]float64{"open": {1, 3, 10, 2, 20}},
+		studyOf: map[string][]string{"open": {"a", "a", "b", "a", "b"}}}
+	if got, want := studyValues(f, "open"), []float64{2, 15}; !slices.Equal(got, want) {
+		t.Errorf("studyValues = %v, want %v", got, want)
 	}
 }

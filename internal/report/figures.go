@@ -49,6 +49,9 @@ type Figures struct {
 	// serve step's pool size (figure.level). compare compares the values
 	// of one level.
 	levelOf map[string][]int
+	// studyOf maps a figure to the study of each of its values, in the
+	// order of Values (ComparePerStudy takes one value per study).
+	studyOf map[string][]string
 }
 
 // Key names a Figures: "variant@setting", "variant shared@setting".
@@ -104,7 +107,7 @@ func collectFigures(recs []results.Record) ([]*Figures, []duplicate) {
 		f := by[figuresKey(r)]
 		if f == nil {
 			f = &Figures{Variant: r.Variant, Layout: r.Layout, Setting: r.Setting, Values: map[string][]float64{}, Units: map[string]string{}, Spread: map[string]float64{},
-				Pooled: map[string]float64{}, pooledSamples: map[string][]float64{}, levelOf: map[string][]int{}}
+				Pooled: map[string]float64{}, pooledSamples: map[string][]float64{}, levelOf: map[string][]int{}, studyOf: map[string][]string{}}
 			by[f.Key()] = f
 			order = append(order, f)
 		}
@@ -164,6 +167,7 @@ func (f *Figures) add(r *results.Record) {
 			continue // e.g. a query the study did not make
 		}
 		f.Values[d.name] = append(f.Values[d.name], v)
+		f.studyOf[d.name] = append(f.studyOf[d.name], r.Study)
 		f.Units[d.name] = d.unit
 		if d.perRun {
 			f.pooledSamples[d.name] = append(f.pooledSamples[d.name], d.samples(r)...)
@@ -334,6 +338,25 @@ func levelValues(f *Figures, name string, n int) []float64 {
 		if h == n {
 			xs = append(xs, f.Values[name][i])
 		}
+	}
+	return xs
+}
+
+// studyValues are figure name's values with one per study: the median
+// of each study's values, in the order the studies first appear.
+func studyValues(f *Figures, name string) []float64 {
+	var studies []string
+	by := map[string][]float64{}
+	for i, v := range f.Values[name] {
+		st := f.studyOf[name][i]
+		if by[st] == nil {
+			studies = append(studies, st)
+		}
+		by[st] = append(by[st], v)
+	}
+	xs := make([]float64, len(studies))
+	for i, st := range studies {
+		xs[i] = stats.Median(by[st])
 	}
 	return xs
 }
