@@ -125,6 +125,16 @@ type Closer interface {
 	CloseVariant() error
 }
 
+// Settler is implemented by a Variant that finishes closing a store in
+// the background, after Store.Close returned (go-libsql closes on a
+// thread of its own). Settle waits until every store closed so far is
+// closed for good; the hold calls it before its first snapshot, so that
+// what a store closed before it still holds is not counted as the
+// process' own.
+type Settler interface {
+	Settle() error
+}
+
 // Optioner is implemented by a Variant made by a Factory's Lean: Options
 // names each engine option the variant sets for the lean setting, as the
 // engine's API names it, with the value set (e.g. {"PRAGMA cache_size":

@@ -151,6 +151,14 @@ func (u unit) text() string {
 	return "unit of the test: a warm open run (its median over the stores), pooled over the studies of one store count; single-valued figures: one value per study"
 }
 
+// whose names the values of a repeated figure in unit u.
+func (u unit) whose() string {
+	if u == unitStudy {
+		return "studies'"
+	}
+	return "runs'"
+}
+
 // values are a repeated figure's values in unit u.
 func (u unit) values(f *Figures, d figure) []float64 {
 	if u == unitStudy && d.perRun {
@@ -208,12 +216,12 @@ func compare(w io.Writer, old, new Side, u unit) error {
 			if d.phase == job.PhaseHold || d.phase == job.PhaseServe {
 				for _, n := range commonLevels(of, nf, d.name) {
 					label := fmt.Sprintf("%s, %s (%s)", d.name, d.levelText(n), d.unit)
-					compareFigure(tw, label, d, of, nf, levelValues(of, d.name, n), levelValues(nf, d.name, n), &notes)
+					compareFigure(tw, label, d, of, nf, levelValues(of, d.name, n), levelValues(nf, d.name, n), u, &notes)
 				}
 				continue
 			}
 			if len(of.Values[d.name]) > 0 && len(nf.Values[d.name]) > 0 {
-				compareFigure(tw, fmt.Sprintf("%s (%s)", d.name, d.unit), d, of, nf, u.values(of, d), u.values(nf, d), &notes)
+				compareFigure(tw, fmt.Sprintf("%s (%s)", d.name, d.unit), d, of, nf, u.values(of, d), u.values(nf, d), u, &notes)
 			}
 		}
 		tw.Flush()
@@ -257,9 +265,9 @@ func noneInCommon(old, new Side, oldKeys, newKeys []compared) error {
 }
 
 // compareFigure writes the line of one figure both sides have, labelled
-// label: each side's center and interval of its values ov and nv, the
-// change, the test and the notes' marks.
-func compareFigure(tw io.Writer, label string, d figure, of, nf *Figures, ov, nv []float64, notes *footnotes) {
+// label: each side's center and interval of its values ov and nv (in
+// unit u), the change, the test and the notes' marks.
+func compareFigure(tw io.Writer, label string, d figure, of, nf *Figures, ov, nv []float64, u unit, notes *footnotes) {
 	thr := benchmath.DefaultThresholds
 	os, ns := benchmath.NewSample(append([]float64(nil), ov...), &thr), benchmath.NewSample(append([]float64(nil), nv...), &thr)
 	osum := benchmath.AssumeNothing.Summary(os, confidence)
@@ -284,7 +292,7 @@ func compareFigure(tw io.Writer, label string, d figure, of, nf *Figures, ov, nv
 			xs   []float64
 		}{{"old", of, ov}, {"new", nf, nv}} {
 			if xs := side.xs; len(xs) > 1 && side.f.Spread[d.name] > 0 && stats.Max(xs)-stats.Min(xs) > side.f.Spread[d.name] {
-				warn = append(warn, notes.mark(side.name+": the runs' medians differ by more than the interquartile range of one run"))
+				warn = append(warn, notes.mark(side.name+": the "+u.whose()+" medians differ by more than the interquartile range of one run"))
 			}
 		}
 	}

@@ -58,6 +58,9 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	if err := holdWarmUp(vis, loop, steps, want, hs.dirs); err != nil {
 		return err
 	}
+	if err := settle(v, &loop.spent); err != nil {
+		return err
+	}
 	server := serverOf(v)
 	start, err := readHoldStart(cg, server, &loop.spent)
 	if err != nil {
@@ -410,6 +413,22 @@ func snapshot(server serverProcs) (procSnapshot, error) {
 type serverProcs func() ([]int, error)
 
 // serverOf returns v's server's processes, or nil.
+// settle waits, for a variant that closes stores in the background
+// (engine.Settler), until the stores closed before the hold's first
+// snapshot (its warm-up's) are closed for good; the wait is an untimed
+// engine call.
+func settle(v engine.Variant, spent *results.WorkerTime) error {
+	s, ok := base(v).(engine.Settler)
+	if !ok {
+		return nil
+	}
+	defer spend(&spent.UntimedS, time.Now())
+	if err := s.Settle(); err != nil {
+		return fmt.Errorf("before the hold's first snapshot: %w", err)
+	}
+	return nil
+}
+
 func serverOf(v engine.Variant) serverProcs {
 	if sv, ok := base(v).(engine.ServerVariant); ok {
 		return sv.ServerProcesses

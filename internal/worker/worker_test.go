@@ -133,6 +133,43 @@ func TestHoldTimesEachOpen(t *testing.T) {
 	}
 }
 
+// settling is the fake engine with engine.Settler: it counts the calls
+// of Settle and the opens before the first.
+type settling struct {
+	*fakeengine.Variant
+	settles, opens, opensAtSettle int
+}
+
+func (s *settling) Open(dir string) (engine.Store, error) {
+	s.opens++
+	return s.Variant.Open(dir)
+}
+
+func (s *settling) Settle() error {
+	if s.settles == 0 {
+		s.opensAtSettle = s.opens
+	}
+	s.settles++
+	return nil
+}
+
+// TestHoldSettles: a variant that closes stores in the background is
+// settled once, after the hold's warm-up store and before the held
+// stores' opens; its wait counts as an untimed engine call.
+func TestHoldSettles(t *testing.T) {
+	j := created(t)
+	j.Phase, j.Hold = job.PhaseHold, 4
+	v := &settling{Variant: newFake(t, "fake")}
+	rec, err := RunJob(j, v, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.settles != 1 || v.opensAtSettle != 1 || v.opens != 1+4 {
+		t.Errorf("settled %d times, after %d opens, of %d in all; want once, after the warm-up's 1, of 5", v.settles, v.opensAtSettle, v.opens)
+	}
+	checkHeldOpens(t, rec.Hold, 4)
+}
+
 // checkHeldOpens checks that a hold has one open sample per held store,
 // each positive.
 func checkHeldOpens(t *testing.T, h *results.Hold, held int) {

@@ -52,6 +52,7 @@ import (
 
 // The interfaces this package implements.
 var (
+	_ engine.Settler       = (*Variant)(nil)
 	_ engine.Variant       = (*Variant)(nil)
 	_ engine.Optioner      = (*Variant)(nil)
 	_ engine.VectorVariant = (*Variant)(nil)
@@ -108,6 +109,10 @@ func configure(lean bool) error {
 	}
 	return sqlitecapi.Configure(lean, false)
 }
+
+// Settle implements engine.Settler: it waits until go-libsql's closes of
+// the stores closed so far have returned (waitClosed).
+func (v *Variant) Settle() error { return waitClosed(closeWait) }
 
 // NewLean returns the variant under the lean setting: SQLite configured
 // for many open stores (no lookaside, mmap; libSQL shares one page cache
