@@ -93,7 +93,7 @@ func New() (engine.Variant, error) {
 	return newVariant()
 }
 
-// closeWait is how long configure waits for go-libsql's closes.
+// closeWait is how long configure and Settle wait for go-libsql's closes.
 const closeWait = 5 * time.Second
 
 // configure sets SQLite's process-wide configuration for lean or back to
