@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"manydb/internal/engine"
 	"manydb/internal/engines/enginetest"
 	"manydb/internal/workload"
 )
@@ -58,16 +59,23 @@ func TestCloseGuard(t *testing.T) {
 	}
 }
 
-// TestWaitClosed: waitClosed waits for a store's close, which go-libsql
-// finishes on a tokio thread, and gives up, naming the counts, while a
-// connection is still open.
-func TestWaitClosed(t *testing.T) {
+// oneStore makes the variant at SQLite's defaults and one small store of
+// it, closed.
+func oneStore(t *testing.T) (engine.Variant, string) {
+	t.Helper()
 	v, err := New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirs := enginetest.MakeStores(t, v, 1, workload.Spec{Name: "custom", Objects: 10, TextLen: 20})
-	s, err := v.Open(dirs[0])
+	return v, enginetest.MakeStores(t, v, 1, workload.Spec{Name: "custom", Objects: 10, TextLen: 20})[0]
+}
+
+// TestWaitClosed: waitClosed waits for a store's close, which go-libsql
+// finishes on a tokio thread, and gives up, naming the counts, while a
+// connection is still open.
+func TestWaitClosed(t *testing.T) {
+	v, dir := oneStore(t)
+	s, err := v.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,13 +98,9 @@ func TestWaitClosed(t *testing.T) {
 // shuts SQLite down, comes only once the close of the store before it
 // has returned on its tokio thread. It leaves SQLite at its defaults.
 func TestConfigureWaitsForCloses(t *testing.T) {
-	v, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dirs := enginetest.MakeStores(t, v, 1, workload.Spec{Name: "custom", Objects: 10, TextLen: 20})
+	v, dir := oneStore(t)
 	for _, lean := range []bool{true, false} {
-		s, err := v.Open(dirs[0])
+		s, err := v.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
