@@ -14,15 +14,13 @@ import (
 
 // create makes every store: one span per store from before mkdir to after
 // close (open the new store with its schema, write all notes in one
-// transaction, close). The notes are generated before the span, in
-// memory reused from store to store (workload.Filler). In the
+// transaction, close). The notes are generated before the span. In the
 // shared layout a store is an agent of the shared store (made by
 // withLayout): its span is the agent's open, the transaction of its
 // notes and its close.
 func create(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
 	dirs := storeDirs(j)
 	notes := make([]workload.Note, j.Workload.Objects)
-	fill := workload.Filler{Spec: j.Workload}
 	samples := make([]float64, j.Stores)
 	mk, err := maker(j, v)
 	if err != nil {
@@ -32,7 +30,7 @@ func create(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) e
 	err = loop.eachStore(j.Stores, nil, func(_, i int) error {
 		dir := dirs[i]
 		t := time.Now()
-		fill.Fill(i, notes)
+		j.Workload.Fill(i, notes)
 		spend(&loop.spent.DataS, t)
 		if a, ok := v.(*agents); ok {
 			t0 := time.Now()

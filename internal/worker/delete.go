@@ -59,8 +59,7 @@ func deleteAgents(j job.Job, v engine.Variant, rec *results.Record, loop *storeL
 type exporter struct {
 	j     job.Job
 	open  func(i int, dir string) (engine.Store, error)
-	dir   string // the export files' directory
-	fill  workload.Filler
+	dir   string          // the export files' directory
 	notes []workload.Note // the workload's notes of the agent exported
 	total int             // notes each agent holds
 }
@@ -70,7 +69,7 @@ func newExporter(j job.Job, v engine.Variant) (*exporter, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("mkdir the exports' directory: %w", err)
 	}
-	return &exporter{j: j, open: opener(v), dir: dir, fill: workload.Filler{Spec: j.Workload}, notes: make([]workload.Note, j.Workload.Objects),
+	return &exporter{j: j, open: opener(v), dir: dir, notes: make([]workload.Note, j.Workload.Objects),
 		total: j.Workload.Objects + j.Appended}, nil
 }
 
@@ -79,7 +78,7 @@ func newExporter(j job.Job, v engine.Variant) (*exporter, error) {
 // file's size. The notes to check against are made before the span; the
 // answer is checked after it and the file removed.
 func (e *exporter) export(i int) (span float64, size int64, err error) {
-	e.fill.Fill(i, e.notes)
+	e.j.Workload.Fill(i, e.notes)
 	path := filepath.Join(e.dir, fmt.Sprintf("%06d.jsonl", i))
 	c := exportCheck{want: e.notes}
 	dir := storeDir(e.j, i)

@@ -5,7 +5,7 @@ package workload
 import (
 	"fmt"
 	"strconv"
-	"unsafe"
+	"strings"
 )
 
 // Note is one object of a store.
@@ -78,13 +78,11 @@ const lorem = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do e
 
 // Text returns the text of note j of agent (store) i: "note <j> of agent
 // <i>: " followed by Lorem ipsum, cut to n bytes.
-func Text(i, j, n int) string { return prefixedText("note ", j, i, n) }
-
-// prefixedText is "<word><j> of agent <i>: " followed by Lorem ipsum, cut
-// to n bytes, in a string of its own.
-func prefixedText(word string, j, i, n int) string {
+func Text(i, j, n int) string {
+	var b strings.Builder
 	var tail [32]byte
-	return string(appendPrefixed(make([]byte, 0, n), word, j, agentTail(tail[:0], i), n))
+	appendPrefixed(&b, "note ", j, agentTail(tail[:0], i), n)
+	return b.String()
 }
 
 // agentTail appends " of agent <i>: ", the end of the prefix of each of
@@ -102,69 +100,46 @@ func appendPrefix(buf []byte, word string, j, i int) []byte {
 	return agentTail(buf, i)
 }
 
-// appendPrefixed appends "<word><j>", then tail (agentTail of the note's
+// appendPrefixed writes "<word><j>", then tail (agentTail of the note's
 // agent) and Lorem ipsum to b, cut to n bytes.
-func appendPrefixed(b []byte, word string, j int, tail []byte, n int) []byte {
+func appendPrefixed(b *strings.Builder, word string, j int, tail []byte, n int) {
 	var buf [64]byte
 	prefix := append(strconv.AppendInt(append(buf[:0], word...), int64(j), 10), tail...)
 	if len(prefix) >= n {
-		return append(b, prefix[:n]...)
+		b.Write(prefix[:n])
+		return
 	}
-	b = append(b, prefix...)
+	b.Write(prefix)
 	for rest := n - len(prefix); rest > 0; {
 		k := min(rest, len(lorem))
-		b = append(b, lorem[:k]...)
+		b.WriteString(lorem[:k])
 		rest -= k
 	}
-	return b
 }
 
 // Fill writes the notes of store i into notes, which must have Objects
-// elements, with their embeddings when the workload has vectors. Ids run
-// from 1; ts is a fixed base (October 2025, in milliseconds since 1970)
-// plus j seconds, so every run writes the same bytes. All texts share one
-// allocation of their own; a loop over many stores uses a Filler, which
-// reuses one.
+// elements, with their embeddings when the workload has vectors. Ids run from 1; ts is a fixed base (October 2025, in
+// milliseconds since 1970) plus j seconds, so every run writes the same
+// bytes. All texts share one allocation: this runs once per store, outside
+// the timed spans but inside the create phase's wall time.
 func (s Spec) Fill(i int, notes []Note) {
-	f := Filler{Spec: s}
-	f.Fill(i, notes)
-}
-
-// A Filler writes store after store's notes (Fill) into memory it keeps
-// and reuses: the notes of one Fill, texts and embeddings, are valid only
-// until its next Fill. A phase that makes every store generates its notes
-// with one, so that it allocates nothing per store (a store's 300 KB of
-// text, allocated anew, made the Go runtime collect garbage during the
-// engines' timed calls and the allocation's own share of that work was
-// counted as manydb's).
-type Filler struct {
-	Spec
-	text []byte
-	embs []float32
-}
-
-// Fill is Spec.Fill into f's memory.
-func (f *Filler) Fill(i int, notes []Note) {
-	s := f.Spec
+	var b strings.Builder
+	b.Grow(len(notes) * s.TextLen)
 	var buf [32]byte
 	tail := agentTail(buf[:0], i) // the same in every note of the store
-	if n := len(notes) * s.TextLen; cap(f.text) < n {
-		f.text = make([]byte, 0, n)
-	}
-	b := f.text[:0]
 	for j := range notes {
-		b = appendPrefixed(b, "note ", j, tail, s.TextLen)
+		appendPrefixed(&b, "note ", j, tail, s.TextLen)
 	}
-	f.text = b
-	all := unsafe.String(unsafe.SliceData(b), len(b))
+	all := b.String()
+	var embs []float32
 	e := s.Embedder(i)
-	if e != nil && len(f.embs) < len(notes)*s.Dims {
-		f.embs = make([]float32, len(notes)*s.Dims)
+	if e != nil {
+		embs = make([]float32, len(notes)*s.Dims)
 	}
 	for j := range notes {
 		notes[j] = Note{ID: int64(j + 1), Text: all[j*s.TextLen : (j+1)*s.TextLen], Ts: Ts(int64(j + 1))}
 		if e != nil {
-			notes[j].Emb = e.Note(notes[j].ID, f.embs[j*s.Dims:(j+1)*s.Dims:(j+1)*s.Dims])
+			notes[j].Emb = e.Note(notes[j].ID, embs[j*s.Dims:(j+1)*s.Dims:(j+1)*s.Dims])
 		}
 	}
 }
@@ -178,8 +153,11 @@ func Ts(id int64) int64 { return 1_760_000_000_000 + (id-1)*1000 }
 // i of spec s: id s.Objects+k, text "turn <k> of agent <i>: " followed by
 // Lorem ipsum, cut to s.TextLen bytes.
 func (s Spec) TurnNote(i, k int) Note {
+	var b strings.Builder
+	var tail [32]byte
+	appendPrefixed(&b, "turn ", k, agentTail(tail[:0], i), s.TextLen)
 	id := int64(s.Objects + k)
-	n := Note{ID: id, Text: prefixedText("turn ", k, i, s.TextLen), Ts: Ts(id)}
+	n := Note{ID: id, Text: b.String(), Ts: Ts(id)}
 	if e := s.Embedder(i); e != nil {
 		n.Emb = e.Note(id, make([]float32, s.Dims))
 	}

@@ -3,7 +3,6 @@ package workload
 import (
 	"crypto/sha256"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -66,50 +65,12 @@ func TestFillBytes(t *testing.T) {
 	}
 }
 
-// TestFiller checks that a Filler writes what Fill writes, store after
-// store in its reused memory, embeddings too, and allocates nothing for a
-// store's notes once it has made room for the first.
-func TestFiller(t *testing.T) {
-	for _, s := range []Spec{{Objects: 40, TextLen: 300}, {Objects: 40, TextLen: 300, Dims: 8}} {
-		f := Filler{Spec: s}
-		got, want := make([]Note, s.Objects), make([]Note, s.Objects)
-		for _, i := range []int{3, 12345, 3, 7} {
-			f.Fill(i, got)
-			s.Fill(i, want)
-			for j := range want {
-				g, w := got[j], want[j]
-				if g.ID != w.ID || g.Ts != w.Ts || g.Text != w.Text || !slices.Equal(g.Emb, w.Emb) {
-					t.Fatalf("dims %d, store %d, note %d: the Filler wrote %+v, Fill %+v", s.Dims, i, j, g, w)
-				}
-			}
-		}
-		if s.Dims > 0 {
-			continue // the Embedder allocates its topics per store
-		}
-		if n := testing.AllocsPerRun(10, func() { f.Fill(99, got) }); n != 0 {
-			t.Errorf("a Filler allocated %v times a store, want 0", n)
-		}
-	}
-}
-
-// BenchmarkFill is the cost of generating one store's notes in memory of
-// their own (Spec.Fill).
+// BenchmarkFill is the harness's cost of generating one store's notes.
 func BenchmarkFill(b *testing.B) {
 	s, _ := Lookup("large", 0, 0)
 	notes := make([]Note, s.Objects)
 	for i := range b.N {
 		s.Fill(i, notes)
-	}
-}
-
-// BenchmarkFiller is the harness's cost of generating one store's notes
-// in the create phase: a Filler reusing its memory.
-func BenchmarkFiller(b *testing.B) {
-	s, _ := Lookup("large", 0, 0)
-	f := Filler{Spec: s}
-	notes := make([]Note, s.Objects)
-	for i := range b.N {
-		f.Fill(i, notes)
 	}
 }
 
