@@ -282,6 +282,11 @@ func TestStoresFiles(t *testing.T) {
 		}
 		dirs = append(dirs, dir)
 	}
+	// VACUUM gives each table its forks (_fsm, _vm), which StoresFiles
+	// finds in the directory it reads and StoreFiles by stat.
+	if _, err := v.pool.Exec(ctx, "VACUUM"); err != nil {
+		t.Fatal(err)
+	}
 	base, all, err := v.StoresFiles(dirs)
 	if err != nil {
 		t.Fatal(err)
@@ -293,6 +298,9 @@ func TestStoresFiles(t *testing.T) {
 		}
 		if b != base || len(one) < 2 || !slices.Equal(sorted(one), sorted(all[k])) {
 			t.Errorf("store %d: StoresFiles named %v in %s, StoreFiles %v in %s", k, all[k], base, one, b)
+		}
+		if !slices.ContainsFunc(all[k], func(n string) bool { return strings.HasSuffix(n, "_vm") }) {
+			t.Errorf("store %d: StoresFiles named %v after VACUUM, no visibility map (_vm)", k, all[k])
 		}
 		if k > 0 && slices.Equal(sorted(all[k]), sorted(all[k-1])) {
 			t.Errorf("stores %d and %d have the same files %v", k-1, k, all[k])

@@ -45,10 +45,18 @@ func (v *Variant) StoresFiles(dirs []string) (base string, names [][]string, err
 	if err != nil {
 		return "", nil, err
 	}
+	exists := statExists(base)
+	if len(dirs) > 1 {
+		// Many stores: read each directory of their relations once
+		// rather than stat four names a relation.
+		if exists, err = listedExists(base, rels); err != nil {
+			return "", nil, err
+		}
+	}
 	names = make([][]string, len(dirs))
 	for k := range dirs {
 		for _, rel := range rels[k] {
-			more, err := relationForks(base, rel)
+			more, err := relationForks(rel, exists)
 			if err != nil {
 				return "", nil, err
 			}
@@ -58,14 +66,13 @@ func (v *Variant) StoresFiles(dirs []string) (base string, names [][]string, err
 	return base, names, nil
 }
 
-// relationForks returns rel (a relation's main file, relative to base)
-// with its forks (_fsm, _vm, _init) and further segments (.1, .2, …)
-// that exist. It stats each name: globbing would read the database's
-// directory, which holds every agent's files, once per store.
-func relationForks(base, rel string) ([]string, error) {
+// relationForks returns rel (a relation's main file, relative to the data
+// directory) with its forks (_fsm, _vm, _init) and further segments (.1,
+// .2, …) that exist.
+func relationForks(rel string, exists func(name string) (bool, error)) ([]string, error) {
 	names := []string{rel}
 	for _, fork := range []string{"_fsm", "_vm", "_init"} {
-		ok, err := fileExists(filepath.Join(base, rel+fork))
+		ok, err := exists(rel + fork)
 		if err != nil {
 			return nil, err
 		}
@@ -75,7 +82,7 @@ func relationForks(base, rel string) ([]string, error) {
 	}
 	for seg := 1; ; seg++ {
 		name := fmt.Sprintf("%s.%d", rel, seg)
-		ok, err := fileExists(filepath.Join(base, name))
+		ok, err := exists(name)
 		if err != nil || !ok {
 			return names, err
 		}
@@ -83,13 +90,51 @@ func relationForks(base, rel string) ([]string, error) {
 	}
 }
 
-// fileExists tells whether path exists.
-func fileExists(path string) (bool, error) {
-	_, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
+// statExists says whether a file, named relative to base, exists by
+// stat(2): four calls a relation, for a few stores.
+func statExists(base string) func(name string) (bool, error) {
+	return func(name string) (bool, error) {
+		_, err := os.Stat(filepath.Join(base, name))
+		if errors.Is(err, os.ErrNotExist) {
+			return false, nil
+		}
+		return err == nil, err
 	}
-	return err == nil, err
+}
+
+// listedExists says whether a file, named relative to base, was in its
+// directory when each directory of rels (a database's, which holds every
+// agent's files) was read, once.
+func listedExists(base string, rels [][]string) (func(name string) (bool, error), error) {
+	files := map[string]bool{}
+	read := map[string]bool{}
+	for _, rs := range rels {
+		for _, rel := range rs {
+			dir := filepath.Dir(rel)
+			if read[dir] {
+				continue
+			}
+			read[dir] = true
+			names, err := dirNames(filepath.Join(base, dir))
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range names {
+				files[filepath.Join(dir, n)] = true
+			}
+		}
+	}
+	return func(name string) (bool, error) { return files[name], nil }, nil
+}
+
+// dirNames returns the names in dir, unsorted.
+func dirNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
 }
 
 // relationFiles returns, for each of schemas, the main files of the
