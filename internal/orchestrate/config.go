@@ -1,7 +1,6 @@
 package orchestrate
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -429,7 +428,7 @@ func (c *Config) config() *results.StudyConfig {
 	sc := &results.StudyConfig{Variants: c.Variants, Settings: names, Stores: c.Stores, Runs: c.Runs,
 		Hold: c.Hold, Fanout: c.Fanout, Queries: c.Queries, Cache: c.Cache, Turns: c.Turns, Serve: c.Serve, Workload: c.Workload, Root: root, MaxLoad: c.MaxLoad}
 	if c.MaxLoad > 0 {
-		sc.Gate = string(cmp.Or(c.Gate, GateLoad))
+		sc.Gate = string(c.Gate) // setDefaults made "" GateLoad
 	}
 	if len(c.Holds) > 1 {
 		sc.Holds = c.Holds

@@ -32,7 +32,7 @@ func TestLimitRows(t *testing.T) {
 	for _, want := range []string{
 		"| Memory mappings per open store | 4 | – (not recorded) |",
 		"| pthread keys per open store | 1 | – (not recorded) |",
-		"| Open stores until the first limit here | 1,000 | – (not recorded) |",
+		"| Open stores until the first limit here, in the hold's processes together | 1,000 | – (not recorded) |",
 		"| same, which limit (per open store; left before the first open) | pthread keys (1 per store; 1,000 left) | – (not recorded) |",
 	} {
 		if !strings.Contains(b.String(), want) {

@@ -156,7 +156,7 @@ func holdFigures() []figure {
 			value: held(mappingsPerStore), na: limitsNotRecorded, when: (*table).recordedLimits, uses: exported},
 		{name: "pthread-keys-per-open-store", label: "pthread keys per open store", unit: "keys", phase: job.PhaseHold,
 			value: held(pthreadKeysPerStore), na: pthreadKeysNA, when: (*table).recordedLimits, uses: exported},
-		{name: "open-stores-until-limit", label: "Open stores until the first limit here", unit: "stores", phase: job.PhaseHold,
+		{name: "open-stores-until-limit", label: "Open stores until the first limit here, in the hold's processes together", unit: "stores", phase: job.PhaseHold,
 			value: held(storesUntilLimit), na: noWall, when: (*table).recordedLimits, uses: exported},
 		{base: "open-stores-until-limit", label: "same, which limit (per open store; left before the first open)", phase: job.PhaseHold, text: (*table).firstLimit, when: (*table).recordedLimits},
 	}
