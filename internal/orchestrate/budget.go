@@ -80,10 +80,12 @@ func budgetLine(id string, b results.Budget, gate Gate) string {
 	if w := b.InWorkers; w != nil {
 		line += fmt.Sprintf(" (%.1f s of them untimed: connecting, warm-ups, read-backs), %.1f s waiting for memory statistics and split holds",
 			w.UntimedS, w.SettleS+w.ReleaseS)
-		rest := own - b.StartS() - w.DataS - w.CacheS - w.MemoryS - b.Cleanup
+		// The rest of the workers' time: their store loops, progress
+		// lines and records (and all of a worker's that kept no account).
+		loops := own - b.StartS() - w.DataS - w.CacheS - w.MemoryS - b.Cleanup - b.OrchestratorS()
 		line += fmt.Sprintf("; manydb's own work %.1f s (%.2f %%): %.1f s starting and ending workers, %.1f s notes and answers, "+
-			"%.1f s page cache, %.1f s memory snapshots, %.1f s removing stores, %.1f s other (store loops, the orchestrator)",
-			own, pct(own), b.StartS(), w.DataS, w.CacheS, w.MemoryS, b.Cleanup, rest)
+			"%.1f s page cache, %.1f s memory snapshots, %.1f s removing stores, %.1f s the workers' store loops, %.1f s the orchestrator",
+			own, pct(own), b.StartS(), w.DataS, w.CacheS, w.MemoryS, b.Cleanup, loops, b.OrchestratorS())
 	} else {
 		line += fmt.Sprintf("; manydb's own work %.1f s (%.2f %%), %.1f s of it removing stores", own, pct(own), b.Cleanup)
 	}

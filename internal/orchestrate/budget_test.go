@@ -1,6 +1,7 @@
 package orchestrate
 
 import (
+	"strings"
 	"testing"
 
 	"manydb/internal/results"
@@ -14,5 +15,22 @@ func TestEngineSecondsCountsEverySpan(t *testing.T) {
 		DeleteMs: []float64{750}, Hold: &results.Hold{EngineS: 2}}
 	if got := engineSeconds(r); got != 5 {
 		t.Errorf("engineSeconds = %v s, want 5 (1 create, 1 visits, 0.25 export, 0.75 delete, 2 hold)", got)
+	}
+}
+
+// TestBudgetLineParts: the study's last line gives manydb's own work in
+// parts that add up to it, the workers' store loops and the orchestrator
+// apart.
+func TestBudgetLineParts(t *testing.T) {
+	b := results.Budget{Wall: 200, Wait: 40, Engine: 120, Workers: 150, Cleanup: 1.5, Accounted: 150,
+		InWorkers: &results.WorkerTime{RunS: 147, UntimedS: 4, DataS: 6, CacheS: 8, MemoryS: 0.5, SettleS: 2}}
+	// own 200-124-42 = 34: starts 3, notes 6, page cache 8, snapshots 0.5,
+	// removal 1.5, the orchestrator 200-40-150-1.5 = 8.5, the loops 6.5.
+	line := budgetLine("s", b, GateLoad)
+	for _, want := range []string{"manydb's own work 34.0 s (17.00 %)", "3.0 s starting and ending workers", "6.0 s notes and answers",
+		"8.0 s page cache", "0.5 s memory snapshots", "1.5 s removing stores", "6.5 s the workers' store loops", "8.5 s the orchestrator"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the line %q does not say %q", line, want)
+		}
 	}
 }

@@ -120,6 +120,15 @@ func (b Budget) OwnS() float64 {
 	return b.Wall - b.EngineS() - b.WaitingS() - b.Failed - b.Rebuild
 }
 
+// OrchestratorS is the orchestrator's own time: the wall time outside the
+// load waits, the workers (finished, failed, remaking a resumed study's
+// stores) and the removal of stores. It holds the study's start (checking
+// the variants, the env record, a server's start), the gate's readings,
+// starting each phase and writing its record.
+func (b Budget) OrchestratorS() float64 {
+	return b.Wall - b.Wait - b.Workers - b.Failed - b.Rebuild - b.Cleanup
+}
+
 // StartS is the accounted workers' time outside their runs: process
 // start (the runtime, the engine's libraries) and exit.
 func (b Budget) StartS() float64 {

@@ -61,6 +61,9 @@ func TestBudgetOwn(t *testing.T) {
 	if got := b.StartS(); got != 2 {
 		t.Errorf("starts %v s, want 2", got)
 	}
+	if got, want := b.OrchestratorS(), 100-20-75-2-3.0; got != want {
+		t.Errorf("orchestrator %v s, want %v", got, want)
+	}
 	old := Budget{Wall: 100, Wait: 20, Engine: 60, Workers: 75, Cleanup: 3}
 	if got := old.OwnS(); got != 20 || old.StartS() != 0 {
 		t.Errorf("a record without accounts: own %v s, starts %v s, want 20 and 0", got, old.StartS())
