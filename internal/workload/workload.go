@@ -95,16 +95,19 @@ func agentTail(buf []byte, i int) []byte {
 
 // appendPrefix appends "<word><j> of agent <i>: " to buf.
 func appendPrefix(buf []byte, word string, j, i int) []byte {
-	buf = append(buf, word...)
-	buf = strconv.AppendInt(buf, int64(j), 10)
-	return agentTail(buf, i)
+	return agentTail(appendWordNumber(buf, word, j), i)
+}
+
+// appendWordNumber appends "<word><j>", a prefix's start, to buf.
+func appendWordNumber(buf []byte, word string, j int) []byte {
+	return strconv.AppendInt(append(buf, word...), int64(j), 10)
 }
 
 // appendPrefixed writes "<word><j>", then tail (agentTail of the note's
 // agent) and Lorem ipsum to b, cut to n bytes.
 func appendPrefixed(b *strings.Builder, word string, j int, tail []byte, n int) {
 	var buf [64]byte
-	prefix := append(strconv.AppendInt(append(buf[:0], word...), int64(j), 10), tail...)
+	prefix := append(appendWordNumber(buf[:0], word, j), tail...)
 	if len(prefix) >= n {
 		b.Write(prefix[:n])
 		return
