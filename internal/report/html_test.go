@@ -71,9 +71,9 @@ func TestHTMLEveryChartAndValue(t *testing.T) {
 }
 
 // checkPage checks that every chart of a parsed report has data and sits
-// in a row of charts (div.charts), every
-// <td> a value or a reason, every row as many <td> as its table
-// has columns, and that the page loads nothing.
+// in a row of charts (div.charts), every <td> a value or a reason, every
+// row as many <td> as its table has columns, and that the page loads
+// nothing.
 func checkPage(t *testing.T, doc *html.Node) {
 	t.Helper()
 	var figures, tds, scripts, links int

@@ -412,7 +412,6 @@ func snapshot(server serverProcs) (procSnapshot, error) {
 // an engine in the worker's process.
 type serverProcs func() ([]int, error)
 
-// serverOf returns v's server's processes, or nil.
 // settle waits, for a variant that closes stores in the background
 // (engine.Settler), until the stores closed before the hold's first
 // snapshot (its warm-up's) are closed for good; the wait is an untimed
@@ -429,6 +428,7 @@ func settle(v engine.Variant, spent *results.WorkerTime) error {
 	return nil
 }
 
+// serverOf returns v's server's processes, or nil.
 func serverOf(v engine.Variant) serverProcs {
 	if sv, ok := base(v).(engine.ServerVariant); ok {
 		return sv.ServerProcesses
