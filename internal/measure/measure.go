@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Memory is a process' memory in KiB, as the kernel accounts it.
@@ -160,11 +162,7 @@ func DirSpace(dir string) (Space, error) { return FilesSpace(DirFiles(dir)) }
 // FilesSpace sums the files fs, named relative to fs.Dir.
 func FilesSpace(fs Files) (Space, error) {
 	var s Space
-	err := fs.each(func(path string, f *os.File, _ int64) error {
-		var st syscall.Stat_t
-		if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
-			return fmt.Errorf("stat %s: %w", path, err)
-		}
+	err := fs.each(func(path string, _ int, st *unix.Stat_t) error {
 		s.Bytes += st.Blocks * 512
 		s.ApparentBytes += st.Size
 		rel, err := filepath.Rel(fs.Dir, path)

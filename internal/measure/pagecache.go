@@ -3,7 +3,6 @@ package measure
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,25 +33,25 @@ func SyncEvictFiles(fs Files) error { return evictFiles(fs, true) }
 // evictFiles syncs each of the files fs that has dirty pages, or every
 // one (syncAll), and drops them from the page cache.
 func evictFiles(fs Files, syncAll bool) error {
-	return fs.each(func(path string, f *os.File, size int64) error {
-		if syncAll || dirty(f, size) {
-			if err := unix.Fdatasync(int(f.Fd())); err != nil {
+	return fs.each(func(path string, fd int, st *unix.Stat_t) error {
+		if syncAll || dirty(fd, st.Size) {
+			if err := unix.Fdatasync(fd); err != nil {
 				return fmt.Errorf("fdatasync %s: %w", path, err)
 			}
 		}
-		if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+		if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
 			return fmt.Errorf("posix_fadvise %s: %w", path, err)
 		}
 		return nil
 	})
 }
 
-// dirty says whether f, of size bytes, may have pages that are dirty or
-// under writeback: true unless cachestat(2) counts none.
-func dirty(f *os.File, size int64) bool {
+// dirty says whether the open file fd, of size bytes, may have pages that
+// are dirty or under writeback: true unless cachestat(2) counts none.
+func dirty(fd int, size int64) bool {
 	var cs unix.Cachestat_t
 	rng := unix.CachestatRange{Off: 0, Len: uint64(size)}
-	if err := unix.Cachestat(uint(f.Fd()), &rng, &cs, 0); err != nil {
+	if err := unix.Cachestat(uint(fd), &rng, &cs, 0); err != nil {
 		return true
 	}
 	return cs.Dirty > 0 || cs.Writeback > 0
@@ -97,27 +96,45 @@ func (r *CacheReader) Close() error { return r.null.Close() }
 // their size, in bytes.
 func (r *CacheReader) Read(fs Files) (int64, error) {
 	var total int64
-	err := fs.each(func(path string, f *os.File, size int64) error {
-		if err := sendAll(int(r.null.Fd()), f); err != nil {
+	null := int(r.null.Fd())
+	err := fs.each(func(path string, fd int, st *unix.Stat_t) error {
+		if err := sendAll(null, fd); err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
-		total += size
+		total += st.Size
 		return nil
 	})
 	return total, err
 }
 
-// sendAll sends f from its offset to its end to the descriptor null,
-// with sendfile(2), or with io.Copy where f's filesystem cannot splice.
-func sendAll(null int, f *os.File) error {
+// sendAll sends the open file fd from its offset to its end to the
+// descriptor null, with sendfile(2), or with reads where fd's filesystem
+// cannot splice.
+func sendAll(null, fd int) error {
 	for {
-		n, err := unix.Sendfile(null, int(f.Fd()), nil, 1<<30)
+		n, err := unix.Sendfile(null, fd, nil, 1<<30)
 		switch {
 		case errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN):
 			continue
 		case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS):
-			_, err = io.Copy(io.Discard, f)
+			return readToEnd(fd)
+		case err != nil:
 			return err
+		case n == 0:
+			return nil
+		}
+	}
+}
+
+// readToEnd reads the open file fd from its offset to its end, 32 KB at
+// a time, and drops what it reads.
+func readToEnd(fd int) error {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := unix.Read(fd, buf)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
 		case err != nil:
 			return err
 		case n == 0:
@@ -165,35 +182,32 @@ func Resident(dir string) (Residency, error) { return ResidentFiles(DirFiles(dir
 // ResidentFiles is Resident of the files fs.
 func ResidentFiles(fs Files) (Residency, error) {
 	var r Residency
-	err := fs.each(func(path string, f *os.File, size int64) error {
-		fr, err := fileResidency(path, f, size)
+	err := fs.each(func(path string, fd int, st *unix.Stat_t) error {
+		fr, err := fileResidency(path, fd, st)
 		r.Add(fr)
 		return err
 	})
 	return r, err
 }
 
-// fileResidency counts the pages of one open file of size bytes that are
-// in the page cache (Resident's count, for one file): with cachestat(2)
+// fileResidency counts the pages of one open file, fd, whose status is
+// st, that are in the page cache (Resident's count, for one file): with cachestat(2)
 // (Linux 6.5 and later), whose cost follows the pages cached, and where
 // the kernel has none, with mincore(2), whose cost follows the file's size
 // (a shared store's cold run checks its whole file before every agent;
 // BenchmarkResidency compares the two).
-func fileResidency(path string, f *os.File, size int64) (Residency, error) {
+func fileResidency(path string, fd int, st *unix.Stat_t) (Residency, error) {
 	var r Residency
+	size := st.Size
 	if size == 0 {
 		return r, nil
 	}
 	page := int64(os.Getpagesize())
-	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
-		return r, fmt.Errorf("stat %s: %w", path, err)
-	}
 	r.Allocated = (st.Blocks*512 + page - 1) / page
 	r.Pages = (size + page - 1) / page
-	n, err := cachedPages(f, size)
+	n, err := cachedPages(fd, size)
 	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) {
-		n, err = mincorePages(f, size)
+		n, err = mincorePages(fd, size)
 	}
 	if err != nil {
 		return r, fmt.Errorf("residency of %s: %w", path, err)
@@ -202,22 +216,22 @@ func fileResidency(path string, f *os.File, size int64) (Residency, error) {
 	return r, nil
 }
 
-// cachedPages counts f's pages in the first size bytes that are in the
-// page cache, with cachestat(2).
-func cachedPages(f *os.File, size int64) (int64, error) {
+// cachedPages counts the pages of the open file fd in its first size
+// bytes that are in the page cache, with cachestat(2).
+func cachedPages(fd int, size int64) (int64, error) {
 	var cs unix.Cachestat_t
 	rng := unix.CachestatRange{Off: 0, Len: uint64(size)}
-	if err := unix.Cachestat(uint(f.Fd()), &rng, &cs, 0); err != nil {
+	if err := unix.Cachestat(uint(fd), &rng, &cs, 0); err != nil {
 		return 0, fmt.Errorf("cachestat: %w", err)
 	}
 	return int64(cs.Cache), nil
 }
 
-// mincorePages counts f's pages in the first size bytes that are in the
-// page cache, with mincore(2) on a read-only mapping (mapping reads
-// nothing in).
-func mincorePages(f *os.File, size int64) (int64, error) {
-	m, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+// mincorePages counts the pages of the open file fd in its first size
+// bytes that are in the page cache, with mincore(2) on a read-only
+// mapping (mapping reads nothing in).
+func mincorePages(fd int, size int64) (int64, error) {
+	m, err := unix.Mmap(fd, 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return 0, fmt.Errorf("mmap: %w", err)
 	}
@@ -236,8 +250,12 @@ func mincorePages(f *os.File, size int64) (int64, error) {
 	return n, nil
 }
 
-// walkFiles calls fn for every regular file under dir, opened read-only.
-func walkFiles(dir string, fn func(path string, f *os.File, size int64) error) error {
+// A fileFunc is called with a file's path, the file opened read-only (a
+// file descriptor, closed when fn returns) and its status.
+type fileFunc func(path string, fd int, st *unix.Stat_t) error
+
+// walkFiles calls fn for every regular file under dir.
+func walkFiles(dir string, fn fileFunc) error {
 	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return err
@@ -246,22 +264,36 @@ func walkFiles(dir string, fn func(path string, f *os.File, size int64) error) e
 	})
 }
 
-// openFile calls fn with the file at path opened read-only; a file that
-// is gone is skipped.
-func openFile(path string, fn func(path string, f *os.File, size int64) error) error {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+// openFile calls fn with the file at path opened read-only and its
+// status; a file that is gone is skipped. It opens the file with open(2)
+// itself: os.Open's registration with Go's poller (four fcntl calls and
+// an epoll_ctl that a regular file refuses) doubled the cost of a cached
+// file's open, status and close (BenchmarkOpenFile).
+func openFile(path string, fn fileFunc) error {
+	fd, err := openReadOnly(path)
+	if errors.Is(err, unix.ENOENT) {
 		return nil // removed meanwhile (an engine's temporary file)
 	}
 	if err != nil {
-		return err
+		return &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return &os.PathError{Op: "fstat", Path: path, Err: err}
 	}
-	return fn(path, f, st.Size())
+	return fn(path, fd, &st)
+}
+
+// openReadOnly opens path read-only, retrying when a signal interrupts
+// the call (as os.Open does).
+func openReadOnly(path string) (int, error) {
+	for {
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if !errors.Is(err, unix.EINTR) {
+			return fd, err
+		}
+	}
 }
 
 // Files are a store's files: every regular file under Dir (DirFiles), or
@@ -282,7 +314,7 @@ func ListedFiles(base string, names []string) Files {
 }
 
 // each calls fn for each of the files, opened read-only.
-func (fs Files) each(fn func(path string, f *os.File, size int64) error) error {
+func (fs Files) each(fn fileFunc) error {
 	if !fs.listed {
 		return walkFiles(fs.Dir, fn)
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -88,7 +90,7 @@ func TestDirty(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if !dirty(f, 1<<20) {
+	if !dirty(int(f.Fd()), 1<<20) {
 		t.Fatal("a file just written: dirty says no page is dirty")
 	}
 	if err := unix.Fdatasync(int(f.Fd())); err != nil {
@@ -98,7 +100,7 @@ func TestDirty(t *testing.T) {
 	if err := unix.Cachestat(uint(f.Fd()), &unix.CachestatRange{Len: 1 << 20}, &cs, 0); err != nil {
 		t.Skipf("no cachestat here (%v): dirty says yes for every file", err)
 	}
-	if dirty(f, 1<<20) {
+	if dirty(int(f.Fd()), 1<<20) {
 		t.Fatal("a file synced: dirty says it has dirty pages")
 	}
 }
@@ -197,7 +199,7 @@ func TestCountersAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	n, err := mincorePages(f, size)
+	n, err := mincorePages(int(f.Fd()), size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +209,7 @@ func TestCountersAgree(t *testing.T) {
 	if n != 10 {
 		t.Fatalf("mincore counts %d cached pages, want 10", n)
 	}
-	c, err := cachedPages(f, size)
+	c, err := cachedPages(int(f.Fd()), size)
 	if errors.Is(err, unix.ENOSYS) {
 		t.Skipf("no cachestat in this kernel (%v); mincore counted 10", err)
 	}
@@ -235,11 +237,11 @@ func BenchmarkResidency(b *testing.B) {
 	defer f.Close()
 	for _, c := range []struct {
 		name  string
-		count func(*os.File, int64) (int64, error)
+		count func(int, int64) (int64, error)
 	}{{"cachestat", cachedPages}, {"mincore", mincorePages}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := c.count(f, size); err != nil {
+				if _, err := c.count(int(f.Fd()), size); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -250,7 +252,7 @@ func BenchmarkResidency(b *testing.B) {
 // BenchmarkReadAllFiles reads 100 cached files of 344 KB (a store's size
 // in the reference workload) into the page cache, as a warm run's prewarm
 // does: with sendfile to /dev/null (CacheReader) and, for comparison,
-// with io.Copy's 8 KB reads, which it replaced.
+// with reads of 8 KB (io.Copy's, which it replaced).
 func BenchmarkReadAllFiles(b *testing.B) {
 	dir := b.TempDir()
 	data := bytes.Repeat([]byte{1}, 344<<10)
@@ -271,11 +273,16 @@ func BenchmarkReadAllFiles(b *testing.B) {
 			}
 		}
 	})
-	b.Run("io.Copy", func(b *testing.B) {
+	b.Run("read-8KB", func(b *testing.B) {
+		buf := make([]byte, 8<<10)
 		for b.Loop() {
-			err := DirFiles(dir).each(func(path string, f *os.File, size int64) error {
-				_, err := io.Copy(io.Discard, f)
-				return err
+			err := DirFiles(dir).each(func(path string, fd int, _ *unix.Stat_t) error {
+				for {
+					n, err := unix.Read(fd, buf)
+					if err != nil || n == 0 {
+						return err
+					}
+				}
 			})
 			if err != nil {
 				b.Fatal(err)
@@ -296,8 +303,8 @@ func BenchmarkEvict(b *testing.B) {
 		}
 	}
 	syncEach := func(dir string) error {
-		return DirFiles(dir).each(func(path string, f *os.File, size int64) error {
-			return unix.Fdatasync(int(f.Fd()))
+		return DirFiles(dir).each(func(path string, fd int, _ *unix.Stat_t) error {
+			return unix.Fdatasync(fd)
 		})
 	}
 	if err := syncEach(dir); err != nil {
@@ -322,5 +329,86 @@ func BenchmarkEvict(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkOpenFile opens a cached file, reads its status and closes it,
+// as every page cache pass does for each file of each store: with
+// open(2) itself (openFile) and, for comparison, with os.Open, which
+// openFile replaced.
+func BenchmarkOpenFile(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "f")
+	if err := os.WriteFile(path, bytes.Repeat([]byte{1}, 344<<10), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("openFile", func(b *testing.B) {
+		for b.Loop() {
+			if err := openFile(path, func(string, int, *unix.Stat_t) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("os.Open", func(b *testing.B) {
+		for b.Loop() {
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := f.Stat(); err != nil {
+				b.Fatal(err)
+			}
+			f.Fd()
+			f.Close()
+		}
+	})
+}
+
+// TestOpenFileGone: a listed file that is gone is skipped, another
+// failure to open is an error naming the file, and fn gets the file's
+// status and a descriptor it can read.
+func TestOpenFileGone(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a"), []byte("12345"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int64
+	err := ListedFiles(dir, []string{"gone", "a"}).each(func(path string, fd int, st *unix.Stat_t) error {
+		buf := make([]byte, 8)
+		n, err := unix.Read(fd, buf)
+		if err != nil || string(buf[:n]) != "12345" {
+			t.Errorf("read %s: %q (%v), want 12345", path, buf[:n], err)
+		}
+		sizes = append(sizes, st.Size)
+		return nil
+	})
+	if err != nil || !slices.Equal(sizes, []int64{5}) {
+		t.Fatalf("each over a gone and a present file: sizes %v (%v), want [5]", sizes, err)
+	}
+	err = ListedFiles(dir, []string{"a/b"}).each(func(string, int, *unix.Stat_t) error { return nil })
+	if !errors.Is(err, unix.ENOTDIR) || !strings.Contains(err.Error(), "a/b") {
+		t.Fatalf("each over a path through a file: %v, want ENOTDIR naming a/b", err)
+	}
+}
+
+// TestReadToEnd: the reads that stand in for sendfile(2) where a
+// filesystem cannot splice go to the file's end.
+func TestReadToEnd(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	const size = 100<<10 + 7
+	if err := os.WriteFile(path, bytes.Repeat([]byte{1}, size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := openFile(path, func(_ string, fd int, _ *unix.Stat_t) error {
+		if err := readToEnd(fd); err != nil {
+			return err
+		}
+		off, err := unix.Seek(fd, 0, io.SeekCurrent)
+		if err == nil && off != size {
+			t.Errorf("after readToEnd the offset is %d, want %d", off, size)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
