@@ -249,8 +249,10 @@ func leanOptions() map[string]string {
 // setting's options when lean; with a maximum size of maxKB when it is
 // not 0 (else lean's, or ObjectBox's default).
 func cOpen(dir string, model *cModel, lean bool, maxKB uint64) (cStore, error) {
-	cdir := C.CString(dir)
-	defer C.free(unsafe.Pointer(cdir))
+	// The path as a NUL-terminated Go slice (obx_opt_directory copies it)
+	// rather than C.CString's copy in C memory: no malloc, free and two
+	// more cgo calls inside the open's span.
+	cdir := append([]byte(dir), 0)
 	var p unsafe.Pointer
 	var n C.size_t
 	if model != nil {
@@ -263,7 +265,7 @@ func cOpen(dir string, model *cModel, lean bool, maxKB uint64) (cStore, error) {
 	if maxKB != 0 {
 		l.max_kb = C.uint64_t(maxKB)
 	}
-	s := C.mdb_open(cdir, p, n, l)
+	s := C.mdb_open((*C.char)(unsafe.Pointer(&cdir[0])), p, n, l)
 	if s == nil {
 		return cStore{}, lastError(0)
 	}
