@@ -58,12 +58,17 @@ type WorkerTime struct {
 	// ReleaseS: a process of a split hold waiting, its stores open, for
 	// the others to open theirs.
 	ReleaseS float64 `json:"release_s"`
+	// YieldS: the store loop's yields to Go's scheduler between stores
+	// (docs/benchmarks.md, "Go's scheduler: the phase yields between
+	// stores"), part of the store loop; 0 in records from before it was
+	// kept.
+	YieldS float64 `json:"yield_s"`
 }
 
 // parts are w's parts with their JSON names.
 func (w WorkerTime) parts() map[string]float64 {
 	return map[string]float64{"untimed_s": w.UntimedS, "data_s": w.DataS, "cache_s": w.CacheS,
-		"memory_s": w.MemoryS, "settle_s": w.SettleS, "release_s": w.ReleaseS}
+		"memory_s": w.MemoryS, "settle_s": w.SettleS, "release_s": w.ReleaseS, "yield_s": w.YieldS}
 }
 
 // check refuses a negative part, or parts that together exceed the run
@@ -91,6 +96,7 @@ func (w *WorkerTime) Add(o WorkerTime) {
 	w.MemoryS += o.MemoryS
 	w.SettleS += o.SettleS
 	w.ReleaseS += o.ReleaseS
+	w.YieldS += o.YieldS
 }
 
 // EngineS is the time inside engine calls: the timed spans and, where the

@@ -34,8 +34,8 @@ func spend(part *float64, t0 time.Time) { *part += time.Since(t0).Seconds() }
 
 func newStoreLoop(j job.Job, stderr io.Writer) *storeLoop {
 	now := time.Now()
-	l := &storeLoop{store: -1, progress: progress{last: now}, yielder: yielder{last: now, yield: runtime.Gosched},
-		stderr: stderr, stdin: os.Stdin}
+	l := &storeLoop{store: -1, progress: progress{last: now}, stderr: stderr, stdin: os.Stdin}
+	l.yielder = yielder{last: now, yield: runtime.Gosched, spent: &l.spent.YieldS}
 	if j.Progress {
 		l.progress.w = stderr
 		l.progress.total, _ = j.Units()
@@ -109,6 +109,7 @@ func (p *progress) line(done, total int) {
 type yielder struct {
 	last  time.Time // the last yield, or the loop's start
 	yield func()    // runtime.Gosched; a counter in tests
+	spent *float64  // the seconds the yields took (the worker's YieldS)
 }
 
 // yieldEvery is how long a phase's goroutine runs between yields: less
@@ -117,11 +118,13 @@ type yielder struct {
 const yieldEvery = 5 * time.Millisecond
 
 // betweenStores yields when yieldEvery has passed since the last yield,
-// now being the time; it is called between timed spans.
+// now being the time, and adds how long the yield took to spent; it is
+// called between timed spans.
 func (y *yielder) betweenStores(now time.Time) {
 	if now.Sub(y.last) >= yieldEvery {
 		y.yield()
 		y.last = time.Now()
+		*y.spent += y.last.Sub(now).Seconds()
 	}
 }
 

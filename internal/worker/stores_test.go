@@ -75,16 +75,21 @@ func TestEachStore(t *testing.T) {
 // TestBetweenStoresYields checks that the goroutine is rescheduled once
 // yieldEvery has passed since its last yield, and not after every store:
 // calls spaced by more than yieldEvery each yield, and 100 calls in a row
-// yield only when the machine stalls between them.
+// yield only when the machine stalls between them; the yields' time is
+// counted.
 func TestBetweenStoresYields(t *testing.T) {
 	yields := 0
-	y := yielder{last: time.Now(), yield: func() { yields++ }}
+	var spent float64
+	y := yielder{last: time.Now(), yield: func() { yields++; time.Sleep(time.Millisecond) }, spent: &spent}
 	for range 3 {
 		time.Sleep(yieldEvery + time.Millisecond)
 		y.betweenStores(time.Now())
 	}
 	if yields != 3 {
 		t.Fatalf("3 calls, each more than yieldEvery (%v) after the last, yielded %d times, want 3", yieldEvery, yields)
+	}
+	if spent < 0.003 || spent > 1 {
+		t.Fatalf("3 yields of at least 1 ms each took %v s in all, want at least 0.003", spent)
 	}
 	for range 100 {
 		y.betweenStores(time.Now())
