@@ -195,6 +195,12 @@ const HeldLine = "held, waiting"
 // writes between timed spans. A worker started without it keeps none.
 const StatusEnv = "MANYDB_STATUS_FD"
 
+// SpawnedEnv names the environment variable that gives a worker the time
+// the orchestrator started it, in nanoseconds since the Unix epoch: the
+// worker records how long its process took to reach its run
+// (results.WorkerTime.SpawnS). A worker started without it records 0.
+const SpawnedEnv = "MANYDB_SPAWNED_NS"
+
 // StatusSize is the size of the status page: two little-endian uint64,
 // at StatusStore the store being worked on plus one (0: none yet), at
 // StatusDone the stores done.

@@ -83,10 +83,14 @@ func budgetLine(id string, b results.Budget, gate Gate) string {
 		// The rest of the workers' time: their store loops, progress
 		// lines and records (and all of a worker's that kept no account).
 		loops := own - b.StartS() - w.DataS - w.CacheS - w.MemoryS - b.Cleanup - b.OrchestratorS()
-		line += fmt.Sprintf("; manydb's own work %.1f s (%.2f %%): %.1f s starting and ending workers, %.1f s notes and answers, "+
+		starts := fmt.Sprintf("%.1f s starting and ending workers", b.StartS())
+		if w.SpawnS > 0 {
+			starts += fmt.Sprintf(" (%.1f s of it before their runs)", w.SpawnS)
+		}
+		line += fmt.Sprintf("; manydb's own work %.1f s (%.2f %%): %s, %.1f s notes and answers, "+
 			"%.1f s page cache, %.1f s memory snapshots, %.1f s removing stores, %.1f s the workers' store loops "+
 			"(%.1f s of them yielding to Go's scheduler), %.1f s the orchestrator",
-			own, pct(own), b.StartS(), w.DataS, w.CacheS, w.MemoryS, b.Cleanup, loops, w.YieldS, b.OrchestratorS())
+			own, pct(own), starts, w.DataS, w.CacheS, w.MemoryS, b.Cleanup, loops, w.YieldS, b.OrchestratorS())
 	} else {
 		line += fmt.Sprintf("; manydb's own work %.1f s (%.2f %%), %.1f s of it removing stores", own, pct(own), b.Cleanup)
 	}

@@ -105,6 +105,7 @@ func runWorker(ctx context.Context, w workerCmd) workerResult {
 	}
 	suspended := suspendedSoFar()
 	start := time.Now()
+	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", job.SpawnedEnv, start.UnixNano()))
 	if err := cmd.Start(); err != nil {
 		return workerResult{err: fmt.Errorf("start worker: %w", err)}
 	}

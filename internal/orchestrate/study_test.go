@@ -128,8 +128,9 @@ func TestStudyRecordsEveryPhase(t *testing.T) {
 		if r.Setting != "default" || r.Versions["fake"] != "1.0" || r.WorkerS <= 0 || len(r.LoadDuring) == 0 {
 			t.Errorf("%s: setting %q, versions %v, worker %v s, load samples %v", r.Phase, r.Setting, r.Versions, r.WorkerS, r.LoadDuring)
 		}
-		// The worker's own account is of a part of the process' time.
-		if w := r.WorkerTime; w == nil || w.RunS <= 0 || w.RunS > r.WorkerS {
+		// The worker's own account is of a part of the process' time,
+		// and it knows how long its process took to reach its run.
+		if w := r.WorkerTime; w == nil || w.RunS <= 0 || w.SpawnS <= 0 || w.RunS+w.SpawnS > r.WorkerS {
 			t.Errorf("%s: worker's account %+v in a process of %v s", r.Phase, w, r.WorkerS)
 		}
 	}

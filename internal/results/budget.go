@@ -63,6 +63,12 @@ type WorkerTime struct {
 	// stores"), part of the store loop; 0 in records from before it was
 	// kept.
 	YieldS float64 `json:"yield_s"`
+	// SpawnS: from the orchestrator starting the worker's process to the
+	// start of its run (exec, the runtime's and the libraries' start,
+	// making the variant), before RunS and not one of its parts; 0 when
+	// the worker was started without the orchestrator's clock
+	// (job.SpawnedEnv), and in records from before it was kept.
+	SpawnS float64 `json:"spawn_s"`
 }
 
 // parts are w's parts with their JSON names.
@@ -71,9 +77,12 @@ func (w WorkerTime) parts() map[string]float64 {
 		"memory_s": w.MemoryS, "settle_s": w.SettleS, "release_s": w.ReleaseS, "yield_s": w.YieldS}
 }
 
-// check refuses a negative part, or parts that together exceed the run
+// check refuses a negative time, or parts that together exceed the run
 // they were measured in.
 func (w WorkerTime) check() error {
+	if w.SpawnS < 0 {
+		return fmt.Errorf("worker_time.spawn_s is %v: a time is not negative", w.SpawnS)
+	}
 	var sum float64
 	for name, x := range w.parts() {
 		if x < 0 {
@@ -97,6 +106,7 @@ func (w *WorkerTime) Add(o WorkerTime) {
 	w.SettleS += o.SettleS
 	w.ReleaseS += o.ReleaseS
 	w.YieldS += o.YieldS
+	w.SpawnS += o.SpawnS
 }
 
 // EngineS is the time inside engine calls: the timed spans and, where the

@@ -14,6 +14,8 @@ func TestWorkerTimeCheck(t *testing.T) {
 		{WorkerTime{RunS: 1, DataS: -0.1}, "data_s is -0.1"},
 		{WorkerTime{RunS: 1, CacheS: 0.6, SettleS: 0.6}, "parts of 1.2"},
 		{WorkerTime{RunS: -1}, "in a run of -1"},
+		{WorkerTime{RunS: 1, DataS: 0.5, SpawnS: 3}, ""}, // before the run: not a part of it
+		{WorkerTime{RunS: 1, SpawnS: -0.01}, "spawn_s is -0.01"},
 	} {
 		err := c.w.check()
 		if (err == nil) != (c.want == "") || (err != nil && !strings.Contains(err.Error(), c.want)) {

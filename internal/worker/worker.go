@@ -29,6 +29,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -255,6 +256,7 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	loop := newStoreLoop(j, stderr)
+	loop.spent.SpawnS = sinceSpawn(os.Getenv(job.SpawnedEnv), start)
 	loop.spent.UntimedS += connected.Sub(start).Seconds()
 	loop.status = openStatus(os.Getenv(job.StatusEnv))
 	defer loop.status.close()
@@ -293,6 +295,18 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	spend(&loop.spent.RunS, start)
 	rec.WorkerTime = &loop.spent
 	return rec, nil
+}
+
+// sinceSpawn is the time from spawned, the orchestrator's clock when it
+// started this process (job.SpawnedEnv, Unix nanoseconds), to start, in
+// seconds: 0 without it, and 0 where a step of the wall clock between the
+// two would make it negative.
+func sinceSpawn(spawned string, start time.Time) float64 {
+	ns, err := strconv.ParseInt(spawned, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return max(0, start.Sub(time.Unix(0, ns)).Seconds())
 }
 
 // prepareVectors, for a workload with embeddings, records the variant's

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"manydb/internal/engine"
 	"manydb/internal/engines/fakeengine"
@@ -336,5 +337,19 @@ func TestTHPOffAndProcessSettings(t *testing.T) {
 	}
 	if v != "0" {
 		t.Errorf("thp_enabled = %q after --thp-off, want 0", v)
+	}
+}
+
+// TestSinceSpawn: the time from the orchestrator's clock at the worker's
+// start to its run; none without it, and never negative.
+func TestSinceSpawn(t *testing.T) {
+	start := time.Unix(100, 500_000_000)
+	for _, c := range []struct {
+		env  string
+		want float64
+	}{{"99000000000", 1.5}, {"", 0}, {"soon", 0}, {"101000000000", 0}} {
+		if got := sinceSpawn(c.env, start); got != c.want {
+			t.Errorf("sinceSpawn(%q) = %v, want %v", c.env, got, c.want)
+		}
 	}
 }
