@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -272,12 +273,28 @@ func walkDir(dir string, fn fileFunc) error {
 		return err
 	}
 	for _, sub := range subdirs {
-		if err := walkDir(sub, fn); err != nil && !errors.Is(err, unix.ENOENT) {
+		if err := walkDir(sub, fn); err != nil && !dirGone(err, sub) {
 			return err
 		}
 	}
 	return nil
 }
+
+// dirGone says whether err is walkDir's failure to open dir because it
+// is no longer there.
+func dirGone(err error, dir string) bool {
+	var pe *os.PathError
+	return errors.As(err, &pe) && pe.Op == "open" && pe.Path == dir && errors.Is(pe.Err, unix.ENOENT)
+}
+
+// The offsets in a getdents(2) record (struct linux_dirent64) of the
+// fields eachEntry reads.
+const (
+	direntIno    = int(unsafe.Offsetof(unix.Dirent{}.Ino))
+	direntReclen = int(unsafe.Offsetof(unix.Dirent{}.Reclen))
+	direntType   = int(unsafe.Offsetof(unix.Dirent{}.Type))
+	direntName   = int(unsafe.Offsetof(unix.Dirent{}.Name))
+)
 
 // eachEntry reads the directory fd, whose path is dir: it calls fn for
 // each regular file and returns the paths of the subdirectories. An entry
@@ -297,15 +314,18 @@ func eachEntry(fd int, dir string, fn fileFunc) ([]string, error) {
 			return subdirs, nil
 		}
 		for off := 0; off < n; {
-			d := (*unix.Dirent)(unsafe.Pointer(&buf[off]))
-			rec := buf[off : off+int(d.Reclen)]
-			off += len(rec)
-			name := unix.ByteSliceToString(rec[unsafe.Offsetof(d.Name):])
-			if name == "." || name == ".." || d.Ino == 0 {
+			reclen := int(binary.NativeEndian.Uint16(buf[off+direntReclen:]))
+			if reclen <= direntName || off+reclen > n {
+				return nil, fmt.Errorf("getdents %s: a record of %d bytes at %d of %d", dir, reclen, off, n)
+			}
+			rec := buf[off : off+reclen]
+			off += reclen
+			name := unix.ByteSliceToString(rec[direntName:])
+			if name == "." || name == ".." || binary.NativeEndian.Uint64(rec[direntIno:]) == 0 {
 				continue
 			}
 			path := dir + "/" + name
-			switch typ, err := entryType(path, d.Type); {
+			switch typ, err := entryType(path, rec[direntType]); {
 			case err != nil:
 				return nil, err
 			case typ == unix.DT_REG:

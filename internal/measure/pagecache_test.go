@@ -486,3 +486,43 @@ func BenchmarkWalkFiles(b *testing.B) {
 		}
 	})
 }
+
+// TestWalkFilesManyEntries: a directory whose listing takes more than
+// one read of getdents(2) (300 long names) is listed whole.
+func TestWalkFilesManyEntries(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 300 {
+		name := fmt.Sprintf("%03d-%s", i, strings.Repeat("n", 40))
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]bool{}
+	err := walkFiles(dir, func(path string, _ int, _ *unix.Stat_t) error {
+		seen[filepath.Base(path)] = true
+		return nil
+	})
+	if err != nil || len(seen) != 300 {
+		t.Fatalf("walkFiles listed %d of 300 files (%v)", len(seen), err)
+	}
+}
+
+// TestDirGone: only the failure to open the very directory, because it
+// is gone, counts as a subdirectory removed meanwhile.
+func TestDirGone(t *testing.T) {
+	gone := &os.PathError{Op: "open", Path: "d/sub", Err: unix.ENOENT}
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{gone, true},
+		{fmt.Errorf("wrapped: %w", gone), true},
+		{&os.PathError{Op: "open", Path: "d/sub/f", Err: unix.ENOENT}, false},
+		{&os.PathError{Op: "getdents", Path: "d/sub", Err: unix.ENOENT}, false},
+		{&os.PathError{Op: "open", Path: "d/sub", Err: unix.EACCES}, false},
+	} {
+		if got := dirGone(c.err, "d/sub"); got != c.want {
+			t.Errorf("dirGone(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}
