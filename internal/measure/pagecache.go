@@ -57,15 +57,17 @@ func dirty(fd int, size int64) bool {
 	return cs.Dirty > 0 || cs.Writeback > 0
 }
 
-// ReadAll reads every file under dir once, so that its pages are in the
-// page cache (as far as the cache holds them) and count as just used. It
-// hands each file to /dev/null with sendfile(2): the kernel takes each
-// page of the file (reading it in if it must) and marks it accessed, as
-// read(2) does, but copies nothing out, so cached files cost a fraction
-// of io.Copy's 8 KB reads (BenchmarkReadAllFiles; docs/method.md). Reads
-// of 256 KB were slower than io.Copy on the record's machine, and
-// checking residency first with mincore, to skip resident files, cost
-// more than reading them.
+// ReadAll reads the data of every file under dir once, so that its pages
+// are in the page cache (as far as the cache holds them) and count as
+// just used. It hands each file to /dev/null with sendfile(2): the kernel
+// takes each page of the file (reading it in if it must) and marks it
+// accessed, as read(2) does, but copies nothing out, so cached files cost
+// a fraction of io.Copy's 8 KB reads (BenchmarkReadAllFiles;
+// docs/method.md). Reads of 256 KB were slower than io.Copy on the
+// record's machine, and checking residency first with mincore, to skip
+// resident files, cost more than reading them. A sparse file's holes are
+// not read (sendData): reading one fills the page cache with zeros that
+// no engine wrote.
 func ReadAll(dir string) error {
 	r, err := NewCacheReader()
 	if err != nil {
@@ -92,55 +94,97 @@ func NewCacheReader() (*CacheReader, error) {
 // Close closes the reader's /dev/null.
 func (r *CacheReader) Close() error { return r.null.Close() }
 
-// Read reads the files fs into the page cache (ReadAll) and returns
-// their size, in bytes.
+// Read reads the data of the files fs into the page cache (ReadAll) and
+// returns how many bytes it read.
 func (r *CacheReader) Read(fs Files) (int64, error) {
 	var total int64
 	null := int(r.null.Fd())
 	err := fs.each(func(path string, fd int, st *unix.Stat_t) error {
-		if err := sendAll(null, fd); err != nil {
+		n, err := sendData(null, fd, st)
+		total += n
+		if err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
-		total += st.Size
 		return nil
 	})
 	return total, err
 }
 
-// sendAll sends the open file fd from its offset to its end to the
-// descriptor null, with sendfile(2), or with reads where fd's filesystem
-// cannot splice.
-func sendAll(null, fd int) error {
-	for {
-		n, err := unix.Sendfile(null, fd, nil, 1<<30)
+// sendData sends the data of the open file fd, whose status is st, to
+// the descriptor null and returns how many bytes it sent: the whole file
+// when its allocated blocks cover its size (no hole, so no lseek), else
+// each stretch of data that lseek(2)'s SEEK_DATA and SEEK_HOLE find.
+func sendData(null, fd int, st *unix.Stat_t) (int64, error) {
+	if st.Blocks*512 >= st.Size {
+		return sendRange(null, fd, 0, st.Size)
+	}
+	var sent int64
+	for off := int64(0); off < st.Size; {
+		data, err := unix.Seek(fd, off, unix.SEEK_DATA)
+		switch {
+		case errors.Is(err, unix.ENXIO): // no data after off
+			return sent, nil
+		case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EOPNOTSUPP):
+			n, err := sendRange(null, fd, off, st.Size) // no SEEK_DATA here
+			return sent + n, err
+		case err != nil:
+			return sent, fmt.Errorf("lseek SEEK_DATA: %w", err)
+		}
+		hole, err := unix.Seek(fd, data, unix.SEEK_HOLE)
+		if err != nil {
+			return sent, fmt.Errorf("lseek SEEK_HOLE: %w", err)
+		}
+		n, err := sendRange(null, fd, data, min(hole, st.Size))
+		sent += n
+		if err != nil {
+			return sent, err
+		}
+		off = hole
+	}
+	return sent, nil
+}
+
+// sendRange sends the bytes of the open file fd from off up to end (or
+// the file's end, if sooner) to the descriptor null with sendfile(2), or
+// with reads where fd's filesystem cannot splice, and returns how many
+// it sent. Knowing end, it makes no last call that finds nothing left.
+func sendRange(null, fd int, off, end int64) (int64, error) {
+	start := off
+	for off < end {
+		n, err := unix.Sendfile(null, fd, &off, int(end-off))
 		switch {
 		case errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN):
 			continue
 		case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS):
-			return readToEnd(fd)
+			n, err := readRange(fd, off, end)
+			return off - start + n, err
 		case err != nil:
-			return err
-		case n == 0:
-			return nil
+			return off - start, err
+		case n == 0: // the file is shorter than end
+			return off - start, nil
 		}
 	}
+	return off - start, nil
 }
 
-// readToEnd reads the open file fd from its offset to its end, 32 KB at
-// a time, and drops what it reads.
-func readToEnd(fd int) error {
+// readRange reads the open file fd from off up to end (or its end), 32
+// KB at a time, drops what it reads and returns how many bytes it read.
+func readRange(fd int, off, end int64) (int64, error) {
 	buf := make([]byte, 32<<10)
-	for {
-		n, err := unix.Read(fd, buf)
+	start := off
+	for off < end {
+		n, err := unix.Pread(fd, buf[:min(int64(len(buf)), end-off)], off)
 		switch {
 		case errors.Is(err, unix.EINTR):
 			continue
 		case err != nil:
-			return err
+			return off - start, err
 		case n == 0:
-			return nil
+			return off - start, nil
 		}
+		off += int64(n)
 	}
+	return off - start, nil
 }
 
 // Residency is how much of a store's files is in the page cache.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -262,18 +261,7 @@ func BenchmarkReadAllFiles(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.Run("sendfile", func(b *testing.B) {
-		r, err := NewCacheReader()
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer r.Close()
-		for b.Loop() {
-			if _, err := r.Read(DirFiles(dir)); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	b.Run("sendfile", func(b *testing.B) { benchRead(b, dir) })
 	b.Run("read-8KB", func(b *testing.B) {
 		buf := make([]byte, 8<<10)
 		for b.Loop() {
@@ -290,6 +278,38 @@ func BenchmarkReadAllFiles(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkReadSparseFiles reads 100 cached sparse files into the page
+// cache as a warm run's prewarm does: 1 MB each with 20 bytes of data,
+// like badger's DISCARD file in every store.
+func BenchmarkReadSparseFiles(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 100 {
+		path := filepath.Join(dir, fmt.Sprint(i))
+		if err := os.WriteFile(path, bytes.Repeat([]byte{1}, 20), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Truncate(path, 1<<20); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchRead(b, dir)
+}
+
+// benchRead reads the files under dir into the page cache with a
+// CacheReader, b.N times.
+func benchRead(b *testing.B, dir string) {
+	r, err := NewCacheReader()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	for b.Loop() {
+		if _, err := r.Read(DirFiles(dir)); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkEvict evicts 100 clean cached files of 344 KB, as a hold in a
@@ -391,27 +411,96 @@ func TestOpenFileGone(t *testing.T) {
 	}
 }
 
-// TestReadToEnd: the reads that stand in for sendfile(2) where a
-// filesystem cannot splice go to the file's end.
-func TestReadToEnd(t *testing.T) {
+// TestReadRange: the reads that stand in for sendfile(2) where a
+// filesystem cannot splice read the range asked for, and stop at the
+// file's end.
+func TestReadRange(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
 	const size = 100<<10 + 7
 	if err := os.WriteFile(path, bytes.Repeat([]byte{1}, size), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	err := openFile(path, func(_ string, fd int, _ *unix.Stat_t) error {
-		if err := readToEnd(fd); err != nil {
-			return err
+		for _, c := range []struct{ off, end, want int64 }{
+			{0, 1 << 30, size}, {10, 20, 10}, {40 << 10, 100 << 10, 60 << 10}, {size, size + 5, 0},
+		} {
+			n, err := readRange(fd, c.off, c.end)
+			if err != nil {
+				return err
+			}
+			if n != c.want {
+				t.Errorf("readRange(%d, %d) read %d bytes, want %d", c.off, c.end, n, c.want)
+			}
 		}
-		off, err := unix.Seek(fd, 0, io.SeekCurrent)
-		if err == nil && off != size {
-			t.Errorf("after readToEnd the offset is %d, want %d", off, size)
-		}
-		return err
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestReadSkipsHoles: a sparse file's data is read into the page cache,
+// and its holes are not (reading them would cache pages of zeros): after
+// an eviction, a Read of a 1 MB file with 4 KB of data at its start and
+// at 512 KB caches both and no page far from them, and says it read 8 KB.
+func TestReadSkipsHoles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sparse")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := bytes.Repeat([]byte{1}, 4096)
+	for _, off := range []int64{0, 512 << 10} {
+		if _, err := f.WriteAt(page, off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Truncate(1 << 20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if r, _ := Resident(dir); r.Allocated >= r.Pages {
+		t.Skipf("pages %d, allocated %d: this filesystem does not keep the file sparse", r.Pages, r.Allocated)
+	}
+	if err := Evict(dir); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewCacheReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n, err := r.Read(DirFiles(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 8192 {
+		t.Errorf("Read says it read %d bytes, want the 8192 of data", n)
+	}
+	for _, c := range []struct{ off, len, want int64 }{{0, 4096, 1}, {512 << 10, 4096, 1}, {192 << 10, 256 << 10, 0}, {768 << 10, 256 << 10, 0}} {
+		if got := cachedRange(t, path, c.off, c.len); got != c.want {
+			t.Errorf("%d pages cached from %d KB for %d KB, want %d", got, c.off>>10, c.len>>10, c.want)
+		}
+	}
+}
+
+// cachedRange counts the cached pages of the file at path in len bytes
+// from off, with cachestat(2); it skips the test where the kernel has
+// none.
+func cachedRange(t *testing.T, path string, off, len int64) int64 {
+	t.Helper()
+	var cs unix.Cachestat_t
+	err := openFile(path, func(_ string, fd int, _ *unix.Stat_t) error {
+		return unix.Cachestat(uint(fd), &unix.CachestatRange{Off: uint64(off), Len: uint64(len)}, &cs, 0)
+	})
+	if errors.Is(err, unix.ENOSYS) {
+		t.Skip("no cachestat(2) in this kernel")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int64(cs.Cache)
 }
 
 // TestWalkFiles: every regular file under a directory, its

@@ -33,7 +33,7 @@ const ColdProbe = 20
 const PrewarmPasses = 3
 
 // PrewarmAgain says whether a warm run reads its stores in once more
-// after pass number pass, which read readBytes of files with availBytes
+// after pass number pass, which read readBytes of the files' data with availBytes
 // of memory available before it (0: not known) and left the share
 // resident of its sample's pages cached: not once the sample is warm or
 // the passes are spent, nor when the files are larger than the memory

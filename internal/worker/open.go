@@ -152,9 +152,9 @@ func warmBefore(j job.Job, fs filer, dirs []string, rec *results.Record, loop *s
 	}
 }
 
-// readStores reads every file of the stores in dirs into the page cache,
-// spread over the machine's cores (spread), and returns their size, in
-// bytes.
+// readStores reads the data of every file of the stores in dirs into the
+// page cache (a sparse file's holes are not read), spread over the
+// machine's cores (spread), and returns how many bytes it read.
 func readStores(j job.Job, fs filer, dirs []string, loop *storeLoop) (int64, error) {
 	dirs = distinct(dirs)
 	readers := make([]*measure.CacheReader, lanes(len(dirs)))
