@@ -305,10 +305,13 @@ func TestLean(t *testing.T) {
 	}
 }
 
+// TestTHPOffAndProcessSettings runs a worker with --thp-off in a child
+// process (the prctl stays with the process) and checks its record: THP
+// off, the malloc variable of its environment recorded. The child ends
+// with os.Exit, which runs no cleanup, so its store directory is the
+// parent's t.TempDir.
 func TestTHPOffAndProcessSettings(t *testing.T) {
-	if os.Getenv("MANYDB_TEST_THP") == "1" {
-		// In a child process: the prctl stays with the process.
-		dir := t.TempDir()
+	if dir := os.Getenv("MANYDB_TEST_THP_DIR"); dir != "" {
 		var out bytes.Buffer
 		err := Run([]string{"--variant", "fake", "--phase", "create", "--dir", dir, "--stores", "1", "--thp-off"}, &out, io.Discard,
 			engine.Factory{ID: "fake", New: fakeengine.New("fake")})
@@ -319,7 +322,7 @@ func TestTHPOffAndProcessSettings(t *testing.T) {
 		os.Exit(0)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestTHPOffAndProcessSettings$")
-	cmd.Env = append(os.Environ(), "MANYDB_TEST_THP=1", "MALLOC_TRIM_THRESHOLD_=67108864")
+	cmd.Env = append(os.Environ(), "MANYDB_TEST_THP_DIR="+t.TempDir(), "MALLOC_TRIM_THRESHOLD_=67108864")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
