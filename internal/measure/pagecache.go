@@ -49,12 +49,17 @@ func evictFiles(fs Files, syncAll bool) error {
 // dirty says whether the open file fd, of size bytes, may have pages that
 // are dirty or under writeback: true unless cachestat(2) counts none.
 func dirty(fd int, size int64) bool {
+	cs, err := cacheStat(fd, 0, size)
+	return err != nil || cs.Dirty > 0 || cs.Writeback > 0
+}
+
+// cacheStat is cachestat(2) of the n bytes from off of the open file fd:
+// its pages cached, dirty and under writeback.
+func cacheStat(fd int, off, n int64) (unix.Cachestat_t, error) {
 	var cs unix.Cachestat_t
-	rng := unix.CachestatRange{Off: 0, Len: uint64(size)}
-	if err := unix.Cachestat(uint(fd), &rng, &cs, 0); err != nil {
-		return true
-	}
-	return cs.Dirty > 0 || cs.Writeback > 0
+	rng := unix.CachestatRange{Off: uint64(off), Len: uint64(n)}
+	err := unix.Cachestat(uint(fd), &rng, &cs, 0)
+	return cs, err
 }
 
 // ReadAll reads the data of every file under dir once, so that its pages
@@ -263,9 +268,8 @@ func fileResidency(path string, fd int, st *unix.Stat_t) (Residency, error) {
 // cachedPages counts the pages of the open file fd in its first size
 // bytes that are in the page cache, with cachestat(2).
 func cachedPages(fd int, size int64) (int64, error) {
-	var cs unix.Cachestat_t
-	rng := unix.CachestatRange{Off: 0, Len: uint64(size)}
-	if err := unix.Cachestat(uint(fd), &rng, &cs, 0); err != nil {
+	cs, err := cacheStat(fd, 0, size)
+	if err != nil {
 		return 0, fmt.Errorf("cachestat: %w", err)
 	}
 	return int64(cs.Cache), nil
@@ -307,7 +311,7 @@ func walkFiles(dir string, fn fileFunc) error { return walkDir(filepath.Clean(di
 
 // walkDir is walkFiles of a clean path.
 func walkDir(dir string, fn fileFunc) error {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := openRetrying(dir, unix.O_DIRECTORY)
 	if err != nil {
 		return &os.PathError{Op: "open", Path: dir, Err: err}
 	}
@@ -411,7 +415,7 @@ func entryType(path string, typ uint8) (uint8, error) {
 // an epoll_ctl that a regular file refuses) doubled the cost of a cached
 // file's open, status and close (BenchmarkOpenFile).
 func openFile(path string, fn fileFunc) error {
-	fd, err := openReadOnly(path)
+	fd, err := openRetrying(path, 0)
 	if errors.Is(err, unix.ENOENT) {
 		return nil // removed meanwhile (an engine's temporary file)
 	}
@@ -426,11 +430,11 @@ func openFile(path string, fn fileFunc) error {
 	return fn(path, fd, &st)
 }
 
-// openReadOnly opens path read-only, retrying when a signal interrupts
-// the call (as os.Open does).
-func openReadOnly(path string) (int, error) {
+// openRetrying opens path read-only (close-on-exec, with the flags
+// added), retrying when a signal interrupts the call, as os.Open does.
+func openRetrying(path string, flags int) (int, error) {
 	for {
-		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|flags, 0)
 		if !errors.Is(err, unix.EINTR) {
 			return fd, err
 		}

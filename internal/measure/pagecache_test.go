@@ -491,8 +491,9 @@ func TestReadSkipsHoles(t *testing.T) {
 func cachedRange(t *testing.T, path string, off, len int64) int64 {
 	t.Helper()
 	var cs unix.Cachestat_t
-	err := openFile(path, func(_ string, fd int, _ *unix.Stat_t) error {
-		return unix.Cachestat(uint(fd), &unix.CachestatRange{Off: uint64(off), Len: uint64(len)}, &cs, 0)
+	err := openFile(path, func(_ string, fd int, _ *unix.Stat_t) (err error) {
+		cs, err = cacheStat(fd, off, len)
+		return err
 	})
 	if errors.Is(err, unix.ENOSYS) {
 		t.Skip("no cachestat(2) in this kernel")
