@@ -17,9 +17,11 @@ type family struct {
 	color color.NRGBA
 }
 
-// familyColors are the families' colours in catalog order (Tableau 10,
-// chosen to tell apart on screen and in print); a variant of no family
-// of the catalog (the test engine "fake") is grey.
+// familyColors are the families' colours in catalog order, one for each
+// family of engine.Catalog() (TestFamilyColorsDistinct holds them to
+// it): Tableau 10's first nine, chosen to tell apart on screen and in
+// print, then Category 10's cyan in place of Tableau's grey, which is
+// the colour of a variant of no family (the test engine "fake").
 func familyColors() []color.NRGBA {
 	return []color.NRGBA{
 		{0x4e, 0x79, 0xa7, 0xff}, // blue
@@ -31,6 +33,7 @@ func familyColors() []color.NRGBA {
 		{0xb0, 0x7a, 0xa1, 0xff}, // purple
 		{0xff, 0x9d, 0xa7, 0xff}, // pink
 		{0x9c, 0x75, 0x5f, 0xff}, // brown
+		{0x17, 0xbe, 0xcf, 0xff}, // cyan
 	}
 }
 
