@@ -1,0 +1,110 @@
+// Package abrun runs interleaved A/B rounds of manydb studies and judges
+// every figure with package abtest. A round runs the same study (the same
+// flags, stores and seeds) once as side A and once as side B, back to
+// back, each in fresh processes and a fresh root, in the order A B, then
+// B A, then A B… (ABBA), so that a drift of the machine falls on both
+// sides alike. A side is a manydb binary (its workers beside it: two
+// builds are two bin/ directories) with flags of its own (another
+// variant, setting or option of one build). Rounds go on until every
+// figure has a verdict, the rounds or the time run out.
+package abrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"manydb/internal/abtest"
+)
+
+// Side is one side of the comparison.
+type Side struct {
+	// Name is "A" or "B".
+	Name string `json:"name"`
+	// Manydb is the side's manydb binary; its workers are beside it.
+	Manydb string `json:"manydb"`
+	// Args are flags of manydb run for this side only.
+	Args []string `json:"args,omitempty"`
+}
+
+// Config is an A/B comparison.
+type Config struct {
+	A, B Side
+	// RunArgs are the flags of manydb run both sides share; --root and
+	// --out are the rounds' own and may not be among them.
+	RunArgs []string
+	// Dir holds every round's roots, results files and logs, and the
+	// comparison's record (ab.json); it is made new.
+	Dir string
+	// MinRounds rounds run before any verdict (at least 2); MaxRounds at
+	// most; MaxTime bounds the whole comparison (0: no bound).
+	MinRounds, MaxRounds int
+	MaxTime              time.Duration
+	// Floor is the smallest δ (abtest.DefaultFloor unless set).
+	Floor float64
+	// Figures names the figures judged; empty: every figure both sides
+	// measured.
+	Figures []string
+	// Calibration maps a Key's String to its A/A calibration (δ per
+	// figure); a figure without one is judged against Floor.
+	Calibration map[string]abtest.Calibration
+	// Progress gets a line per round (nil: none).
+	Progress io.Writer
+}
+
+// ErrConfig marks a Config that cannot run; its message names the flag.
+var ErrConfig = errors.New("bad A/B configuration")
+
+// ownFlags are manydb run's flags each round sets itself.
+var ownFlags = []string{"--root", "-root", "--out", "-out"}
+
+// Validate checks c before anything is made.
+func (c Config) Validate() error {
+	switch {
+	case c.A.Manydb == "" || c.B.Manydb == "":
+		return fmt.Errorf("%w: each side needs its manydb binary", ErrConfig)
+	case c.Dir == "":
+		return fmt.Errorf("%w: name a directory for the rounds", ErrConfig)
+	case c.MinRounds < 2:
+		return fmt.Errorf("%w: --rounds %d: at least 2 rounds give an interval", ErrConfig, c.MinRounds)
+	case c.MaxRounds < c.MinRounds:
+		return fmt.Errorf("%w: --max-rounds %d is below --rounds %d", ErrConfig, c.MaxRounds, c.MinRounds)
+	case c.MaxTime < 0:
+		return fmt.Errorf("%w: --max-time must not be negative", ErrConfig)
+	case c.Floor <= 0 || c.Floor >= 1:
+		return fmt.Errorf("%w: --floor %v: give a share between 0 and 1 (0.03 for 3 %%)", ErrConfig, c.Floor)
+	}
+	for _, a := range slices.Concat(c.RunArgs, c.A.Args, c.B.Args) {
+		name, _, _ := strings.Cut(a, "=")
+		if slices.Contains(ownFlags, name) {
+			return fmt.Errorf("%w: %s: each round sets its own root and results file", ErrConfig, name)
+		}
+	}
+	return nil
+}
+
+// measureFunc runs one side of one round and returns its figures.
+type measureFunc func(ctx context.Context, round int, s Side) (Values, error)
+
+// Run runs c's rounds with the real manydb binaries and returns the
+// comparison (also written to Dir/ab.json).
+func Run(ctx context.Context, c Config) (*Comparison, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	studies := &studyRunner{dir: c.Dir, runArgs: c.RunArgs}
+	if err := studies.makeDir(); err != nil {
+		return nil, err
+	}
+	cmp, err := runRounds(ctx, c, studies.measure, time.Now)
+	if cmp != nil {
+		if werr := writeRecord(c, cmp); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return cmp, err
+}
