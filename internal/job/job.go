@@ -227,3 +227,24 @@ func StoreDir(dir string, i, fanout int) string {
 	}
 	return filepath.Join(append(parts, name)...)
 }
+
+// TestOpenDelayEnv names an environment variable for tests of the A/B
+// method only, unset in every study of record: a Go duration ("20us")
+// that the worker adds to every open of a store, inside the open's timed
+// span, by a busy wait, so that an A/B comparison has a known change to
+// find. A study made with it records it in its environment
+// ("test_open_delay").
+const TestOpenDelayEnv = "MANYDB_TEST_OPEN_DELAY"
+
+// ParseTestOpenDelay reads TestOpenDelayEnv's value: "" is none; a
+// negative or unreadable duration is an error naming the variable.
+func ParseTestOpenDelay(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s=%q: give a non-negative Go duration such as 20us", TestOpenDelayEnv, s)
+	}
+	return d, nil
+}

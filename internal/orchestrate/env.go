@@ -38,6 +38,9 @@ func Environment(root, version string) map[string]string {
 		// run reads its stores in first because of it.
 		"page_cache_reclaim": pageCacheReclaim(),
 	}
+	if d := os.Getenv(job.TestOpenDelayEnv); d != "" {
+		env["test_open_delay"] = d // a test of the A/B method: every open made slower
+	}
 	fsType, free := filesystem(root)
 	env["root"] = root
 	env["root_fs"] = fsType

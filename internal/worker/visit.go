@@ -2,6 +2,7 @@ package worker
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"manydb/internal/engine"
@@ -32,7 +33,23 @@ type visitor struct {
 }
 
 func newVisitor(j job.Job, v engine.Variant, a *answers) *visitor {
-	return &visitor{j: j, v: v, open: opener(v), a: a}
+	// Run refused an unreadable delay before any visit.
+	delay, _ := job.ParseTestOpenDelay(os.Getenv(job.TestOpenDelayEnv))
+	return &visitor{j: j, v: v, open: withDelay(opener(v), delay), a: a}
+}
+
+// withDelay returns open with a busy wait of d before each open, inside
+// the open's timed span (job.TestOpenDelayEnv, for tests of the A/B
+// method only); open itself when d is 0.
+func withDelay(open func(int, string) (engine.Store, error), d time.Duration) func(int, string) (engine.Store, error) {
+	if d == 0 {
+		return open
+	}
+	return func(i int, dir string) (engine.Store, error) {
+		for start := time.Now(); time.Since(start) < d; {
+		}
+		return open(i, dir)
+	}
 }
 
 // visit opens store i, whose directory is dir, makes steps on it and,

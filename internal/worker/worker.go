@@ -247,6 +247,9 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	if err == nil {
 		err = checkEnv(j.Env, os.Getenv)
 	}
+	if err == nil {
+		_, err = job.ParseTestOpenDelay(os.Getenv(job.TestOpenDelayEnv))
+	}
 	if err != nil {
 		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 	}
