@@ -29,6 +29,9 @@ type Side struct {
 	Manydb string `json:"manydb"`
 	// Args are flags of manydb run for this side only.
 	Args []string `json:"args,omitempty"`
+	// Env are NAME=value pairs added to this side's environment (e.g.
+	// the test-only job.TestOpenDelayEnv).
+	Env []string `json:"env,omitempty"`
 }
 
 // Config is an A/B comparison.

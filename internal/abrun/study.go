@@ -49,6 +49,7 @@ func (s *studyRunner) measure(ctx context.Context, n int, side Side) (Values, er
 	args := slices.Concat([]string{"run"}, s.runArgs, side.Args, []string{"--root", root, "--out", out})
 	cmd := exec.CommandContext(ctx, side.Manydb, args...)
 	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Env = append(os.Environ(), side.Env...)
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%s %v: %w (its output: %s)", side.Manydb, args, err, logName)
 	}

@@ -7,6 +7,7 @@
 //	manydb serve [flags]       serve agent turns from a pool of open stores: latency and memory per pool size
 //	manydb tables FILE...      print the tables of results files (--format md|overview|csv|json|gobench)
 //	manydb compare OLD NEW     compare two results files: change and significance
+//	manydb ab [flags] -- RUN   A against B in interleaved rounds: same, different or not yet known per figure
 //	manydb advise [flags]      answer a scenario from results files: which variants qualify, at which pool, why not
 //	manydb report -o F FILE... write one self-contained HTML page with tables and charts
 //	manydb profile --engine V  time each step of creating a store, on disk and tmpfs, and count its syncs
@@ -43,6 +44,7 @@ func commands() []command {
 		{"serve", "[flags]", "serve agent turns from a pool of open stores: latency and memory per pool size", serveCmd},
 		{"tables", "FILE...", "print the tables of results files (--format md|overview|csv|json|gobench)", tablesCmd},
 		{"compare", "OLD NEW", "compare two results files: change and significance", compareCmd},
+		{"ab", "[flags] -- RUN", "A against B in interleaved rounds: same, different or not yet known per figure", abCmd},
 		{"advise", "[flags]", "answer a scenario from results files: which variants qualify, at which pool, why not", adviseCmd},
 		{"report", "-o F FILE...", "write one self-contained HTML page with tables and charts", reportCmd},
 		{"profile", "--engine V", "time each step of creating a store, on disk and tmpfs, and count its syncs", profileCmd},

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"manydb/internal/abrun"
+	"manydb/internal/abtest"
+	"manydb/internal/job"
+	"manydb/internal/orchestrate"
+)
+
+const abSynopsis = `manydb ab [flags] -- RUN-FLAGS
+
+Tells whether B differs from A, figure by figure, from interleaved rounds:
+each round runs the same study (manydb run RUN-FLAGS, the flags after --)
+as side A and as side B, back to back, in fresh processes and a fresh
+root, A then B in odd rounds and B then A in even ones. A side is a bin/
+directory (--a, --b: two builds, e.g. from git worktree) with run flags
+of its own (--a-args, --b-args: two variants, settings or options of one
+build) and environment (--a-env, --b-env). Per figure and round it takes B/A; over the rounds, their
+geometric mean with its 90 % and 95 % intervals, and a verdict against δ:
+same (the 90 % interval within ±δ), different (the 95 % interval
+excludes 1 and the ratio is past ±δ) or not yet known. Rounds go on until
+every figure has a verdict, --max-rounds ran or the next round would
+pass --max-time; what stayed unknown is named with about how many rounds
+would decide it.
+
+δ is --floor (3 %) unless --calibration names what an A/A comparison
+(the same side twice, with --calibrate) measured on this machine: per
+figure the floor or the A/A's own spread, whichever is wider; a figure
+whose A/A sides came out different is "not decidable here".
+Every round's results, log and figures stay in --dir (ab.json).
+
+Example (a build against the one before it, 50 stores of sqlite_capi):
+  manydb ab --a ../old/bin --b bin --dir results/ab-1 -- --engines sqlite_capi --stores 50 --runs 3 --hold 0`
+
+// abOptions are ab's flags, as given.
+type abOptions struct {
+	a, b, aArgs, bArgs string
+	aEnv, bEnv         string
+	dir                string
+	rounds, maxRounds  int
+	maxTime            time.Duration
+	floor              float64
+	figures            string
+	calibration        string
+	calibrate          bool
+}
+
+// AddFlags defines ab's flags on fs.
+func (o *abOptions) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.a, "a", "", "side A's bin/ directory (its manydb and workers); empty: this manydb's")
+	fs.StringVar(&o.b, "b", "", "side B's bin/ directory; empty: this manydb's")
+	fs.StringVar(&o.aArgs, "a-args", "", "manydb run flags for side A only, e.g. \"--engines sqlite\"")
+	fs.StringVar(&o.bArgs, "b-args", "", "manydb run flags for side B only")
+	fs.StringVar(&o.aEnv, "a-env", "", "NAME=value pairs (space-separated) added to side A's environment")
+	fs.StringVar(&o.bEnv, "b-env", "", "NAME=value pairs added to side B's environment, e.g. "+job.TestOpenDelayEnv+"=20us (a known change, for tests of the method)")
+	fs.StringVar(&o.dir, "dir", "", "a new directory for the rounds' roots, results and ab.json (default results/ab-TIME)")
+	fs.IntVar(&o.rounds, "rounds", 6, "rounds before any verdict (at least 2)")
+	fs.IntVar(&o.maxRounds, "max-rounds", 40, "rounds at most")
+	fs.DurationVar(&o.maxTime, "max-time", 30*time.Minute, "time at most; 0: no bound")
+	fs.Float64Var(&o.floor, "floor", abtest.DefaultFloor, "the smallest δ, a share (0.03: ±3 %)")
+	fs.StringVar(&o.figures, "figures", "", "figures to judge, comma-separated (manydb tables --format csv names them); empty: every figure both sides measured")
+	fs.StringVar(&o.calibration, "calibration", "", "an A/A comparison's calibration.json: δ per figure")
+	fs.BoolVar(&o.calibrate, "calibrate", false, "this is an A/A comparison: write calibration.json (δ per figure) beside ab.json")
+}
+
+// config turns the flags and the run flags into the comparison's Config.
+func (o abOptions) config(runArgs []string, bin string, now time.Time) (abrun.Config, error) {
+	c := abrun.Config{
+		A:       abrun.Side{Name: "A", Manydb: filepath.Join(orDefault(o.a, bin), "manydb"), Args: strings.Fields(o.aArgs), Env: strings.Fields(o.aEnv)},
+		B:       abrun.Side{Name: "B", Manydb: filepath.Join(orDefault(o.b, bin), "manydb"), Args: strings.Fields(o.bArgs), Env: strings.Fields(o.bEnv)},
+		RunArgs: runArgs, Dir: o.dir, MinRounds: o.rounds, MaxRounds: o.maxRounds, MaxTime: o.maxTime, Floor: o.floor,
+	}
+	if c.Dir == "" {
+		c.Dir = filepath.Join("results", "ab-"+now.UTC().Format("20060102T150405Z"))
+	}
+	if o.figures != "" {
+		c.Figures = strings.Split(o.figures, ",")
+	}
+	if o.calibration != "" && o.calibrate {
+		return c, fmt.Errorf("%w: --calibrate makes a calibration, --calibration uses one: give one of them", abrun.ErrConfig)
+	}
+	if o.calibration != "" {
+		cals, err := abrun.ReadCalibration(o.calibration)
+		if err != nil {
+			return c, err
+		}
+		c.Calibration = cals
+	}
+	return c, c.Validate()
+}
+
+// orDefault is s, or def when s is empty.
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func abCmd(ctx context.Context, args []string, o Options) error {
+	fs := newFlagSet("ab")
+	var opt abOptions
+	opt.AddFlags(fs)
+	if done, err := parse(fs, args, abSynopsis, o); done || err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return &orchestrate.InputError{Msg: "ab: give the study's run flags after --, e.g. manydb ab -- --engines sqlite_capi --stores 50"}
+	}
+	c, err := opt.config(fs.Args(), o.BinDir, time.Now())
+	if err != nil {
+		return &orchestrate.InputError{Msg: "ab: " + strings.TrimPrefix(err.Error(), abrun.ErrConfig.Error()+": ")}
+	}
+	c.Progress = o.Stderr
+	cmp, err := abrun.Run(ctx, c)
+	if errors.Is(err, abrun.ErrConfig) {
+		return &orchestrate.InputError{Msg: "ab: " + strings.TrimPrefix(err.Error(), abrun.ErrConfig.Error()+": ")}
+	}
+	if cmp != nil {
+		if werr := abrun.WriteText(o.Stdout, cmp); werr != nil && err == nil {
+			err = werr
+		}
+		if err == nil && opt.calibrate {
+			err = abrun.WriteCalibration(filepath.Join(c.Dir, "calibration.json"), c.Floor, abrun.Calibrations(cmp, c.Floor))
+		}
+	}
+	return err
+}
