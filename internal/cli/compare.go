@@ -35,7 +35,8 @@ studies of one build differ more than two runs of one study do. To tell
 two builds apart, make their studies in turn, pool each build's in a file
 (cat a1.jsonl a2.jsonl ... > a.jsonl) and compare with --per-study: a
 study is then the unit (the median of its runs), and at least 4 studies
-a side are needed.`
+a side are needed. manydb ab makes such rounds itself and says per figure
+whether B is the same as A, different, or not yet known.`
 
 func compareCmd(_ context.Context, args []string, o Options) error {
 	fs := newFlagSet("compare")

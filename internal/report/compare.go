@@ -135,6 +135,12 @@ func Compare(w io.Writer, old, new Side) error { return compare(w, old, new, uni
 // does not. It needs at least 4 studies a side.
 func ComparePerStudy(w io.Writer, old, new Side) error { return compare(w, old, new, unitStudy) }
 
+// separateStudies is compare's caution above every table: on a 2-core
+// VM, two studies of one build made within 20 minutes had 11 to 37 of
+// their 156–168 warm-run figures called changed (docs/method.md,
+// "Statistics"), and manydb ab is the method that holds there.
+const separateStudies = "caution: studies made separately differ by more than their runs show (two studies of one build, 20 minutes apart on a 2-core VM: 11 to 37 of 156-168 figures called changed; docs/method.md); to decide whether a change is real, run A and B in interleaved rounds: manydb ab"
+
 // unit is what one value of a repeated figure is in a comparison.
 type unit int
 
@@ -206,6 +212,7 @@ func compare(w io.Writer, old, new Side, u unit) error {
 		}
 	}
 	fmt.Fprintln(w, u.text())
+	fmt.Fprintln(w, separateStudies)
 	var notes footnotes
 	for _, k := range keys {
 		of, nf := oldBy[k], newBy[k]
