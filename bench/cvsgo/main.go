@@ -5,7 +5,8 @@
 // malloc environment for both), and prints the medians per step and the
 // ratio manydb / C of open+count+close: the median of the per-run ratios
 // with its 95 % interval (golang.org/x/perf/benchmath, assuming nothing
-// about the distribution).
+// about the distribution), and the runs' verdict as A/B rounds
+// (internal/abtest): same as C within 3 %, different, or not yet known.
 //
 // The unit of the statistics is a run: one pass of each side over all
 // stores, C and manydb alternating which goes first. Pooling thousands of
@@ -29,6 +30,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"manydb/internal/abtest"
 	"manydb/internal/job"
 	"manydb/internal/results"
 	"manydb/internal/settings"
@@ -126,21 +128,38 @@ func run(args []string) error {
 }
 
 // summarize prints the median of the per-run ratios manydb / C with its
-// 95 % interval and whether the goal is shown.
+// 95 % interval, then the verdict of the runs as A/B rounds
+// (internal/abtest, δ = goal − 1): same (the 90 % interval of the
+// geometric mean within ±3 %), different (with its ratio: below 1,
+// manydb is faster), or not yet known, with about how many runs would
+// decide it. The line is held when the verdict is same, or different
+// below 1.
 func summarize(ratios []float64) {
 	sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(ratios, &benchmath.DefaultThresholds), 0.95)
-	verdict := fmt.Sprintf("within %.2f× shown (the whole interval)", goal)
-	switch {
-	case sum.Lo > goal:
-		verdict = fmt.Sprintf("above %.2f× (the whole interval)", goal)
-	case sum.Hi > goal:
-		verdict = fmt.Sprintf("%.2f× not shown (the interval reaches above it)", goal)
-	}
-	fmt.Printf("  per-run ratio manydb / C of open+count+close: median %.3f, 95 %% interval [%.3f, %.3f] (confidence %.3f, %d runs): %s\n",
-		sum.Center, sum.Lo, sum.Hi, sum.Confidence, len(ratios), verdict)
+	fmt.Printf("  per-run ratio manydb / C of open+count+close: median %.3f, 95 %% interval [%.3f, %.3f] (confidence %.3f, %d runs)\n",
+		sum.Center, sum.Lo, sum.Hi, sum.Confidence, len(ratios))
 	for _, w := range sum.Warnings {
 		fmt.Printf("  warning: %v\n", w)
 	}
+	e, err := abtest.NewEstimate(ratios)
+	if err != nil {
+		fmt.Printf("  verdict: none (%v)\n", err)
+		return
+	}
+	delta := goal - 1
+	v := e.Judge(delta)
+	line := fmt.Sprintf("  verdict (A/B rounds, δ %.0f %%): %s, geometric mean %.3f, 95 %% interval [%.3f, %.3f]", 100*delta, v, e.Ratio, e.CI95.Lo, e.CI95.Hi)
+	switch {
+	case v == abtest.Same || (v == abtest.Different && e.Ratio < 1):
+		line += fmt.Sprintf(": within %.2f× of C", goal)
+	case v == abtest.Different:
+		line += fmt.Sprintf(": slower than C by more than %.2f×", goal)
+	default:
+		if n, ok := e.RoundsFor(delta); ok {
+			line += fmt.Sprintf(": about %d runs in all would decide", n)
+		}
+	}
+	fmt.Println(line)
 }
 
 // runC runs the C program over the stores in the order of seed and
