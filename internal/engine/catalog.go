@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"manydb/internal/job"
 )
 
 // Family is one worker binary and the variants it serves. Engines whose
@@ -104,6 +106,22 @@ func Catalog() []Family {
 		{Binary: "worker-sqlite-ncruces", Variants: []string{"sqlite_ncruces"}, Cgo: false, Needs: "Go only", NoShared: notShared("sqlite_ncruces"),
 			NoWAL: why(walNotBuilt, "sqlite_ncruces")},
 	}
+}
+
+// LayoutGaps are a family's reasons its variants lack a layout, each a
+// map from variant id to why: always, in a study with embeddings, and in
+// manydb serve.
+type LayoutGaps struct {
+	Always, Vectors, Serve map[string]string
+}
+
+// LayoutGaps returns the family's reasons its variants lack layout l
+// (none for a layout the catalog does not know): one entry per layout.
+func (f Family) LayoutGaps(l job.Layout) LayoutGaps {
+	return map[job.Layout]LayoutGaps{
+		job.LayoutPerAgent: {Always: f.NoPerAgent},
+		job.LayoutShared:   {Always: f.NoShared, Vectors: f.NoSharedVectors, Serve: f.NoSharedServe},
+	}[l]
 }
 
 // oneConnection is why a shared store of one connection does not serve
