@@ -202,7 +202,7 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 	fs.StringVar(&opt.queries, "queries", string(job.QueryCount), "queries of each open run, in order: "+job.JoinNames(job.Queries(), ", "))
 	fs.StringVar(&opt.cache, "cache", job.CacheWarm.Name(), "page cache of the open runs: "+job.CacheModeNames()+" (comma-separated; each gets --runs runs)")
 	fs.IntVar(&opt.turns, "turns", 0, "turn runs (open, recent, append, close) after the space phase")
-	fs.StringVar(&opt.layout, "layout", job.LayoutPerAgent.Name(), "where agents' notes go, comma-separated, each its own columns: per-agent (a store each) and shared (one store for all, keyed by agent); with shared every layout also exports and deletes one agent in ten (--deletes)")
+	fs.StringVar(&opt.layout, "layout", job.JoinLayouts(job.DefaultLayouts()), job.LayoutUsage()+"; with shared every layout also exports and deletes one agent in ten (--deletes)")
 	fs.IntVar(&opt.deletes, "deletes", 0, "with --layout …,shared: agents the delete phase exports and deletes, below --stores (0: one in ten)")
 	if done, err := parse(fs, args, runSynopsis, o); done || err != nil {
 		return err
@@ -283,15 +283,11 @@ func parseCounts(flag, s string) ([]int, error) {
 	return xs, nil
 }
 
-// parseLayouts reads --layout of command cmd: nil for a store per agent
-// alone, as before layouts, which records name no layout.
+// parseLayouts reads --layout of command cmd.
 func parseLayouts(cmd, s string) ([]job.Layout, error) {
 	layouts, err := job.ParseLayouts(s)
 	if err != nil {
 		return nil, &orchestrate.InputError{Msg: cmd + ": " + err.Error()}
-	}
-	if s == job.LayoutPerAgent.Name() {
-		return nil, nil
 	}
 	return layouts, nil
 }

@@ -91,7 +91,7 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	rate := fs.Float64("rate", 0, "requests per second (open loop); 0: closed loop")
 	skipTimeCheck := fs.Bool("skip-time-check", false, fmt.Sprintf("start even if the open-loop schedule (--requests at --rate, every pool size, variant and setting) takes more than %s", orchestrate.FormatSeconds(orchestrate.MaxScheduleTime.Seconds())))
 	poolTime := fs.Duration("pool-time", 0, "time limit of each pool size's step, e.g. 20m; it stops early with the requests done (0: no limit)")
-	layout := fs.String("layout", job.LayoutPerAgent.Name(), "where agents' notes go, comma-separated, each its own columns: per-agent (a store each) and shared (one store for all, keyed by agent: a request takes its agent's view of it; variants whose shared store is one connection are n/a)")
+	layout := fs.String("layout", job.JoinLayouts(job.DefaultLayouts()), job.LayoutUsage()+"; in the shared store a request takes its agent's view of it, and variants whose shared store is one connection are n/a")
 	memoryMax := fs.String("memory-max", "", "run each pool size's worker in a memory cgroup of its own with this limit, e.g. 1G (1 GiB; K, M, G, T are powers of 1,024, as in cgroups and docker); needs root")
 	if done, err := parse(fs, args, serveSynopsis, o); done || err != nil {
 		return err

@@ -528,7 +528,7 @@ func (c *fcase) incomplete(res result) string {
 // setting and layout its create, open runs, hold and space, and with the
 // shared layout its delete; of a serve study, its create and pool steps.
 func wantCells(id string, cfg *results.StudyConfig) []cell {
-	layouts := []job.Layout{job.LayoutPerAgent}
+	layouts := job.DefaultLayouts() // a study of the default alone records none (job.RecordedLayouts)
 	if len(cfg.Layouts) > 0 {
 		parsed, err := job.ParseLayouts(strings.Join(cfg.Layouts, ","))
 		if err == nil {

@@ -68,9 +68,7 @@ func (j Job) Args() []string {
 	num("--proc", j.Proc)
 	num("--fanout", j.Fanout)
 	num("--deletes", j.Deletes)
-	if j.Layout.Shared() {
-		args = append(args, "--layout", string(j.Layout))
-	}
+	str("--layout", j.Layout.Label())
 	if len(j.Queries) > 0 {
 		args = append(args, "--queries", JoinNames(j.Queries, ","))
 	}
@@ -188,8 +186,8 @@ func (j Job) Validate() error {
 	if !slices.Contains(CacheModes(), j.Cache) {
 		return fmt.Errorf("--cache %q: use cold or drop (or leave it out for warm)", j.Cache)
 	}
-	if j.Layout != "" && !j.Layout.Shared() {
-		return fmt.Errorf("--layout %q: use shared, or leave it out for a store per agent", j.Layout)
+	if err := CheckLayout("--layout", j.Layout); err != nil {
+		return err
 	}
 	if j.Allocator != "" && !slices.Contains(Allocators(), j.Allocator) {
 		return fmt.Errorf("--allocator %q: use %s", j.Allocator, JoinNames(Allocators(), ", "))
@@ -202,7 +200,7 @@ func (j Job) Validate() error {
 	if j.Deletes != 0 && j.Phase != PhaseDelete {
 		return fmt.Errorf("--deletes is for the delete phase, not %s", j.Phase)
 	}
-	if err := CheckDeletes(j.Deletes, j.Stores, true); err != nil {
+	if err := CheckDeleteCount(j.Deletes, j.Stores); err != nil {
 		return err
 	}
 	if j.Appended < 0 {

@@ -172,19 +172,7 @@ func TestParseQueries(t *testing.T) {
 	}
 }
 
-func TestParseLayouts(t *testing.T) {
-	got, err := ParseLayouts("per-agent,shared")
-	if err != nil || len(got) != 2 || got[0] != LayoutPerAgent || got[1] != LayoutShared {
-		t.Fatalf("ParseLayouts(per-agent,shared) = %v, %v", got, err)
-	}
-	for in, want := range map[string]string{
-		"shared,shared": "--layout: shared is listed twice",
-		"one":           `--layout: unknown layout "one": use per-agent, shared, comma-separated`,
-	} {
-		if _, err := ParseLayouts(in); err == nil || err.Error() != want {
-			t.Errorf("ParseLayouts(%s) = %v, want %q", in, err, want)
-		}
-	}
+func TestDeleteAgents(t *testing.T) {
 	if n := DeleteAgents(5); n != 1 {
 		t.Errorf("DeleteAgents(5) = %d, want 1", n)
 	}
@@ -207,7 +195,11 @@ func TestCheckDeletes(t *testing.T) {
 		{5, 10, false, "--deletes 5: only a study with the shared layout"},
 		{50, 10, false, "--deletes 50: only a study with the shared layout"},
 	} {
-		err := CheckDeletes(c.n, c.stores, c.shared)
+		layouts := DefaultLayouts()
+		if c.shared {
+			layouts = []Layout{LayoutPerAgent, LayoutShared}
+		}
+		err := CheckDeletes(c.n, c.stores, layouts)
 		if (c.want == "") != (err == nil) || err != nil && !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("CheckDeletes(%d, %d, %t) = %v, want %q", c.n, c.stores, c.shared, err, c.want)
 		}
@@ -217,20 +209,6 @@ func TestCheckDeletes(t *testing.T) {
 	}
 	if n := (Job{Stores: 50}).DeleteCount(); n != 5 {
 		t.Errorf("DeleteCount by default of 50 stores = %d, want 5", n)
-	}
-}
-
-func TestCheckLayouts(t *testing.T) {
-	if err := CheckLayouts([]Layout{LayoutPerAgent, LayoutShared}, true); err == nil || !strings.Contains(err.Error(), "sweep") {
-		t.Errorf("shared with a sweep: %v, want an error naming the sweep", err)
-	}
-	for _, c := range []struct {
-		layouts []Layout
-		sweep   bool
-	}{{[]Layout{LayoutShared}, false}, {nil, true}, {[]Layout{LayoutPerAgent}, true}} {
-		if err := CheckLayouts(c.layouts, c.sweep); err != nil {
-			t.Errorf("CheckLayouts(%v, %t) = %v, want nil", c.layouts, c.sweep, err)
-		}
 	}
 }
 

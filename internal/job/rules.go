@@ -149,29 +149,3 @@ func (s Serve) Validate(stores int) error {
 	}
 	return nil
 }
-
-// CheckLayouts checks a study's layouts against its store counts: the
-// stores of a sweep serve all its counts, and the delete phase of a study
-// with the shared layout removes agents from them.
-func CheckLayouts(layouts []Layout, sweep bool) error {
-	if sweep && slices.Contains(layouts, LayoutShared) {
-		return fmt.Errorf("--layout shared with a sweep (--stores A,B,…): the delete phase would remove agents that the sweep's other counts use; give one store count")
-	}
-	return nil
-}
-
-// CheckDeletes checks --deletes: only in a study with the shared layout
-// (the one with a delete phase), and 0 (the default, DeleteAgents) or 1
-// to one less than the stores: an agent stays for the untimed export that
-// comes first, so that the engine's one-time set-up is in no sample.
-func CheckDeletes(n, stores int, shared bool) error {
-	switch {
-	case n == 0:
-		return nil
-	case !shared:
-		return fmt.Errorf("--deletes %d: only a study with the shared layout (--layout per-agent,shared) exports and deletes agents", n)
-	case n < 0 || n >= stores:
-		return fmt.Errorf("--deletes %d: give how many agents the delete phase exports and deletes, 1 to %d of the %d stores (0: one in %d)", n, stores-1, stores, DeleteShare)
-	}
-	return nil
-}

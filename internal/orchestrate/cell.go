@@ -35,11 +35,7 @@ type cell struct {
 // cell returns the cell of w.
 func (s *study) cell(w where) *cell {
 	fam, _ := s.family(w.v)
-	name := w.v
-	if w.layout.Shared() {
-		name += "-" + string(w.layout)
-	}
-	return &cell{study: s, where: w, dir: filepath.Join(s.Root, w.set.Name, name), bin: filepath.Join(s.BinDir, fam.Binary)}
+	return &cell{study: s, where: w, dir: filepath.Join(s.Root, w.set.Name, w.layout.Mark(w.v, "-")), bin: filepath.Join(s.BinDir, fam.Binary)}
 }
 
 // variant runs the phases of one variant under one setting that are not

@@ -24,7 +24,7 @@ import (
 type Config struct {
 	Variants []string           // variant ids, in table order
 	Settings []settings.Setting // process-wide settings, one table each
-	Layouts  []job.Layout       // store layouts, each its own columns; nil: a store per agent
+	Layouts  []job.Layout       // store layouts, each its own columns (--layout; job.DefaultLayouts unless given)
 	// KNNOversample, above 1, makes an approximate knn ask for that many
 	// times 10 notes and keep 10 (job.Job.KNNOversample).
 	KNNOversample int
@@ -206,9 +206,9 @@ func (c *Config) Validate() error {
 // checkValues checks each flag's value and the rules between them.
 func (c *Config) checkValues() error {
 	for _, err := range []error{job.CheckStores(c.Stores), job.CheckFanout(c.Fanout), job.CheckWorkload(c.Workload),
-		job.CheckQueries(c.Queries, c.Workload.Dims), job.CheckLayouts(c.Layouts, len(c.Sweep) > 1),
+		job.CheckQueries(c.Queries, c.Workload.Dims), job.CheckLayouts(c.Layouts, len(c.Sweep) > 1, c.splits()),
 		job.CheckOversample(max(c.KNNOversample, 1), c.Workload.Dims),
-		job.CheckDeletes(c.Deletes, c.Stores, slices.Contains(c.Layouts, job.LayoutShared))} {
+		job.CheckDeletes(c.Deletes, c.Stores, c.Layouts)} {
 		if err != nil {
 			return &InputError{err.Error()}
 		}
@@ -232,8 +232,6 @@ func (c *Config) checkValues() error {
 		return &InputError{"--procs with --rate: an open loop's schedule is one process'; split a closed loop (no --rate) over processes"}
 	case c.Procs > 1 && c.Serve != nil && c.Procs > c.Serve.Concurrency:
 		return &InputError{fmt.Sprintf("--procs %d: more processes than --concurrency %d goroutines; each process sends with one at least", c.Procs, c.Serve.Concurrency)}
-	case c.splits() && slices.ContainsFunc(c.Layouts, func(l job.Layout) bool { return l.Shared() }):
-		return &InputError{"--procs splits stores per agent over processes; with --layout shared every process would open the one shared store: use --layout per-agent"}
 	case c.Root == "":
 		return &InputError{"--root is empty: name a directory for the stores"}
 	case c.Out == "":
@@ -433,9 +431,7 @@ func (c *Config) config() *results.StudyConfig {
 	if len(c.Holds) > 1 {
 		sc.Holds = c.Holds
 	}
-	for _, l := range c.Layouts {
-		sc.Layouts = append(sc.Layouts, l.Name())
-	}
+	sc.Layouts = job.RecordedLayouts(c.Layouts)
 	if c.KNNOversample > 1 {
 		sc.KNNOversample = c.KNNOversample
 	}
@@ -513,7 +509,7 @@ func (c *Config) cells() []where {
 	var out []where
 	for _, set := range c.Settings {
 		for _, v := range c.Variants {
-			for _, l := range c.layouts() {
+			for _, l := range c.Layouts {
 				out = append(out, where{set, l, v})
 			}
 		}
@@ -521,19 +517,11 @@ func (c *Config) cells() []where {
 	return out
 }
 
-// layouts are the study's layouts: a store per agent unless --layout says.
-func (c *Config) layouts() []job.Layout {
-	if len(c.Layouts) == 0 {
-		return []job.Layout{job.LayoutPerAgent}
-	}
-	return c.Layouts
-}
-
 // notApplicable says why w is not measured, or "": the setting does not
 // change its variant (settings.Setting.NotApplicable), the workload has
 // embeddings and its catalog family says why it cannot keep them
 // (engine.Family.NoVectors), or the layout does not apply to it
-// (sharedNotApplicable, engine.Family.NoPerAgent).
+// (layoutNotApplicable).
 func (c *Config) notApplicable(w where) string {
 	fam, _ := c.family(w.v)
 	if why := w.set.NotApplicable(fam, w.v); why != "" {
@@ -548,24 +536,23 @@ func (c *Config) notApplicable(w where) string {
 	if fam.Server != "" && c.Serve != nil && c.Serve.MemoryMaxBytes > 0 {
 		return "--memory-max limits the worker's cgroup, and the stores' memory is the server's processes', outside it"
 	}
-	if w.layout.Shared() {
-		return c.sharedNotApplicable(fam, w)
-	}
-	return fam.NoPerAgent[w.v]
+	return c.layoutNotApplicable(fam, w)
 }
 
-// sharedNotApplicable says why the shared layout does not apply to w,
-// whose variant is of family fam, in this study, or "".
-func (c *Config) sharedNotApplicable(fam engine.Family, w where) string {
+// layoutNotApplicable says why w's layout does not apply to its variant,
+// of family fam, in this study, or "": the catalog's reasons
+// (engine.Family.LayoutGaps) and the layout's under the wal setting.
+func (c *Config) layoutNotApplicable(fam engine.Family, w where) string {
+	gaps := fam.LayoutGaps(w.layout)
 	switch v := w.v; {
-	case fam.NoShared[v] != "":
-		return fam.NoShared[v]
-	case w.set.WAL:
-		return "the shared store is in WAL mode under every setting: under " + w.set.Name + " it is the shared store of the setting without wal"
-	case c.Workload.Dims > 0 && fam.NoSharedVectors[v] != "":
-		return fam.NoSharedVectors[v]
-	case c.Serve != nil && fam.NoSharedServe[v] != "":
-		return fam.NoSharedServe[v]
+	case gaps.Always[v] != "":
+		return gaps.Always[v]
+	case w.set.WAL && w.layout.NotUnderWAL(w.set.Name) != "":
+		return w.layout.NotUnderWAL(w.set.Name)
+	case c.Workload.Dims > 0 && gaps.Vectors[v] != "":
+		return gaps.Vectors[v]
+	case c.Serve != nil && gaps.Serve[v] != "":
+		return gaps.Serve[v]
 	}
 	return ""
 }

@@ -21,8 +21,9 @@ type phase struct {
 
 // phases are a variant's phases in order: create, the open runs of each
 // cache mode, hold, space (the reference's phases) and the turn runs,
-// which change the stores and so come last; in a study of layouts (one
-// with the shared layout) the delete, which removes agents, after them.
+// which change the stores and so come last; in a study of a layout that
+// deletes agents (job.DeletePhase) the delete, which removes agents,
+// after them.
 func (s *study) phases() []phase {
 	ps := []phase{{name: job.PhaseCreate}}
 	if s.Serve != nil {
@@ -43,7 +44,7 @@ func (s *study) phases() []phase {
 	for r := 1; r <= s.Turns; r++ {
 		ps = append(ps, phase{name: job.PhaseTurn, run: r})
 	}
-	if slices.Contains(s.layouts(), job.LayoutShared) {
+	if job.DeletePhase(s.Layouts) {
 		ps = append(ps, phase{name: job.PhaseDelete})
 	}
 	return ps

@@ -89,7 +89,7 @@ func useUserServer(c Config) *runServer {
 	}
 	r := &runServer{user: u}
 	for _, set := range c.Settings {
-		for _, layout := range c.layouts() {
+		for _, layout := range c.Layouts {
 			db := u.Database(dbName(set.Name, layout))
 			if err := u.Make(context.Background(), db); err != nil {
 				r.err = err
@@ -159,11 +159,7 @@ func (r *runServer) dsn(w where) string {
 
 // dbName names the database of a setting and layout.
 func dbName(setting string, layout job.Layout) string {
-	name := strings.ReplaceAll(setting, "-", "_")
-	if layout.Shared() {
-		name += "_" + string(layout)
-	}
-	return name
+	return layout.Mark(strings.ReplaceAll(setting, "-", "_"), "_")
 }
 
 // exists tells whether path exists.

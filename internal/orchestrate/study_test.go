@@ -76,6 +76,7 @@ func fakeConfig(t *testing.T, variants ...string) Config {
 	return Config{
 		Variants: variants,
 		Settings: []settings.Setting{mustSetting(t, "default")},
+		Layouts:  job.DefaultLayouts(),
 		Stores:   10,
 		Runs:     2,
 		Hold:     4,

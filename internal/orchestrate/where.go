@@ -16,12 +16,7 @@ type where struct {
 
 // name is how the console names w's variant: with its layout when that
 // is not a store per agent ("sqlite shared"), as the tables' columns.
-func (w where) name() string {
-	if w.layout.Shared() {
-		return w.v + " " + string(w.layout)
-	}
-	return w.v
-}
+func (w where) name() string { return w.layout.Mark(w.v, " ") }
 
 // key names where's stores.
 func (w where) key() storesKey { return storesKey{w.v, w.set.Name, w.layout} }

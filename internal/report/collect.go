@@ -198,12 +198,7 @@ func group(recs []results.Record, renamed map[studyVariant]renamedVariant) []*ta
 
 // columnName names r's column: its variant, and its layout when that is
 // not a store per agent.
-func columnName(r *results.Record) string {
-	if r.Layout.Shared() {
-		return r.Variant + " " + string(r.Layout)
-	}
-	return r.Variant
-}
+func columnName(r *results.Record) string { return r.Layout.Mark(r.Variant, " ") }
 
 // add puts one record in its table and column.
 func (g *grouping) add(r *results.Record) {

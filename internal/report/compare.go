@@ -34,8 +34,8 @@ func (s Side) key(f *Figures) string {
 	switch {
 	case s.Variant == "":
 		parts = append(parts, f.column())
-	case f.Layout.Shared():
-		parts = append(parts, string(f.Layout))
+	case f.Layout.Label() != "":
+		parts = append(parts, f.Layout.Label())
 	}
 	if s.Setting == "" {
 		parts = append(parts, f.Setting)

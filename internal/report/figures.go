@@ -235,10 +235,7 @@ func WriteGobench(w io.Writer, recs []results.Record) error {
 	}
 	fmt.Fprintln(w, "pkg: manydb")
 	for _, f := range figs {
-		name := fmt.Sprintf("BenchmarkManydb/variant=%s/setting=%s", f.Variant, f.Setting)
-		if f.Layout.Shared() {
-			name = fmt.Sprintf("BenchmarkManydb/variant=%s/layout=%s/setting=%s", f.Variant, f.Layout, f.Setting)
-		}
+		name := fmt.Sprintf("BenchmarkManydb/%s/setting=%s", f.Layout.Mark("variant="+f.Variant, "/layout="), f.Setting)
 		all := func(d figure) []float64 { return f.Values[d.name] }
 		writeBenchLines(w, name, perRun, all)
 		writeBenchLines(w, name, perStudy, all)

@@ -188,11 +188,11 @@ func (t *table) notApplicable() naReasons {
 		switch {
 		case t.dims > 0 && fam.NoVectors[c.variant] != "":
 			na.vectors.add(fam.NoVectors[c.variant], v)
-		case !c.layout.Shared() && fam.NoPerAgent[c.variant] != "":
+		case c.layout == job.LayoutPerAgent && fam.NoPerAgent[c.variant] != "":
 			na.perAgent.add(fam.NoPerAgent[c.variant], v)
 		case t.dims > 0 && fam.Server != "" && set.NotApplicable(fam, c.variant) == "" && c.naWhy != "":
 			na.vectors.add(c.naWhy, v) // the record's: the user's server has no pgvector
-		case c.layout.Shared() && set.NotApplicable(fam, c.variant) == "":
+		case c.layout == job.LayoutShared && set.NotApplicable(fam, c.variant) == "":
 			na.shared.add(c.naWhy, v) // not the setting: the layout
 		case set.WAL && fam.NoWAL[c.variant] != "":
 			na.wal.add(fam.NoWAL[c.variant], v)

@@ -170,13 +170,14 @@ func checkSizes(name string, xs []int64) error {
 	return nil
 }
 
-// checkLayout refuses an unknown layout, and a space record of the
-// shared layout without the shared store's size or with a negative one.
+// checkLayout refuses an unknown layout, and a space record of a layout
+// with one store for every agent (job.OneStore) without that store's size
+// or with a negative one.
 func (r *Record) checkLayout() error {
-	switch {
-	case r.Layout != job.LayoutPerAgent && !r.Layout.Shared():
-		return fmt.Errorf("layout %q: use shared, or leave it out for a store per agent", r.Layout)
-	case r.Phase != job.PhaseSpace || !r.Layout.Shared():
+	switch err := job.CheckLayout("layout", r.Layout); {
+	case err != nil:
+		return err
+	case r.Phase != job.PhaseSpace || r.Layout.Stores() != job.OneStore:
 		return nil
 	case r.SharedBytes == nil:
 		return errors.New("a space record of the shared layout without shared_bytes")
@@ -212,7 +213,7 @@ func (r *Record) checkCounts() error {
 			lists["queries_ms."+string(q)] = len(xs)
 		}
 	case job.PhaseSpace:
-		if !r.Layout.Shared() {
+		if r.Layout.Stores() == job.OwnStores {
 			lists["bytes"] = len(r.Bytes)
 		}
 	case job.PhaseDelete:

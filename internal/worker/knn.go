@@ -80,12 +80,12 @@ func vectorVariant(v engine.Variant) (engine.VectorVariant, error) {
 	return vv, nil
 }
 
-// searchOf is how the job's knn searches: in the shared layout the
-// shared store's search (v may be the variant or its *agents), else the
+// searchOf is how the job's knn searches: in a layout of one store for
+// every agent (job.OneStore) the shared store's search (v may be the variant or its *agents), else the
 // variant's.
 func searchOf(j job.Job, v engine.Variant) (engine.VectorSearch, error) {
 	v = base(v)
-	if j.Layout.Shared() {
+	if j.Layout.Stores() == job.OneStore {
 		sv, ok := v.(engine.SharedVectorVariant)
 		if !ok || sv.SharedVectorSearch().Method == "" {
 			return engine.VectorSearch{}, errors.New("its shared store keeps no embeddings (engine.SharedVectorVariant); the catalog's NoSharedVectors should say why")

@@ -42,13 +42,14 @@ func opener(v engine.Variant) func(i int, dir string) (engine.Store, error) {
 }
 
 // withLayout returns the variant the job's phase works with: v itself
-// for a store per agent; for the shared layout v with its shared store,
+// for a store per agent (job.OwnStores); for a layout of one store for
+// every agent (job.OneStore) v with its shared store,
 // made by the create phase in a new directory and opened by the others
 // (rec.SharedOpenMs times either), with a connection per goroutine for
 // serve when the variant has one connection otherwise
 // (engine.SharedConnsVariant), and a function that closes it.
 func withLayout(j job.Job, v engine.Variant, rec *results.Record) (_ engine.Variant, _ func() error, err error) {
-	if !j.Layout.Shared() || j.Phase == job.PhaseVersions {
+	if j.Layout.Stores() == job.OwnStores || j.Phase == job.PhaseVersions {
 		return v, func() error { return nil }, nil
 	}
 	sv, ok := v.(engine.SharedVariant)
@@ -92,13 +93,8 @@ func sharedMaker(sv engine.SharedVariant, dims int) (func(dir string) (engine.Sh
 }
 
 // storeDir returns store i's files: its own directory, or the shared
-// store's.
-func storeDir(j job.Job, i int) string {
-	if j.Layout.Shared() {
-		return job.SharedDir(j.Dir)
-	}
-	return job.StoreDir(j.Dir, i, j.Fanout)
-}
+// store's (job.Layout.StoreDir).
+func storeDir(j job.Job, i int) string { return j.Layout.StoreDir(j.Dir, i, j.Fanout) }
 
 // distinct returns dirs without repeats, in order: the shared layout's
 // stores are all in one directory, read or measured once.
