@@ -1,5 +1,7 @@
-// Package workload defines what one store holds: its notes and how they are
-// generated, identically for every engine.
+// Package workload defines what one store holds (Spec) and its notes
+// (Note), and generates the synthetic notes and embeddings, identically
+// for every engine: the default data source, which internal/datasource
+// registers as synthetic.
 package workload
 
 import (
@@ -39,6 +41,20 @@ type Spec struct {
 	// Spread, with embeddings, is σ, the norm of the noise around a note's
 	// topic centre (--note-spread); 0: NoteSpread.
 	Spread float64 `json:"note_spread,omitempty"`
+	// Data is the data source the notes come from (internal/datasource).
+	// Its zero value is the synthetic generator of this package, which
+	// records leave out, as they did before data sources had names.
+	Data Data `json:"data,omitzero"`
+}
+
+// Data names a data source as a job and a record hold it: its name in
+// the registry of internal/datasource and, for a source read from files,
+// its version and the SHA-256 of its content. The zero value is the
+// synthetic generator.
+type Data struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	SHA256  string `json:"sha256,omitempty"`
 }
 
 // Lookup returns the named workload, with objects and textLen overriding its
