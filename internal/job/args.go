@@ -11,14 +11,15 @@ import (
 	"strconv"
 	"strings"
 
+	"manydb/internal/datasource"
 	"manydb/internal/workload"
 )
 
 // Args returns the worker command line for j, which Parse reads back as
-// j: a flag for each field that is set. The three workload flags go
-// together and are left out only when Workload is zero (the parser's
-// defaults then apply, as for the versions phase). The orchestrator starts
-// every worker with it.
+// j: a flag for each field that is set. The three workload flags
+// (--workload, --objects, --text-len) go together and are left out only
+// when Workload is zero (the parser's defaults then apply, as for the
+// versions phase). The orchestrator starts every worker with it.
 func (j Job) Args() []string {
 	var args []string
 	str := func(flag, v string) {
@@ -44,6 +45,9 @@ func (j Job) Args() []string {
 		args = append(args, "--workload", j.Workload.Name,
 			"--objects", strconv.Itoa(j.Workload.Objects),
 			"--text-len", strconv.Itoa(j.Workload.TextLen))
+		str("--data", j.Workload.Data.Name)
+		str("--data-version", j.Workload.Data.Version)
+		str("--data-sha256", j.Workload.Data.SHA256)
 		num("--dims", j.Workload.Dims)
 		num("--topic-pool", j.Workload.TopicPool)
 		num("--knn-oversample", j.KNNOversample)
@@ -114,6 +118,9 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	fs.StringVar(&j.Workload.Name, "workload", large.Name, "workload name, as recorded")
 	fs.IntVar(&j.Workload.Objects, "objects", large.Objects, "notes per store")
 	fs.IntVar(&j.Workload.TextLen, "text-len", large.TextLen, "text length of a note")
+	fs.StringVar(&j.Workload.Data.Name, "data", "", "the notes' data source, one of "+strings.Join(datasource.Names(), ", ")+" (default synthetic)")
+	fs.StringVar(&j.Workload.Data.Version, "data-version", "", "the data source's version the job's stores were made with, checked when it is loaded")
+	fs.StringVar(&j.Workload.Data.SHA256, "data-sha256", "", "the SHA-256 of the data source's content the job's stores were made with, checked when it is loaded")
 	fs.IntVar(&j.Workload.Dims, "dims", 0, "values per note embedding (0: notes without embeddings)")
 	fs.IntVar(&j.Workload.TopicPool, "topic-pool", 0, "topic centres all agents draw from (0: each agent its own)")
 	fs.Float64Var(&j.Workload.Spread, "note-spread", 0, "noise around a note's topic centre (0: the default)")
