@@ -243,13 +243,7 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	if j.Phase == job.PhaseVersions {
 		return rec, nil
 	}
-	alloc, err := checkAllocator(j.Allocator)
-	if err == nil {
-		err = checkEnv(j.Env, os.Getenv)
-	}
-	if err == nil {
-		_, err = job.ParseTestOpenDelay(os.Getenv(job.TestOpenDelayEnv))
-	}
+	alloc, err := checkProcess(j)
 	if err != nil {
 		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 	}
@@ -298,6 +292,20 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	spend(&loop.spent.RunS, start)
 	rec.WorkerTime = &loop.spent
 	return rec, nil
+}
+
+// checkProcess checks, before a phase measures anything, that the process
+// is the one the job asks for: its allocator, the setting's environment
+// and a valid test open delay.
+func checkProcess(j job.Job) (Allocator, error) {
+	alloc, err := checkAllocator(j.Allocator)
+	if err == nil {
+		err = checkEnv(j.Env, os.Getenv)
+	}
+	if err == nil {
+		_, err = job.ParseTestOpenDelay(os.Getenv(job.TestOpenDelayEnv))
+	}
+	return alloc, err
 }
 
 // sinceSpawn is the time from spawned, the orchestrator's clock when it
