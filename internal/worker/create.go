@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"manydb/internal/datasource"
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/results"
@@ -18,7 +19,7 @@ import (
 // shared layout a store is an agent of the shared store (made by
 // withLayout): its span is the agent's open, the transaction of its
 // notes and its close.
-func create(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
+func create(j job.Job, v engine.Variant, data datasource.Source, rec *results.Record, loop *storeLoop) error {
 	dirs := storeDirs(j)
 	notes := make([]workload.Note, j.Workload.Objects)
 	samples := make([]float64, j.Stores)
@@ -30,7 +31,7 @@ func create(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) e
 	err = loop.eachStore(j.Stores, nil, func(_, i int) error {
 		dir := dirs[i]
 		t := time.Now()
-		j.Workload.Fill(i, notes)
+		data.Fill(i, notes)
 		spend(&loop.spent.DataS, t)
 		if a, ok := v.(*agents); ok {
 			t0 := time.Now()

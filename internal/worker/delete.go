@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"manydb/internal/datasource"
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/results"
@@ -28,11 +29,11 @@ import (
 // first, so the engine's one-time set-up is in no sample. Every export
 // is checked (every note, in id order); after a delete the agent must
 // have no note left.
-func deleteAgents(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
+func deleteAgents(j job.Job, v engine.Variant, data datasource.Source, rec *results.Record, loop *storeLoop) error {
 	n := j.DeleteCount()
 	rec.Deletes = n
 	order := Order(j.Stores, j.Seed)
-	ex, err := newExporter(j, v)
+	ex, err := newExporter(j, v, data)
 	if err != nil {
 		return err
 	}
@@ -58,18 +59,19 @@ func deleteAgents(j job.Job, v engine.Variant, rec *results.Record, loop *storeL
 // exporter writes an agent's notes to a file of its own and checks them.
 type exporter struct {
 	j     job.Job
+	data  datasource.Source
 	open  func(i int, dir string) (engine.Store, error)
 	dir   string          // the export files' directory
 	notes []workload.Note // the workload's notes of the agent exported
 	total int             // notes each agent holds
 }
 
-func newExporter(j job.Job, v engine.Variant) (*exporter, error) {
+func newExporter(j job.Job, v engine.Variant, data datasource.Source) (*exporter, error) {
 	dir := filepath.Join(j.Dir, "exports")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("mkdir the exports' directory: %w", err)
 	}
-	return &exporter{j: j, open: opener(v), dir: dir, notes: make([]workload.Note, j.Workload.Objects),
+	return &exporter{j: j, data: data, open: opener(v), dir: dir, notes: make([]workload.Note, j.Workload.Objects),
 		total: j.Workload.Objects + j.Appended}, nil
 }
 
@@ -78,7 +80,7 @@ func newExporter(j job.Job, v engine.Variant) (*exporter, error) {
 // file's size. The notes to check against are made before the span; the
 // answer is checked after it and the file removed.
 func (e *exporter) export(i int) (span float64, size int64, err error) {
-	e.j.Workload.Fill(i, e.notes)
+	e.data.Fill(i, e.notes)
 	path := filepath.Join(e.dir, fmt.Sprintf("%06d.jsonl", i))
 	c := exportCheck{want: e.notes}
 	dir := storeDir(e.j, i)

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"manydb/internal/datasource"
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/measure"
@@ -34,7 +35,7 @@ const holdSeed = 1
 // pure-Go engines too. After the second snapshot an approximate knn is
 // asked again for more and more notes (askLadder). The loop is locked to
 // one OS thread, as the timed phases are.
-func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
+func hold(j job.Job, v engine.Variant, data datasource.Source, rec *results.Record, loop *storeLoop) error {
 	// Only the paths used, made before the first snapshot (as the held
 	// set's lists): a slice of every store's path (10 MB for a million
 	// stores) would be garbage collected between the snapshots and show
@@ -46,7 +47,7 @@ func hold(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	if err != nil {
 		return err
 	}
-	vis, err := holdVisitor(j, v, want)
+	vis, err := holdVisitor(j, v, data, want)
 	if err != nil {
 		return err
 	}
@@ -200,12 +201,12 @@ func awaitRelease(j job.Job, loop *storeLoop) error {
 
 // holdVisitor returns the hold's visitor of stores of want notes, with a
 // knn query when the workload has embeddings.
-func holdVisitor(j job.Job, v engine.Variant, want int) (*visitor, error) {
-	a := newAnswers(want)
+func holdVisitor(j job.Job, v engine.Variant, data datasource.Source, want int) (*visitor, error) {
+	a := newAnswers(data, want)
 	// With embeddings each held store also answers a knn query after its
 	// count, so that the memory per open store is with its vector index
 	// (or vectors) loaded, as an agent's store is after it recalled.
-	k, err := newKNN(j, v)
+	k, err := newKNN(j, v, data)
 	if err != nil {
 		return nil, err
 	}

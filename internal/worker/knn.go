@@ -4,19 +4,19 @@ import (
 	"errors"
 	"fmt"
 
+	"manydb/internal/datasource"
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/vector"
-	"manydb/internal/workload"
 )
 
 // knn is the knn query of one store: its query vector, the engine's
 // answer, and what checking the answer needs. Its buffers are reused from
 // store to store.
 type knn struct {
-	spec workload.Spec
+	data datasource.Vectors
 	knnSearch
-	emb   *workload.Embedder
+	emb   datasource.Embeddings // of the store whose query was drawn
 	q     []float32
 	ids   []int64
 	vec   []float32
@@ -32,12 +32,17 @@ type knnSearch struct {
 	ask   int
 }
 
-// newKNN returns the knn query of variant v on the job's stores, or nil
-// when they have no embeddings; an error when v cannot search them.
-func newKNN(j job.Job, v engine.Variant) (*knn, error) {
+// newKNN returns the knn query of variant v on the job's stores, whose
+// notes come from data, or nil when they have no embeddings; an error when
+// v cannot search them.
+func newKNN(j job.Job, v engine.Variant, data datasource.Source) (*knn, error) {
 	spec := j.Workload
 	if spec.Dims == 0 {
 		return nil, nil
+	}
+	vecs, err := datasource.VectorsOf(data)
+	if err != nil {
+		return nil, err
 	}
 	search, err := searchOf(j, v)
 	if err != nil {
@@ -47,7 +52,7 @@ func newKNN(j job.Job, v engine.Variant) (*knn, error) {
 	if !search.Exact && j.KNNOversample > 1 {
 		ks.ask = vector.K * j.KNNOversample
 	}
-	return &knn{spec: spec, knnSearch: ks, q: make([]float32, spec.Dims),
+	return &knn{data: vecs, knnSearch: ks, q: make([]float32, spec.Dims),
 		ids: make([]int64, 0, ks.ask), vec: make([]float32, spec.Dims)}, nil
 }
 
@@ -99,17 +104,17 @@ func searchOf(j job.Job, v engine.Variant) (engine.VectorSearch, error) {
 	return vv.VectorSearch(), nil
 }
 
-// draw makes store i's query for a run's seed, near one of its total
-// notes (workload.Embedder.Query).
+// draw makes store i's query for a run's seed, the store holding total
+// notes (datasource.Embeddings.Query).
 func (k *knn) draw(seed uint64, i, total int) {
-	k.emb = k.spec.Embedder(i)
-	k.q, _ = k.emb.Query(seed, total, k.q)
+	k.emb = k.data.Embeddings(i)
+	k.q = k.emb.Query(seed, total, k.q)
 }
 
 // drawNote makes store i's query the embedding of its note id: a turn
 // recalls the notes nearest to the note it is about to write.
 func (k *knn) drawNote(i int, id int64) {
-	k.emb = k.spec.Embedder(i)
+	k.emb = k.data.Embeddings(i)
 	k.q = k.emb.Note(id, k.q)
 }
 
@@ -125,7 +130,7 @@ func (k *knn) run(s engine.Store) error {
 }
 
 // check checks the answer against the exact nearest of the store's total
-// notes, made again from the workload, and returns its recall@K: an
+// notes, made again from the data source, and returns its recall@K: an
 // exact search must find them all, an index may miss some.
 func (k *knn) check(total int) (float64, error) {
 	if err := vector.CheckAnswer(vector.K, total, k.ids, k.exact); err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"manydb/internal/datasource"
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/measure"
@@ -20,7 +21,7 @@ import (
 // evicted from the page cache just before its open, outside the span, and
 // how much stayed resident is recorded; the run stops, n/a, at the first
 // window of stores that stayed (coldRun.judge).
-func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
+func openRun(j job.Job, v engine.Variant, data datasource.Source, rec *results.Record, loop *storeLoop) error {
 	dirs := storeDirs(j)
 	order := Order(j.Stores, j.Seed)
 	queries := j.QueriesOrCount()
@@ -29,9 +30,9 @@ func openRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 	if err != nil {
 		return err
 	}
-	a := newAnswers(total)
+	a := newAnswers(data, total)
 	if slices.Contains(queries, job.QueryKNN) {
-		k, err := newKNN(j, v)
+		k, err := newKNN(j, v, data)
 		if err != nil {
 			return err
 		}

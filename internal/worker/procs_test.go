@@ -26,7 +26,7 @@ func TestHoldOfOneProcessOfSeveral(t *testing.T) {
 	loop.stdin = inR
 	var rec results.Record
 	done := make(chan error, 1)
-	go func() { done <- hold(j, v, &rec, loop) }()
+	go func() { done <- hold(j, v, sourceOf(t, j), &rec, loop) }()
 	sc := bufio.NewScanner(errR)
 	for sc.Scan() && sc.Text() != job.HeldLine {
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"manydb/internal/datasource"
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/results"
@@ -16,7 +17,7 @@ import (
 //
 //  1. create: mkdir and Variant.Create (the new store, schema or model
 //     committed)
-//  2. fill: the notes built in memory (workload.Spec.Fill)
+//  2. fill: the notes built in memory (datasource.Source.Fill)
 //  3. marshal: engine.Marshaler.Marshal, if the store implements it
 //  4. insert: Insert, or InsertMarshaled for a Marshaler, commit included
 //  5. close
@@ -26,7 +27,7 @@ import (
 // Marshaler), so for every store they add up to the total. Unlike the
 // create phase, the total includes building the notes, as the reference
 // study's profile did.
-func profile(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
+func profile(j job.Job, v engine.Variant, data datasource.Source, rec *results.Record, loop *storeLoop) error {
 	dirs := storeDirs(j)
 	notes := make([]workload.Note, j.Workload.Objects)
 	n := j.Stores
@@ -51,7 +52,7 @@ func profile(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) 
 			return storeError(j, i, "create", err)
 		}
 		t1 := time.Now()
-		j.Workload.Fill(i, notes)
+		data.Fill(i, notes)
 		t2 := time.Now()
 		t3 := t2
 		if m, ok := s.(engine.Marshaler); ok {

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"manydb/internal/datasource"
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/measure"
@@ -36,7 +37,7 @@ const sampleEvery = 250 * time.Millisecond
 // cache, so the pages its requests read are charged to it, as in a new
 // container; without one it starts warm, as a warm open run does
 // (serveCache).
-func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
+func serveRun(j job.Job, v engine.Variant, data datasource.Source, rec *results.Record, loop *storeLoop) error {
 	sj := j.Serve
 	dirs, open := storeDirs(j), opener(v)
 	lo, hi := j.AgentRange()
@@ -53,7 +54,7 @@ func serveRun(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop)
 		Pool: sj.Pool, Zipf: sj.Zipf, Seed: j.Seed, Rate: sj.Rate, TimeLimit: sj.PoolTime, Procs: j.Procs, Proc: j.Proc}
 	warm, recorded := c.Agents()
 	lruHits := serve.LRUHits(warm, recorded, c.Pool) // before the run: not in its time
-	turns, err := newServeTurns(j, v)
+	turns, err := newServeTurns(j, v, data)
 	if err != nil {
 		return err
 	}
@@ -115,15 +116,16 @@ func serveCache(j job.Job, fs filer, dirs []string, rec *results.Record, loop *s
 type serveTurns struct {
 	j      job.Job
 	v      engine.Variant
+	data   datasource.Source
 	steps  []job.Query
 	newest []int64
 	asked  int // the knn's results.Record.KNNAsked
 }
 
-func newServeTurns(j job.Job, v engine.Variant) (*serveTurns, error) {
-	t := &serveTurns{j: j, v: v, steps: []job.Query{job.QueryRecent, job.QueryAppend}, newest: make([]int64, j.Stores)}
+func newServeTurns(j job.Job, v engine.Variant, data datasource.Source) (*serveTurns, error) {
+	t := &serveTurns{j: j, v: v, data: data, steps: []job.Query{job.QueryRecent, job.QueryAppend}, newest: make([]int64, j.Stores)}
 	if j.Workload.Dims > 0 {
-		k, err := newKNN(j, v) // how the variant's knn asks, or why it cannot
+		k, err := newKNN(j, v, data) // how the variant's knn asks, or why it cannot
 		if err != nil {
 			return nil, err
 		}
@@ -134,9 +136,9 @@ func newServeTurns(j job.Job, v engine.Variant) (*serveTurns, error) {
 
 // newTurn is one goroutine's turn (serve.Funcs.NewTurn).
 func (t *serveTurns) newTurn() serve.Turn {
-	a := newAnswers(job.RecentN)
+	a := newAnswers(t.data, job.RecentN)
 	if t.j.Workload.Dims > 0 {
-		a.knn, _ = newKNN(t.j, t.v) // newServeTurns made one without error
+		a.knn, _ = newKNN(t.j, t.v, t.data) // newServeTurns made one without error
 	}
 	return func(i int, s engine.Store) error {
 		var top int64 // the newest note recent read
@@ -145,7 +147,7 @@ func (t *serveTurns) newTurn() serve.Turn {
 			case job.QueryKNN:
 				a.knn.drawNote(i, top)
 			case job.QueryAppend:
-				a.note = t.j.Workload.TurnNote(i, int(top)-t.j.Workload.Objects+1)
+				a.note = t.data.Turn(i, int(top)-t.j.Workload.Objects+1)
 			}
 			if err := a.run(step, s); err != nil {
 				return fmt.Errorf("%s: %w", step, err)
@@ -175,15 +177,15 @@ func (t *serveTurns) checkRecent(i int, notes []workload.Note) (int64, error) {
 	if len(notes) == 0 {
 		return 0, fmt.Errorf("no note returned")
 	}
-	spec, top := t.j.Workload, notes[0].ID
+	objects, top := t.j.Workload.Objects, notes[0].ID
 	if t.newest[i] != 0 && top != t.newest[i] {
 		return 0, fmt.Errorf("note %d returned first, but the last request appended note %d", top, t.newest[i])
 	}
-	if top < int64(spec.Objects) {
-		return 0, fmt.Errorf("note %d returned first, but the store was made with %d", top, spec.Objects)
+	if top < int64(objects) {
+		return 0, fmt.Errorf("note %d returned first, but the store was made with %d", top, objects)
 	}
 	for k, n := range notes {
-		if err := spec.Check(i, top-int64(k), n); err != nil {
+		if err := t.data.Check(i, top-int64(k), n); err != nil {
 			return 0, err
 		}
 	}

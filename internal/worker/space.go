@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"manydb/internal/datasource"
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/measure"
@@ -16,7 +17,7 @@ import (
 // space measures each store's files on disk, spread over the machine's
 // cores; in the shared layout the shared store's, once
 // (results.Record.SharedBytes).
-func space(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
+func space(j job.Job, v engine.Variant, _ datasource.Source, rec *results.Record, loop *storeLoop) error {
 	fs := filesOf(v)
 	if a, ok := v.(*agents); ok {
 		s, err := spaceOf(fs, a.dir)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"manydb/internal/datasource"
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/results"
@@ -109,7 +110,7 @@ func TestPhasesYieldBetweenStores(t *testing.T) {
 	j.Stores, j.Hold, j.Run, j.Seed = 3, 3, 1, 1
 	phases := []struct {
 		name job.Phase
-		run  func(job.Job, engine.Variant, *results.Record, *storeLoop) error
+		run  func(job.Job, engine.Variant, datasource.Source, *results.Record, *storeLoop) error
 	}{
 		{job.PhaseCreate, create}, {job.PhaseOpen, openRun}, {job.PhaseHold, hold},
 		{job.PhaseTurn, turn}, {job.PhaseProfile, profile},
@@ -123,7 +124,7 @@ func TestPhasesYieldBetweenStores(t *testing.T) {
 		loop := newStoreLoop(j, io.Discard)
 		loop.yielder.yield = func() { yields++ }
 		var rec results.Record
-		if err := ph.run(j, v, &rec, loop); err != nil {
+		if err := ph.run(j, v, sourceOf(t, j), &rec, loop); err != nil {
 			t.Fatalf("%s: %v", ph.name, err)
 		}
 		if yields != j.Stores {

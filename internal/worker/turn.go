@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"manydb/internal/datasource"
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/results"
@@ -24,7 +25,7 @@ const readBack = 10
 // appending to it. A turn run starts warm, as a warm open run does
 // (warmBefore): the cold runs before it may have evicted the stores; the
 // same sample's residency is recorded after it (warmAfter).
-func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) error {
+func turn(j job.Job, v engine.Variant, data datasource.Source, rec *results.Record, loop *storeLoop) error {
 	dirs := storeDirs(j)
 	fs, err := warmStart(j, v, dirs, rec, loop)
 	if err != nil {
@@ -32,8 +33,8 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	}
 	order := Order(j.Stores, j.Seed)
 	total := j.Workload.Objects + j.Appended
-	a := newAnswers(total)
-	kq, err := newKNN(j, v)
+	a := newAnswers(data, total)
+	kq, err := newKNN(j, v, data)
 	if err != nil {
 		return err
 	}
@@ -58,7 +59,7 @@ func turn(j job.Job, v engine.Variant, rec *results.Record, loop *storeLoop) err
 	}
 	err = loop.eachStore(j.Stores, order, func(k, i int) error {
 		t := time.Now()
-		a.note = j.Workload.TurnNote(i, j.Appended+1)
+		a.note = data.Turn(i, j.Appended+1)
 		if kq != nil {
 			kq.drawNote(i, a.note.ID)
 		}

@@ -93,7 +93,7 @@ func (vis *visitor) visit(i int, dir string, steps []job.Query, keep bool) (engi
 // naming its step.
 func (vis *visitor) check(i int, steps []job.Query, total int) error {
 	for _, name := range steps {
-		if err := vis.a.check(vis.j.Workload, name, i, total); err != nil {
+		if err := vis.a.check(name, i, total); err != nil {
 			if vis.during != "" {
 				err = fmt.Errorf("%s: %w", vis.during, err)
 			}

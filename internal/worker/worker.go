@@ -34,6 +34,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"manydb/internal/datasource"
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/measure"
@@ -257,6 +258,10 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	loop.spent.UntimedS += connected.Sub(start).Seconds()
 	loop.status = openStatus(os.Getenv(job.StatusEnv))
 	defer loop.status.close()
+	data, err := openData(j, &rec, &loop.spent)
+	if err != nil {
+		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "panic: %v\n%s", r, debug.Stack())
@@ -280,7 +285,7 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	if err != nil {
 		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 	}
-	err = errors.Join(phaseFunc(j.Phase)(j, v, &rec, loop), closeShared())
+	err = errors.Join(phaseFunc(j.Phase)(j, v, data, &rec, loop), closeShared())
 	if cerr := stopCPU(); err == nil {
 		err = cerr
 	}
@@ -306,6 +311,19 @@ func checkProcess(j job.Job) (Allocator, error) {
 		_, err = job.ParseTestOpenDelay(os.Getenv(job.TestOpenDelayEnv))
 	}
 	return alloc, err
+}
+
+// openData opens the job's data source, once per worker, and names it in
+// the record as it was loaded (the zero workload.Data for synthetic); the
+// time it takes is the worker's DataS.
+func openData(j job.Job, rec *results.Record, spent *results.WorkerTime) (datasource.Source, error) {
+	defer spend(&spent.DataS, time.Now())
+	data, err := datasource.Open(j.Workload)
+	if err != nil {
+		return nil, err
+	}
+	rec.Workload.Data = data.Info()
+	return data, nil
 }
 
 // sinceSpawn is the time from spawned, the orchestrator's clock when it
@@ -392,7 +410,7 @@ func useWAL(j job.Job, v engine.Variant, rec *results.Record) error {
 
 // phaseFunc returns the function that runs phase, a worker phase other
 // than versions.
-func phaseFunc(phase job.Phase) func(job.Job, engine.Variant, *results.Record, *storeLoop) error {
+func phaseFunc(phase job.Phase) func(job.Job, engine.Variant, datasource.Source, *results.Record, *storeLoop) error {
 	switch phase {
 	case job.PhaseCreate:
 		return create
@@ -411,7 +429,7 @@ func phaseFunc(phase job.Phase) func(job.Job, engine.Variant, *results.Record, *
 	case job.PhaseDelete:
 		return deleteAgents
 	}
-	return func(job.Job, engine.Variant, *results.Record, *storeLoop) error {
+	return func(job.Job, engine.Variant, datasource.Source, *results.Record, *storeLoop) error {
 		return fmt.Errorf("no phase %q in the worker", phase)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"manydb/internal/datasource"
 	"manydb/internal/engine"
 	"manydb/internal/engines/fakeengine"
 	"manydb/internal/job"
@@ -24,6 +25,16 @@ func fakeJob(t *testing.T, phase job.Phase) job.Job {
 	t.Helper()
 	return job.Job{Variant: "fake", Phase: phase, Dir: t.TempDir(), Stores: 12,
 		Workload: workload.Spec{Name: "small", Objects: 10, TextLen: 40}}
+}
+
+// sourceOf opens job j's data source, as RunJob does.
+func sourceOf(t *testing.T, j job.Job) datasource.Source {
+	t.Helper()
+	data, err := datasource.Open(j.Workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 func newFake(t *testing.T, id string) *fakeengine.Variant {
@@ -228,7 +239,7 @@ func TestOrderIsASeededPermutation(t *testing.T) {
 
 func TestRunCommandLine(t *testing.T) {
 	factory := engine.Factory{ID: "fake", New: fakeengine.New("fake")}
-	dir := t.TempDir()
+	dir, empty := t.TempDir(), t.TempDir()
 	var out, errOut bytes.Buffer
 	err := Run([]string{"--variant", "fake", "--phase", "create", "--dir", dir, "--stores", "3", "--objects", "7", "--progress"}, &out, &errOut, factory)
 	if err != nil {
@@ -241,6 +252,9 @@ func TestRunCommandLine(t *testing.T) {
 	if rec.Phase != "create" || rec.Workload.Objects != 7 || len(rec.CreateMs) != 3 {
 		t.Errorf("record = %+v", rec)
 	}
+	if strings.Contains(out.String(), `"data"`) {
+		t.Errorf("the record names the default data source: %s", out.String())
+	}
 
 	bad := []struct {
 		args []string
@@ -251,12 +265,16 @@ func TestRunCommandLine(t *testing.T) {
 		{[]string{"--variant", "fake", "--phase", "open", "--dir", dir, "--stores", "3"}, "--seed is required"},
 		{[]string{"--variant", "fake", "--phase", "hold", "--dir", dir, "--stores", "3", "--hold", "4"}, "--hold 4"},
 		{[]string{"--variant", "fake", "--phase", "create", "--dir", dir}, "--stores 0"},
+		{[]string{"--variant", "fake", "--phase", "create", "--dir", empty, "--stores", "3", "--data", "nope"}, `--data "nope": use synthetic`},
 	}
 	for _, b := range bad {
 		err := Run(b.args, io.Discard, io.Discard, factory)
 		if err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("%v: err = %v, want %q", b.args, err, b.want)
 		}
+	}
+	if made, err := os.ReadDir(empty); err != nil || len(made) > 0 {
+		t.Errorf("an unknown data source left %d entries in its directory (%v)", len(made), err)
 	}
 }
 
