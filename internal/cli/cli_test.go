@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/datasource"
 	"manydb/internal/job"
 	"manydb/internal/orchestrate"
 	"manydb/internal/results"
@@ -109,6 +110,9 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"run", "--engines", "sqlite", "--stores", "10,20", "--turns", "1", "--root", filepath.Join(dir, "r")}, "--turns with several --stores counts"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "10", "--fanout", "4", "--root", filepath.Join(dir, "r")}, "--fanout 4"},
 		{[]string{"run", "--engines", "sqlite", "--workload", "huge"}, `unknown workload "huge"`},
+		{[]string{"run", "--engines", "sqlite", "--data", "glove", "--root", filepath.Join(dir, "r")}, `run: --data "glove": use synthetic`},
+		{[]string{"serve", "--engines", "sqlite", "--data", "glove", "--root", filepath.Join(dir, "r")}, `serve: --data "glove": use synthetic`},
+		{[]string{"profile", "--engine", "sqlite", "--data", "glove", "--root", filepath.Join(dir, "r")}, `profile: --data "glove": use synthetic`},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--hold", "6", "--root", filepath.Join(dir, "r")}, "--hold 6"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", foreign}, "not empty and has no .manydb-root marker"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", filepath.Join(dir, "r"), "--bin", dir}, "worker binary"},
@@ -200,6 +204,22 @@ func TestHelp(t *testing.T) {
 	for _, flag := range []string{"-engines", "-stores", "-runs", "-hold", "-root", "-out", "-workload", "-objects", "-text-len", "-keep"} {
 		if !strings.Contains(out.String(), flag) {
 			t.Errorf("run --help lacks %s", flag)
+		}
+	}
+}
+
+// TestDataHelp: the commands that write stores list the registry's data
+// sources in --data's help.
+func TestDataHelp(t *testing.T) {
+	for _, cmd := range []string{"run", "serve", "profile"} {
+		o, out, _ := options(t)
+		if err := Run(context.Background(), []string{cmd, "--help"}, o); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range datasource.Entries() {
+			if !strings.Contains(out.String(), "-data") || !strings.Contains(out.String(), e.Name+" ("+e.About) {
+				t.Errorf("%s --help does not list data source %s under --data", cmd, e.Name)
+			}
 		}
 	}
 }

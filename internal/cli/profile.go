@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"manydb/internal/datasource"
 	"manydb/internal/engine"
 	"manydb/internal/orchestrate"
 	"manydb/internal/workload"
@@ -54,6 +55,7 @@ type profileOptions struct {
 	out        string
 	cpuProfile string
 	workload   string
+	data       string // --data
 	objects    int
 	textLen    int
 	binDir     string
@@ -70,6 +72,7 @@ func profileCmd(ctx context.Context, args []string, o Options) error {
 	fs.StringVar(&opt.out, "out", "results.jsonl", "results file, appended to")
 	fs.StringVar(&opt.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the disk run to this file (and of the tmpfs run to FILE with .tmpfs before its extension)")
 	fs.StringVar(&opt.workload, "workload", "large", "large (1,000 notes of 300 characters) or small (10 notes of 40)")
+	fs.StringVar(&opt.data, "data", datasource.Synthetic, datasource.Help())
 	fs.IntVar(&opt.objects, "objects", 0, "notes per store (0: the workload's)")
 	fs.IntVar(&opt.textLen, "text-len", 0, "characters per note text (0: the workload's)")
 	fs.StringVar(&opt.binDir, "bin", o.BinDir, "directory of the worker binaries")
@@ -125,6 +128,9 @@ func (opt profileOptions) config(o Options) (profileConfig, error) {
 		return profileConfig{}, &orchestrate.InputError{Msg: fmt.Sprintf("profile: unknown engine %q: known variants are %s", opt.engine, joinIDs())}
 	}
 	wl, err := workload.Lookup(opt.workload, opt.objects, opt.textLen)
+	if err == nil {
+		wl.Data, err = datasource.Choose(opt.data)
+	}
 	if err != nil {
 		return profileConfig{}, &orchestrate.InputError{Msg: "profile: " + err.Error()}
 	}

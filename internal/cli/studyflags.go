@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"manydb/internal/datasource"
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/orchestrate"
@@ -29,6 +30,7 @@ type studyFlags struct {
 	engines    string
 	settings   string
 	workload   string
+	data       string // --data
 	dims       int
 	pool       int     // --topic-pool
 	oversample int     // --knn-oversample
@@ -76,6 +78,7 @@ func (f *studyFlags) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.root, "root", "manydb-data", "data root for the stores")
 	fs.StringVar(&f.out, "out", f.out, "results file, appended to")
 	fs.StringVar(&f.workload, "workload", "large", "large (1,000 notes of 300 characters) or small (10 notes of 40)")
+	fs.StringVar(&f.data, "data", datasource.Synthetic, datasource.Help())
 	fs.IntVar(&f.dims, "dims", 0, fmt.Sprintf("values in each note's embedding (synthetic, clustered; 384 is a small sentence-embedding model's), searched by the knn query and by turns; 0: none, the reference's workload; at most %d", job.MaxDims))
 	fs.IntVar(&f.pool, "topic-pool", 0, "with --dims: the number of topic centres all agents draw their topics from, so that agents write about the same things (a shared index then holds other agents' notes near each agent's); 0: each agent's own centres")
 	fs.IntVar(&f.oversample, "knn-oversample", 1, "with --dims: an approximate knn (an index) asks its engine for this many times 10 notes and keeps the first 10, as an application does to make up for a filtered index; exact searches always ask for 10")
@@ -103,6 +106,9 @@ func (f studyFlags) Validate() error {
 		return err
 	}
 	if _, err := workload.Lookup(f.workload, 0, 0); err != nil {
+		return f.inputError(err.Error())
+	}
+	if _, err := datasource.Choose(f.data); err != nil {
 		return f.inputError(err.Error())
 	}
 	if err := job.CheckDims(f.dims); err != nil {
@@ -168,6 +174,9 @@ func (f studyFlags) config(ctx context.Context, o Options, objects, textLen int)
 		}
 	}
 	wl, err := workload.Lookup(f.workload, objects, textLen)
+	if err == nil {
+		wl.Data, err = datasource.Choose(f.data)
+	}
 	if err != nil {
 		return orchestrate.Config{}, f.inputError(err.Error())
 	}

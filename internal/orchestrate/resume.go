@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"manydb/internal/datasource"
 	"manydb/internal/job"
 	"manydb/internal/results"
 )
@@ -110,6 +111,7 @@ func configDiff(a, b *results.StudyConfig) string {
 	add("hold counts", a.Holds, b.Holds)
 	add("fanout", a.Fanout, b.Fanout)
 	add("workload", a.Workload.Name, b.Workload.Name)
+	add("data", datasource.Name(a.Workload.Data), datasource.Name(b.Workload.Data))
 	add("objects", a.Workload.Objects, b.Workload.Objects)
 	add("text length", a.Workload.TextLen, b.Workload.TextLen)
 	add("dims", a.Workload.Dims, b.Workload.Dims)

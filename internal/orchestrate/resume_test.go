@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"manydb/internal/results"
+	"manydb/internal/workload"
 )
 
 // TestDeletesMakeAnotherStudy: a study asked to delete another number of
@@ -20,5 +21,19 @@ func TestDeletesMakeAnotherStudy(t *testing.T) {
 	}
 	if b.Deletes = 3; !sameStudy(a, b) {
 		t.Error("sameStudy: the same configuration taken for another study")
+	}
+}
+
+// TestDataMakesAnotherStudy: a study of another data source is not
+// resumed from one of the synthetic notes, and the log names it.
+func TestDataMakesAnotherStudy(t *testing.T) {
+	a := &results.StudyConfig{Stores: 10, Runs: 1}
+	b := &results.StudyConfig{Stores: 10, Runs: 1}
+	b.Workload.Data = workload.Data{Name: "glove"}
+	if sameStudy(a, b) {
+		t.Error("sameStudy: two data sources taken for one study")
+	}
+	if got, want := configDiff(a, b), "data synthetic, now glove"; got != want {
+		t.Errorf("configDiff = %q, want %q", got, want)
 	}
 }
