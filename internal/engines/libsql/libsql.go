@@ -123,6 +123,7 @@ func (v *Variant) Open(dir string) (engine.Store, error) { return v.open(dir, fa
 // (CreateVectors); a note without one is written as without vectors, so
 // a store made by Create runs the same calls as before.
 type store struct {
+	sqlnotes.Queries
 	s       *C.ManydbLibsqlStore
 	vectors sqlnotes.VectorsFunc
 	vec     vecSQL // vectors' statements for the dims last seen
@@ -167,7 +168,9 @@ func open(dir string, create bool) (*store, error) {
 	if C.manydb_libsql_open((*C.char)(unsafe.Pointer(&path[0])), cr, &s, &msg) != 0 {
 		return nil, cError("open", msg)
 	}
-	return &store{s: s}, nil
+	st := &store{s: s}
+	st.Queries = sqlnotes.On(st.prep, sqlnotes.StoreStatements)
+	return st, nil
 }
 
 func (s *store) exec(sql string) error {

@@ -65,19 +65,6 @@ func (q *stmt) Close() error {
 	return nil
 }
 
-// Recent implements engine.Store (sqlnotes.RecentSQL).
-func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	return sqlnotes.Preparer(s.prep).Recent(n, dst)
-}
-
-// Get implements engine.Store: sqlnotes.GetSQL prepared once, run per id.
-func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
-	return sqlnotes.Preparer(s.prep).Get(ids, dst)
-}
-
-// Scan implements engine.Store (sqlnotes.ScanSQL).
-func (s *store) Scan(fn func(workload.Note)) error { return sqlnotes.Preparer(s.prep).Scan(fn) }
-
 // Append implements engine.Store: one note through Insert's call, its
 // own transaction (BEGIN, INSERT, COMMIT), as durable as Insert's.
 func (s *store) Append(n workload.Note) error { return s.Insert([]workload.Note{n}) }

@@ -251,6 +251,7 @@ func (v *Variant) open(path string) (*store, error) {
 		return nil, fmt.Errorf("connect to %s: %w", dsn, err)
 	}
 	s := &store{ctr: ctr, c: c, vectors: v.vectors}
+	s.Queries = sqlnotes.On(s.prep, sqlnotes.StoreStatements)
 	var ok1, ok2 bool
 	s.x, ok1 = c.(driver.ExecerContext)
 	s.q, ok2 = c.(driver.QueryerContext)
@@ -275,6 +276,7 @@ func closeConnector(ctr driver.Connector) error {
 }
 
 type store struct {
+	sqlnotes.Queries
 	ctr driver.Connector // the database (libsql_database_t)
 	c   driver.Conn      // its one connection (libsql_connection_t)
 	x   driver.ExecerContext
@@ -392,48 +394,33 @@ func (s *store) Close() error {
 	return errors.Join(s.c.Close(), closeConnector(s.ctr))
 }
 
-// query runs sql with one argument (unless arg is nil) through the
-// connection's QueryContext and calls fn for every row; it returns the
-// number of rows.
-func (s *store) query(sql string, arg any, fn func(workload.Note)) (int, error) {
+// query is a statement of go-libsql, whose API has no statement to
+// keep: each run of it prepares it again (the connection's
+// QueryContext).
+type query struct {
+	s   *store
+	sql string
+}
+
+// prep implements sqlnotes.Preparer: nothing to prepare ahead.
+func (s *store) prep(sql string) (sqlnotes.Stmt, error) { return query{s, sql}, nil }
+
+// Rows implements sqlnotes.Stmt: the connection's QueryContext with arg
+// (when bound) as its one argument.
+func (q query) Rows(bind bool, arg int64, fn func(workload.Note)) (int, error) {
 	var args []driver.NamedValue
-	if arg != nil {
+	if bind {
 		args = []driver.NamedValue{{Ordinal: 1, Value: arg}}
 	}
-	rows, err := s.q.QueryContext(context.Background(), sql, args)
+	rows, err := q.s.q.QueryContext(context.Background(), q.sql, args)
 	if err != nil {
 		return 0, err
 	}
 	return sqlnotes.Rows(rows, fn)
 }
 
-// Recent implements engine.Store (sqlnotes.RecentSQL).
-func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	_, err := s.query(sqlnotes.RecentSQL, int64(n), func(note workload.Note) { dst = append(dst, note) })
-	return dst, err
-}
-
-// Get implements engine.Store: sqlnotes.GetSQL once per id (go-libsql
-// prepares each query itself; its API has no statement to keep).
-func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
-	add := func(note workload.Note) { dst = append(dst, note) }
-	for _, id := range ids {
-		n, err := s.query(sqlnotes.GetSQL, id, add)
-		if err != nil {
-			return dst, err
-		}
-		if n == 0 {
-			return dst, fmt.Errorf("note %d: %w", id, engine.ErrNotFound)
-		}
-	}
-	return dst, nil
-}
-
-// Scan implements engine.Store (sqlnotes.ScanSQL).
-func (s *store) Scan(fn func(workload.Note)) error {
-	_, err := s.query(sqlnotes.ScanSQL, nil, fn)
-	return err
-}
+// Close implements sqlnotes.Stmt: nothing to finalize.
+func (q query) Close() error { return nil }
 
 // Append implements engine.Store: one autocommitted insert; a note with
 // an embedding through insertVectors, in its own transaction.

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"manydb/internal/engine"
+	"manydb/internal/engines/sqlnotes"
 	"manydb/internal/workload"
 )
 
@@ -22,6 +23,8 @@ const (
 // agent's rows of the shared table. Its statements name the table with
 // its schema, so any connection of the pool runs them.
 type store struct {
+	// Queries are Recent and Scan; Get is the store's own.
+	sqlnotes.Queries
 	pool   *pgxpool.Pool
 	schema string
 	agent  int
@@ -35,9 +38,11 @@ type store struct {
 
 func newStore(pool *pgxpool.Pool, schema string, agent int) *store {
 	s := &store{pool: pool, schema: schema, agent: agent, table: pgx.Identifier{schema, "notes"}.Sanitize()}
+	agentParam := ""
 	if agent >= 0 {
-		s.where, s.args = "agent = $1 AND ", []any{agent}
+		s.where, s.args, agentParam = "agent = $1 AND ", []any{agent}, "$1"
 	}
+	s.Queries = sqlnotes.On(s.prep, sqlnotes.NotesSQL(s.table, agentParam, s.arg(1)))
 	return s
 }
 
@@ -140,28 +145,42 @@ func (s *store) whereAll() string {
 	return " WHERE agent = $1"
 }
 
-// Recent implements engine.Store.
-func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	q := fmt.Sprintf("SELECT id, text, ts FROM %s%s ORDER BY id DESC LIMIT %s", s.table, s.whereAll(), s.arg(1))
-	return s.collect(dst, q, s.with(n)...)
+// prep implements sqlnotes.Preparer: nothing to prepare ahead (pgx
+// prepares and caches a query on each connection of the pool).
+func (s *store) prep(sql string) (sqlnotes.Stmt, error) { return pgStmt{s, sql}, nil }
+
+// pgStmt is a query of the store's (sqlnotes.Stmt).
+type pgStmt struct {
+	s   *store
+	sql string
 }
 
-// Scan implements engine.Store.
-func (s *store) Scan(fn func(workload.Note)) error {
-	rows, err := s.pool.Query(ctx, "SELECT id, text, ts FROM "+s.table+s.whereAll()+" ORDER BY id", s.args...)
+// Rows implements sqlnotes.Stmt: the query on a connection of the pool,
+// with the agent's argument (if any) and arg.
+func (q pgStmt) Rows(bind bool, arg int64, fn func(workload.Note)) (int, error) {
+	args := q.s.args
+	if bind {
+		args = q.s.with(arg)
+	}
+	rows, err := q.s.pool.Query(ctx, q.sql, args...)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rows.Close()
-	var n workload.Note
+	var note workload.Note
+	n := 0
 	for rows.Next() {
-		if err := rows.Scan(&n.ID, &n.Text, &n.Ts); err != nil {
-			return err
+		if err := rows.Scan(&note.ID, &note.Text, &note.Ts); err != nil {
+			return n, err
 		}
-		fn(n)
+		fn(note)
+		n++
 	}
-	return rows.Err()
+	return n, rows.Err()
 }
+
+// Close implements sqlnotes.Stmt: nothing to finalize.
+func (q pgStmt) Close() error { return nil }
 
 // Get implements engine.Store: one query for every id, answered in the
 // order asked.

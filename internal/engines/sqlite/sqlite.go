@@ -235,7 +235,7 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sqlnotes.VectorStore{Store: sqlnotes.Store{Conn: c}, Vectors: vectors(v.vec)}, nil
+	return &sqlnotes.VectorStore{Store: sqlnotes.NewStore(c), Vectors: vectors(v.vec)}, nil
 }
 
 var _ engine.SharedVariant = (*Variant)(nil)

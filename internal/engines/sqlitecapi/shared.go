@@ -128,7 +128,12 @@ type shared struct {
 
 // Agent implements engine.SharedStore.
 func (sh *shared) Agent(a int) (engine.Store, error) {
-	return &agent{s: sh.conns.First(), sh: sh, id: int64(a), vec: sh.vec}, nil
+	ag := &agent{s: sh.conns.First(), sh: sh, id: int64(a), vec: sh.vec}
+	ag.Queries = sqlnotes.Pooled(func() (sqlnotes.Preparer, func()) {
+		b, done := ag.bind()
+		return b.prep, done
+	}, sqlnotes.SharedNumbered)
+	return ag, nil
 }
 
 // DeleteAgent implements engine.SharedStore: the agent's rows (and
@@ -178,10 +183,11 @@ func (a *agent) stepOnce(sql string) error {
 // agent is one agent's view of the shared store. Each call runs on a
 // connection of the store's (bind).
 type agent struct {
-	s   *store // the connection of the call
-	sh  *shared
-	id  int64
-	vec *sqlnotes.Vectors // the shared store's vector statements; nil: none
+	sqlnotes.Queries        // on a connection of the store's (bind)
+	s                *store // the connection of the call
+	sh               *shared
+	id               int64
+	vec              *sqlnotes.Vectors // the shared store's vector statements; nil: none
 }
 
 // prepare prepares sql with the agent bound to its parameter ?4.
@@ -197,10 +203,6 @@ func (a *agent) prepare(sql string) (*stmt, error) {
 }
 
 func (a *agent) prep(sql string) (sqlnotes.Stmt, error) { return a.prepare(sql) }
-
-func (a *agent) queries() sqlnotes.Queries {
-	return sqlnotes.Queries{Prepare: a.prep, SQL: sqlnotes.SharedNumbered}
-}
 
 // Insert implements engine.Store: the agent's notes between BEGIN and
 // COMMIT with one prepared statement (two with embeddings).
@@ -327,27 +329,6 @@ func (a *agent) count() (int64, error) {
 		err = fmt.Errorf("count: %s (%d)", errmsg(a.s.db), rc)
 	}
 	return n, errors.Join(err, q.Close())
-}
-
-// Recent implements engine.Store.
-func (a *agent) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	b, done := a.bind()
-	defer done()
-	return b.queries().Recent(n, dst)
-}
-
-// Get implements engine.Store.
-func (a *agent) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
-	b, done := a.bind()
-	defer done()
-	return b.queries().Get(ids, dst)
-}
-
-// Scan implements engine.Store.
-func (a *agent) Scan(fn func(workload.Note)) error {
-	b, done := a.bind()
-	defer done()
-	return b.queries().Scan(fn)
 }
 
 // Append implements engine.Store: one autocommitted insert; with an

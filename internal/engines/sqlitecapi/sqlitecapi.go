@@ -247,7 +247,9 @@ func (v *Variant) open(dir string, create bool) (*store, error) {
 		}
 		return nil, err
 	}
-	return &store{db: db, vectors: v.vectors}, nil
+	s := &store{db: db, vectors: v.vectors}
+	s.Queries = sqlnotes.On(s.prep, sqlnotes.StoreStatements)
+	return s, nil
 }
 
 func errmsg(db *C.sqlite3) string {
@@ -317,6 +319,7 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 }
 
 type store struct {
+	sqlnotes.Queries
 	db      *C.sqlite3
 	vectors sqlnotes.VectorsFunc // nil for none
 	vec     sqlnotes.Vectors     // vectors(dims) for the dims last seen
@@ -456,19 +459,6 @@ func (q *stmt) Close() error {
 }
 
 func (s *store) prep(sql string) (sqlnotes.Stmt, error) { return s.prepare(sql) }
-
-// Recent implements engine.Store (sqlnotes.RecentSQL).
-func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	return sqlnotes.Preparer(s.prep).Recent(n, dst)
-}
-
-// Get implements engine.Store: sqlnotes.GetSQL prepared once, run per id.
-func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
-	return sqlnotes.Preparer(s.prep).Get(ids, dst)
-}
-
-// Scan implements engine.Store (sqlnotes.ScanSQL).
-func (s *store) Scan(fn func(workload.Note)) error { return sqlnotes.Preparer(s.prep).Scan(fn) }
 
 // Append implements engine.Store: one autocommitted insert, prepared,
 // bound, stepped and finalized; a note with an embedding through

@@ -120,7 +120,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 		c.Close()
 		return nil, fmt.Errorf("create table: %w", err)
 	}
-	return &store{c: c}, nil
+	return newStore(c), nil
 }
 
 // Open implements engine.Variant.
@@ -129,7 +129,7 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &store{c: c}, nil
+	return newStore(c), nil
 }
 
 // CreateVectors implements engine.VectorVariant: Create with an emb
@@ -139,7 +139,7 @@ func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &store{c: c}
+	s := newStore(c)
 	if err := s.inTx(func() error {
 		for _, q := range s.statements().Schema {
 			if err := c.Exec(q); err != nil {
@@ -158,6 +158,7 @@ func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
 func (v *Variant) VectorSearch() engine.VectorSearch { return sqlnotes.ScanInGo().Search }
 
 type store struct {
+	sqlnotes.Queries
 	c *sqlite3.Conn
 	// For embeddings: the statements (made at their first use), the blob
 	// being bound, an embedding read back and the nearest notes kept.
@@ -166,6 +167,13 @@ type store struct {
 	emb  []float32
 	top  *vector.TopK
 	topK int
+}
+
+// newStore is the store of connection c.
+func newStore(c *sqlite3.Conn) *store {
+	s := &store{c: c}
+	s.Queries = sqlnotes.On(s.prep, sqlnotes.StoreStatements)
+	return s
 }
 
 // statements returns sqlnotes.ScanInGo, made once.
@@ -329,19 +337,6 @@ func (s *store) prep(sql string) (sqlnotes.Stmt, error) {
 	}
 	return stmt{st}, nil
 }
-
-// Recent implements engine.Store (sqlnotes.RecentSQL).
-func (s *store) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	return sqlnotes.Preparer(s.prep).Recent(n, dst)
-}
-
-// Get implements engine.Store: sqlnotes.GetSQL prepared once, run per id.
-func (s *store) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
-	return sqlnotes.Preparer(s.prep).Get(ids, dst)
-}
-
-// Scan implements engine.Store (sqlnotes.ScanSQL).
-func (s *store) Scan(fn func(workload.Note)) error { return sqlnotes.Preparer(s.prep).Scan(fn) }
 
 // Append implements engine.Store: one autocommitted insert; a note with
 // an embedding through insertVectors, in its own transaction.

@@ -30,9 +30,6 @@ const (
 	SharedSchema = `CREATE TABLE notes(agent INTEGER NOT NULL, id INTEGER NOT NULL, text TEXT NOT NULL, ts INTEGER NOT NULL, PRIMARY KEY(agent, id)) WITHOUT ROWID`
 	SharedInsert = "INSERT INTO notes(agent, id, text, ts) VALUES (?, ?, ?, ?)"
 	SharedCount  = "SELECT count(*) FROM notes WHERE agent = ?"
-	SharedRecent = "SELECT id, text, ts FROM notes WHERE agent = ? ORDER BY id DESC LIMIT ?"
-	SharedGet    = "SELECT id, text, ts FROM notes WHERE agent = ? AND id = ?"
-	SharedScan   = "SELECT id, text, ts FROM notes WHERE agent = ? ORDER BY id"
 	SharedDelete = "DELETE FROM notes WHERE agent = ?"
 	// SharedReclaim gives a deleted agent's pages back to the file
 	// system: incremental_vacuum moves the free pages to the end of the
@@ -110,13 +107,13 @@ const SharedEmbParam = 5
 // SQLiteVecShared's table.
 const SharedVecDeleteNumbered = "DELETE FROM " + VecTable + " WHERE agent = ?4"
 
-// SharedNumbered are the queries of the shared layout with numbered
-// parameters (see SharedAgentParam).
-var SharedNumbered = Statements{
-	Recent: "SELECT id, text, ts FROM notes WHERE agent = ?4 ORDER BY id DESC LIMIT ?1",
-	Get:    "SELECT id, text, ts FROM notes WHERE agent = ?4 AND id = ?1",
-	Scan:   "SELECT id, text, ts FROM notes WHERE agent = ?4 ORDER BY id",
-}
+// The queries of the shared layout: SharedStatements with the agent
+// bound first, SharedNumbered with numbered parameters (see
+// SharedAgentParam).
+var (
+	SharedStatements = NotesSQL("notes", "?", "?")
+	SharedNumbered   = NotesSQL("notes", fmt.Sprintf("?%d", SharedAgentParam), "?1")
+)
 
 // WALOption is the option of the wal setting, as the record names it
 // (engine.WALVariant).
@@ -163,7 +160,11 @@ func SharedConns(n int, connect func() (driver.Conn, error)) (*Shared, error) {
 
 // Agent implements engine.SharedStore: a view of agent a's notes.
 func (s *Shared) Agent(a int) (engine.Store, error) {
-	return &agentNotes{s: s, agent: int64(a)}, nil
+	take := func() (Preparer, func()) {
+		c, done := s.conns.Take()
+		return Prepare(c, int64(a)), done
+	}
+	return &agentNotes{s: s, agent: int64(a), Queries: Pooled(take, SharedStatements)}, nil
 }
 
 // DeleteAgent implements engine.SharedStore: the agent's rows deleted in
@@ -222,6 +223,7 @@ func drain(rs driver.Rows) (n int, err error) {
 type agentNotes struct {
 	s     *Shared
 	agent int64
+	Queries
 }
 
 func (a *agentNotes) Insert(notes []workload.Note) error {
@@ -257,43 +259,6 @@ func (a *agentNotes) Count() (int64, error) {
 		return 0, err
 	}
 	return ScanCount(rows)
-}
-
-func (a *agentNotes) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	c, done := a.s.conns.Take()
-	defer done()
-	_, err := each(c, SharedRecent, []driver.Value{a.agent, int64(n)}, func(note workload.Note) { dst = append(dst, note) })
-	return dst, err
-}
-
-func (a *agentNotes) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err error) {
-	c, done := a.s.conns.Take()
-	defer done()
-	st, err := c.Prepare(SharedGet)
-	if err != nil {
-		return dst, err
-	}
-	defer func() { err = errors.Join(err, st.Close()) }()
-	args := []driver.Value{a.agent, nil}
-	add := func(note workload.Note) { dst = append(dst, note) }
-	for _, id := range ids {
-		args[1] = id
-		n, err := eachRow(st, args, add)
-		if err != nil {
-			return dst, err
-		}
-		if n == 0 {
-			return dst, fmt.Errorf("note %d of agent %d: %w", id, a.agent, engine.ErrNotFound)
-		}
-	}
-	return dst, nil
-}
-
-func (a *agentNotes) Scan(fn func(workload.Note)) error {
-	c, done := a.s.conns.Take()
-	defer done()
-	_, err := each(c, SharedScan, []driver.Value{a.agent}, fn)
-	return err
 }
 
 func (a *agentNotes) Append(n workload.Note) error {

@@ -1,9 +1,10 @@
-// Package sqlnotes is the notes table as every SQL engine adapter writes and
-// counts it: one schema, one insert, one count, so that the SQL engines run
-// exactly the same statements. Store is the whole store of the adapters
-// that work through a database/sql/driver connection (SQLite through mattn
-// and modernc, turso-go); libSQL and ncruces run the same statements
-// through their own APIs.
+// Package sqlnotes is the notes table as every SQL engine adapter writes,
+// counts and queries it: one schema, one insert, one count, and one
+// implementation of the queries (Queries, over the Stmt that each driver
+// implements once), so that the SQL engines run exactly the same
+// statements the same way. Store is the whole store of the adapters that
+// work through a database/sql/driver connection (SQLite through mattn and
+// modernc, turso-go); the others embed Queries in stores of their own.
 package sqlnotes
 
 import (
@@ -77,7 +78,8 @@ func Create(c driver.Conn) (engine.Store, error) {
 		c.Close()
 		return nil, fmt.Errorf("create table: %w", err)
 	}
-	return &Store{Conn: c}, nil
+	s := NewStore(c)
+	return &s, nil
 }
 
 // Columns lays notes out as the Rust C ABIs (rust/turso-capi,
@@ -101,9 +103,16 @@ func Columns(notes []workload.Note) (ids, ts, lens []int64, text []byte) {
 }
 
 // Store is a store that is one driver connection: Insert, Count and Close
-// are the functions of this package and the connection's Close.
+// are the functions of this package and the connection's Close, its
+// queries those of StoreStatements (NewStore).
 type Store struct {
 	Conn driver.Conn
+	Queries
+}
+
+// NewStore is the store of connection c.
+func NewStore(c driver.Conn) Store {
+	return Store{Conn: c, Queries: On(Prepare(c), StoreStatements)}
 }
 
 var _ engine.Store = (*Store)(nil)

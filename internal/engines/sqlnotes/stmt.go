@@ -8,49 +8,75 @@ import (
 	"manydb/internal/workload"
 )
 
-// Stmt is a prepared statement of an adapter that calls its engine's own
-// API (sqlite_capi, libsql, turso, ncruces) and whose rows are notes.
+// Stmt is a prepared statement whose rows are notes: what each SQL
+// driver implements once (over database/sql/driver in this package, over
+// its own API in sqlite_capi, libsql, turso, ncruces, libsql_go and
+// postgres), so that Queries runs every query of every SQL variant.
 type Stmt interface {
-	// Rows binds arg to the first parameter when bind is set, runs the
-	// statement from its start and calls fn for every row, the text
-	// copied into Go memory; it returns the number of rows.
+	// Rows binds arg to the statement's own parameter when bind is set,
+	// runs the statement from its start and calls fn for every row, the
+	// text copied into Go memory; it returns the number of rows.
 	Rows(bind bool, arg int64, fn func(workload.Note)) (int, error)
 	// Close finalizes the statement.
 	Close() error
 }
 
-// Preparer prepares a statement on one open store.
+// Preparer prepares a statement on one open connection.
 type Preparer func(sql string) (Stmt, error)
 
 // Statements are the SQL of the queries of Queries: each with at most
-// one parameter of its own, the first (?1).
+// one parameter of its own.
 type Statements struct{ Recent, Get, Scan string }
 
-// StoreStatements are the statements of a store of one agent.
-var StoreStatements = Statements{Recent: RecentSQL, Get: GetSQL, Scan: ScanSQL}
+// NotesSQL is the one text of Statements: the notes of table, of one
+// agent when agent is not empty (the agent's parameter, "?" or "?4", or
+// its number as a literal), each query's own parameter written param
+// ("?", "?1", "$2").
+func NotesSQL(table, agent, param string) Statements {
+	from := "SELECT id, text, ts FROM " + table
+	where, and := "", " WHERE "
+	if agent != "" {
+		where = " WHERE agent = " + agent
+		and = where + " AND "
+	}
+	return Statements{
+		Recent: from + where + " ORDER BY id DESC LIMIT " + param,
+		Get:    from + and + "id = " + param,
+		Scan:   from + where + " ORDER BY id",
+	}
+}
 
-// Queries runs the statements on the statements Prepare prepares.
+// StoreStatements are the statements of a store of one agent: the
+// newest notes through the primary key's index backwards, one note by id
+// per execution of a prepared statement (an application fetching notes
+// by id runs the same statement for each), and every note in id order.
+var StoreStatements = NotesSQL("notes", "", "?")
+
+// Queries answers the queries every SQL variant answers alike (Recent,
+// Get, Scan) with its Statements, on a connection it takes for the
+// length of each query. Every SQL adapter's store embeds it, so that a
+// query written here is a query of every SQL store.
 type Queries struct {
-	Prepare Preparer
-	SQL     Statements
+	take func() (Preparer, func())
+	sql  Statements
 }
 
-// Recent appends the n newest notes to dst (RecentSQL).
-func (p Preparer) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	return Queries{p, StoreStatements}.Recent(n, dst)
+// On is the queries of sql on the one connection p prepares on.
+func On(p Preparer, sql Statements) Queries {
+	return Queries{take: func() (Preparer, func()) { return p, noop }, sql: sql}
 }
 
-// Get appends the notes of ids to dst: GetSQL prepared once, run per id.
-func (p Preparer) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
-	return Queries{p, StoreStatements}.Get(ids, dst)
+// Pooled is the queries of sql on a connection of a pool: take returns
+// the preparer of a free connection and how to give it back.
+func Pooled(take func() (Preparer, func()), sql Statements) Queries {
+	return Queries{take: take, sql: sql}
 }
-
-// Scan calls fn for every note in id order (ScanSQL).
-func (p Preparer) Scan(fn func(workload.Note)) error { return Queries{p, StoreStatements}.Scan(fn) }
 
 // once prepares sql, runs it once and finalizes it.
 func (q Queries) once(sql string, bind bool, arg int64, fn func(workload.Note)) (err error) {
-	st, err := q.Prepare(sql)
+	prepare, done := q.take()
+	defer done()
+	st, err := prepare(sql)
 	if err != nil {
 		return err
 	}
@@ -59,15 +85,18 @@ func (q Queries) once(sql string, bind bool, arg int64, fn func(workload.Note)) 
 	return err
 }
 
-// Recent appends the n newest notes to dst (SQL.Recent).
+// Recent implements engine.Store: the n newest notes appended to dst.
 func (q Queries) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	err := q.once(q.SQL.Recent, true, int64(n), func(note workload.Note) { dst = append(dst, note) })
+	err := q.once(q.sql.Recent, true, int64(n), func(note workload.Note) { dst = append(dst, note) })
 	return dst, err
 }
 
-// Get appends the notes of ids to dst: SQL.Get prepared once, run per id.
+// Get implements engine.Store: the notes of ids appended to dst, the
+// statement prepared once and run per id.
 func (q Queries) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err error) {
-	st, err := q.Prepare(q.SQL.Get)
+	prepare, done := q.take()
+	defer done()
+	st, err := prepare(q.sql.Get)
 	if err != nil {
 		return dst, err
 	}
@@ -85,5 +114,5 @@ func (q Queries) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err e
 	return dst, nil
 }
 
-// Scan calls fn for every note in id order (SQL.Scan).
-func (q Queries) Scan(fn func(workload.Note)) error { return q.once(q.SQL.Scan, false, 0, fn) }
+// Scan implements engine.Store: fn called for every note in id order.
+func (q Queries) Scan(fn func(workload.Note)) error { return q.once(q.sql.Scan, false, 0, fn) }

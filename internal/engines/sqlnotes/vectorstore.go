@@ -63,7 +63,7 @@ func CreateVectors(c driver.Conn, dims int, vectors VectorsFunc) (*VectorStore, 
 		c.Close()
 		return nil, fmt.Errorf("create the store with vectors: %w", err)
 	}
-	return &VectorStore{Store: Store{Conn: c}, Vectors: vectors, vec: vec, dims: dims}, nil
+	return &VectorStore{Store: NewStore(c), Vectors: vectors, vec: vec, dims: dims}, nil
 }
 
 // statements returns Vectors(dims), made once per dims.

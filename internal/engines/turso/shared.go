@@ -105,15 +105,12 @@ func (s *sharedStore) Agent(a int) (engine.Store, error) {
 	}
 	where := fmt.Sprintf("WHERE agent = %d", a)
 	return &sharedAgent{st: s.st, agent: a,
-		count:  cstring("SELECT count(*) FROM notes " + where),
-		insert: fmt.Sprintf("INSERT INTO notes(agent, id, text, ts) VALUES (%d, ?, ?, ?)", a),
-		embIns: fmt.Sprintf("INSERT INTO notes(agent, id, text, ts, emb) VALUES (%d, ?, ?, ?, ?)", a),
-		knn:    cstring(sharedKNN(fmt.Sprint(a))),
-		sql: sqlnotes.Statements{
-			Recent: "SELECT id, text, ts FROM notes " + where + " ORDER BY id DESC LIMIT ?1",
-			Get:    "SELECT id, text, ts FROM notes " + where + " AND id = ?1",
-			Scan:   "SELECT id, text, ts FROM notes " + where + " ORDER BY id",
-		}}, nil
+		count:   cstring("SELECT count(*) FROM notes " + where),
+		insert:  fmt.Sprintf("INSERT INTO notes(agent, id, text, ts) VALUES (%d, ?, ?, ?)", a),
+		embIns:  fmt.Sprintf("INSERT INTO notes(agent, id, text, ts, emb) VALUES (%d, ?, ?, ?, ?)", a),
+		knn:     cstring(sharedKNN(fmt.Sprint(a))),
+		Queries: sqlnotes.On(s.st.prep, sqlnotes.NotesSQL("notes", fmt.Sprint(a), "?1")),
+	}, nil
 }
 
 // cstring is s NUL-terminated, in Go memory without Go pointers.
@@ -136,11 +133,11 @@ func (s *sharedStore) Close() error { return s.st.Close() }
 
 // sharedAgent is an agent's notes in the shared database.
 type sharedAgent struct {
-	st             *store
-	agent          int
-	count, knn     []byte // NUL-terminated
-	insert, embIns string
-	sql            sqlnotes.Statements
+	st               *store
+	agent            int
+	count, knn       []byte // NUL-terminated
+	insert, embIns   string
+	sqlnotes.Queries // the agent's statements on the shared connection
 }
 
 // Insert implements engine.Store: the agent's notes in one transaction.
@@ -170,24 +167,6 @@ func (a *sharedAgent) Count() (int64, error) {
 	}
 	return int64(n), nil
 }
-
-// queries runs the agent's statements on the shared connection.
-func (a *sharedAgent) queries() sqlnotes.Queries {
-	return sqlnotes.Queries{Prepare: a.st.prep, SQL: a.sql}
-}
-
-// Recent implements engine.Store.
-func (a *sharedAgent) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
-	return a.queries().Recent(n, dst)
-}
-
-// Get implements engine.Store.
-func (a *sharedAgent) Get(ids []int64, dst []workload.Note) ([]workload.Note, error) {
-	return a.queries().Get(ids, dst)
-}
-
-// Scan implements engine.Store.
-func (a *sharedAgent) Scan(fn func(workload.Note)) error { return a.queries().Scan(fn) }
 
 // KNN implements engine.VectorStore: the agent's exact search.
 func (a *sharedAgent) KNN(q []float32, k int, dst []int64) ([]int64, error) {

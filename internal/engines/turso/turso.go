@@ -102,6 +102,7 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 // CreateVectors; a note without one is written as without vectors, so a
 // store made by Create runs the same calls as before.
 type store struct {
+	sqlnotes.Queries
 	s          *C.MtStore
 	checkpoint bool
 	vec        vecSQL // the vector search's statements, made at first use
@@ -126,7 +127,9 @@ func open(path string, checkpoint bool) (*store, error) {
 	if C.mt_open(cpath, &s, &msg) != 0 {
 		return nil, cError("open", msg)
 	}
-	return &store{s: s, checkpoint: checkpoint}, nil
+	st := &store{s: s, checkpoint: checkpoint}
+	st.Queries = sqlnotes.On(st.prep, sqlnotes.StoreStatements)
+	return st, nil
 }
 
 func (s *store) exec(sql string) error {

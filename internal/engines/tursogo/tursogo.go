@@ -149,5 +149,5 @@ func (v *Variant) open(path string) (*sqlnotes.VectorStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &sqlnotes.VectorStore{Store: sqlnotes.Store{Conn: c}, Vectors: vectors}, nil
+	return &sqlnotes.VectorStore{Store: sqlnotes.NewStore(c), Vectors: vectors}, nil
 }
