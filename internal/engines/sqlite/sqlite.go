@@ -34,10 +34,7 @@
 package sqlite
 
 import (
-	"database/sql/driver"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -58,10 +55,12 @@ var (
 // FileName is the database file inside a store's directory.
 const FileName = sqlnotes.FileName
 
-// Variant is the sqlite variant.
+// Variant is the sqlite variant: its stores, shared store and wal
+// setting are sqlnotes.DriverStores' through mattn's driver, with
+// sqlite-vec's statements for embeddings.
 type Variant struct {
+	sqlnotes.DriverStores
 	drv     sqlite3.SQLiteDriver
-	dsn     string            // added to the file name: "?_sync=FULL…"
 	options map[string]string // what lean set
 	vec     string            // sqlite-vec's version, vec_version()
 }
@@ -166,7 +165,9 @@ func newVariant(dsn string, options map[string]string) (*Variant, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Variant{dsn: dsn, options: options, vec: version}, nil
+	v := &Variant{options: options, vec: version}
+	v.DriverStores = sqlnotes.DriverStores{Connect: v.drv.Open, Driver: "mattn", Params: dsn, WALParam: walDSN, Vectors: vectors(version)}
+	return v, nil
 }
 
 // NewLean returns the sqlite variant under the lean setting: SQLite
@@ -191,95 +192,9 @@ func (v *Variant) Versions() map[string]string {
 	return map[string]string{"sqlite": lib, "sqlite_source_id": source, VecVersionKey: v.vec}
 }
 
-func (v *Variant) connect(dir string) (*sqlite3.SQLiteConn, error) {
-	c, err := v.drv.Open("file:" + filepath.Join(dir, FileName) + v.dsn)
-	if err != nil {
-		return nil, err
-	}
-	return c.(*sqlite3.SQLiteConn), nil
-}
-
-// Create implements engine.Variant: open a new database and commit the
-// schema (its own transaction, as an application creating it would).
-func (v *Variant) Create(dir string) (engine.Store, error) {
-	c, err := v.connect(dir)
-	if err != nil {
-		return nil, err
-	}
-	return sqlnotes.Create(c)
-}
-
-// CreateVectors implements engine.VectorVariant: Create with the notes
-// table and sqlite-vec's vec0 table (sqlnotes.SQLiteVec), committed in
-// one transaction.
-func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
-	c, err := v.connect(dir)
-	if err != nil {
-		return nil, err
-	}
-	return sqlnotes.CreateVectors(c, dims, vectors(v.vec))
-}
-
-// VectorSearch implements engine.VectorVariant.
-func (v *Variant) VectorSearch() engine.VectorSearch { return vectors(v.vec).Search() }
-
 // PrepareVectors implements engine.VectorPreparer: sqlite-vec is
 // registered for every connection opened from now on.
 func (v *Variant) PrepareVectors() error { return registerVec() }
-
-// Open implements engine.Variant: a sqlnotes.VectorStore, which writes
-// and searches embeddings when its notes have them, and otherwise runs
-// the statements of sqlnotes.Store.
-func (v *Variant) Open(dir string) (engine.Store, error) {
-	c, err := v.connect(dir)
-	if err != nil {
-		return nil, err
-	}
-	return &sqlnotes.VectorStore{Store: sqlnotes.NewStore(c), Vectors: vectors(v.vec)}, nil
-}
-
-var _ engine.SharedVariant = (*Variant)(nil)
-
-// CreateShared implements engine.SharedVariant: one database for every
-// agent (sqlnotes.SharedSchema), with the DSN of the per-agent stores.
-func (v *Variant) CreateShared(dir string) (engine.SharedStore, error) {
-	c, err := v.connect(dir)
-	if err != nil {
-		return nil, err
-	}
-	return sqlnotes.CreateShared(c)
-}
-
-// OpenShared implements engine.SharedVariant.
-func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
-	c, err := v.connect(dir)
-	if err != nil {
-		return nil, err
-	}
-	return sqlnotes.NewShared(c), nil
-}
-
-var _ engine.SharedConnsVariant = (*Variant)(nil)
-
-// OpenSharedConns implements engine.SharedConnsVariant: n connections to
-// the shared database with the DSN of the per-agent stores (mattn's default busy_timeout of 5 s: a writer waits for another's commit).
-func (v *Variant) OpenSharedConns(dir string, n int) (engine.SharedStore, error) {
-	return sqlnotes.SharedConns(n, func() (driver.Conn, error) { return v.connect(dir) })
-}
-
-// SharedLayout implements engine.SharedVariant.
-func (v *Variant) SharedLayout() string { return sqlnotes.SharedLayout + "; mattn's DSN " + v.dsn }
-
-var _ engine.WALVariant = (*Variant)(nil)
-
-// UseWAL implements engine.WALVariant: the DSN's _journal_mode=WAL,
-// which the driver runs as PRAGMA journal_mode=WAL at every open.
-func (v *Variant) UseWAL() map[string]string {
-	if !strings.Contains(v.dsn, walDSN) {
-		v.dsn += walDSN
-	}
-	return sqlnotes.WALOption()
-}
 
 // walDSN is the wal setting's addition to the DSN.
 const walDSN = "&_journal_mode=WAL"

@@ -34,8 +34,6 @@ package sqlitemodernc
 import (
 	"database/sql/driver"
 	"fmt"
-	"path/filepath"
-	"strings"
 	"sync"
 
 	"modernc.org/libc"
@@ -72,9 +70,9 @@ type conn interface {
 
 // Variant is the sqlite_modernc variant.
 type Variant struct {
+	sqlnotes.DriverStores
 	drv      *sqlite.Driver
 	versions map[string]string
-	params   string            // the DSN's parameters
 	options  map[string]string // what lean set
 }
 
@@ -151,7 +149,8 @@ func configure(lean bool) error {
 }
 
 func newVariant(params string, options map[string]string) (*Variant, error) {
-	v := &Variant{drv: &sqlite.Driver{}, params: params, options: options}
+	v := &Variant{drv: &sqlite.Driver{}, options: options}
+	v.DriverStores = sqlnotes.DriverStores{Connect: v.connectDSN, Driver: "modernc", Params: params, WALParam: walParam, Vectors: vectors}
 	c, err := v.connect(":memory:")
 	if err != nil {
 		return nil, fmt.Errorf("open an in-memory database: %w", err)
@@ -171,6 +170,9 @@ func (v *Variant) ID() string { return ID }
 // Versions implements engine.Variant.
 func (v *Variant) Versions() map[string]string { return v.versions }
 
+// connectDSN is connect as sqlnotes.DriverStores opens a store.
+func (v *Variant) connectDSN(dsn string) (driver.Conn, error) { return v.connect(dsn) }
+
 func (v *Variant) connect(name string) (conn, error) {
 	c, err := v.drv.Open(name)
 	if err != nil {
@@ -184,91 +186,10 @@ func (v *Variant) connect(name string) (conn, error) {
 	return cc, nil
 }
 
-func (v *Variant) connectStore(dir string) (conn, error) {
-	return v.connect("file:" + filepath.Join(dir, FileName) + v.params)
-}
-
-// Create implements engine.Variant: open a new database and commit the
-// schema (its own transaction, as an application creating it would).
-func (v *Variant) Create(dir string) (engine.Store, error) {
-	c, err := v.connectStore(dir)
-	if err != nil {
-		return nil, err
-	}
-	return sqlnotes.Create(c)
-}
-
 // vectors is the embeddings as blobs, the knn an exact scan in Go
 // (sqlnotes.ScanInGo): modernc's SQLite is Go and cannot load sqlite-vec,
 // which is C.
 func vectors(int) sqlnotes.Vectors { return sqlnotes.ScanInGo() }
-
-// CreateVectors implements engine.VectorVariant: Create with an emb
-// column of type BLOB (sqlnotes.ScanInGo).
-func (v *Variant) CreateVectors(dir string, dims int) (engine.Store, error) {
-	c, err := v.connectStore(dir)
-	if err != nil {
-		return nil, err
-	}
-	return sqlnotes.CreateVectors(c, dims, vectors)
-}
-
-// VectorSearch implements engine.VectorVariant.
-func (v *Variant) VectorSearch() engine.VectorSearch { return sqlnotes.VectorsFunc(vectors).Search() }
-
-// Open implements engine.Variant: a sqlnotes.VectorStore, which writes
-// and searches embeddings when its notes have them, and otherwise runs
-// sqlnotes.Store's statements.
-func (v *Variant) Open(dir string) (engine.Store, error) {
-	c, err := v.connectStore(dir)
-	if err != nil {
-		return nil, err
-	}
-	return &sqlnotes.VectorStore{Store: sqlnotes.NewStore(c), Vectors: vectors}, nil
-}
-
-var _ engine.SharedVariant = (*Variant)(nil)
-
-// CreateShared implements engine.SharedVariant: one database for every
-// agent (sqlnotes.SharedSchema), opened as a store of one agent is.
-func (v *Variant) CreateShared(dir string) (engine.SharedStore, error) {
-	c, err := v.connectStore(dir)
-	if err != nil {
-		return nil, err
-	}
-	return sqlnotes.CreateShared(c)
-}
-
-// OpenShared implements engine.SharedVariant.
-func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
-	c, err := v.connectStore(dir)
-	if err != nil {
-		return nil, err
-	}
-	return sqlnotes.NewShared(c), nil
-}
-
-var _ engine.SharedConnsVariant = (*Variant)(nil)
-
-// OpenSharedConns implements engine.SharedConnsVariant: n connections to
-// the shared database with the DSN of the per-agent stores (the stores' busy_timeout(5000): a writer waits for another's commit).
-func (v *Variant) OpenSharedConns(dir string, n int) (engine.SharedStore, error) {
-	return sqlnotes.SharedConns(n, func() (driver.Conn, error) { return v.connectStore(dir) })
-}
-
-// SharedLayout implements engine.SharedVariant.
-func (v *Variant) SharedLayout() string { return sqlnotes.SharedLayout + "; modernc's DSN " + v.params }
-
-var _ engine.WALVariant = (*Variant)(nil)
-
-// UseWAL implements engine.WALVariant: the DSN's
-// _pragma=journal_mode(WAL), run at every open.
-func (v *Variant) UseWAL() map[string]string {
-	if !strings.Contains(v.params, walParam) {
-		v.params += walParam
-	}
-	return sqlnotes.WALOption()
-}
 
 // walParam is the wal setting's addition to the DSN.
 const walParam = "&_pragma=journal_mode(WAL)"

@@ -31,7 +31,7 @@ func TestPragmas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := v.(*Variant).connectStore(t.TempDir())
+	c, err := v.(*Variant).ConnectStore(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestLean(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		conn, err := v.(*Variant).connectStore(t.TempDir())
+		conn, err := v.(*Variant).ConnectStore(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
