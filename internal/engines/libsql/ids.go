@@ -8,7 +8,9 @@
 // directory holding notes.db; docs/engines.md has the details. With
 // vectors (CreateVectors) the libsql variant uses libSQL's DiskANN index
 // (sqlnotes.LibSQL), with its default options, or the lean ones under
-// lean (vectors.go).
+// lean (vectors.go). Its queries are sqlnotes.Queries over the statement
+// of queries.go; its cgo wrappers have the shape of package turso's, each
+// a call of its own library (package turso says why they stay apart).
 package libsql
 
 // Variant ids: the SDK, and SQLite's C API of the same library called

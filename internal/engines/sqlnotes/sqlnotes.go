@@ -82,6 +82,20 @@ func Create(c driver.Conn) (engine.Store, error) {
 	return &s, nil
 }
 
+// InsertColumns writes notes as the Rust C ABIs (rust/turso-capi,
+// rust/libsql-capi) take them: nothing for none, notes with embeddings
+// through vectors, the others laid out by Columns for insert, one call
+// of the library.
+func InsertColumns(notes []workload.Note, vectors func([]workload.Note) error, insert func(ids, ts, lens []int64, text []byte) error) error {
+	if len(notes) == 0 {
+		return nil
+	}
+	if notes[0].Emb != nil {
+		return vectors(notes)
+	}
+	return insert(Columns(notes))
+}
+
 // Columns lays notes out as the Rust C ABIs (rust/turso-capi,
 // rust/libsql-capi) take them in one call: ids, timestamps, text lengths,
 // and the texts one after another. text is never empty, so &text[0] is

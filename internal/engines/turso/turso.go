@@ -146,15 +146,14 @@ func (s *store) exec(sql string) error {
 // (in one call to the library: ids, timestamps, text lengths and the
 // texts one after another); notes with embeddings through insertVectors.
 func (s *store) Insert(notes []workload.Note) error {
-	if len(notes) == 0 {
-		return nil
-	}
-	if notes[0].Emb != nil {
-		return s.insertVectors(notes)
-	}
-	ids, ts, lens, text := sqlnotes.Columns(notes)
+	return sqlnotes.InsertColumns(notes, s.insertVectors, s.insertColumns)
+}
+
+// insertColumns is mt_insert_notes: the notes as sqlnotes.Columns lays
+// them out, written in one call.
+func (s *store) insertColumns(ids, ts, lens []int64, text []byte) error {
 	var msg *C.char
-	if C.mt_insert_notes(s.s, C.size_t(len(notes)),
+	if C.mt_insert_notes(s.s, C.size_t(len(ids)),
 		(*C.int64_t)(unsafe.Pointer(&ids[0])), (*C.int64_t)(unsafe.Pointer(&ts[0])),
 		(*C.int64_t)(unsafe.Pointer(&lens[0])), (*C.uint8_t)(unsafe.Pointer(&text[0])), &msg) != 0 {
 		return cError("insert", msg)
