@@ -13,7 +13,6 @@ import (
 var (
 	_ engine.SharedVariant       = (*Variant)(nil)
 	_ engine.SharedVectorVariant = (*Variant)(nil)
-	_ engine.SharedStore         = (*shared)(nil)
 )
 
 // sharedLayout is the shared store of Badger, for engine.SharedVariant.
@@ -76,7 +75,7 @@ func (v *Variant) createShared(dir string, dims int) (engine.SharedStore, error)
 			return nil, fmt.Errorf("badger create shared %s: write the vector marker: %w", dir, err)
 		}
 	}
-	return &shared{db: db, dims: dims}, nil
+	return newShared(db, dims), nil
 }
 
 // OpenShared implements engine.SharedVariant; dims comes from the marker.
@@ -85,7 +84,7 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("badger open shared %s (is another process holding it?): %w", dir, err)
 	}
-	s := &shared{db: db}
+	s := newShared(db, 0)
 	err = db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(kvnote.MarkerKey())
 		if errors.Is(err, badger.ErrKeyNotFound) {
@@ -95,7 +94,7 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 			return err
 		}
 		return item.Value(func(v []byte) (err error) {
-			s.dims, err = kvnote.Dims(v)
+			s.Dims, err = kvnote.Dims(v)
 			return err
 		})
 	})
@@ -106,33 +105,16 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 	return s, nil
 }
 
-// shared is an open shared store.
-type shared struct {
-	db   *badger.DB
-	dims int // the embeddings' length; 0: none
+// newShared is the open shared store of db, with embeddings of dims
+// values (0: none).
+func newShared(db *badger.DB, dims int) *kvnote.Shared[*badger.DB] {
+	return &kvnote.Shared[*badger.DB]{DB: db, Dims: dims, View: agentStore, Delete: deleteKeys}
 }
 
-// Agent implements engine.SharedStore: a view of the agent's keys.
-func (s *shared) Agent(a int) (engine.Store, error) {
-	keys, err := kvnote.AgentKeys(a)
-	if err != nil {
-		return nil, err
-	}
-	return &store{db: s.db, keys: keys, shared: true, dims: s.dims, dimsKnown: true}, nil
+// agentStore is the store of an agent's keys in the shared store s.
+func agentStore(s *kvnote.Shared[*badger.DB], keys kvnote.Keys) engine.Store {
+	return &store{db: s.DB, keys: keys, shared: true, dims: s.Dims, dimsKnown: true}
 }
 
-// DeleteAgent implements engine.SharedStore: DropPrefix of the agent's
-// keys.
-func (s *shared) DeleteAgent(a int) error {
-	keys, err := kvnote.AgentKeys(a)
-	if err != nil {
-		return err
-	}
-	if err := s.db.DropPrefix(keys.Prefix()); err != nil {
-		return fmt.Errorf("delete agent %d: %w", a, err)
-	}
-	return nil
-}
-
-// Close implements engine.SharedStore.
-func (s *shared) Close() error { return s.db.Close() }
+// deleteKeys deletes an agent's keys: DropPrefix of their prefix.
+func deleteKeys(db *badger.DB, keys kvnote.Keys) error { return db.DropPrefix(keys.Prefix()) }

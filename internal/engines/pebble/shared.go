@@ -14,7 +14,6 @@ import (
 var (
 	_ engine.SharedVariant       = (*Variant)(nil)
 	_ engine.SharedVectorVariant = (*Variant)(nil)
-	_ engine.SharedStore         = (*shared)(nil)
 )
 
 // SharedMemTableSize is the shared store's memtable: Pebble's default
@@ -72,7 +71,7 @@ func (v *Variant) createShared(dir string, dims int) (engine.SharedStore, error)
 			return nil, fmt.Errorf("pebble create shared %s: write the vector marker: %w", dir, err)
 		}
 	}
-	return &shared{db: db, dims: dims}, nil
+	return newShared(db, dims), nil
 }
 
 // OpenShared implements engine.SharedVariant; dims comes from the marker.
@@ -83,7 +82,7 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pebble open shared %s: %w", dir, err)
 	}
-	s := &shared{db: db}
+	s := newShared(db, 0)
 	val, closer, err := db.Get(kvnote.MarkerKey())
 	switch {
 	case errors.Is(err, pebble.ErrNotFound):
@@ -92,7 +91,7 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 		db.Close()
 		return nil, fmt.Errorf("pebble open shared %s: read the vector marker: %w", dir, err)
 	}
-	s.dims, err = kvnote.Dims(val)
+	s.Dims, err = kvnote.Dims(val)
 	closer.Close()
 	if err != nil {
 		db.Close()
@@ -101,36 +100,25 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 	return s, nil
 }
 
-// shared is an open shared store.
-type shared struct {
-	db   *pebble.DB
-	dims int // the embeddings' length; 0: none
+// newShared is the open shared store of db, with embeddings of dims
+// values (0: none).
+func newShared(db *pebble.DB, dims int) *kvnote.Shared[*pebble.DB] {
+	return &kvnote.Shared[*pebble.DB]{DB: db, Dims: dims, View: agentStore, Delete: deleteKeys}
 }
 
-// Agent implements engine.SharedStore: a view of the agent's keys.
-func (s *shared) Agent(a int) (engine.Store, error) {
-	keys, err := kvnote.AgentKeys(a)
-	if err != nil {
-		return nil, err
-	}
-	return &store{db: s.db, keys: keys, shared: true, dims: s.dims, dimsKnown: true}, nil
+// agentStore is the store of an agent's keys in the shared store s.
+func agentStore(s *kvnote.Shared[*pebble.DB], keys kvnote.Keys) engine.Store {
+	return &store{db: s.DB, keys: keys, shared: true, dims: s.Dims, dimsKnown: true}
 }
 
-// DeleteAgent implements engine.SharedStore: a synced range deletion of
-// the agent's keys, then a compaction of that range.
-func (s *shared) DeleteAgent(a int) error {
-	keys, err := kvnote.AgentKeys(a)
-	if err != nil {
+// deleteKeys deletes an agent's keys: a synced range deletion, then a
+// compaction of that range.
+func deleteKeys(db *pebble.DB, keys kvnote.Keys) error {
+	if err := db.DeleteRange(keys.Prefix(), keys.End(), pebble.Sync); err != nil {
 		return err
 	}
-	if err := s.db.DeleteRange(keys.Prefix(), keys.End(), pebble.Sync); err != nil {
-		return fmt.Errorf("delete agent %d: %w", a, err)
-	}
-	if err := s.db.Compact(context.Background(), keys.Prefix(), keys.End(), false); err != nil {
-		return fmt.Errorf("delete agent %d: compact its range: %w", a, err)
+	if err := db.Compact(context.Background(), keys.Prefix(), keys.End(), false); err != nil {
+		return fmt.Errorf("compact its range: %w", err)
 	}
 	return nil
 }
-
-// Close implements engine.SharedStore.
-func (s *shared) Close() error { return s.db.Close() }
