@@ -1,0 +1,48 @@
+package minilm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestMulT checks mulT, with the kernel where the CPU has it and without,
+// against a plain triple loop, on shapes whose rows and columns do not
+// divide into the kernel's 4×3 tiles, with strides wider than k.
+func TestMulT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = rng.Float32()*2 - 1
+		}
+		return v
+	}
+	for _, s := range []struct{ m, n, k int }{{1, 1, 8}, {7, 5, 32}, {17, 100, 384}, {9, 200, 1536}, {5, 7, 13}} {
+		a, w, bias := random(s.m*(s.k+3)), random(s.n*(s.k+5)), random(s.n)
+		for _, fast := range []bool{false, hasKernel()} {
+			c := make([]float32, s.m*(s.n+2))
+			mulT(view{c, s.n + 2}, view{a, s.k + 3}, view{w, s.k + 5}, s.m, s.n, s.k, bias, fast)
+			for i := range s.m {
+				for j := range s.n {
+					want := float64(bias[j])
+					for p := range s.k {
+						want += float64(a[i*(s.k+3)+p]) * float64(w[j*(s.k+5)+p])
+					}
+					if got := c[i*(s.n+2)+j]; math.Abs(float64(got)-want) > 1e-4*math.Sqrt(float64(s.k)) {
+						t.Fatalf("%dx%dx%d fast=%v: c[%d][%d] = %v, want %v", s.m, s.n, s.k, fast, i, j, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestErf32 checks the float32 error function against math.Erf.
+func TestErf32(t *testing.T) {
+	for x := -6.0; x <= 6; x += 1.0 / 1024 {
+		if got, want := float64(erf32(float32(x))), math.Erf(x); math.Abs(got-want) > 5e-7 {
+			t.Fatalf("erf32(%v) = %v, want %v", x, got, want)
+		}
+	}
+}
