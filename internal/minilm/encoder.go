@@ -84,7 +84,7 @@ func (l *loader) layer(p string, c config) layer {
 
 // scratch is one worker's buffers, grown to the largest batch it has run.
 type scratch struct {
-	x, qkv, ctx, tmp, inter, scores []float32
+	x, qkv, ctx, tmp, inter, scores, vt []float32
 }
 
 func grow(buf []float32, n int) []float32 {
@@ -113,8 +113,13 @@ func layerNorm(x, g, b []float32, eps float64) {
 }
 
 // gelu is the exact GELU, x·Φ(x) with the error function, as BERT's
-// "gelu" (not its tanh approximation).
-func gelu(x []float32) {
+// "gelu" (not its tanh approximation). With fast (hasKernel) geluAVX
+// does eight values at a time.
+func gelu(x []float32, fast bool) {
+	if n := len(x) / 8 * 8; fast && n > 0 {
+		geluAVX(&x[0], n)
+		x = x[n:]
+	}
 	for i, v := range x {
 		x[i] = 0.5 * v * (1 + erf32(v*(1/math.Sqrt2)))
 	}

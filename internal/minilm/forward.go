@@ -56,38 +56,42 @@ func (m *Model) encodeLayer(l *layer, seqs [][]int, s *scratch, rows int) {
 	mulT(view{s.tmp, h}, view{s.ctx, h}, view{l.attnOut, h}, rows, h, h, l.attnB, m.fast)
 	m.addNorm(s.x, s.tmp, l.attnLNg, l.attnLNb)
 	mulT(view{s.inter, in}, x, view{l.inter, h}, rows, in, h, l.interB, m.fast)
-	gelu(s.inter)
+	gelu(s.inter, m.fast)
 	mulT(view{s.tmp, h}, view{s.inter, in}, view{l.out, in}, rows, h, in, l.outB, m.fast)
 	m.addNorm(s.x, s.tmp, l.outLNg, l.outLNb)
 }
 
 // attend sets s.ctx's rows start to start+n-1 to multi-head attention
-// over that one sequence: per head, softmax(q·kᵀ/√d)·v.
+// over that one sequence: per head, softmax(q·kᵀ/√d)·v. Both products go
+// through mulT; for the second, the probabilities and vᵀ are padded with
+// zeros to a multiple of 8 columns, the kernel's.
 func (m *Model) attend(s *scratch, start, n int) {
 	h, d := m.cfg.Hidden, m.cfg.Hidden/m.cfg.Heads
 	scale := float32(1 / math.Sqrt(float64(d)))
-	s.scores = grow(s.scores, n*n)
-	scores := view{s.scores, n}
-	for head := range m.cfg.Heads {
-		col := head * d
-		q := view{s.qkv[start*3*h+col:], 3 * h}
-		k := view{s.qkv[start*3*h+h+col:], 3 * h}
-		v := view{s.qkv[start*3*h+2*h+col:], 3 * h}
+	padded := (n + 7) / 8 * 8
+	s.scores = grow(s.scores, n*padded)
+	s.vt = grow(s.vt, d*padded)
+	scores, vt := view{s.scores, padded}, view{s.vt, padded}
+	base := s.qkv[start*3*h:]
+	for col := 0; col < h; col += d {
+		q, k, v := view{base[col:], 3 * h}, view{base[h+col:], 3 * h}, view{base[2*h+col:], 3 * h}
 		mulT(scores, q, k, n, n, d, nil, m.fast)
 		for i := range n {
-			r := scores.row(i, n)
-			for j := range r {
+			r := scores.row(i, padded)
+			for j := range n {
 				r[j] *= scale
 			}
-			softmax(r)
-			c := s.ctx[(start+i)*h+col : (start+i)*h+col+d]
-			clear(c)
-			for j, p := range r {
-				for e, vj := range v.row(j, d) {
-					c[e] += p * vj
-				}
-			}
+			softmax(r[:n])
+			clear(r[n:])
 		}
+		for e := range d {
+			r := vt.row(e, padded)
+			for j := range n {
+				r[j] = v.v[j*v.stride+e]
+			}
+			clear(r[n:])
+		}
+		mulT(view{s.ctx[start*h+col:], h}, scores, vt, n, d, padded, nil, m.fast)
 	}
 }
 

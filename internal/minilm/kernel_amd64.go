@@ -12,3 +12,10 @@ func dot4x3(a *float32, lda int, w *float32, ldw int, k int, out *[12]float32)
 
 // hasKernel reports whether dot4x3 can run on this CPU.
 func hasKernel() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
+
+// geluAVX applies gelu's arithmetic to x[0] to x[n-1], eight values at a
+// time; n must be a multiple of 8. It needs AVX2 and FMA (hasKernel).
+// In kernel_amd64.s.
+//
+//go:noescape
+func geluAVX(x *float32, n int)

@@ -46,3 +46,22 @@ func TestErf32(t *testing.T) {
 		}
 	}
 }
+
+// TestGeluAVX checks the eight-wide GELU against the Go one.
+func TestGeluAVX(t *testing.T) {
+	if !hasKernel() {
+		t.Skip("no AVX2 and FMA on this CPU: gelu runs in Go alone")
+	}
+	var x []float32
+	for v := -8.0; v <= 8; v += 1.0 / 256 {
+		x = append(x, float32(v))
+	}
+	want := append([]float32(nil), x...)
+	gelu(want, false)
+	gelu(x, true)
+	for i := range x {
+		if math.Abs(float64(x[i]-want[i])) > 1e-6 {
+			t.Fatalf("gelu(%v): %v with AVX, %v in Go", float64(i)/256-8, x[i], want[i])
+		}
+	}
+}
