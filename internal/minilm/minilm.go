@@ -54,9 +54,8 @@ func Load(dir string, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(tok.vocab) != cfg.Vocab {
-		return nil, fmt.Errorf("minilm: %s has %d tokens, %s says vocab_size %d",
-			filepath.Join(dir, tokenizerFile), len(tok.vocab), filepath.Join(dir, configFile), cfg.Vocab)
+	if err := tok.checkIDs(cfg.Vocab); err != nil {
+		return nil, fmt.Errorf("minilm: %s: %w (%s says vocab_size %d)", filepath.Join(dir, tokenizerFile), err, filepath.Join(dir, configFile), cfg.Vocab)
 	}
 	w, err := loadWeights(filepath.Join(dir, weightsFile), cfg)
 	if err != nil {

@@ -81,6 +81,25 @@ func readTokenizer(dir string, maxTokens int) (*Tokenizer, error) {
 	return t, nil
 }
 
+// checkIDs checks that the vocabulary has vocab entries and that every
+// id, of a word piece or of a special token, is a row of the embeddings.
+func (t *Tokenizer) checkIDs(vocab int) error {
+	if len(t.vocab) != vocab {
+		return fmt.Errorf("%d tokens in the vocabulary", len(t.vocab))
+	}
+	for piece, id := range t.vocab {
+		if id < 0 || id >= vocab {
+			return fmt.Errorf("token %q has id %d", piece, id)
+		}
+	}
+	for _, a := range t.added {
+		if a.ID < 0 || a.ID >= vocab {
+			return fmt.Errorf("special token %q has id %d", a.Content, a.ID)
+		}
+	}
+	return nil
+}
+
 // Encode returns text's token ids: [CLS], the word pieces (cut so that
 // the whole fits maxTokens), [SEP].
 func (t *Tokenizer) Encode(text string) []int {

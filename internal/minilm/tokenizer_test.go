@@ -45,3 +45,17 @@ func TestEncodeTruncates(t *testing.T) {
 		t.Errorf("Encode with at most 5 tokens = %v, want %v", got, want)
 	}
 }
+
+func TestCheckIDs(t *testing.T) {
+	tok := tinyTokenizer(256)
+	if err := tok.checkIDs(len(tok.vocab)); err != nil {
+		t.Errorf("checkIDs(%d): %v", len(tok.vocab), err)
+	}
+	if err := tok.checkIDs(len(tok.vocab) + 1); err == nil {
+		t.Errorf("checkIDs(%d) passed a vocabulary of %d", len(tok.vocab)+1, len(tok.vocab))
+	}
+	tok.added = append(tok.added, addedToken{"[BIG]", len(tok.vocab)})
+	if err := tok.checkIDs(len(tok.vocab)); err == nil || !strings.Contains(err.Error(), "[BIG]") {
+		t.Errorf("checkIDs with an added token past the vocabulary: %v", err)
+	}
+}
