@@ -149,13 +149,27 @@ func softmax(x []float32) {
 	for _, v := range x {
 		top = max(top, v)
 	}
-	var sum float64
+	var sum float32
 	for i, v := range x {
-		e := math.Exp(float64(v - top))
-		x[i] = float32(e)
-		sum += e
+		x[i] = expNonPositive(v - top)
+		sum += x[i]
 	}
 	for i := range x {
-		x[i] = float32(float64(x[i]) / sum)
+		x[i] /= sum
 	}
+}
+
+// expNonPositive is e^x for x <= 0 to float32 precision (within 2e-7 of
+// math.Exp, relative), Cephes' expf: x = n·ln 2 + r with |r| <= ln 2 / 2,
+// e^r by a polynomial, times 2^n. math.Exp in float64 took a tenth of the
+// forward pass.
+func expNonPositive(x float32) float32 {
+	if x < -87 { // e^-87 is about float32's smallest normal number
+		return 0
+	}
+	n := -float32(int32(-x*math.Log2E + 0.5)) // x/ln 2 rounded
+	r := x - n*0.693359375 + n*2.12194440e-4  // ln 2 in two parts, the first exact in float32
+	p := (((((1.9875691500e-4*r+1.3981999507e-3)*r+8.3334519073e-3)*r+4.1665795894e-2)*r+
+		1.6666665459e-1)*r+5.0000001201e-1)*r*r + r + 1
+	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
 }

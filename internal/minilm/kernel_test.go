@@ -65,3 +65,13 @@ func TestGeluAVX(t *testing.T) {
 		}
 	}
 }
+
+// TestExpNonPositive checks the float32 exponential against math.Exp.
+func TestExpNonPositive(t *testing.T) {
+	for x := -90.0; x <= 0; x += 1.0 / 512 {
+		got, want := float64(expNonPositive(float32(x))), math.Exp(float64(float32(x)))
+		if math.Abs(got-want) > max(2e-7*want, 1e-37) { // near float32's smallest normals, absolute
+			t.Fatalf("expNonPositive(%v) = %v, want %v", x, got, want)
+		}
+	}
+}
