@@ -6,6 +6,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
 )
 
 // BenchmarkEmbed reports texts/s embedding the texts of the file
@@ -56,4 +59,32 @@ func benchTexts(b *testing.B) []string {
 		texts = append(texts, sc.Text())
 	}
 	return texts
+}
+
+// BenchmarkMulT reports GFLOP per CPU-second of one dense layer's product
+// (32 glosses of 18 tokens, 384 values in, 1,536 out) three ways: mulT
+// with the AVX2+FMA kernel, mulT in plain Go, and gonum's pure-Go Sgemm.
+func BenchmarkMulT(b *testing.B) {
+	m, n, k := 576, 1536, 384
+	a, w, c := make([]float32, m*k), make([]float32, n*k), make([]float32, m*n)
+	for i := range a {
+		a[i] = float32(i%7) / 7
+	}
+	for i := range w {
+		w[i] = float32(i%5) / 5
+	}
+	products := map[string]func(){
+		"kernel": func() { mulT(view{c, n}, view{a, k}, view{w, k}, m, n, k, nil, hasKernel()) },
+		"go":     func() { mulT(view{c, n}, view{a, k}, view{w, k}, m, n, k, nil, false) },
+		"gonum":  func() { gonum.Implementation{}.Sgemm(blas.NoTrans, blas.Trans, m, n, k, 1, a, k, w, k, 0, c, n) },
+	}
+	for _, name := range []string{"kernel", "go", "gonum"} {
+		b.Run(name, func(b *testing.B) {
+			cpu0 := cpuSeconds(b)
+			for b.Loop() {
+				products[name]()
+			}
+			b.ReportMetric(float64(2*m*n*k*b.N)/(cpuSeconds(b)-cpu0)/1e9, "GFLOP/cpu-s")
+		})
+	}
 }
