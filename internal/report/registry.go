@@ -9,6 +9,13 @@ import (
 	"manydb/internal/stats"
 )
 
+// A FigureName is a figure's machine name, as manydb tables, compare and
+// the exports write it, and its key in Figures.Values. Other packages
+// name the figures they read by the constants below, each next to its
+// entry, so that a renamed or removed figure fails to compile there
+// (TestFigureNamesAreRegistered checks that each names an entry).
+type FigureName string
+
 // figures is every figure and table row, in the tables' order (the
 // exports, compare and the sweeps keep it too).
 var figures = registry()
@@ -20,6 +27,13 @@ func registry() []figure {
 	return slices.Concat(openFigures(), cacheFigures(), turnFigures(), holdFigures(), ladderFigures(), deleteFigures(), serveFigures())
 }
 
+// The delete phase's figures other packages read.
+const (
+	FigureExportAgent FigureName = "export-agent"
+	FigureDeleteAgent FigureName = "delete-agent"
+	FigureDeleteFreed FigureName = "delete-freed"
+)
+
 // deleteFigures are the delete phase's: an agent exported to a file of
 // its own, then deleted, and the space that gave back.
 func deleteFigures() []figure {
@@ -30,26 +44,35 @@ func deleteFigures() []figure {
 	exportMs := func(r *results.Record) []float64 { return r.ExportMs }
 	deleteMs := func(r *results.Record) []float64 { return r.DeleteMs }
 	return []figure{
-		{name: "export-agent", label: "Export an agent: its notes to a file of its own, synced (median)", unit: "ms", phase: job.PhaseDelete,
+		{name: string(FigureExportAgent), label: "Export an agent: its notes to a file of its own, synced (median)", unit: "ms", phase: job.PhaseDelete,
 			samples: exportMs, value: median(exportMs), when: deleted, uses: exported | inOverview},
-		{name: "delete-agent", label: "Delete an agent, space given back as the engine can (median)", unit: "ms", phase: job.PhaseDelete,
+		{name: string(FigureDeleteAgent), label: "Delete an agent, space given back as the engine can (median)", unit: "ms", phase: job.PhaseDelete,
 			samples: deleteMs, value: median(deleteMs), when: deleted, uses: exported | inOverview},
-		{name: "delete-freed", base: "delete-agent", label: "same, space given back on disk (median)", unit: "KB", phase: job.PhaseDelete,
+		{name: string(FigureDeleteFreed), base: "delete-agent", label: "same, space given back on disk (median)", unit: "KB", phase: job.PhaseDelete,
 			samples: freedKB, value: median(freedKB), when: deleted, uses: exported},
 	}
 }
 
+// The create's and the warm open runs' figures other packages read.
+const (
+	FigureCreate            FigureName = "create"
+	FigureOpenQueryClose    FigureName = "open-query-close"
+	FigureOpenQueryCloseP99 FigureName = "open-query-close-p99"
+	FigureKNNP99            FigureName = "knn-p99"
+	FigureRecall            FigureName = "recall"
+)
+
 // openFigures are the create's figures and the warm open runs'.
 func openFigures() []figure {
-	openQueryClose := warm("open-query-close", "Open, query, close (median)", totalMs, stats.Median, exported|swept|runSpread|drawn|inOverview)
+	openQueryClose := warm(FigureOpenQueryClose, "Open, query, close (median)", totalMs, stats.Median, exported|swept|runSpread|drawn|inOverview)
 	recent := warmIf("recent", "Recent 20 notes (median)", querySamples(job.QueryRecent), stats.Median, exported|drawn, made(job.QueryRecent))
 	get := warmIf("get", "Get 10 notes by id (median)", querySamples(job.QueryGet), stats.Median, exported|drawn, made(job.QueryGet))
 	scan := warmIf("scan", "Scan all notes (median)", querySamples(job.QueryScan), stats.Median, exported|drawn, made(job.QueryScan))
 	knn := warmIf("knn", "knn: 10 nearest by embedding (median)", querySamples(job.QueryKNN), stats.Median, exported|drawn|inOverview, made(job.QueryKNN))
-	recall := figure{name: "recall", label: "knn recall@10 (mean)", unit: "%", phase: job.PhaseOpen, perRun: true, samples: recallPercent, stat: stats.Mean,
+	recall := figure{name: string(FigureRecall), label: "knn recall@10 (mean)", unit: "%", phase: job.PhaseOpen, perRun: true, samples: recallPercent, stat: stats.Mean,
 		when: made(job.QueryKNN), uses: exported | inOverview}
 	return []figure{
-		{name: "create", label: "Create, write {objects} objects, close (median)", unit: "ms", phase: job.PhaseCreate,
+		{name: string(FigureCreate), label: "Create, write {objects} objects, close (median)", unit: "ms", phase: job.PhaseCreate,
 			samples: createMs, value: func(r *results.Record) float64 { return stats.Median(r.CreateMs) }, uses: exported | swept | drawn | inOverview},
 		{name: "stores-per-second", label: "Stores per second", unit: "stores/s", phase: job.PhaseCreate,
 			value: storesPerSecond, na: madeWithMoreStores, uses: exported},
@@ -60,7 +83,7 @@ func openFigures() []figure {
 		warmIf("query", "Queries between open and close (median)", queryMs, stats.Median, exported|runSpread, (*table).showsCountInstead),
 		warm("count", "Count query (median)", countSamples, stats.Median, exported|swept|runSpread|drawn),
 		openQueryClose,
-		sameAt(openQueryClose, "open-query-close-p99", "p99", stats.P99, exported|swept|inOverview),
+		sameAt(openQueryClose, string(FigureOpenQueryCloseP99), "p99", stats.P99, exported|swept|inOverview),
 		sameAt(openQueryClose, "open-query-close-p90", "p90", stats.P90, exported|swept),
 		warm("close", "Close (median)", closeMs, stats.Median, exported|swept|runSpread|drawn),
 		recent,
@@ -72,7 +95,7 @@ func openFigures() []figure {
 		// knn (--dims): the nearest notes by embedding, and how many of the
 		// true nearest the engine found (exact searches: all)
 		knn,
-		sameAt(knn, "knn-p99", "p99", stats.P99, exported),
+		sameAt(knn, string(FigureKNNP99), "p99", stats.P99, exported),
 		recall,
 		sameAt(recall, "recall-p5", "5th percentile", stats.P5, exported),
 		sameAt(recall, "recall-below-50", "share of answers below 50 %", shareBelow(50), exported),
@@ -81,13 +104,19 @@ func openFigures() []figure {
 	}
 }
 
+// The cold open runs' figures other packages read.
+const (
+	FigureColdOpen           FigureName = "cold-open"
+	FigureColdOpenQueryClose FigureName = "cold-open-query-close"
+)
+
 // cacheFigures are the figures of the open runs with a cold or dropped
 // cache.
 func cacheFigures() []figure {
-	coldTotal := cached(job.CacheCold, "cold-open-query-close", "Open, query, close, cold cache (median)", totalMs, stats.Median, exported)
+	coldTotal := cached(job.CacheCold, FigureColdOpenQueryClose, "Open, query, close, cold cache (median)", totalMs, stats.Median, exported)
 	dropTotal := cached(job.CacheDrop, "drop-open-query-close", "Open, query, close, drop cache (median)", totalMs, stats.Median, 0)
 	return []figure{
-		cached(job.CacheCold, "cold-open", "Open, cold cache (median)", openMs, stats.Median, exported|drawn|inOverview),
+		cached(job.CacheCold, FigureColdOpen, "Open, cold cache (median)", openMs, stats.Median, exported|drawn|inOverview),
 		coldTotal,
 		sameAt(coldTotal, "cold-open-query-close-p99", "p99", stats.P99, 0),
 		coldKNN(cached(job.CacheCold, "cold-knn", "knn, cold cache (median)", querySamples(job.QueryKNN), stats.Median, exported)),
@@ -99,16 +128,23 @@ func cacheFigures() []figure {
 	}
 }
 
+// The turn runs' figures other packages read.
+const (
+	FigureTurn       FigureName = "turn"
+	FigureTurnP99    FigureName = "turn-p99"
+	FigureTurnAppend FigureName = "turn-append"
+)
+
 // turnFigures are the turn runs' figures.
 func turnFigures() []figure {
-	turnTotal := turn("turn", "Turn: open, recent, append, close (median)", totalMs, stats.Median, exported|drawn|inOverview)
-	turnAppend := turn("turn-append", "Turn: append, own transaction (median)", querySamples(job.QueryAppend), stats.Median, exported)
+	turnTotal := turn(FigureTurn, "Turn: open, recent, append, close (median)", totalMs, stats.Median, exported|drawn|inOverview)
+	turnAppend := turn(FigureTurnAppend, "Turn: append, own transaction (median)", querySamples(job.QueryAppend), stats.Median, exported)
 	turnRecall := turn("turn-recall", "Turn: knn recall@10 (mean)", recallPercent, stats.Mean, exported)
 	turnRecall.unit = "%"
 	return []figure{
 		{label: "Turn runs pooled", text: (*table).turnRunsPooled, when: (*table).madeTurns},
 		turnTotal,
-		sameAt(turnTotal, "turn-p99", "p99", stats.P99, exported|inOverview),
+		sameAt(turnTotal, string(FigureTurnP99), "p99", stats.P99, exported|inOverview),
 		turn("turn-recent", "Turn: recent (median)", querySamples(job.QueryRecent), stats.Median, 0),
 		turnAppend,
 		sameAt(turnAppend, "turn-append-p99", "p99", stats.P99, 0),
@@ -117,15 +153,24 @@ func turnFigures() []figure {
 	}
 }
 
+// The hold's and the space's figures other packages read.
+const (
+	FigureRSSPerOpenStore         FigureName = "rss-per-open-store"
+	FigureAnonPerOpenStore        FigureName = "anon-per-open-store"
+	FigureContainerPerOpenStore   FigureName = "container-per-open-store"
+	FigurePthreadKeysPerOpenStore FigureName = "pthread-keys-per-open-store"
+	FigureSpacePerStore           FigureName = "space-per-store"
+)
+
 // holdFigures are the hold's figures (memory, the n-th open, the limits)
 // and, in the tables' order among them, the load and the space rows.
 func holdFigures() []figure {
 	return []figure{
-		{name: "rss-per-open-store", label: "Memory per open store ({held} open), resident", unit: "KB", phase: job.PhaseHold,
+		{name: string(FigureRSSPerOpenStore), label: "Memory per open store ({held} open), resident", unit: "KB", phase: job.PhaseHold,
 			value: held(func(h *results.Hold) float64 { return h.RssKB }), uses: exported | swept},
-		{name: "anon-per-open-store", base: "rss-per-open-store", label: "same, anonymous (process' own memory)", unit: "KB", phase: job.PhaseHold,
+		{name: string(FigureAnonPerOpenStore), base: string(FigureRSSPerOpenStore), label: "same, anonymous (process' own memory)", unit: "KB", phase: job.PhaseHold,
 			value: held(func(h *results.Hold) float64 { return h.AnonKB }), uses: exported | swept | inOverview},
-		{name: "container-per-open-store", label: "Memory charged to a container per open store", unit: "KB", phase: job.PhaseHold,
+		{name: string(FigureContainerPerOpenStore), label: "Memory charged to a container per open store", unit: "KB", phase: job.PhaseHold,
 			value: perHeldStore(func(c *results.Container) int64 { return c.BytesAfter - c.BytesBefore }), na: needsCgroup, uses: exported | inOverview},
 		{name: "container-file-per-open-store", base: "container-per-open-store", label: "same, page cache", unit: "KB", phase: job.PhaseHold,
 			value: perHeldStore(func(c *results.Container) int64 { return c.FileAfter - c.FileBefore }), na: needsCgroup},
@@ -142,7 +187,7 @@ func holdFigures() []figure {
 		{name: "open-growth-per-1000-open-in-process", base: "open-held-first10", label: "same, growth per 1,000 open in its own process (slope, median of the processes)", unit: "µs", phase: job.PhaseHold,
 			value: openGrowthInProcess, when: (*table).splitHolds, uses: exported},
 		{label: "Load at start of the warm open runs (max)", text: (*table).loadAtStart},
-		{name: "space-per-store", label: "Space per store, files", unit: "KB", phase: job.PhaseSpace,
+		{name: string(FigureSpacePerStore), label: "Space per store, files", unit: "KB", phase: job.PhaseSpace,
 			value: spacePerStore, uses: exported | swept | inOverview},
 		{label: "Threads, open files, goroutines per open store", phase: job.PhaseHold, text: (*table).perOpenStore},
 		// a hold split over several worker processes (--procs)
@@ -154,7 +199,7 @@ func holdFigures() []figure {
 		// the limits open stores use up besides memory (results.Hold.Walls)
 		{name: "mappings-per-open-store", label: "Memory mappings per open store", unit: "mappings", phase: job.PhaseHold,
 			value: held(mappingsPerStore), na: limitsNotRecorded, when: (*table).recordedLimits, uses: exported},
-		{name: "pthread-keys-per-open-store", label: "pthread keys per open store", unit: "keys", phase: job.PhaseHold,
+		{name: string(FigurePthreadKeysPerOpenStore), label: "pthread keys per open store", unit: "keys", phase: job.PhaseHold,
 			value: held(pthreadKeysPerStore), na: pthreadKeysNA, when: (*table).recordedLimits, uses: exported},
 		{name: "open-stores-until-limit", label: "Open stores until the first limit here, in the hold's processes together", unit: "stores", phase: job.PhaseHold,
 			value: held(storesUntilLimit), na: noWall, when: (*table).recordedLimits, uses: exported},
@@ -162,17 +207,26 @@ func holdFigures() []figure {
 	}
 }
 
+// serve's figures other packages read.
+const (
+	FigureServeP99               FigureName = "serve-p99"
+	FigureServeRequestsPerSecond FigureName = "serve-requests-per-second"
+	FigureServeHitRate           FigureName = "serve-hit-rate"
+	FigureServePeakRSS           FigureName = "serve-peak-rss"
+	FigureServePeakAnon          FigureName = "serve-peak-anon"
+)
+
 // serveFigures are serve's figures (manydb serve).
 func serveFigures() []figure {
 	return []figure{
 		// serve's figures (manydb serve): one value per pool size, shown in
 		// serve's own tables (serve.go), not in a study's rows.
 		{name: "serve-p50", label: "Serve: latency p50", unit: "ms", phase: job.PhaseServe, value: served(serveP50), uses: exported},
-		{name: "serve-p99", label: "Serve: latency p99", unit: "ms", phase: job.PhaseServe, value: served(serveP99), uses: exported},
-		{name: "serve-requests-per-second", label: "Serve: requests per second", unit: "requests/s", phase: job.PhaseServe, value: served(servePerSecond), uses: exported},
-		{name: "serve-hit-rate", label: "Serve: pool hit rate", unit: "%", phase: job.PhaseServe, value: served(serveHitRate), uses: exported},
-		{name: "serve-peak-rss", label: "Serve: resident memory of the worker, peak", unit: "KB", phase: job.PhaseServe, value: served(servePeakRSS), uses: exported},
-		{name: "serve-peak-anon", label: "Serve: anonymous memory of the worker, peak", unit: "KB", phase: job.PhaseServe, value: served(servePeakAnon), uses: exported},
+		{name: string(FigureServeP99), label: "Serve: latency p99", unit: "ms", phase: job.PhaseServe, value: served(serveP99), uses: exported},
+		{name: string(FigureServeRequestsPerSecond), label: "Serve: requests per second", unit: "requests/s", phase: job.PhaseServe, value: served(servePerSecond), uses: exported},
+		{name: string(FigureServeHitRate), label: "Serve: pool hit rate", unit: "%", phase: job.PhaseServe, value: served(serveHitRate), uses: exported},
+		{name: string(FigureServePeakRSS), label: "Serve: resident memory of the worker, peak", unit: "KB", phase: job.PhaseServe, value: served(servePeakRSS), uses: exported},
+		{name: string(FigureServePeakAnon), label: "Serve: anonymous memory of the worker, peak", unit: "KB", phase: job.PhaseServe, value: served(servePeakAnon), uses: exported},
 	}
 }
 
@@ -214,13 +268,13 @@ func exportedFigures() []figure {
 }
 
 // warm is a timing figure of the warm open runs.
-func warm(name, label string, samples func(r *results.Record) []float64, stat func([]float64) float64, uses use) figure {
-	return figure{name: name, label: label, unit: "ms", phase: job.PhaseOpen, perRun: true, samples: samples, stat: stat, uses: uses}
+func warm(name FigureName, label string, samples func(r *results.Record) []float64, stat func([]float64) float64, uses use) figure {
+	return figure{name: string(name), label: label, unit: "ms", phase: job.PhaseOpen, perRun: true, samples: samples, stat: stat, uses: uses}
 }
 
 // warmIf is a timing figure of the warm open runs that a table shows only
 // when it made what when says.
-func warmIf(name, label string, samples func(r *results.Record) []float64, stat func([]float64) float64, uses use, when func(t *table) bool) figure {
+func warmIf(name FigureName, label string, samples func(r *results.Record) []float64, stat func([]float64) float64, uses use, when func(t *table) bool) figure {
 	f := warm(name, label, samples, stat, uses)
 	f.when = when
 	return f
@@ -228,15 +282,15 @@ func warmIf(name, label string, samples func(r *results.Record) []float64, stat 
 
 // cached is a timing figure of the open runs of a cache mode, shown when
 // the table has such runs and not when the stores were not cold.
-func cached(mode job.CacheMode, name, label string, samples func(r *results.Record) []float64, stat func([]float64) float64, uses use) figure {
+func cached(mode job.CacheMode, name FigureName, label string, samples func(r *results.Record) []float64, stat func([]float64) float64, uses use) figure {
 	f := warm(name, label, samples, stat, uses)
 	f.cache, f.na, f.when = mode, notCold, madeCache(mode)
 	return f
 }
 
 // turn is a timing figure of the turn runs.
-func turn(name, label string, samples func(r *results.Record) []float64, stat func([]float64) float64, uses use) figure {
-	return figure{name: name, label: label, unit: "ms", phase: job.PhaseTurn, perRun: true, samples: samples, stat: stat,
+func turn(name FigureName, label string, samples func(r *results.Record) []float64, stat func([]float64) float64, uses use) figure {
+	return figure{name: string(name), label: label, unit: "ms", phase: job.PhaseTurn, perRun: true, samples: samples, stat: stat,
 		when: (*table).madeTurns, uses: uses}
 }
 
