@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"manydb/internal/job"
+	"manydb/internal/report"
 	"manydb/internal/results"
 	"manydb/internal/workload"
 )
@@ -220,16 +221,16 @@ func TestRanksPerStore(t *testing.T) {
 	small := fakeEngine{name: "small", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 100}
 	big := fakeEngine{name: "big", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 20, filesPer: 1, spaceKB: 300}
 	a := answer(t, Default(), small, big)
-	byFigure := map[string][]string{}
+	byFigure := map[report.FigureName][]string{}
 	for _, r := range a.Ranks {
 		for _, x := range r.Order {
 			byFigure[r.Figure] = append(byFigure[r.Figure], x.Variant)
 		}
 	}
-	if got := byFigure["space-per-store"]; len(got) != 2 || got[0] != "small" {
+	if got := byFigure[report.FigureSpacePerStore]; len(got) != 2 || got[0] != "small" {
 		t.Errorf("disk per store ranks %v, want small first", got)
 	}
-	if got := byFigure["anon-per-open-store"]; len(got) != 2 || got[0] != "big" {
+	if got := byFigure[report.FigureAnonPerOpenStore]; len(got) != 2 || got[0] != "big" {
 		t.Errorf("memory per open store ranks %v, want big first", got)
 	}
 }
@@ -432,7 +433,7 @@ func TestVectorsOfOneWorkload(t *testing.T) {
 	if len(evs) != 1 {
 		t.Fatalf("%d evidences, want 1", len(evs))
 	}
-	if got := evs[0].vec("space-per-store"); got.Value != 300 {
+	if got := evs[0].vec(report.FigureSpacePerStore); got.Value != 300 {
 		t.Errorf("space per store %v KB, want 300 (the pool of 50's alone, not pooled with 600)", got.Value)
 	}
 	if w, ok := VectorWorkload(recs, 384); !ok || w.TopicPool != 50 {

@@ -3,9 +3,7 @@ package advise
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"manydb/internal/job"
 	"manydb/internal/report"
@@ -13,26 +11,6 @@ import (
 	"manydb/internal/stats"
 	"manydb/internal/workload"
 )
-
-// Key names one variant under one setting in one layout.
-type Key struct {
-	Variant string     `json:"variant"`
-	Setting string     `json:"setting"`
-	Layout  job.Layout `json:"layout,omitempty"`
-}
-
-// Name is how the answer names k: "sqlite_capi", "sqlite_capi shared",
-// with the setting when it is not the default.
-func (k Key) Name() string {
-	n := k.Variant
-	if k.Layout.Shared() {
-		n += " shared"
-	}
-	if k.Setting != "" && k.Setting != "default" {
-		n += " [" + k.Setting + "]"
-	}
-	return n
-}
 
 // Evidence is what the records say of one variant, setting and layout:
 // its figures without embeddings (Base) and, for a scenario with them, at
@@ -200,16 +178,6 @@ func (e *Evidence) serveFilesPerOpen(base []results.Record) float64 {
 	return best
 }
 
-// FilesText names files by their last two path elements
-// ("2026-12-04/serve.jsonl.gz").
-func FilesText(files []string) string {
-	short := make([]string, len(files))
-	for i, f := range files {
-		short[i] = filepath.Join(filepath.Base(filepath.Dir(f)), filepath.Base(f))
-	}
-	return strings.Join(short, ", ")
-}
-
 // ServeStores is the stores of e's serve records, the last count when
 // they have several; 0 without serve records.
 func (e *Evidence) ServeStores() int {
@@ -222,21 +190,24 @@ func (e *Evidence) ServeStores() int {
 // base is a figure of e's records without embeddings: the median of
 // its values (at level, for a serve figure, when level ≥ 0), with where
 // it comes from.
-func (e *Evidence) base(name string, level int) Number {
+func (e *Evidence) base(name report.FigureName, level int) Number {
 	return e.figure(e.Base, e.Files, 0, name, level)
 }
 
 // vec is a figure of e's records with embeddings (NaN without them).
-func (e *Evidence) vec(name string) Number { return e.figure(e.Vec, e.VecFiles, e.Dims, name, -1) }
+func (e *Evidence) vec(name report.FigureName) Number {
+	return e.figure(e.Vec, e.VecFiles, e.Dims, name, -1)
+}
 
 // figure is the median of figure name's values in f, the figures of e's
 // records with dims values per embedding (at level when level ≥ 0),
 // naming the figure, the level, the values and the files of its phase's
 // records.
-func (e *Evidence) figure(f *report.Figures, files map[job.Phase][]string, dims int, name string, level int) Number {
+func (e *Evidence) figure(f *report.Figures, files map[job.Phase][]string, dims int, figure report.FigureName, level int) Number {
 	if f == nil {
 		return Number{Value: nan}
 	}
+	name := string(figure) // the key of f's maps, and the name a Source keeps
 	xs := f.Values[name]
 	at := ""
 	if level >= 0 {

@@ -3,38 +3,17 @@ package advise
 import (
 	"cmp"
 	"slices"
-	"strings"
+
+	"manydb/internal/report"
 )
-
-// A Table is figures of the records per variant: a column per figure, a
-// row per variant, setting and layout, each cell the figure's median.
-type Table struct {
-	Columns []Column   `json:"columns"`
-	Rows    []TableRow `json:"rows"`
-	// Dims is the values per embedding of the notes its figures are of;
-	// 0: notes without embeddings.
-	Dims int `json:"dims,omitempty"`
-}
-
-// A Column is one figure of a Table and its heading.
-type Column struct {
-	Figure string `json:"figure"`
-	Head   string `json:"head"`
-}
-
-// A TableRow is one variant's cells, one per column.
-type TableRow struct {
-	Key
-	Cells []Number `json:"cells"`
-}
 
 // layoutColumns are the figures of the layouts' table.
 func layoutColumns() []Column {
 	return []Column{
-		{"create", "create per agent"}, {"open-query-close", "warm: open, queries, close p50"}, {"open-query-close-p99", "warm p99"},
-		{"cold-open-query-close", "cold p50"}, {"turn", "turn p50"}, {"turn-p99", "turn p99"}, {"turn-append", "its append alone p50"},
-		{"anon-per-open-store", "anonymous memory per active agent"}, {"container-per-open-store", "charged per active agent"},
-		{"space-per-store", "disk per agent"}, {"export-agent", "export an agent"}, {"delete-agent", "delete an agent"}, {"delete-freed", "disk given back"},
+		{report.FigureCreate, "create per agent"}, {report.FigureOpenQueryClose, "warm: open, queries, close p50"}, {report.FigureOpenQueryCloseP99, "warm p99"},
+		{report.FigureColdOpenQueryClose, "cold p50"}, {report.FigureTurn, "turn p50"}, {report.FigureTurnP99, "turn p99"}, {report.FigureTurnAppend, "its append alone p50"},
+		{report.FigureAnonPerOpenStore, "anonymous memory per active agent"}, {report.FigureContainerPerOpenStore, "charged per active agent"},
+		{report.FigureSpacePerStore, "disk per agent"}, {report.FigureExportAgent, "export an agent"}, {report.FigureDeleteAgent, "delete an agent"}, {report.FigureDeleteFreed, "disk given back"},
 	}
 }
 
@@ -42,12 +21,12 @@ func layoutColumns() []Column {
 // embeddings also the knn's).
 func perStoreColumns(dims int) []Column {
 	cols := []Column{
-		{"create", "create p50"}, {"open-query-close", "warm: open, queries, close p50"}, {"open-query-close-p99", "warm p99"},
-		{"cold-open", "cold open p50"}, {"turn-p99", "turn p99"},
-		{"anon-per-open-store", "anonymous memory per open store"}, {"container-per-open-store", "charged per open store"}, {"space-per-store", "disk per store"},
+		{report.FigureCreate, "create p50"}, {report.FigureOpenQueryClose, "warm: open, queries, close p50"}, {report.FigureOpenQueryCloseP99, "warm p99"},
+		{report.FigureColdOpen, "cold open p50"}, {report.FigureTurnP99, "turn p99"},
+		{report.FigureAnonPerOpenStore, "anonymous memory per open store"}, {report.FigureContainerPerOpenStore, "charged per open store"}, {report.FigureSpacePerStore, "disk per store"},
 	}
 	if dims > 0 {
-		cols = append(cols, Column{"knn-p99", "knn p99"}, Column{"recall", "recall@10"})
+		cols = append(cols, Column{report.FigureKNNP99, "knn p99"}, Column{report.FigureRecall, "recall@10"})
 	}
 	return cols
 }
@@ -72,7 +51,7 @@ func layouts(s Scenario, evs []*Evidence) Table {
 	}
 	t := newTable(layoutColumns(), rows, 0)
 	if len(t.Columns) == 0 && s.Dims > 0 {
-		t = newTable(append(layoutColumns(), Column{"knn-p99", "knn p99"}, Column{"recall", "recall@10"}), rows, s.Dims)
+		t = newTable(append(layoutColumns(), Column{report.FigureKNNP99, "knn p99"}, Column{report.FigureRecall, "recall@10"}), rows, s.Dims)
 		t.Dims = s.Dims
 	}
 	if len(t.Columns) == 0 {
@@ -91,7 +70,7 @@ func perStore(s Scenario, evs []*Evidence) Table {
 		}
 	}
 	t := newTable(perStoreColumns(s.Dims), rows, s.Dims)
-	if k := slices.IndexFunc(t.Columns, func(c Column) bool { return c.Figure == "open-query-close-p99" }); k >= 0 {
+	if k := slices.IndexFunc(t.Columns, func(c Column) bool { return c.Figure == report.FigureOpenQueryCloseP99 }); k >= 0 {
 		slices.SortStableFunc(t.Rows, func(a, b TableRow) int { return byValue(a.Cells[k], b.Cells[k]) })
 	}
 	return t
@@ -136,30 +115,4 @@ func newTable(cols []Column, rows []*Evidence, dims int) Table {
 	}
 	t.Columns = cols
 	return t
-}
-
-// grid is the table as the answer writes it, each row named by name.
-func (t Table) grid(name func(TableRow) string) grid {
-	g := grid{head: []string{"variant"}}
-	for _, c := range t.Columns {
-		g.head = append(g.head, c.Head)
-	}
-	for _, r := range t.Rows {
-		row := []string{name(r)}
-		for _, n := range r.Cells {
-			row = append(row, n.Text())
-		}
-		g.rows = append(g.rows, row)
-	}
-	return g
-}
-
-// layoutName names a row with its layout: "sqlite_capi per agent",
-// "sqlite_capi shared".
-func layoutName(r TableRow) string {
-	name := r.Name()
-	if !r.Layout.Shared() {
-		name = strings.Replace(name, r.Variant, r.Variant+" per agent", 1)
-	}
-	return name
 }

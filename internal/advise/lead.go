@@ -42,20 +42,3 @@ func (a Answer) Lead(command string) report.Lead {
 	}
 	return l
 }
-
-// refusedLines are the refusals, those of one reason on one line.
-func (a Answer) refusedLines() []string {
-	var whys []string
-	names := map[string][]string{}
-	for _, r := range a.Refused {
-		if names[r.Why] == nil {
-			whys = append(whys, r.Why)
-		}
-		names[r.Why] = append(names[r.Why], r.Name())
-	}
-	lines := make([]string, len(whys))
-	for i, why := range whys {
-		lines[i] = strings.Join(names[why], ", ") + ": " + why
-	}
-	return lines
-}

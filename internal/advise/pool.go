@@ -2,10 +2,9 @@ package advise
 
 import (
 	"fmt"
-	"manydb/internal/report"
 	"math"
-	"slices"
-	"strings"
+
+	"manydb/internal/report"
 )
 
 // at is e's option at its serve records' pool of level stores, scaled to
@@ -14,13 +13,13 @@ func at(s Scenario, e *Evidence, level int) Option {
 	share := float64(level) / float64(e.ServeStores())
 	pool := int(math.Round(share * float64(s.Agents)))
 	o := Option{Key: e.Key, Pool: pool, PoolShare: share}
-	o.P99 = e.base("serve-p99", level)
-	o.HitRate = e.base("serve-hit-rate", level)
-	o.Served = e.base("serve-requests-per-second", level)
+	o.P99 = e.base(report.FigureServeP99, level)
+	o.HitRate = e.base(report.FigureServeHitRate, level)
+	o.Served = e.base(report.FigureServeRequestsPerSecond, level)
 	if s.Dims > 0 {
-		knn := e.vec("knn-p99")
+		knn := e.vec(report.FigureKNNP99)
 		o.P99 = derived(o.P99.Value+knn.Value, "ms", fmt.Sprintf("the sum of %s and %s (serve measured no knn)", o.P99.From, knn.From), o.P99, knn)
-		o.Recall = e.vec("recall")
+		o.Recall = e.vec(report.FigureRecall)
 	}
 	o.Procs, o.Limit = procs(s, e, pool)
 	o.Memory = memoryAt(s, e, level, pool, o.Procs)
@@ -33,17 +32,17 @@ func at(s Scenario, e *Evidence, level int) Option {
 // variant's processes are outside the worker's container: its resident
 // memory, Pss, is counted instead).
 func charged(s Scenario, e *Evidence) bool {
-	return s.Container && e.base("container-per-open-store", -1).known()
+	return s.Container && e.base(report.FigureContainerPerOpenStore, -1).known()
 }
 
 // serveMemory is the serve figure e's memory grows from: the worker's
 // peak resident memory, or in a container its peak anonymous memory (the
 // page cache is added per open store: perOpen).
-func serveMemory(s Scenario, e *Evidence) string {
+func serveMemory(s Scenario, e *Evidence) report.FigureName {
 	if charged(s, e) {
-		return "serve-peak-anon"
+		return report.FigureServePeakAnon
 	}
-	return "serve-peak-rss"
+	return report.FigureServePeakRSS
 }
 
 // memoryAt is the memory of a pool of pool open stores in procs
@@ -73,11 +72,11 @@ func perOpen(s Scenario, e *Evidence, level int) Number {
 	at, none := e.base(name, level), e.base(name, 0)
 	out := derived(max(0, (at.Value-none.Value)/float64(level)), "KB",
 		fmt.Sprintf("(%s − %s) / %s", at.From, none.From, thousands(float64(level))), at, none)
-	hold := "rss-per-open-store"
+	hold := report.FigureRSSPerOpenStore
 	if charged(s, e) {
-		hold = "anon-per-open-store"
-		charge, anon := e.base("container-per-open-store", -1), e.base(hold, -1)
-		if c, a := e.vec("container-per-open-store"), e.vec(hold); s.Dims > 0 && c.known() && a.known() {
+		hold = report.FigureAnonPerOpenStore
+		charge, anon := e.base(report.FigureContainerPerOpenStore, -1), e.base(hold, -1)
+		if c, a := e.vec(report.FigureContainerPerOpenStore), e.vec(hold); s.Dims > 0 && c.known() && a.known() {
 			charge, anon = c, a // the files with embeddings are larger
 		}
 		// without the hold's anonymous memory the page cache is unknown,
@@ -119,7 +118,7 @@ func procs(s Scenario, e *Evidence, pool int) (int, string) {
 			n, limit = k, fmt.Sprintf("open files: %.3g per open store, %s per process", e.FilesPerOpen, thousands(fileLimit))
 		}
 	}
-	keys := e.base("pthread-keys-per-open-store", -1)
+	keys := e.base(report.FigurePthreadKeysPerOpenStore, -1)
 	if pool > 0 && keys.known() && keys.Value > 0 && e.KeysFreeBefore > 0 {
 		if k := int(math.Ceil(float64(pool) * keys.Value / e.KeysFreeBefore)); k > n {
 			n, limit = k, fmt.Sprintf("pthread keys: %.3g per open store, %s free per process", keys.Value, thousands(e.KeysFreeBefore))
@@ -131,74 +130,9 @@ func procs(s Scenario, e *Evidence, pool int) (int, string) {
 // disk is the space of s's agents' stores: space per store (with
 // embeddings, the vector study's) × agents.
 func disk(s Scenario, e *Evidence) Number {
-	per := e.base("space-per-store", -1)
+	per := e.base(report.FigureSpacePerStore, -1)
 	if s.Dims > 0 {
-		per = e.vec("space-per-store")
+		per = e.vec(report.FigureSpacePerStore)
 	}
 	return derived(per.Value*float64(s.Agents), "KB", fmt.Sprintf("%s agents × %s (%s)", thousands(float64(s.Agents)), per.Text(), per.From), per)
-}
-
-// thousands writes a count as the tables do, its digits grouped:
-// "20,000".
-func thousands(v float64) string { return report.Natural(v, "") }
-
-// poolsGrid is the table of every variant at every pool share: a column
-// per share any variant measured, each cell serve's p99 and the memory
-// there (and the processes, when more than one), "no (…)" when the
-// scenario rules it out, – when serve did not measure it.
-func (a Answer) poolsGrid() grid {
-	var shares []float64
-	for _, r := range a.Pools {
-		for _, o := range r.Pools {
-			if !slices.Contains(shares, o.PoolShare) {
-				shares = append(shares, o.PoolShare)
-			}
-		}
-	}
-	slices.Sort(shares)
-	g := grid{head: []string{"variant"}}
-	for _, sh := range shares {
-		g.head = append(g.head, "pool "+percent(sh))
-	}
-	for _, r := range a.Pools {
-		row := []string{r.Name()}
-		for _, sh := range shares {
-			k := slices.IndexFunc(r.Pools, func(o Option) bool { return o.PoolShare == sh })
-			if k < 0 {
-				row = append(row, "–")
-				continue
-			}
-			row = append(row, poolCell(r.Pools[k], r.Whys[k]))
-		}
-		g.rows = append(g.rows, row)
-	}
-	return g
-}
-
-// poolCell is one variant at one pool share: "6.07 ms, 379 MB", with the
-// processes when more than one, and what rules it out.
-func poolCell(o Option, why string) string {
-	text := o.P99.Text() + ", " + o.Memory.Text()
-	switch {
-	case o.Procs == 0:
-		text += ", processes unknown"
-	case o.Procs > 1:
-		text += fmt.Sprintf(", %d processes", o.Procs)
-	}
-	if why != "" {
-		text += " (no: " + shortWhy(why) + ")"
-	}
-	return text
-}
-
-// shortWhy names what rules an option out in a word or two.
-func shortWhy(why string) string {
-	for _, w := range []struct{ prefix, short string }{
-		{"p99", "p99"}, {"memory not", "no memory figure"}, {"memory", "memory"}, {"disk not", "no disk figure"}, {"disk", "disk"}, {"needs", "processes"}, {"no p99", "no p99"},
-	} {
-		if strings.HasPrefix(why, w.prefix) {
-			return w.short
-		}
-	}
-	return "rate"
 }

@@ -2,34 +2,26 @@ package advise
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
-	"strings"
+
+	"manydb/internal/report"
 )
 
-// A Rank orders the variants by one per-store figure, lowest first: what
-// the records say one request at a time, with or without serve.
-type Rank struct {
-	Figure string   `json:"figure"`
-	Label  string   `json:"label"`
-	Order  []Ranked `json:"order"`
+// A rankFigure is a figure advise ranks the variants by, with how the
+// answer names it.
+type rankFigure struct {
+	name  report.FigureName
+	label string
 }
 
-// Ranked is one variant's value in a Rank.
-type Ranked struct {
-	Key
-	Value Number `json:"value"`
-}
-
-// rankFigures are the figures advise ranks the variants by, with how
-// the answer names them.
-func rankFigures() []struct{ name, label string } {
-	return []struct{ name, label string }{
-		{"open-query-close-p99", "a warm open, its queries and close, p99"},
-		{"turn-p99", "a turn (open, recent 20, an append committed, close), p99"},
-		{"anon-per-open-store", "anonymous memory per open store"},
-		{"container-per-open-store", "memory charged to a container per open store"},
-		{"space-per-store", "disk per store"},
+// rankFigures are the figures advise ranks the variants by.
+func rankFigures() []rankFigure {
+	return []rankFigure{
+		{report.FigureOpenQueryCloseP99, "a warm open, its queries and close, p99"},
+		{report.FigureTurnP99, "a turn (open, recent 20, an append committed, close), p99"},
+		{report.FigureAnonPerOpenStore, "anonymous memory per open store"},
+		{report.FigureContainerPerOpenStore, "memory charged to a container per open store"},
+		{report.FigureSpacePerStore, "disk per store"},
 	}
 }
 
@@ -40,7 +32,7 @@ func ranks(s Scenario, evs []*Evidence) []Rank {
 	var out []Rank
 	figs := rankFigures()
 	if s.Dims > 0 {
-		figs = append(figs, struct{ name, label string }{"knn-p99", "a knn query for the 10 nearest notes, p99"})
+		figs = append(figs, rankFigure{report.FigureKNNP99, "a knn query for the 10 nearest notes, p99"})
 	}
 	for _, f := range figs {
 		r := Rank{Figure: f.name, Label: f.label}
@@ -59,26 +51,4 @@ func ranks(s Scenario, evs []*Evidence) []Rank {
 		}
 	}
 	return out
-}
-
-// line says r in a sentence: the lowest three, and the highest.
-func (r Rank) line() string {
-	var low []string
-	for _, x := range r.Order[:min(3, len(r.Order))] {
-		low = append(low, fmt.Sprintf("%s %s", x.Name(), x.Value.Text()))
-	}
-	text := fmt.Sprintf("%s, lowest first: %s", upperFirst(r.Label), strings.Join(low, ", "))
-	if n := len(r.Order); n > 3 {
-		last := r.Order[n-1]
-		text += fmt.Sprintf("; highest: %s %s", last.Name(), last.Value.Text())
-	}
-	return text + fmt.Sprintf(" (%s, of %d).", r.Figure, len(r.Order))
-}
-
-// upperFirst is s with its first letter upper case.
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -6,8 +6,16 @@
 // command that would measure it. Each number names the figure of the
 // records it comes from (manydb tables' figure names) and the files.
 //
-// Gathering the evidence (Collect), computing the answer (Advise) and
-// writing it (Answer.Text, Markdown, JSON) are apart.
+// Gathering, computing and writing are apart, each reading only what
+// the step before made: Collect gathers each variant's evidence from the
+// records (evidence.go); Advise computes the answer from the evidence
+// (advise.go, with pool.go, allopen.go, layouts.go, rank.go and gaps.go);
+// the answer's types are the model (model.go); and the writers only read
+// an answer: its tables and sentences (grids.go), the text, Markdown and
+// JSON (write.go) and the report's lead (lead.go). What does not qualify
+// and what the records do not cover are values of the answer (Refused,
+// Gaps), never errors. The figures are named by report's FigureName
+// constants.
 package advise
 
 import (

@@ -7,73 +7,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
-
-	"manydb/internal/report"
 )
-
-// grid is a table of the answer, written as text or Markdown.
-type grid struct {
-	head []string
-	rows [][]string
-}
-
-// optionsGrid is the table of the options, in rank order.
-func (a Answer) optionsGrid() grid {
-	g := grid{head: []string{"#", "variant", "pool kept open", "serve p99", "pool hits", "served/s there", a.memoryHead(), "disk", "processes"}}
-	if a.Scenario.Dims > 0 {
-		g.head = append(g.head, "recall@10")
-	}
-	for i, o := range a.Options {
-		row := []string{fmt.Sprint(i + 1), o.Name(), fmt.Sprintf("%s (%s)", thousands(float64(o.Pool)), percent(o.PoolShare)),
-			o.P99.Text(), o.HitRate.Text(), o.Served.Text(), o.Memory.Text(), o.Disk.Text(), procsText(o)}
-		if a.Scenario.Dims > 0 {
-			row = append(row, o.Recall.Text())
-		}
-		g.rows = append(g.rows, row)
-	}
-	return g
-}
-
-func (a Answer) memoryHead() string {
-	if a.Scenario.Container {
-		return "memory charged"
-	}
-	return "memory resident"
-}
-
-func procsText(o Option) string {
-	if o.Procs == 0 {
-		return "?" // the gaps say why
-	}
-	if o.Limit == "" {
-		return fmt.Sprint(o.Procs)
-	}
-	return fmt.Sprintf("%d (%s)", o.Procs, o.Limit)
-}
-
-// summary is the scenario in one sentence.
-func (a Answer) summary() string {
-	s := a.Scenario
-	mem := "no memory limit"
-	if s.MemoryBytes > 0 {
-		where := "resident in the processes"
-		if s.Container {
-			where = "charged to a container (its own memory and the page cache)"
-		}
-		mem = report.Natural(float64(s.MemoryBytes)/1024, "KB") + " " + where
-	}
-	traffic := fmt.Sprintf("%s requests/s", report.Natural(a.Rate, ""))
-	if s.Rate == 0 {
-		traffic += fmt.Sprintf(" (%s of the agents active in an hour, %g turns each)", percent(s.ActiveShare), s.TurnsPerActive)
-	}
-	emb := "no embeddings"
-	if s.Dims > 0 {
-		emb = fmt.Sprintf("embeddings of %d values, recalled in every turn", s.Dims)
-	}
-	return fmt.Sprintf("%s agents of %s notes; %s; a turn's p99 at most %s; %s; %s.",
-		thousands(float64(s.Agents)), thousands(float64(s.Notes)), mem, report.Natural(float64(s.P99)/float64(time.Millisecond), "ms"), traffic, emb)
-}
 
 // style is how a format writes the answer's parts.
 type style struct {
@@ -140,10 +74,6 @@ func (a Answer) writePools(b *strings.Builder, st style) {
 	fmt.Fprintf(b, "\nEvery pool the records measured, as the same share of your agents: serve's p99 there and the memory (%s), and the processes the per-process limits need; \"no\" says what the scenario's limits rule out, – a pool serve skipped:\n\n", a.memoryHead())
 	st.table(b, a.poolsGrid())
 }
-
-// isolation is what the layouts' figures do not show: what each layout
-// is to an application beyond its cost.
-const isolation = "Beyond these figures: an agent with a store of its own is a directory to copy, move, encrypt, back up or delete as a whole, and no statement can reach another agent's notes; in a shared store an agent is the rows its key selects, every statement must carry that key, and deleting it leaves the space to the engine (the disk given back above)."
 
 // writeAllOpen writes every variant with all the scenario's agents held
 // open.

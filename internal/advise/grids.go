@@ -1,0 +1,226 @@
+package advise
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"manydb/internal/report"
+)
+
+// This file holds the answer's tables and sentences as every writer
+// shows them (Text, Markdown and the report's Lead): they only read the
+// answer.
+
+// grid is a table of the answer, written as text or Markdown.
+type grid struct {
+	head []string
+	rows [][]string
+}
+
+// optionsGrid is the table of the options, in rank order.
+func (a Answer) optionsGrid() grid {
+	g := grid{head: []string{"#", "variant", "pool kept open", "serve p99", "pool hits", "served/s there", a.memoryHead(), "disk", "processes"}}
+	if a.Scenario.Dims > 0 {
+		g.head = append(g.head, "recall@10")
+	}
+	for i, o := range a.Options {
+		row := []string{fmt.Sprint(i + 1), o.Name(), fmt.Sprintf("%s (%s)", thousands(float64(o.Pool)), percent(o.PoolShare)),
+			o.P99.Text(), o.HitRate.Text(), o.Served.Text(), o.Memory.Text(), o.Disk.Text(), procsText(o)}
+		if a.Scenario.Dims > 0 {
+			row = append(row, o.Recall.Text())
+		}
+		g.rows = append(g.rows, row)
+	}
+	return g
+}
+
+func (a Answer) memoryHead() string {
+	if a.Scenario.Container {
+		return "memory charged"
+	}
+	return "memory resident"
+}
+
+func procsText(o Option) string {
+	if o.Procs == 0 {
+		return "?" // the gaps say why
+	}
+	if o.Limit == "" {
+		return fmt.Sprint(o.Procs)
+	}
+	return fmt.Sprintf("%d (%s)", o.Procs, o.Limit)
+}
+
+// summary is the scenario in one sentence.
+func (a Answer) summary() string {
+	s := a.Scenario
+	mem := "no memory limit"
+	if s.MemoryBytes > 0 {
+		where := "resident in the processes"
+		if s.Container {
+			where = "charged to a container (its own memory and the page cache)"
+		}
+		mem = report.Natural(float64(s.MemoryBytes)/1024, "KB") + " " + where
+	}
+	traffic := fmt.Sprintf("%s requests/s", report.Natural(a.Rate, ""))
+	if s.Rate == 0 {
+		traffic += fmt.Sprintf(" (%s of the agents active in an hour, %g turns each)", percent(s.ActiveShare), s.TurnsPerActive)
+	}
+	emb := "no embeddings"
+	if s.Dims > 0 {
+		emb = fmt.Sprintf("embeddings of %d values, recalled in every turn", s.Dims)
+	}
+	return fmt.Sprintf("%s agents of %s notes; %s; a turn's p99 at most %s; %s; %s.",
+		thousands(float64(s.Agents)), thousands(float64(s.Notes)), mem, report.Natural(float64(s.P99)/float64(time.Millisecond), "ms"), traffic, emb)
+}
+
+// poolsGrid is the table of every variant at every pool share: a column
+// per share any variant measured, each cell serve's p99 and the memory
+// there (and the processes, when more than one), "no (…)" when the
+// scenario rules it out, – when serve did not measure it.
+func (a Answer) poolsGrid() grid {
+	var shares []float64
+	for _, r := range a.Pools {
+		for _, o := range r.Pools {
+			if !slices.Contains(shares, o.PoolShare) {
+				shares = append(shares, o.PoolShare)
+			}
+		}
+	}
+	slices.Sort(shares)
+	g := grid{head: []string{"variant"}}
+	for _, sh := range shares {
+		g.head = append(g.head, "pool "+percent(sh))
+	}
+	for _, r := range a.Pools {
+		row := []string{r.Name()}
+		for _, sh := range shares {
+			k := slices.IndexFunc(r.Pools, func(o Option) bool { return o.PoolShare == sh })
+			if k < 0 {
+				row = append(row, "–")
+				continue
+			}
+			row = append(row, poolCell(r.Pools[k], r.Whys[k]))
+		}
+		g.rows = append(g.rows, row)
+	}
+	return g
+}
+
+// poolCell is one variant at one pool share: "6.07 ms, 379 MB", with the
+// processes when more than one, and what rules it out.
+func poolCell(o Option, why string) string {
+	text := o.P99.Text() + ", " + o.Memory.Text()
+	switch {
+	case o.Procs == 0:
+		text += ", processes unknown"
+	case o.Procs > 1:
+		text += fmt.Sprintf(", %d processes", o.Procs)
+	}
+	if why != "" {
+		text += " (no: " + shortWhy(why) + ")"
+	}
+	return text
+}
+
+// shortWhy names what rules an option out in a word or two.
+func shortWhy(why string) string {
+	for _, w := range []struct{ prefix, short string }{
+		{"p99", "p99"}, {"memory not", "no memory figure"}, {"memory", "memory"}, {"disk not", "no disk figure"}, {"disk", "disk"}, {"needs", "processes"}, {"no p99", "no p99"},
+	} {
+		if strings.HasPrefix(why, w.prefix) {
+			return w.short
+		}
+	}
+	return "rate"
+}
+
+// allOpenGrid is the table of allOpen.
+func (a Answer) allOpenGrid() grid {
+	g := grid{head: []string{"variant", "resident", "anonymous", "charged to a container", "processes (the first limit)", "fits"}}
+	for _, x := range a.AllOpen {
+		fits := "yes"
+		if x.Why != "" {
+			fits = "no: " + x.Why
+		}
+		procs := fmt.Sprint(x.Procs)
+		if x.Procs == 0 {
+			procs = "?"
+		} else if x.Limit != "" {
+			procs += " (" + x.Limit + ")"
+		}
+		g.rows = append(g.rows, []string{x.Name(), x.Resident.Text(), x.Anonymous.Text(), x.Charged.Text(), procs, fits})
+	}
+	return g
+}
+
+// grid is the table as the answer writes it, each row named by name.
+func (t Table) grid(name func(TableRow) string) grid {
+	g := grid{head: []string{"variant"}}
+	for _, c := range t.Columns {
+		g.head = append(g.head, c.Head)
+	}
+	for _, r := range t.Rows {
+		row := []string{name(r)}
+		for _, n := range r.Cells {
+			row = append(row, n.Text())
+		}
+		g.rows = append(g.rows, row)
+	}
+	return g
+}
+
+// layoutName names a row with its layout: "sqlite_capi per agent",
+// "sqlite_capi shared".
+func layoutName(r TableRow) string {
+	name := r.Name()
+	if !r.Layout.Shared() {
+		name = strings.Replace(name, r.Variant, r.Variant+" per agent", 1)
+	}
+	return name
+}
+
+// refusedLines are the refusals, those of one reason on one line.
+func (a Answer) refusedLines() []string {
+	var whys []string
+	names := map[string][]string{}
+	for _, r := range a.Refused {
+		if names[r.Why] == nil {
+			whys = append(whys, r.Why)
+		}
+		names[r.Why] = append(names[r.Why], r.Name())
+	}
+	lines := make([]string, len(whys))
+	for i, why := range whys {
+		lines[i] = strings.Join(names[why], ", ") + ": " + why
+	}
+	return lines
+}
+
+// line says r in a sentence: the lowest three, and the highest.
+func (r Rank) line() string {
+	var low []string
+	for _, x := range r.Order[:min(3, len(r.Order))] {
+		low = append(low, fmt.Sprintf("%s %s", x.Name(), x.Value.Text()))
+	}
+	text := fmt.Sprintf("%s, lowest first: %s", upperFirst(r.Label), strings.Join(low, ", "))
+	if n := len(r.Order); n > 3 {
+		last := r.Order[n-1]
+		text += fmt.Sprintf("; highest: %s %s", last.Name(), last.Value.Text())
+	}
+	return text + fmt.Sprintf(" (%s, of %d).", r.Figure, len(r.Order))
+}
+
+// upperFirst is s with its first letter upper case.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// isolation is what the layouts' figures do not show: what each layout
+// is to an application beyond its cost.
+const isolation = "Beyond these figures: an agent with a store of its own is a directory to copy, move, encrypt, back up or delete as a whole, and no statement can reach another agent's notes; in a shared store an agent is the rows its key selects, every statement must carry that key, and deleting it leaves the space to the engine (the disk given back above)."
