@@ -93,21 +93,62 @@ func (c Config) Validate() error {
 // measureFunc runs one side of one round and returns its figures.
 type measureFunc func(ctx context.Context, round int, s Side) (Values, error)
 
-// Run runs c's rounds with the real manydb binaries and returns the
-// comparison (also written to Dir/ab.json).
-func Run(ctx context.Context, c Config) (*Comparison, error) {
-	if err := c.Validate(); err != nil {
-		return nil, err
+// Key names one figure of one column: "sqlite_capi@default / open"
+// (a column may hold a space: "sqlite_capi shared@default").
+type Key struct {
+	Column string // the column as the tables name it, with its setting
+	Figure string // the registry's name of the figure
+}
+
+// String is the Key as records and tables write it.
+func (k Key) String() string { return k.Column + sep + k.Figure }
+
+// sep stands between a Key's column and its figure.
+const sep = " / "
+
+// Values are one side's figures in one round.
+type Values map[Key]float64
+
+// byName is v keyed by Key.String, as a Round keeps it.
+func (v Values) byName() map[string]float64 {
+	out := make(map[string]float64, len(v))
+	for k, x := range v {
+		out[k.String()] = x
 	}
-	studies := &studyRunner{dir: c.Dir, runArgs: c.RunArgs}
-	if err := studies.makeDir(); err != nil {
-		return nil, err
-	}
-	cmp, err := runRounds(ctx, c, studies.measure, time.Now)
-	if cmp != nil {
-		if werr := writeRecord(c, cmp); werr != nil && err == nil {
-			err = werr
-		}
-	}
-	return cmp, err
+	return out
+}
+
+// Result is one figure's verdict over the rounds.
+type Result struct {
+	Key      string          `json:"key"`
+	Estimate abtest.Estimate `json:"estimate"`
+	// Delta is the δ the verdict used: the calibration's, or the floor.
+	Delta   float64        `json:"delta"`
+	Verdict abtest.Verdict `json:"verdict"`
+	// RoundsNeeded is about how many rounds in all would decide a figure
+	// not yet known (0 when no number would).
+	RoundsNeeded int `json:"rounds_needed,omitempty"`
+	// Note says why a figure is not judged (a value no ratio can be made
+	// of); such a figure is not waited for.
+	Note string `json:"note,omitempty"`
+}
+
+// Round is one round's figures, A's and B's, by Key.String.
+type Round struct {
+	N int `json:"round"`
+	// Order is "AB" or "BA": which side ran first.
+	Order   string             `json:"order"`
+	Started time.Time          `json:"started"`
+	Seconds float64            `json:"seconds"`
+	A       map[string]float64 `json:"a"`
+	B       map[string]float64 `json:"b"`
+}
+
+// Comparison is what the rounds gave: every round's figures and, per
+// figure, its verdict.
+type Comparison struct {
+	Rounds  []Round  `json:"rounds"`
+	Results []Result `json:"results"`
+	// Stopped says why the rounds ended.
+	Stopped string `json:"stopped"`
 }

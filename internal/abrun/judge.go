@@ -9,46 +9,6 @@ import (
 	"manydb/internal/abtest"
 )
 
-// Key names one figure of one column: "sqlite_capi@default / open"
-// (a column may hold a space: "sqlite_capi shared@default").
-type Key struct {
-	Column string // the column as the tables name it, with its setting
-	Figure string // the registry's name of the figure
-}
-
-// String is the Key as records and tables write it.
-func (k Key) String() string { return k.Column + sep + k.Figure }
-
-// sep stands between a Key's column and its figure.
-const sep = " / "
-
-// Values are one side's figures in one round.
-type Values map[Key]float64
-
-// byName is v keyed by Key.String, as a Round keeps it.
-func (v Values) byName() map[string]float64 {
-	out := make(map[string]float64, len(v))
-	for k, x := range v {
-		out[k.String()] = x
-	}
-	return out
-}
-
-// Result is one figure's verdict over the rounds.
-type Result struct {
-	Key      string          `json:"key"`
-	Estimate abtest.Estimate `json:"estimate"`
-	// Delta is the δ the verdict used: the calibration's, or the floor.
-	Delta   float64        `json:"delta"`
-	Verdict abtest.Verdict `json:"verdict"`
-	// RoundsNeeded is about how many rounds in all would decide a figure
-	// not yet known (0 when no number would).
-	RoundsNeeded int `json:"rounds_needed,omitempty"`
-	// Note says why a figure is not judged (a value no ratio can be made
-	// of); such a figure is not waited for.
-	Note string `json:"note,omitempty"`
-}
-
 // pairKeys names the figures both sides have, each with its key in A's
 // and in B's values: its Key's String when the columns are the same,
 // "A-column vs B-column / figure" when each side measured one column of its own (two variants or

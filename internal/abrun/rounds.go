@@ -6,26 +6,6 @@ import (
 	"time"
 )
 
-// Round is one round's figures, A's and B's, by Key.String.
-type Round struct {
-	N int `json:"round"`
-	// Order is "AB" or "BA": which side ran first.
-	Order   string             `json:"order"`
-	Started time.Time          `json:"started"`
-	Seconds float64            `json:"seconds"`
-	A       map[string]float64 `json:"a"`
-	B       map[string]float64 `json:"b"`
-}
-
-// Comparison is what the rounds gave: every round's figures and, per
-// figure, its verdict.
-type Comparison struct {
-	Rounds  []Round  `json:"rounds"`
-	Results []Result `json:"results"`
-	// Stopped says why the rounds ended.
-	Stopped string `json:"stopped"`
-}
-
 // order is round n's order: A B, B A, A B, … (ABBA over two rounds).
 func order(c Config, n int) [2]Side {
 	if n%2 == 0 {

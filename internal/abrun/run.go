@@ -1,0 +1,25 @@
+package abrun
+
+import (
+	"context"
+	"time"
+)
+
+// Run runs c's rounds with the real manydb binaries and returns the
+// comparison (also written to Dir/ab.json).
+func Run(ctx context.Context, c Config) (*Comparison, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	studies := &studyRunner{dir: c.Dir, runArgs: c.RunArgs}
+	if err := studies.makeDir(); err != nil {
+		return nil, err
+	}
+	cmp, err := runRounds(ctx, c, studies.measure, time.Now)
+	if cmp != nil {
+		if werr := writeRecord(c, cmp); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return cmp, err
+}
