@@ -13,33 +13,37 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
-// The packages whose files' references are checked, and the most each
-// may have: the files of the largest loop (a set of files each reaching
-// every other through the references), and the pairs of files that use
-// each other. The goal is at most 3 and 3 everywhere; a package above it
-// may not grow.
-var limits = map[string]shape{
-	"manydb/internal/worker":      {Loop: 3, Pairs: 3},
-	"manydb/internal/cli":         {Loop: 3, Pairs: 3},
-	"manydb/internal/orchestrate": {Loop: 3, Pairs: 3},
-	"manydb/internal/report":      {Loop: 3, Pairs: 3},
-}
+// The most any package under internal may have: the files of its
+// largest loop (a set of files each reaching every other through the
+// references), and the pairs of files that use each other.
+var limit = shape{Loop: 3, Pairs: 3}
 
 // shape is the size of a package's largest loop of files and its count
 // of mutual pairs.
 type shape struct{ Loop, Pairs int }
 
-// TestFileReferences type-checks each package (go/types, its imports from
-// the export data 'go list -export' gives) and draws an arrow from file A
-// to file B when A uses an object (a function, type, method, field,
-// variable or constant) that B declares.
+// TestFileReferences type-checks each package under internal (go/types,
+// its imports from the export data 'go list -export' gives) and draws an
+// arrow from file A to file B when A uses an object (a function, type,
+// method, field, variable or constant) that B declares.
 func TestFileReferences(t *testing.T) {
 	exports := exportData(t)
-	for path, limit := range limits {
-		t.Run(filepath.Base(path), func(t *testing.T) {
+	var checked []string
+	for path := range exports {
+		if strings.HasPrefix(path, module+"/internal/") {
+			checked = append(checked, path)
+		}
+	}
+	slices.Sort(checked)
+	if len(checked) < 20 {
+		t.Fatalf("go list gave %d packages under internal: the listing did not find the code", len(checked))
+	}
+	for _, path := range checked {
+		t.Run(strings.TrimPrefix(path, module+"/internal/"), func(t *testing.T) {
 			g := fileGraph(t, path, exports)
 			got := shape{Loop: largestLoop(g), Pairs: mutualPairs(g)}
 			t.Logf("%s: largest loop %d files, %d mutual pairs %v", path, got.Loop, got.Pairs, pairsOf(g))
@@ -51,6 +55,10 @@ func TestFileReferences(t *testing.T) {
 	}
 }
 
+// module is the module's path, which the checked packages' paths start
+// with.
+const module = "manydb"
+
 // listed is what 'go list -json' says of a package.
 type listed struct {
 	ImportPath string
@@ -60,16 +68,11 @@ type listed struct {
 	CgoFiles   []string
 }
 
-// exportData returns the export data file of every package the checked
-// ones depend on, and the checked packages' own listings under their
-// paths with the ".src" suffix.
+// exportData returns the listing of every package under internal and of
+// every package they depend on, with its export data file.
 func exportData(t *testing.T) map[string]listed {
 	t.Helper()
-	args := []string{"list", "-export", "-deps", "-json=ImportPath,Dir,Export,GoFiles,CgoFiles"}
-	for path := range limits {
-		args = append(args, path)
-	}
-	cmd := exec.Command("go", args...)
+	cmd := exec.Command("go", "list", "-export", "-deps", "-json=ImportPath,Dir,Export,GoFiles,CgoFiles", module+"/internal/...")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
