@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"manydb/internal/job"
 	"manydb/internal/report"
 )
 
@@ -24,7 +25,7 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 	var unserved []Key
 	for _, e := range evs {
 		switch {
-		case e.Layout.Shared() && e.ServeStores() == 0:
+		case e.Layout.Stores() == job.OneStore && e.ServeStores() == 0:
 			continue // in the layouts' table; a shared store under serve is an option
 		case s.Dims > 0 && e.Vec == nil:
 			a.Refused = append(a.Refused, Refusal{e.Key, fmt.Sprintf("no records with embeddings of %d values", s.Dims)})

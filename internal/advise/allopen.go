@@ -3,6 +3,7 @@ package advise
 import (
 	"fmt"
 
+	"manydb/internal/job"
 	"manydb/internal/report"
 )
 
@@ -12,7 +13,7 @@ import (
 func allOpen(s Scenario, evs []*Evidence) []AllOpen {
 	var out []AllOpen
 	for _, e := range evs {
-		if e.Layout.Shared() || !e.base(report.FigureAnonPerOpenStore, -1).known() {
+		if e.Layout.Stores() != job.OwnStores || !e.base(report.FigureAnonPerOpenStore, -1).known() {
 			continue
 		}
 		a := AllOpen{Key: e.Key}

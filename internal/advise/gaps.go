@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/report"
 )
 
@@ -52,7 +53,7 @@ func gaps(s Scenario, evs []*Evidence, opts []Option, unserved []Key) []Gap {
 	}
 	var shared []string
 	for _, o := range opts {
-		if fam, _ := engine.Lookup(o.Variant); o.Layout.Shared() && fam.Server == "" { // a server's memory is outside any container of the worker
+		if fam, _ := engine.Lookup(o.Variant); o.Layout.Stores() == job.OneStore && fam.Server == "" { // a server's memory is outside any container of the worker
 			shared = addOnce(shared, o.Variant)
 		}
 	}

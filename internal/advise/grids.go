@@ -173,13 +173,13 @@ func (t Table) grid(name func(TableRow) string) grid {
 }
 
 // layoutName names a row with its layout: "sqlite_capi per agent",
-// "sqlite_capi shared".
+// "sqlite_capi shared" (a layout that marks no name, the default, is
+// named by its phrase).
 func layoutName(r TableRow) string {
-	name := r.Name()
-	if !r.Layout.Shared() {
-		name = strings.Replace(name, r.Variant, r.Variant+" per agent", 1)
+	if r.Layout.Label() != "" {
+		return r.Name()
 	}
-	return name
+	return strings.Replace(r.Name(), r.Variant, r.Variant+" "+r.Layout.Phrase(), 1)
 }
 
 // refusedLines are the refusals, those of one reason on one line.

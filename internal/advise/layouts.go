@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"manydb/internal/job"
 	"manydb/internal/report"
 )
 
@@ -39,11 +40,11 @@ func perStoreColumns(dims int) []Column {
 func layouts(s Scenario, evs []*Evidence) Table {
 	var rows []*Evidence
 	for _, e := range evs {
-		if !e.Layout.Shared() {
+		if e.Layout.Stores() == job.OwnStores {
 			continue
 		}
 		for _, per := range evs {
-			if per.Variant == e.Variant && !per.Layout.Shared() && !slices.Contains(rows, per) {
+			if per.Variant == e.Variant && per.Layout.Stores() == job.OwnStores && !slices.Contains(rows, per) {
 				rows = append(rows, per)
 			}
 		}
@@ -65,7 +66,7 @@ func layouts(s Scenario, evs []*Evidence) Table {
 func perStore(s Scenario, evs []*Evidence) Table {
 	var rows []*Evidence
 	for _, e := range evs {
-		if !e.Layout.Shared() {
+		if e.Layout.Stores() == job.OwnStores {
 			rows = append(rows, e)
 		}
 	}

@@ -26,10 +26,7 @@ type Key struct {
 // Name is how the answer names k: "sqlite_capi", "sqlite_capi shared",
 // with the setting when it is not the default.
 func (k Key) Name() string {
-	n := k.Variant
-	if k.Layout.Shared() {
-		n += " shared"
-	}
+	n := k.Layout.Mark(k.Variant, " ")
 	if k.Setting != "" && k.Setting != "default" {
 		n += " [" + k.Setting + "]"
 	}

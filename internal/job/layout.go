@@ -41,6 +41,7 @@ const (
 type layoutSpec struct {
 	layout Layout // its value
 	name   string // on the command line and in tables
+	phrase string // in prose: "sqlite_capi per agent", "sqlite_capi shared"
 	usage  string // what it is, in --layout's help
 	stores Stores
 	// deletes: a study with this layout ends every layout's phases with
@@ -58,8 +59,8 @@ type layoutSpec struct {
 // layoutSpecs lists the layouts in table order.
 func layoutSpecs() []layoutSpec {
 	return []layoutSpec{
-		{layout: LayoutPerAgent, name: "per-agent", usage: "a store each", stores: OwnStores},
-		{layout: LayoutShared, name: "shared", usage: "one store for all, keyed by agent", stores: OneStore, deletes: true,
+		{layout: LayoutPerAgent, name: "per-agent", phrase: "per agent", usage: "a store each", stores: OwnStores},
+		{layout: LayoutShared, name: "shared", phrase: "shared", usage: "one store for all, keyed by agent", stores: OneStore, deletes: true,
 			noSplit: "every process would open the one shared store",
 			underWAL: func(setting string) string {
 				return "the shared store is in WAL mode under every setting: under " + setting + " it is the shared store of the setting without wal"
@@ -74,7 +75,7 @@ func (l Layout) spec() layoutSpec {
 	if i := slices.IndexFunc(specs, func(s layoutSpec) bool { return s.layout == l }); i >= 0 {
 		return specs[i]
 	}
-	return layoutSpec{layout: l, name: string(l)}
+	return layoutSpec{layout: l, name: string(l), phrase: string(l)}
 }
 
 // Layouts lists the layouts in table order.
@@ -92,6 +93,10 @@ func DefaultLayouts() []Layout { return []Layout{LayoutPerAgent} }
 
 // Name is the layout's name on the command line and in tables.
 func (l Layout) Name() string { return l.spec().name }
+
+// Phrase is how prose names the layout after a variant: "per agent",
+// "shared".
+func (l Layout) Phrase() string { return l.spec().phrase }
 
 // Label is how records, the worker's command line and the names of a
 // column, a directory or a database mark the layout: its value, empty for
@@ -111,7 +116,8 @@ func (l Layout) Mark(name, sep string) string {
 func (l Layout) Stores() Stores { return l.spec().stores }
 
 // Shared tells whether the layout keeps every agent's notes in one
-// store (Stores is OneStore).
+// store (Stores is OneStore). The code asks Stores; tests that pick a
+// layout's records ask this.
 func (l Layout) Shared() bool { return l.Stores() == OneStore }
 
 // StoreDir returns the directory of agent i's notes in a variant's
