@@ -12,7 +12,6 @@ import (
 	"manydb/internal/abrun"
 	"manydb/internal/abtest"
 	"manydb/internal/job"
-	"manydb/internal/orchestrate"
 )
 
 const abSynopsis = `manydb ab [flags] -- RUN-FLAGS
@@ -113,16 +112,16 @@ func abCmd(ctx context.Context, args []string, o Options) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return &orchestrate.InputError{Msg: "ab: give the study's run flags after --, e.g. manydb ab -- --engines sqlite_capi --stores 50"}
+		return &job.InputError{Msg: "ab: give the study's run flags after --, e.g. manydb ab -- --engines sqlite_capi --stores 50"}
 	}
 	c, err := opt.config(fs.Args(), o.BinDir, time.Now())
 	if err != nil {
-		return &orchestrate.InputError{Msg: "ab: " + strings.TrimPrefix(err.Error(), abrun.ErrConfig.Error()+": ")}
+		return &job.InputError{Msg: "ab: " + strings.TrimPrefix(err.Error(), abrun.ErrConfig.Error()+": ")}
 	}
 	c.Progress = o.Stderr
 	cmp, err := abrun.Run(ctx, c)
 	if errors.Is(err, abrun.ErrConfig) {
-		return &orchestrate.InputError{Msg: "ab: " + strings.TrimPrefix(err.Error(), abrun.ErrConfig.Error()+": ")}
+		return &job.InputError{Msg: "ab: " + strings.TrimPrefix(err.Error(), abrun.ErrConfig.Error()+": ")}
 	}
 	if cmp != nil {
 		if werr := abrun.WriteText(o.Stdout, cmp); werr != nil && err == nil {

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"manydb/internal/advise"
-	"manydb/internal/orchestrate"
+	"manydb/internal/job"
 	"manydb/internal/results"
 )
 
@@ -162,7 +162,7 @@ func adviseCmd(_ context.Context, args []string, o Options) error {
 	}
 	s, err := ao.validate()
 	if err != nil {
-		return &orchestrate.InputError{Msg: "advise: " + strings.TrimPrefix(err.Error(), "advise: ")}
+		return &job.InputError{Msg: "advise: " + strings.TrimPrefix(err.Error(), "advise: ")}
 	}
 	files := fs.Args()
 	if len(files) == 0 {
@@ -174,7 +174,7 @@ func adviseCmd(_ context.Context, args []string, o Options) error {
 	}
 	a, err := advise.Advise(s, advise.Collect(recs, s.Dims), files)
 	if err != nil {
-		return &orchestrate.InputError{Msg: err.Error()}
+		return &job.InputError{Msg: err.Error()}
 	}
 	switch ao.format {
 	case "md":
@@ -191,7 +191,7 @@ func readAdviseRecords(files []string) ([]results.Record, error) {
 	var recs []results.Record
 	for _, f := range files {
 		if _, err := os.Stat(f); errors.Is(err, os.ErrNotExist) {
-			return nil, &orchestrate.InputError{Msg: fmt.Sprintf("advise: %s does not exist: run advise from the repository's top directory for the committed record, or name results files (manydb advise [flags] FILE...)", filepath.Clean(f))}
+			return nil, &job.InputError{Msg: fmt.Sprintf("advise: %s does not exist: run advise from the repository's top directory for the committed record, or name results files (manydb advise [flags] FILE...)", filepath.Clean(f))}
 		}
 		r, err := readRecords("advise", f)
 		if err != nil {

@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
+	"manydb/internal/job"
 	"manydb/internal/measure"
-	"manydb/internal/orchestrate"
 )
 
 // cacheCheck is env's check of whether the machine evicts clean page
@@ -38,17 +38,17 @@ func (c *cacheCheck) validate(root string) error {
 		return nil
 	}
 	if c.MB < 0 || c.Wait <= 0 {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("env: --cache-check %d --cache-wait %s: give a positive size in MB and a positive duration", c.MB, c.Wait)}
+		return &job.InputError{Msg: fmt.Sprintf("env: --cache-check %d --cache-wait %s: give a positive size in MB and a positive duration", c.MB, c.Wait)}
 	}
 	avail, err := measure.MemAvailableKB()
 	if err != nil {
 		return err
 	}
 	if c.MB<<10 > avail/2 {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("env: --cache-check %d: more than half the available memory (%d MB): the check would measure memory pressure, not eviction", c.MB, avail>>10)}
+		return &job.InputError{Msg: fmt.Sprintf("env: --cache-check %d: more than half the available memory (%d MB): the check would measure memory pressure, not eviction", c.MB, avail>>10)}
 	}
 	if free, err := measure.FreeBytes(root); err == nil && uint64(c.MB<<20) > free {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("env: --cache-check %d: more than the free space under %s (%d MB)", c.MB, root, free>>20)}
+		return &job.InputError{Msg: fmt.Sprintf("env: --cache-check %d: more than the free space under %s (%d MB)", c.MB, root, free>>20)}
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ import (
 	"fmt"
 	"strings"
 
-	"manydb/internal/orchestrate"
+	"manydb/internal/job"
 )
 
 // command is one subcommand: its name, what follows the name on its usage
@@ -107,7 +107,7 @@ func helpCmd(_ context.Context, _ []string, o Options) error {
 func Run(ctx context.Context, args []string, o Options) error {
 	if len(args) == 0 {
 		fmt.Fprint(o.Stderr, usage())
-		return &orchestrate.InputError{Msg: "no command given"}
+		return &job.InputError{Msg: "no command given"}
 	}
 	name := args[0]
 	if name == "-h" || name == "--help" || name == "-help" {
@@ -123,5 +123,5 @@ func Run(ctx context.Context, args []string, o Options) error {
 		}
 	}
 	last := len(names) - 1
-	return &orchestrate.InputError{Msg: fmt.Sprintf("unknown command %q: use %s or %s (manydb help)", args[0], strings.Join(names[:last], ", "), names[last])}
+	return &job.InputError{Msg: fmt.Sprintf("unknown command %q: use %s or %s (manydb help)", args[0], strings.Join(names[:last], ", "), names[last])}
 }

@@ -165,7 +165,7 @@ func TestBadCommandLines(t *testing.T) {
 	for _, tt := range tests {
 		o, _, _ := options(t)
 		err := Run(context.Background(), tt.args, o)
-		var in *orchestrate.InputError
+		var in *job.InputError
 		if !errors.As(err, &in) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: err = %v, want an InputError with %q", tt.args, err, tt.want)
 		}
@@ -266,8 +266,8 @@ func TestExitCodes(t *testing.T) {
 		want int
 	}{
 		{nil, 0},
-		{&orchestrate.InputError{Msg: "bad flag"}, 2},
-		{fmt.Errorf("run: %w", &orchestrate.InputError{Msg: "--stores 0: create at least one store"}), 2},
+		{&job.InputError{Msg: "bad flag"}, 2},
+		{fmt.Errorf("run: %w", &job.InputError{Msg: "--stores 0: create at least one store"}), 2},
 		{fmt.Errorf("run: %w", &orchestrate.Failed{Phases: []string{"libsql open run 2"}}), 3},
 		{errors.New("disk on fire"), 1},
 	}

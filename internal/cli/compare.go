@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"manydb/internal/orchestrate"
+	"manydb/internal/job"
 	"manydb/internal/report"
 	"manydb/internal/results"
 )
@@ -45,7 +45,7 @@ func compareCmd(_ context.Context, args []string, o Options) error {
 		return err
 	}
 	if fs.NArg() != 2 {
-		return &orchestrate.InputError{Msg: "compare: name two results files, OLD and NEW (e.g. manydb compare old.jsonl new.jsonl)"}
+		return &job.InputError{Msg: "compare: name two results files, OLD and NEW (e.g. manydb compare old.jsonl new.jsonl)"}
 	}
 	var sides [2]report.Side
 	for i, arg := range fs.Args() {
@@ -67,7 +67,7 @@ func compareCmd(_ context.Context, args []string, o Options) error {
 		compare = report.ComparePerStudy
 	}
 	if err := compare(o.Stdout, sides[0], sides[1]); err != nil {
-		return &orchestrate.InputError{Msg: "compare: " + err.Error()}
+		return &job.InputError{Msg: "compare: " + err.Error()}
 	}
 	return nil
 }
@@ -76,18 +76,18 @@ func compareCmd(_ context.Context, args []string, o Options) error {
 // missing, malformed or empty is an InputError.
 func readRecords(cmd, file string) ([]results.Record, error) {
 	if st, err := os.Stat(file); err == nil && st.IsDir() {
-		return nil, &orchestrate.InputError{Msg: fmt.Sprintf("%s: %s is a directory: name a results file (e.g. %s)", cmd, file, filepath.Join(file, "results.jsonl"))}
+		return nil, &job.InputError{Msg: fmt.Sprintf("%s: %s is a directory: name a results file (e.g. %s)", cmd, file, filepath.Join(file, "results.jsonl"))}
 	}
 	r, err := results.ReadFile(file)
 	var syn *results.SyntaxError
 	if errors.As(err, &syn) {
-		return nil, &orchestrate.InputError{Msg: cmd + ": " + syn.Error()}
+		return nil, &job.InputError{Msg: cmd + ": " + syn.Error()}
 	}
 	if err != nil {
-		return nil, &orchestrate.InputError{Msg: fmt.Sprintf("%s: %v", cmd, err)}
+		return nil, &job.InputError{Msg: fmt.Sprintf("%s: %v", cmd, err)}
 	}
 	if len(r) == 0 {
-		return nil, &orchestrate.InputError{Msg: fmt.Sprintf("%s: %s holds no manydb records", cmd, file)}
+		return nil, &job.InputError{Msg: fmt.Sprintf("%s: %s holds no manydb records", cmd, file)}
 	}
 	return r, nil
 }

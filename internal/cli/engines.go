@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/orchestrate"
 )
 
@@ -28,7 +29,7 @@ func enginesCmd(ctx context.Context, args []string, o Options) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("engines: unexpected argument %q (see manydb engines --help)", fs.Arg(0))}
+		return &job.InputError{Msg: fmt.Sprintf("engines: unexpected argument %q (see manydb engines --help)", fs.Arg(0))}
 	}
 	statuses, problems := orchestrate.ListEngines(ctx, o.Catalog, *binDir, o.Environ)
 	if *ids {

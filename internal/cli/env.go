@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/orchestrate"
 )
 
@@ -37,7 +38,7 @@ func envCmd(ctx context.Context, args []string, o Options) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("env: unexpected argument %q (see manydb env --help)", fs.Arg(0))}
+		return &job.InputError{Msg: fmt.Sprintf("env: unexpected argument %q (see manydb env --help)", fs.Arg(0))}
 	}
 	if err := check.validate(*root); err != nil {
 		return err

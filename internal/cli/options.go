@@ -10,15 +10,16 @@ import (
 	"strings"
 
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/orchestrate"
 )
 
 // ExitCode is the process exit code for err: 0 for none, 2 for bad input
-// (orchestrate.InputError), 3 when a study ran to its end but some of its
+// (job.InputError), 3 when a study ran to its end but some of its
 // phases failed (orchestrate.Failed: their records are in the results
 // file), 1 for anything else.
 func ExitCode(err error) int {
-	var input *orchestrate.InputError
+	var input *job.InputError
 	var failed *orchestrate.Failed
 	switch {
 	case err == nil:
@@ -65,7 +66,7 @@ func parse(fs *flag.FlagSet, args []string, synopsis string, o Options) (done bo
 		return true, nil
 	}
 	if err != nil {
-		return false, &orchestrate.InputError{Msg: fmt.Sprintf("%s: %v (see manydb %s --help)", fs.Name(), err, fs.Name())}
+		return false, &job.InputError{Msg: fmt.Sprintf("%s: %v (see manydb %s --help)", fs.Name(), err, fs.Name())}
 	}
 	return false, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"manydb/internal/datasource"
 	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/orchestrate"
 	"manydb/internal/workload"
 )
@@ -80,7 +81,7 @@ func profileCmd(ctx context.Context, args []string, o Options) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("profile: unexpected argument %q (flags only; see manydb profile --help)", fs.Arg(0))}
+		return &job.InputError{Msg: fmt.Sprintf("profile: unexpected argument %q (flags only; see manydb profile --help)", fs.Arg(0))}
 	}
 	cfg, err := opt.config(o)
 	if err != nil {
@@ -90,7 +91,7 @@ func profileCmd(ctx context.Context, args []string, o Options) error {
 		fmt.Fprintln(o.Stderr, "strace is not installed: the syncs are not counted (run scripts/ensure-strace.sh as root to install it)")
 	}
 	id, err := orchestrate.Profile(ctx, cfg.ProfileConfig)
-	var inputErr *orchestrate.InputError
+	var inputErr *job.InputError
 	if errors.As(err, &inputErr) {
 		return fmt.Errorf("profile: %w", err)
 	}
@@ -121,18 +122,18 @@ type profileConfig struct {
 
 func (opt profileOptions) config(o Options) (profileConfig, error) {
 	if opt.engine == "" {
-		return profileConfig{}, &orchestrate.InputError{Msg: "profile: name the variant to profile, e.g. --engine sqlite (known: " + joinIDs() + ")"}
+		return profileConfig{}, &job.InputError{Msg: "profile: name the variant to profile, e.g. --engine sqlite (known: " + joinIDs() + ")"}
 	}
 	fam, ok := engine.Lookup(opt.engine)
 	if !ok {
-		return profileConfig{}, &orchestrate.InputError{Msg: fmt.Sprintf("profile: unknown engine %q: known variants are %s", opt.engine, joinIDs())}
+		return profileConfig{}, &job.InputError{Msg: fmt.Sprintf("profile: unknown engine %q: known variants are %s", opt.engine, joinIDs())}
 	}
 	wl, err := workload.Lookup(opt.workload, opt.objects, opt.textLen)
 	if err == nil {
 		wl.Data, err = datasource.Choose(opt.data)
 	}
 	if err != nil {
-		return profileConfig{}, &orchestrate.InputError{Msg: "profile: " + err.Error()}
+		return profileConfig{}, &job.InputError{Msg: "profile: " + err.Error()}
 	}
 	tmpfs := opt.tmpfs
 	switch {

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"manydb/internal/job"
-	"manydb/internal/orchestrate"
 	"manydb/internal/results"
 )
 
@@ -116,7 +115,7 @@ func TestProfileFlags(t *testing.T) {
 		{[]string{"profile", "--engine", "sqlite", "--stores", "0", "--root", t.TempDir()}, "--stores 0"},
 	} {
 		err := Run(context.Background(), tt.args, o)
-		var in *orchestrate.InputError
+		var in *job.InputError
 		if !errors.As(err, &in) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: err = %v, want an InputError with %q", tt.args, err, tt.want)
 		}

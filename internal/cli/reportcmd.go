@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"manydb/internal/orchestrate"
 	"manydb/internal/report"
 	"manydb/internal/results"
 )
@@ -43,7 +42,7 @@ func reportCmd(_ context.Context, args []string, o Options) error {
 		return err
 	}
 	if *out == "" || fs.NArg() == 0 {
-		return &orchestrate.InputError{Msg: "report: name the output and at least one results file (e.g. manydb report -o report.html results.jsonl)"}
+		return &job.InputError{Msg: "report: name the output and at least one results file (e.g. manydb report -o report.html results.jsonl)"}
 	}
 	if err := checkReportOut(*out, fs.Args()); err != nil {
 		return err
@@ -58,12 +57,12 @@ func reportCmd(_ context.Context, args []string, o Options) error {
 	}
 	var b bytes.Buffer
 	if err := report.WritePage(&b, recs, reportPage(*out, fs.Args(), recs)); errors.Is(err, report.ErrNoStudies) {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("report: %s: %v", strings.Join(fs.Args(), ", "), err)}
+		return &job.InputError{Msg: fmt.Sprintf("report: %s: %v", strings.Join(fs.Args(), ", "), err)}
 	} else if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("report: cannot write -o %s (%v): name a file you can write", *out, errors.Unwrap(err))}
+		return &job.InputError{Msg: fmt.Sprintf("report: cannot write -o %s (%v): name a file you can write", *out, errors.Unwrap(err))}
 	}
 	fmt.Fprintln(o.Stdout, *out)
 	return nil
@@ -77,11 +76,11 @@ func checkReportOut(out string, inputs []string) error {
 		return nil // a new file (or one WriteFile will report on)
 	}
 	if st.IsDir() {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("report: -o %s is a directory: name an HTML file (e.g. %s)", out, filepath.Join(out, "report.html"))}
+		return &job.InputError{Msg: fmt.Sprintf("report: -o %s is a directory: name an HTML file (e.g. %s)", out, filepath.Join(out, "report.html"))}
 	}
 	for _, in := range inputs {
 		if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
-			return &orchestrate.InputError{Msg: fmt.Sprintf("report: -o %s is the input %s: name another output", out, in)}
+			return &job.InputError{Msg: fmt.Sprintf("report: -o %s is the input %s: name another output", out, in)}
 		}
 	}
 	f, err := os.Open(out)
@@ -90,7 +89,7 @@ func checkReportOut(out string, inputs []string) error {
 	}
 	defer f.Close()
 	if results.NewReader(f, out).Next() {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("report: -o %s is a results file: name another output", out)}
+		return &job.InputError{Msg: fmt.Sprintf("report: -o %s is a results file: name another output", out)}
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"manydb/internal/orchestrate"
+	"manydb/internal/job"
 )
 
 // TestReportKeepsResultsFiles: report -o refuses an output that is one of
@@ -32,7 +32,7 @@ func TestReportKeepsResultsFiles(t *testing.T) {
 	for _, tt := range []struct{ out, want string }{{in, "is the input"}, {other, "is a results file"}} {
 		o, _, _ := options(t)
 		err := Run(context.Background(), []string{"report", "-o", tt.out, in}, o)
-		var input *orchestrate.InputError
+		var input *job.InputError
 		if !errors.As(err, &input) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("report -o %s: err = %v, want an input error saying it %s", filepath.Base(tt.out), err, tt.want)
 		}

@@ -208,7 +208,7 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("run: unexpected argument %q (flags only; see manydb run --help)", fs.Arg(0))}
+		return &job.InputError{Msg: fmt.Sprintf("run: unexpected argument %q (flags only; see manydb run --help)", fs.Arg(0))}
 	}
 	if err := opt.study.Validate(); err != nil {
 		return err
@@ -227,7 +227,7 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	}
 	queries, err := job.ParseQueries(opt.queries)
 	if err != nil {
-		return orchestrate.Config{}, &orchestrate.InputError{Msg: "run: " + err.Error()}
+		return orchestrate.Config{}, &job.InputError{Msg: "run: " + err.Error()}
 	}
 	layouts, err := parseLayouts("run", opt.layout)
 	if err != nil {
@@ -276,7 +276,7 @@ func parseCounts(flag, s string) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		x, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || x < 0 {
-			return nil, &orchestrate.InputError{Msg: fmt.Sprintf("run: %s %q: give a number or a comma-separated list of numbers, e.g. %s 100,1000", flag, s, flag)}
+			return nil, &job.InputError{Msg: fmt.Sprintf("run: %s %q: give a number or a comma-separated list of numbers, e.g. %s 100,1000", flag, s, flag)}
 		}
 		xs = append(xs, x)
 	}
@@ -287,7 +287,7 @@ func parseCounts(flag, s string) ([]int, error) {
 func parseLayouts(cmd, s string) ([]job.Layout, error) {
 	layouts, err := job.ParseLayouts(s)
 	if err != nil {
-		return nil, &orchestrate.InputError{Msg: cmd + ": " + err.Error()}
+		return nil, &job.InputError{Msg: cmd + ": " + err.Error()}
 	}
 	return layouts, nil
 }

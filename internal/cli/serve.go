@@ -97,18 +97,18 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("serve: unexpected argument %q (flags only; see manydb serve --help)", fs.Arg(0))}
+		return &job.InputError{Msg: fmt.Sprintf("serve: unexpected argument %q (flags only; see manydb serve --help)", fs.Arg(0))}
 	}
 	if *poolTime < 0 {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("serve: --pool-time %v: give a positive duration (e.g. 20m), or 0 for no limit", *poolTime)}
+		return &job.InputError{Msg: fmt.Sprintf("serve: --pool-time %v: give a positive duration (e.g. 20m), or 0 for no limit", *poolTime)}
 	}
 	maxBytes, err := parseMemoryMax(*memoryMax)
 	if err != nil {
-		return &orchestrate.InputError{Msg: "serve: " + err.Error()}
+		return &job.InputError{Msg: "serve: " + err.Error()}
 	}
 	ps, err := parsePools(*pools, *stores)
 	if err != nil {
-		return &orchestrate.InputError{Msg: "serve: " + err.Error()}
+		return &job.InputError{Msg: "serve: " + err.Error()}
 	}
 	layouts, err := parseLayouts("serve", *layout)
 	if err != nil {

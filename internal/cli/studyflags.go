@@ -214,7 +214,7 @@ func (f studyFlags) config(ctx context.Context, o Options, objects, textLen int)
 // its tables too and returns orchestrate.Failed.
 func (f studyFlags) run(ctx context.Context, o Options, cfg orchestrate.Config) error {
 	id, err := orchestrate.Run(ctx, cfg)
-	var inputErr *orchestrate.InputError
+	var inputErr *job.InputError
 	if errors.As(err, &inputErr) {
 		return fmt.Errorf("%s: %w", f.cmd, err)
 	}
@@ -253,7 +253,7 @@ func (f studyFlags) hold(stores int) int {
 
 // inputError is a bad-input error naming the command.
 func (f studyFlags) inputError(msg string) error {
-	return &orchestrate.InputError{Msg: f.cmd + ": " + msg}
+	return &job.InputError{Msg: f.cmd + ": " + msg}
 }
 
 func joinIDs() string {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"manydb/internal/orchestrate"
+	"manydb/internal/job"
 )
 
 // TestStudyFlagsValidateFirst: run and serve refuse a bad engine list,
@@ -32,7 +32,7 @@ func TestStudyFlagsValidateFirst(t *testing.T) {
 	for _, tt := range tests {
 		o, _, errOut := options(t)
 		err := Run(context.Background(), tt.args, o)
-		var in *orchestrate.InputError
+		var in *job.InputError
 		if !errors.As(err, &in) || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: err = %v, want one line starting %q", tt.args, err, tt.want)
 		}
@@ -76,7 +76,7 @@ func TestNonFiniteNumbersAreRefused(t *testing.T) {
 		root := t.TempDir() + "/root"
 		err := Run(context.Background(), []string{"serve", "--engines", "sqlite", "--stores", "10", "--requests", "20",
 			"--pool", "0,5", "--root", root, "--out", t.TempDir() + "/s.jsonl", tt.flag, tt.value}, o)
-		var in *orchestrate.InputError
+		var in *job.InputError
 		if !errors.As(err, &in) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s %s: err = %v, want an input error naming %q", tt.flag, tt.value, err, tt.want)
 		}

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"manydb/internal/orchestrate"
+	"manydb/internal/job"
 	"manydb/internal/report"
 	"manydb/internal/results"
 )
@@ -60,11 +60,11 @@ func tablesCmd(_ context.Context, args []string, o Options) error {
 	}
 	i := slices.Index(names, *format)
 	if i < 0 {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("tables: unknown --format %q: use %s", *format, strings.Join(names, ", "))}
+		return &job.InputError{Msg: fmt.Sprintf("tables: unknown --format %q: use %s", *format, strings.Join(names, ", "))}
 	}
 	write := tableFormats()[i].write
 	if fs.NArg() == 0 {
-		return &orchestrate.InputError{Msg: "tables: name at least one results file (e.g. manydb tables results.jsonl)"}
+		return &job.InputError{Msg: "tables: name at least one results file (e.g. manydb tables results.jsonl)"}
 	}
 	var recs []results.Record
 	for _, file := range fs.Args() {
@@ -80,7 +80,7 @@ func tablesCmd(_ context.Context, args []string, o Options) error {
 		}
 	}
 	if err := write(o.Stdout, recs); errors.Is(err, report.ErrNoStudies) || errors.Is(err, report.ErrNoOverview) {
-		return &orchestrate.InputError{Msg: fmt.Sprintf("tables: %s: %v", strings.Join(fs.Args(), ", "), err)}
+		return &job.InputError{Msg: fmt.Sprintf("tables: %s: %v", strings.Join(fs.Args(), ", "), err)}
 	} else if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/job"
 	"manydb/internal/memcg"
 )
 
@@ -48,9 +49,9 @@ func runRefusedWhileLocked(t *testing.T, c Config, file, what string) {
 	}
 	defer held.Release()
 	_, err = Run(context.Background(), c)
-	var in *InputError
+	var in *job.InputError
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "in use") {
-		t.Fatalf("err = %v, want an InputError saying %s is in use", err, what)
+		t.Fatalf("err = %v, want an job.InputError saying %s is in use", err, what)
 	}
 }
 
@@ -100,9 +101,9 @@ func TestProfileRefusesCPUProfileInMissingFolder(t *testing.T) {
 	c := fakeProfileConfig(t, "fake")
 	c.CPUProfile = filepath.Join(t.TempDir(), "nonexistent", "cpu.pprof")
 	_, err := Profile(context.Background(), c)
-	var in *InputError
+	var in *job.InputError
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "does not exist") {
-		t.Fatalf("err = %v, want an InputError naming the missing folder", err)
+		t.Fatalf("err = %v, want an job.InputError naming the missing folder", err)
 	}
 	for _, p := range []string{c.Root, c.Out} {
 		if _, err := os.Stat(p); err == nil {

@@ -139,32 +139,32 @@ func lookupFamily(catalog []engine.Family, v string) (engine.Family, bool) {
 func checkWorker(catalog []engine.Family, binDir, v string, env []string) error {
 	fam, ok := lookupFamily(catalog, v)
 	if !ok {
-		return &InputError{fmt.Sprintf("unknown engine %q", v)}
+		return &job.InputError{Msg: fmt.Sprintf("unknown engine %q", v)}
 	}
 	bin := filepath.Join(binDir, fam.Binary)
 	st, err := os.Stat(bin)
 	switch {
 	case err != nil || st.IsDir():
-		return &InputError{fmt.Sprintf("worker binary %s for %s is missing: run 'make build' (it needs %s)", bin, v, fam.Needs)}
+		return &job.InputError{Msg: fmt.Sprintf("worker binary %s for %s is missing: run 'make build' (it needs %s)", bin, v, fam.Needs)}
 	case st.Mode()&0o111 == 0:
-		return &InputError{fmt.Sprintf("worker binary %s for %s is not executable: chmod +x it or run 'make build'", bin, v)}
+		return &job.InputError{Msg: fmt.Sprintf("worker binary %s for %s is not executable: chmod +x it or run 'make build'", bin, v)}
 	}
 	listing, err := listWorker(context.Background(), bin, env)
 	if err != nil {
-		return &InputError{fmt.Sprintf("worker binary %s for %s does not start (%v): run 'make build'", bin, v, err)}
+		return &job.InputError{Msg: fmt.Sprintf("worker binary %s for %s does not start (%v): run 'make build'", bin, v, err)}
 	}
 	for _, l := range listing {
 		switch {
 		case l.ID != v:
 		case l.Disabled != "":
-			return &InputError{fmt.Sprintf("%s: %s", v, l.Disabled)}
+			return &job.InputError{Msg: fmt.Sprintf("%s: %s", v, l.Disabled)}
 		case l.Error != "":
-			return &InputError{fmt.Sprintf("%s cannot run here: %s", v, l.Error)}
+			return &job.InputError{Msg: fmt.Sprintf("%s cannot run here: %s", v, l.Error)}
 		default:
 			return nil
 		}
 	}
-	return &InputError{fmt.Sprintf("worker binary %s does not serve %s: run 'make build'", bin, v)}
+	return &job.InputError{Msg: fmt.Sprintf("worker binary %s does not serve %s: run 'make build'", bin, v)}
 }
 
 // Validate checks the configuration before anything is written: the
@@ -210,46 +210,46 @@ func (c *Config) checkValues() error {
 		job.CheckOversample(max(c.KNNOversample, 1), c.Workload.Dims),
 		job.CheckDeletes(c.Deletes, c.Stores, c.Layouts)} {
 		if err != nil {
-			return &InputError{err.Error()}
+			return &job.InputError{Msg: err.Error()}
 		}
 	}
 	switch {
 	case len(c.Variants) == 0:
-		return &InputError{"no engine given: use --engines sqlite (or all)"}
+		return &job.InputError{Msg: "no engine given: use --engines sqlite (or all)"}
 	case len(c.Settings) == 0:
-		return &InputError{"no setting given: use --settings default"}
+		return &job.InputError{Msg: "no setting given: use --settings default"}
 	case c.Runs < 1 && c.Serve == nil:
-		return &InputError{fmt.Sprintf("--runs %d: make at least one warm open run", c.Runs)}
+		return &job.InputError{Msg: fmt.Sprintf("--runs %d: make at least one warm open run", c.Runs)}
 	case len(c.Sweep) > 1 && c.Turns > 0:
-		return &InputError{"--turns with several --stores counts: turns change the stores that the smaller counts reuse; sweep without --turns"}
+		return &job.InputError{Msg: "--turns with several --stores counts: turns change the stores that the smaller counts reuse; sweep without --turns"}
 	case len(c.Sweep) > 1 && c.Serve != nil:
-		return &InputError{"serve takes one --stores count"}
+		return &job.InputError{Msg: "serve takes one --stores count"}
 	case len(c.Holds) > 1 && c.Serve != nil:
-		return &InputError{"serve takes one --hold count"}
+		return &job.InputError{Msg: "serve takes one --hold count"}
 	case c.AutoProcs && c.Serve != nil:
-		return &InputError{"serve --procs takes a number of processes, not auto"}
+		return &job.InputError{Msg: "serve --procs takes a number of processes, not auto"}
 	case c.Procs > 1 && c.Serve != nil && c.Serve.Rate > 0:
-		return &InputError{"--procs with --rate: an open loop's schedule is one process'; split a closed loop (no --rate) over processes"}
+		return &job.InputError{Msg: "--procs with --rate: an open loop's schedule is one process'; split a closed loop (no --rate) over processes"}
 	case c.Procs > 1 && c.Serve != nil && c.Procs > c.Serve.Concurrency:
-		return &InputError{fmt.Sprintf("--procs %d: more processes than --concurrency %d goroutines; each process sends with one at least", c.Procs, c.Serve.Concurrency)}
+		return &job.InputError{Msg: fmt.Sprintf("--procs %d: more processes than --concurrency %d goroutines; each process sends with one at least", c.Procs, c.Serve.Concurrency)}
 	case c.Root == "":
-		return &InputError{"--root is empty: name a directory for the stores"}
+		return &job.InputError{Msg: "--root is empty: name a directory for the stores"}
 	case c.Out == "":
-		return &InputError{"--out is empty: name a results file"}
+		return &job.InputError{Msg: "--out is empty: name a results file"}
 	case c.Turns < 0:
-		return &InputError{fmt.Sprintf("--turns %d: make 0 or more turn runs", c.Turns)}
+		return &job.InputError{Msg: fmt.Sprintf("--turns %d: make 0 or more turn runs", c.Turns)}
 	case c.MaxLoad < 0:
-		return &InputError{fmt.Sprintf("--max-load %v must not be negative", c.MaxLoad)}
+		return &job.InputError{Msg: fmt.Sprintf("--max-load %v must not be negative", c.MaxLoad)}
 	case c.MaxLoad > 0 && c.LoadWait <= 0:
-		return &InputError{"--load-wait must be positive"}
+		return &job.InputError{Msg: "--load-wait must be positive"}
 	case c.Gate != "" && !slices.Contains(gates(), c.Gate):
-		return &InputError{fmt.Sprintf("--gate %q: use one of %v", c.Gate, gates())}
+		return &job.InputError{Msg: fmt.Sprintf("--gate %q: use one of %v", c.Gate, gates())}
 	case c.Gate == GateQuiet && c.MaxLoad <= 0:
-		return &InputError{"--gate quiet waits only with --max-load, the load that marks a phase loud: set both"}
+		return &job.InputError{Msg: "--gate quiet waits only with --max-load, the load that marks a phase loud: set both"}
 	case c.Gate == GateQuiet && noPressure():
-		return &InputError{"--gate quiet needs the kernel's pressure stall information (/proc/pressure: Linux 4.20 or later, CONFIG_PSI): use --gate load"}
+		return &job.InputError{Msg: "--gate quiet needs the kernel's pressure stall information (/proc/pressure: Linux 4.20 or later, CONFIG_PSI): use --gate load"}
 	case c.StallLimit < 0:
-		return &InputError{fmt.Sprintf("--stall-limit %s: use a positive duration, or 0 for the default rule", c.StallLimit)}
+		return &job.InputError{Msg: fmt.Sprintf("--stall-limit %s: use a positive duration, or 0 for the default rule", c.StallLimit)}
 	}
 	return nil
 }
@@ -272,21 +272,21 @@ const autoHeadroom = 0.9
 func (c *Config) checkCounts() error {
 	for i, h := range c.Holds {
 		if err := job.CheckHold(h, c.Stores); err != nil {
-			return &InputError{err.Error()}
+			return &job.InputError{Msg: err.Error()}
 		}
 		if i > 0 && h == c.Holds[i-1] {
-			return &InputError{fmt.Sprintf("--hold: %d is listed twice", h)}
+			return &job.InputError{Msg: fmt.Sprintf("--hold: %d is listed twice", h)}
 		}
 		if err := job.CheckProcs(c.Procs, h, "held stores"); err != nil {
-			return &InputError{err.Error()}
+			return &job.InputError{Msg: err.Error()}
 		}
 	}
 	for i, n := range c.Sweep {
 		if err := job.CheckStores(n); err != nil {
-			return &InputError{err.Error()}
+			return &job.InputError{Msg: err.Error()}
 		}
 		if i > 0 && n == c.Sweep[i-1] {
-			return &InputError{fmt.Sprintf("--stores: %d is listed twice", n)}
+			return &job.InputError{Msg: fmt.Sprintf("--stores: %d is listed twice", n)}
 		}
 	}
 	return nil
@@ -299,12 +299,12 @@ func (c *Config) checkServe() error {
 		return nil
 	}
 	if len(c.Serve.Pools) == 0 {
-		return &InputError{"--pool lists no pool size"}
+		return &job.InputError{Msg: "--pool lists no pool size"}
 	}
 	for _, p := range c.Serve.Pools {
 		t := job.Serve{Pool: p, Requests: c.Serve.Requests, Concurrency: c.Serve.Concurrency, Zipf: c.Serve.Zipf, Rate: c.Serve.Rate}
 		if err := t.Validate(c.Stores); err != nil {
-			return &InputError{err.Error()}
+			return &job.InputError{Msg: err.Error()}
 		}
 	}
 	if err := c.checkScheduleTime(); err != nil {
@@ -321,7 +321,7 @@ func (c *Config) checkMemoryMax() error {
 	}
 	g, err := c.cgroups().New(cgroupPrefix)
 	if err != nil {
-		return &InputError{fmt.Sprintf("--memory-max needs a memory cgroup for each serve worker: %v", err)}
+		return &job.InputError{Msg: fmt.Sprintf("--memory-max needs a memory cgroup for each serve worker: %v", err)}
 	}
 	if err := g.Remove(); err != nil {
 		return fmt.Errorf("--memory-max: remove the trial cgroup: %w", err)
@@ -357,7 +357,7 @@ func (c *Config) checkScheduleTime() error {
 	if c.SkipTimeCheck || secs <= MaxScheduleTime.Seconds() {
 		return nil
 	}
-	return &InputError{fmt.Sprintf("--rate %g: the open-loop schedule of --requests %d (and its warm-up) for %d pool sizes × %d variants × %d settings takes about %s, more than %s: raise --rate, lower --requests, or add --skip-time-check",
+	return &job.InputError{Msg: fmt.Sprintf("--rate %g: the open-loop schedule of --requests %d (and its warm-up) for %d pool sizes × %d variants × %d settings takes about %s, more than %s: raise --rate, lower --requests, or add --skip-time-check",
 		c.Serve.Rate, c.Serve.Requests, len(c.Serve.Pools), len(c.Variants), len(c.Settings), FormatSeconds(secs), FormatSeconds(MaxScheduleTime.Seconds()))}
 }
 
@@ -371,7 +371,7 @@ func checkNotesFit(w workload.Spec) error {
 	}
 	need := float64(w.Objects) * (float64(w.TextLen) + 64) // text and the note's fields
 	if limit := float64(memKB) * 1024 / 2; need > limit {
-		return &InputError{fmt.Sprintf("--objects %d × --text-len %d: one store's notes would take %s of memory in the worker, more than half of this machine's %s: choose a smaller workload",
+		return &job.InputError{Msg: fmt.Sprintf("--objects %d × --text-len %d: one store's notes would take %s of memory in the worker, more than half of this machine's %s: choose a smaller workload",
 			w.Objects, w.TextLen, bytesText(need), bytesText(float64(memKB)*1024))}
 	}
 	return nil
@@ -381,12 +381,12 @@ func checkNotesFit(w workload.Spec) error {
 // data root (where removing stores could delete it).
 func checkOut(out, root string) error {
 	if st, err := os.Stat(out); err == nil && st.IsDir() {
-		return &InputError{fmt.Sprintf("--out %s is a directory: name a results file", out)}
+		return &job.InputError{Msg: fmt.Sprintf("--out %s is a directory: name a results file", out)}
 	} else if err == nil && !st.Mode().IsRegular() {
-		return &InputError{fmt.Sprintf("--out %s is not a regular file (a device, pipe or socket): name a results file", out)}
+		return &job.InputError{Msg: fmt.Sprintf("--out %s is not a regular file (a device, pipe or socket): name a results file", out)}
 	}
 	if inside(root, out) {
-		return &InputError{fmt.Sprintf("--out %s is inside the data root %s, where removing stores could delete it: put the results file outside --root", out, root)}
+		return &job.InputError{Msg: fmt.Sprintf("--out %s is inside the data root %s, where removing stores could delete it: put the results file outside --root", out, root)}
 	}
 	return nil
 }
@@ -459,11 +459,11 @@ func (c *Config) checkCache() error {
 	for i, m := range c.Cache {
 		switch {
 		case !isCacheMode(m):
-			return &InputError{fmt.Sprintf("--cache: unknown mode %q: use %s, comma-separated", m, job.CacheModeNames())}
+			return &job.InputError{Msg: fmt.Sprintf("--cache: unknown mode %q: use %s, comma-separated", m, job.CacheModeNames())}
 		case slices.Contains(c.Cache[:i], m):
-			return &InputError{fmt.Sprintf("--cache: %s is listed twice", m)}
+			return &job.InputError{Msg: fmt.Sprintf("--cache: %s is listed twice", m)}
 		case m == job.CacheDrop.Name() && os.Geteuid() != 0:
-			return &InputError{"--cache drop writes /proc/sys/vm/drop_caches and needs root: run as root, or use --cache cold (no root needed)"}
+			return &job.InputError{Msg: "--cache drop writes /proc/sys/vm/drop_caches and needs root: run as root, or use --cache cold (no root needed)"}
 		}
 	}
 	return nil
@@ -568,5 +568,5 @@ func (c *Config) checkSomeApply() error {
 		}
 		whys = append(whys, fmt.Sprintf("%s under %s (%s): %s", w.v, w.set.Name, w.layout.Name(), why))
 	}
-	return &InputError{"no variant applies to this study, so it would measure nothing: " + strings.Join(whys, "; ")}
+	return &job.InputError{Msg: "no variant applies to this study, so it would measure nothing: " + strings.Join(whys, "; ")}
 }

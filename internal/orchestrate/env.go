@@ -107,7 +107,7 @@ func (c *Config) engineVersions(ctx context.Context) (all map[string]string, byV
 	for _, v := range c.Variants {
 		vs, err := WorkerVersions(ctx, filepath.Join(c.BinDir, c.binary(v)), v, c.Env)
 		if err != nil {
-			return nil, nil, &InputError{fmt.Sprintf("worker for %s does not start (%v): run 'make build' again", v, err)}
+			return nil, nil, &job.InputError{Msg: fmt.Sprintf("worker for %s does not start (%v): run 'make build' again", v, err)}
 		}
 		byVariant[v] = vs
 		for k, val := range vs {
@@ -170,7 +170,7 @@ func (c *Config) checkSpace() error {
 		if removable > 0 {
 			also = fmt.Sprintf(" (and manydb would first remove %s of its own stores)", bytesText(removable))
 		}
-		return &InputError{fmt.Sprintf("the data root's filesystem has %s free%s, but this study needs about %s (%d stores × %s, %s, plus %.0f %%): free space, use fewer --stores, another --root, or --skip-space-check",
+		return &job.InputError{Msg: fmt.Sprintf("the data root's filesystem has %s free%s, but this study needs about %s (%d stores × %s, %s, plus %.0f %%): free space, use fewer --stores, another --root, or --skip-space-check",
 			bytesText(free), also, bytesText(need), c.Stores, bytesText(perStore), what, 100*spaceMargin)}
 	}
 	return nil

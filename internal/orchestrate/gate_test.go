@@ -71,7 +71,7 @@ func TestGateInput(t *testing.T) {
 	} {
 		cfg := fakeConfig(t, "fake")
 		cfg.Gate, cfg.MaxLoad = c.gate, c.maxLoad
-		var in *InputError
+		var in *job.InputError
 		if err := cfg.Validate(); !errors.As(err, &in) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("--gate %s --max-load %v: %v, want an input error %q", c.gate, c.maxLoad, err, c.want)
 		}

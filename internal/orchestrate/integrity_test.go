@@ -79,9 +79,9 @@ func TestSecondRunIsLockedOut(t *testing.T) {
 	c.Stores, c.Runs, c.Hold = 20, 2, 4
 	first := startOrchestrator(t, c, 1)
 	_, err := Run(context.Background(), c)
-	var in *InputError
+	var in *job.InputError
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), fmt.Sprintf("in use by manydb process %d", first.Process.Pid)) {
-		t.Errorf("second run: err = %v; want an InputError naming process %d", err, first.Process.Pid)
+		t.Errorf("second run: err = %v; want an job.InputError naming process %d", err, first.Process.Pid)
 	}
 	if err := first.Wait(); err != nil {
 		t.Fatalf("the first run failed: %v", err)
@@ -243,7 +243,7 @@ func TestForeignOutIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Run(context.Background(), c)
-	var input *InputError
+	var input *job.InputError
 	if !errors.As(err, &input) || !strings.Contains(err.Error(), "not a results file") {
 		t.Errorf("err = %v, want an input error saying it is not a results file", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"manydb/internal/job"
 	"manydb/internal/settings"
 )
 
@@ -32,7 +33,7 @@ func (c *Config) resolveSettings() error {
 		kept = append(kept, r)
 	}
 	if len(kept) == 0 {
-		return &InputError{fmt.Sprintf("no setting left to run (%s skipped: allocator library not installed, see above)", strings.Join(skipped, ", "))}
+		return &job.InputError{Msg: fmt.Sprintf("no setting left to run (%s skipped: allocator library not installed, see above)", strings.Join(skipped, ", "))}
 	}
 	c.Settings = kept
 	return nil

@@ -109,7 +109,7 @@ func TestMissingAllocatorIsSkipped(t *testing.T) {
 	c.LibDirs = []string{t.TempDir()}
 	c.Settings = []settings.Setting{mustSetting(t, "mimalloc")}
 	_, err := Run(context.Background(), c)
-	var input *InputError
+	var input *job.InputError
 	if !errors.As(err, &input) || !strings.Contains(err.Error(), "no setting left") {
 		t.Errorf("err = %v, want bad input", err)
 	}

@@ -69,15 +69,15 @@ func (c *ProfileConfig) family() (engine.Family, bool) {
 func (c *ProfileConfig) Validate() error {
 	switch {
 	case c.Stores < 1:
-		return &InputError{fmt.Sprintf("--stores %d: create at least one store", c.Stores)}
+		return &job.InputError{Msg: fmt.Sprintf("--stores %d: create at least one store", c.Stores)}
 	case c.SyncStores < 0:
-		return &InputError{fmt.Sprintf("--sync-stores %d must not be negative", c.SyncStores)}
+		return &job.InputError{Msg: fmt.Sprintf("--sync-stores %d must not be negative", c.SyncStores)}
 	case c.Workload.Objects < 1 || c.Workload.TextLen < 1:
-		return &InputError{"--objects and --text-len must be at least 1"}
+		return &job.InputError{Msg: "--objects and --text-len must be at least 1"}
 	case c.Root == "":
-		return &InputError{"--root is empty: name a directory on the disk for the stores"}
+		return &job.InputError{Msg: "--root is empty: name a directory on the disk for the stores"}
 	case c.Out == "":
-		return &InputError{"--out is empty: name a results file"}
+		return &job.InputError{Msg: "--out is empty: name a results file"}
 	}
 	if err := checkNotesFit(c.Workload); err != nil {
 		return err
@@ -103,14 +103,14 @@ func (c *ProfileConfig) Validate() error {
 			if at != resolve(c.Tmpfs) {
 				where = fmt.Sprintf("would be made in %s, which is", at)
 			}
-			return &InputError{fmt.Sprintf("--tmpfs %s %s on %s, not on a tmpfs: name a directory on a tmpfs (e.g. /dev/shm/manydb-profile) or --tmpfs none", c.Tmpfs, where, fs)}
+			return &job.InputError{Msg: fmt.Sprintf("--tmpfs %s %s on %s, not on a tmpfs: name a directory on a tmpfs (e.g. /dev/shm/manydb-profile) or --tmpfs none", c.Tmpfs, where, fs)}
 		}
 		if inside(c.Tmpfs, c.Out) {
-			return &InputError{fmt.Sprintf("--out %s is inside the tmpfs data root %s: put the results file elsewhere", c.Out, c.Tmpfs)}
+			return &job.InputError{Msg: fmt.Sprintf("--out %s is inside the tmpfs data root %s: put the results file elsewhere", c.Out, c.Tmpfs)}
 		}
 	}
 	if fam, ok := lookupFamily(c.Catalog, c.Variant); ok && fam.Server != "" {
-		return &InputError{fmt.Sprintf("--engine %s keeps its stores in a %s server, and manydb profile times the engine's calls in the worker's process and their syncs on its files: it has no profile of a server (manydb run measures it)", c.Variant, fam.Server)}
+		return &job.InputError{Msg: fmt.Sprintf("--engine %s keeps its stores in a %s server, and manydb profile times the engine's calls in the worker's process and their syncs on its files: it has no profile of a server (manydb run measures it)", c.Variant, fam.Server)}
 	}
 	return checkWorker(c.Catalog, c.BinDir, c.Variant, c.Env)
 }
@@ -128,14 +128,14 @@ func (c *ProfileConfig) checkCPUProfile() error {
 	}
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil && st.IsDir() {
-			return &InputError{fmt.Sprintf("--cpuprofile %s is a directory: name a file", f)}
+			return &job.InputError{Msg: fmt.Sprintf("--cpuprofile %s is a directory: name a file", f)}
 		}
 		dir := filepath.Dir(f)
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return &InputError{fmt.Sprintf("--cpuprofile %s: the folder %s does not exist; create it or name another file", c.CPUProfile, dir)}
+			return &job.InputError{Msg: fmt.Sprintf("--cpuprofile %s: the folder %s does not exist; create it or name another file", c.CPUProfile, dir)}
 		}
 		if err := unix.Access(dir, unix.W_OK); err != nil {
-			return &InputError{fmt.Sprintf("--cpuprofile %s: the folder %s is not writable (%v)", c.CPUProfile, dir, err)}
+			return &job.InputError{Msg: fmt.Sprintf("--cpuprofile %s: the folder %s is not writable (%v)", c.CPUProfile, dir, err)}
 		}
 	}
 	return nil
@@ -154,7 +154,7 @@ func Profile(ctx context.Context, c ProfileConfig) (string, error) {
 		return "", err
 	}
 	if err := results.CheckAppendable(c.Out); err != nil {
-		return "", &InputError{fmt.Sprintf("%v: choose another --out", err)}
+		return "", &job.InputError{Msg: fmt.Sprintf("%v: choose another --out", err)}
 	}
 	if c.Bar == nil {
 		c.Bar = NewProgress(c.Log)
@@ -167,7 +167,7 @@ func Profile(ctx context.Context, c ProfileConfig) (string, error) {
 	bin := filepath.Join(c.BinDir, fam.Binary)
 	versions, err := WorkerVersions(ctx, bin, c.Variant, c.Env)
 	if err != nil {
-		return "", &InputError{fmt.Sprintf("worker for %s does not start: %v", c.Variant, err)}
+		return "", &job.InputError{Msg: fmt.Sprintf("worker for %s does not start: %v", c.Variant, err)}
 	}
 	// All input is checked: now the locks, the results file's first, so
 	// that a refusal creates no root; a refused profile removes what it
@@ -179,7 +179,7 @@ func Profile(ctx context.Context, c ProfileConfig) (string, error) {
 	}
 	w, err := results.OpenWriter(c.Out)
 	if err != nil {
-		return "", &InputError{fmt.Sprintf("results file %s cannot be written (%v): choose another --out", c.Out, errors.Unwrap(err))}
+		return "", &job.InputError{Msg: fmt.Sprintf("results file %s cannot be written (%v): choose another --out", c.Out, errors.Unwrap(err))}
 	}
 	defer w.Close()
 	start := time.Now()

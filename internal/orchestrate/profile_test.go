@@ -122,9 +122,9 @@ func TestProfileRefusesNonTmpfs(t *testing.T) {
 		t.Skip("the test's temporary directory is on a tmpfs")
 	}
 	_, err := Profile(context.Background(), c)
-	var in *InputError
+	var in *job.InputError
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "not on a tmpfs") || strings.Contains(err.Error(), "--root") {
-		t.Errorf("err = %v, want an InputError saying the --tmpfs root is not on a tmpfs", err)
+		t.Errorf("err = %v, want an job.InputError saying the --tmpfs root is not on a tmpfs", err)
 	}
 	// Nothing was created before the input was checked (issue 12, case 9).
 	for _, dir := range []string{c.Root, c.Tmpfs} {
@@ -147,9 +147,9 @@ func TestProfileRefusesAServerVariant(t *testing.T) {
 	c.Catalog = append(c.Catalog, engine.Family{Binary: "worker-fake-server", Variants: []string{"fake_server"}, Server: "postgres"})
 	c.Variant = "fake_server"
 	_, err := Profile(context.Background(), c)
-	var in *InputError
+	var in *job.InputError
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "postgres server") {
-		t.Errorf("err = %v, want an InputError saying profile has nothing to time in a server", err)
+		t.Errorf("err = %v, want an job.InputError saying profile has nothing to time in a server", err)
 	}
 	if _, err := os.Stat(c.Root); !os.IsNotExist(err) {
 		t.Errorf("%s was created by a refused profile (%v)", c.Root, err)

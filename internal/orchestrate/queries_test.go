@@ -165,7 +165,7 @@ func TestCacheDropNeedsRoot(t *testing.T) {
 	c := fakeConfig(t, "fake")
 	c.Cache = []string{"drop"}
 	err := c.Validate()
-	var in *InputError
+	var in *job.InputError
 	switch {
 	case os.Geteuid() == 0 && err != nil:
 		t.Fatalf("root: %v", err)

@@ -20,10 +20,10 @@ func readPrior(out string) ([]results.Record, error) {
 	}
 	var syn *results.SyntaxError
 	if errors.As(err, &syn) {
-		return nil, &InputError{fmt.Sprintf("results file %s: %v; fix or move that line, or choose another --out", out, err)}
+		return nil, &job.InputError{Msg: fmt.Sprintf("results file %s: %v; fix or move that line, or choose another --out", out, err)}
 	}
 	if err != nil {
-		return nil, &InputError{fmt.Sprintf("results file %s cannot be read: %v", out, err)}
+		return nil, &job.InputError{Msg: fmt.Sprintf("results file %s cannot be read: %v", out, err)}
 	}
 	return recs, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"manydb/internal/job"
 	"manydb/internal/measure"
 )
 
@@ -35,29 +36,29 @@ func CheckRoot(root, flag string) error {
 	case errors.Is(err, os.ErrNotExist):
 		parent := existingAncestor(root)
 		if pst, err := os.Stat(parent); err != nil || !pst.IsDir() {
-			return &InputError{fmt.Sprintf("data root %s cannot be created: %s is not a directory; choose another "+flag, root, parent)}
+			return &job.InputError{Msg: fmt.Sprintf("data root %s cannot be created: %s is not a directory; choose another "+flag, root, parent)}
 		}
 		if err := unix.Access(parent, unix.W_OK); err != nil {
-			return &InputError{fmt.Sprintf("data root %s cannot be created: %s is not writable (%v); choose another "+flag, root, parent, err)}
+			return &job.InputError{Msg: fmt.Sprintf("data root %s cannot be created: %s is not writable (%v); choose another "+flag, root, parent, err)}
 		}
 		return nil
 	case err != nil:
-		return &InputError{fmt.Sprintf("data root %s cannot be read (%v): choose another "+flag, root, err)}
+		return &job.InputError{Msg: fmt.Sprintf("data root %s cannot be read (%v): choose another "+flag, root, err)}
 	case !st.IsDir():
-		return &InputError{fmt.Sprintf("data root %s is a file, not a directory: choose another "+flag, root)}
+		return &job.InputError{Msg: fmt.Sprintf("data root %s is a file, not a directory: choose another "+flag, root)}
 	}
 	if _, err := os.Stat(filepath.Join(root, MarkerFile)); err == nil {
 		if err := unix.Access(root, unix.W_OK); err != nil {
-			return &InputError{fmt.Sprintf("data root %s is not writable (%v): choose another "+flag, root, err)}
+			return &job.InputError{Msg: fmt.Sprintf("data root %s is not writable (%v): choose another "+flag, root, err)}
 		}
 		return nil
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		return &InputError{fmt.Sprintf("data root %s cannot be read (%v): choose another "+flag, root, err)}
+		return &job.InputError{Msg: fmt.Sprintf("data root %s cannot be read (%v): choose another "+flag, root, err)}
 	}
 	if len(entries) > 0 {
-		return &InputError{fmt.Sprintf("data root %s is not empty and has no %s marker, so it is not manydb's: choose an empty or new directory for %s", root, MarkerFile, flag)}
+		return &job.InputError{Msg: fmt.Sprintf("data root %s is not empty and has no %s marker, so it is not manydb's: choose an empty or new directory for %s", root, MarkerFile, flag)}
 	}
 	return nil
 }
@@ -84,14 +85,14 @@ func PrepareRoot(root, flag string) error {
 		return err
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return &InputError{fmt.Sprintf("data root %s cannot be created (%v): choose another "+flag, root, errors.Unwrap(err))}
+		return &job.InputError{Msg: fmt.Sprintf("data root %s cannot be created (%v): choose another "+flag, root, errors.Unwrap(err))}
 	}
 	marker := filepath.Join(root, MarkerFile)
 	if _, err := os.Stat(marker); err == nil {
 		return nil
 	}
 	if err := os.WriteFile(marker, []byte(markerText), 0o644); err != nil {
-		return &InputError{fmt.Sprintf("data root %s is not writable (%v): choose another "+flag, root, errors.Unwrap(err))}
+		return &job.InputError{Msg: fmt.Sprintf("data root %s is not writable (%v): choose another "+flag, root, errors.Unwrap(err))}
 	}
 	return nil
 }
@@ -100,12 +101,12 @@ func PrepareRoot(root, flag string) error {
 type Lock struct{ f *os.File }
 
 // LockFile takes an exclusive lock on path, creating the file if needed.
-// When another process holds it, the InputError says that what (e.g.
+// When another process holds it, the job.InputError says that what (e.g.
 // "data root data/") is in use by that process.
 func LockFile(path, what string) (*Lock, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, &InputError{fmt.Sprintf("%s cannot be opened (%v)", what, errors.Unwrap(err))}
+		return nil, &job.InputError{Msg: fmt.Sprintf("%s cannot be opened (%v)", what, errors.Unwrap(err))}
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
@@ -116,7 +117,7 @@ func LockFile(path, what string) (*Lock, error) {
 		if pid, cmd, ok := measure.FlockHolder(path); ok {
 			who = fmt.Sprintf("manydb process %d (%s)", pid, cmd)
 		}
-		return nil, &InputError{fmt.Sprintf("%s is in use by %s: wait for it to end, or choose another", what, who)}
+		return nil, &job.InputError{Msg: fmt.Sprintf("%s is in use by %s: wait for it to end, or choose another", what, who)}
 	}
 	return &Lock{f: f}, nil
 }

@@ -175,22 +175,22 @@ func exists(path string) bool {
 func (c *Config) checkServer() error {
 	switch {
 	case c.Postgres != "" && !c.needsServer():
-		return &InputError{"--postgres: no variant of the study keeps its stores in PostgreSQL (" + strings.Join(c.Variants, ", ") + ")"}
+		return &job.InputError{Msg: "--postgres: no variant of the study keeps its stores in PostgreSQL (" + strings.Join(c.Variants, ", ") + ")"}
 	case !c.needsServer():
 		return nil
 	case c.Postgres == "":
 		if err := pgserver.CheckSocketPath(filepath.Join(c.Root, ServerDirName)); err != nil {
-			return &InputError{err.Error()}
+			return &job.InputError{Msg: err.Error()}
 		}
 		return nil
 	}
 	u, err := pgserver.ConnectUser(context.Background(), c.Postgres, c.Root)
 	if err != nil {
-		return &InputError{err.Error() + "; nothing was made"}
+		return &job.InputError{Msg: err.Error() + "; nothing was made"}
 	}
 	vs, err := u.Versions(context.Background())
 	if err != nil {
-		return &InputError{"--postgres: " + err.Error()}
+		return &job.InputError{Msg: "--postgres: " + err.Error()}
 	}
 	switch {
 	case c.Workload.Dims == 0:

@@ -76,7 +76,7 @@ func (c *Config) checkInputs(ctx context.Context) (versions map[string]string, b
 		return nil, nil, err
 	}
 	if err := results.CheckAppendable(c.Out); err != nil {
-		return nil, nil, &InputError{fmt.Sprintf("%v: choose another --out", err)}
+		return nil, nil, &job.InputError{Msg: fmt.Sprintf("%v: choose another --out", err)}
 	}
 	if !c.SkipSpaceCheck {
 		if err := c.checkSpace(); err != nil {
@@ -118,7 +118,7 @@ func openSession(c Config) (*session, error) {
 	}
 	w, err := results.OpenWriter(c.Out)
 	if err != nil {
-		return ss, &InputError{fmt.Sprintf("results file %s cannot be written (%v): choose another --out", c.Out, errors.Unwrap(err))}
+		return ss, &job.InputError{Msg: fmt.Sprintf("results file %s cannot be written (%v): choose another --out", c.Out, errors.Unwrap(err))}
 	}
 	ss.w = w
 	return ss, nil

@@ -249,9 +249,9 @@ func TestBadInput(t *testing.T) {
 			earlier := c.Out
 			tt.change(&c)
 			_, err := Run(context.Background(), c)
-			var in *InputError
+			var in *job.InputError
 			if !errors.As(err, &in) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want an InputError with %q", err, tt.want)
+				t.Fatalf("err = %v, want an job.InputError with %q", err, tt.want)
 			}
 			if b, _ := os.ReadFile(earlier); string(b) != "earlier line\n" {
 				t.Errorf("results file changed to %q", b)
@@ -499,7 +499,7 @@ func TestRefusesAStudyTheDiskCannotHold(t *testing.T) {
 	c := fakeConfig(t, "fake")
 	c.Stores, c.Hold = 1_000_000_000, 1
 	_, err := Run(context.Background(), c)
-	var in *InputError
+	var in *job.InputError
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "GB free, but this study needs about") {
 		t.Fatalf("err = %v, want a refusal with both figures", err)
 	}

@@ -113,7 +113,7 @@ func TestSweepRefusesTurns(t *testing.T) {
 	c := fakeConfig(t, "fake")
 	c.Sweep, c.Turns = []int{10, 20}, 1
 	_, err := Run(context.Background(), c)
-	var in *InputError
+	var in *job.InputError
 	if !errors.As(err, &in) {
 		t.Fatalf("sweep with turns: %v, want an input error", err)
 	}

@@ -79,9 +79,9 @@ func TestNothingApplies(t *testing.T) {
 		NoVectors: map[string]string{"fake_slow": "FAKE: this variant keeps no embeddings"}}}
 	c.Workload.Dims = 16
 	_, err := Run(context.Background(), c)
-	var in *InputError
+	var in *job.InputError
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "no variant applies to this study") || !strings.Contains(err.Error(), "keeps no embeddings") {
-		t.Fatalf("err = %v, want an InputError saying nothing applies, and why", err)
+		t.Fatalf("err = %v, want an job.InputError saying nothing applies, and why", err)
 	}
 	for _, p := range []string{c.Root, c.Out} {
 		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
