@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -120,11 +119,11 @@ func (f studyFlags) Validate() error {
 	if err := job.CheckOversample(f.oversample, f.dims); err != nil {
 		return f.inputError(err.Error())
 	}
-	if !(f.maxLoad >= 0) || math.IsInf(f.maxLoad, 1) {
-		return f.inputError(fmt.Sprintf("--max-load %v: use a finite load average, or 0 not to wait", f.maxLoad))
+	if err := job.CheckLoadGate(f.maxLoad, f.loadWait, f.gate, orchestrate.GateNames(), f.gate == string(orchestrate.GateQuiet)); err != nil {
+		return f.inputError(err.Error())
 	}
-	if f.stall < 0 {
-		return f.inputError(fmt.Sprintf("--stall-limit %s: use a positive duration, or 0 for the default rule", f.stall))
+	if err := job.CheckStallLimit(f.stall); err != nil {
+		return f.inputError(err.Error())
 	}
 	_, _, err := f.procsValue()
 	return err

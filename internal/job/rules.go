@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"manydb/internal/workload"
 )
@@ -144,8 +145,96 @@ func (s Serve) Validate(stores int) error {
 		return fmt.Errorf("--zipf %v: the exponent must be a finite number above 1", s.Zipf)
 	case !(s.Rate >= 0) || math.IsInf(s.Rate, 1):
 		return fmt.Errorf("--rate %v: use a finite number of requests per second, or 0 for a closed loop", s.Rate)
-	case s.PoolTime < 0:
-		return fmt.Errorf("--pool-time %v: use a positive duration, or 0 for none", s.PoolTime)
+	}
+	return CheckPoolTime(s.PoolTime)
+}
+
+// CheckPoolTime checks serve's time limit of each pool size's step.
+func CheckPoolTime(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("--pool-time %v: give a positive duration (e.g. 20m), or 0 for no limit", d)
+	}
+	return nil
+}
+
+// CheckStudy checks what every study needs: an engine, a setting, a data
+// root and a results file.
+func CheckStudy(variants, settings int, root, out string) error {
+	switch {
+	case variants == 0:
+		return fmt.Errorf("no engine given: use --engines sqlite (or all)")
+	case settings == 0:
+		return fmt.Errorf("no setting given: use --settings default")
+	case root == "":
+		return fmt.Errorf("--root is empty: name a directory for the stores")
+	case out == "":
+		return fmt.Errorf("--out is empty: name a results file")
+	}
+	return nil
+}
+
+// CheckRuns checks the warm open runs of a study (serve makes none).
+func CheckRuns(runs int) error {
+	if runs < 1 {
+		return fmt.Errorf("--runs %d: make at least one warm open run", runs)
+	}
+	return nil
+}
+
+// CheckTurns checks the turn runs of a study, sweep telling whether it
+// is one of several store counts (--stores A,B,…).
+func CheckTurns(turns int, sweep bool) error {
+	switch {
+	case turns < 0:
+		return fmt.Errorf("--turns %d: make 0 or more turn runs", turns)
+	case turns > 0 && sweep:
+		return fmt.Errorf("--turns with several --stores counts: turns change the stores that the smaller counts reuse; sweep without --turns")
+	}
+	return nil
+}
+
+// CheckServeStudy checks serve's own rules on the study flags: one store
+// count, one hold count, and processes (--procs procs, or auto) that split
+// a closed loop of concurrency goroutines (rate 0), each process one at
+// least.
+func CheckServeStudy(stores, holds, procs int, auto bool, rate float64, concurrency int) error {
+	switch {
+	case stores > 1:
+		return fmt.Errorf("serve takes one --stores count")
+	case holds > 1:
+		return fmt.Errorf("serve takes one --hold count")
+	case auto:
+		return fmt.Errorf("serve --procs takes a number of processes, not auto")
+	case procs > 1 && rate > 0:
+		return fmt.Errorf("--procs with --rate: an open loop's schedule is one process'; split a closed loop (no --rate) over processes")
+	case procs > 1 && procs > concurrency:
+		return fmt.Errorf("--procs %d: more processes than --concurrency %d goroutines; each process sends with one at least", procs, concurrency)
+	}
+	return nil
+}
+
+// CheckLoadGate checks the wait before each phase: the load average it
+// waits for (0: none), how often it looks, and the gate, one of gates;
+// quiet tells whether it is the quiet gate, which waits only with a
+// --max-load.
+func CheckLoadGate(maxLoad float64, loadWait time.Duration, gate string, gates []string, quiet bool) error {
+	switch {
+	case !(maxLoad >= 0) || math.IsInf(maxLoad, 1):
+		return fmt.Errorf("--max-load %v: use a finite load average, or 0 not to wait", maxLoad)
+	case maxLoad > 0 && loadWait <= 0:
+		return fmt.Errorf("--load-wait must be positive")
+	case gate != "" && !slices.Contains(gates, gate):
+		return fmt.Errorf("--gate %q: use one of %v", gate, gates)
+	case quiet && maxLoad <= 0:
+		return fmt.Errorf("--gate quiet waits only with --max-load, the load that marks a phase loud: set both")
+	}
+	return nil
+}
+
+// CheckStallLimit checks how long a worker may make no progress.
+func CheckStallLimit(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("--stall-limit %s: use a positive duration, or 0 for the default rule", d)
 	}
 	return nil
 }

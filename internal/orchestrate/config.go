@@ -203,55 +203,34 @@ func (c *Config) Validate() error {
 	return c.checkSomeApply()
 }
 
-// checkValues checks each flag's value and the rules between them.
+// checkValues checks each flag's value and the rules between them (job's
+// rules).
 func (c *Config) checkValues() error {
 	for _, err := range []error{job.CheckStores(c.Stores), job.CheckFanout(c.Fanout), job.CheckWorkload(c.Workload),
 		job.CheckQueries(c.Queries, c.Workload.Dims), job.CheckLayouts(c.Layouts, len(c.Sweep) > 1, c.splits()),
 		job.CheckOversample(max(c.KNNOversample, 1), c.Workload.Dims),
-		job.CheckDeletes(c.Deletes, c.Stores, c.Layouts)} {
+		job.CheckDeletes(c.Deletes, c.Stores, c.Layouts),
+		job.CheckStudy(len(c.Variants), len(c.Settings), c.Root, c.Out), c.checkRuns(),
+		job.CheckTurns(c.Turns, len(c.Sweep) > 1),
+		job.CheckLoadGate(c.MaxLoad, c.LoadWait, string(c.Gate), GateNames(), c.Gate == GateQuiet),
+		job.CheckStallLimit(c.StallLimit)} {
 		if err != nil {
 			return &job.InputError{Msg: err.Error()}
 		}
 	}
-	switch {
-	case len(c.Variants) == 0:
-		return &job.InputError{Msg: "no engine given: use --engines sqlite (or all)"}
-	case len(c.Settings) == 0:
-		return &job.InputError{Msg: "no setting given: use --settings default"}
-	case c.Runs < 1 && c.Serve == nil:
-		return &job.InputError{Msg: fmt.Sprintf("--runs %d: make at least one warm open run", c.Runs)}
-	case len(c.Sweep) > 1 && c.Turns > 0:
-		return &job.InputError{Msg: "--turns with several --stores counts: turns change the stores that the smaller counts reuse; sweep without --turns"}
-	case len(c.Sweep) > 1 && c.Serve != nil:
-		return &job.InputError{Msg: "serve takes one --stores count"}
-	case len(c.Holds) > 1 && c.Serve != nil:
-		return &job.InputError{Msg: "serve takes one --hold count"}
-	case c.AutoProcs && c.Serve != nil:
-		return &job.InputError{Msg: "serve --procs takes a number of processes, not auto"}
-	case c.Procs > 1 && c.Serve != nil && c.Serve.Rate > 0:
-		return &job.InputError{Msg: "--procs with --rate: an open loop's schedule is one process'; split a closed loop (no --rate) over processes"}
-	case c.Procs > 1 && c.Serve != nil && c.Procs > c.Serve.Concurrency:
-		return &job.InputError{Msg: fmt.Sprintf("--procs %d: more processes than --concurrency %d goroutines; each process sends with one at least", c.Procs, c.Serve.Concurrency)}
-	case c.Root == "":
-		return &job.InputError{Msg: "--root is empty: name a directory for the stores"}
-	case c.Out == "":
-		return &job.InputError{Msg: "--out is empty: name a results file"}
-	case c.Turns < 0:
-		return &job.InputError{Msg: fmt.Sprintf("--turns %d: make 0 or more turn runs", c.Turns)}
-	case c.MaxLoad < 0:
-		return &job.InputError{Msg: fmt.Sprintf("--max-load %v must not be negative", c.MaxLoad)}
-	case c.MaxLoad > 0 && c.LoadWait <= 0:
-		return &job.InputError{Msg: "--load-wait must be positive"}
-	case c.Gate != "" && !slices.Contains(gates(), c.Gate):
-		return &job.InputError{Msg: fmt.Sprintf("--gate %q: use one of %v", c.Gate, gates())}
-	case c.Gate == GateQuiet && c.MaxLoad <= 0:
-		return &job.InputError{Msg: "--gate quiet waits only with --max-load, the load that marks a phase loud: set both"}
-	case c.Gate == GateQuiet && noPressure():
+	if c.Gate == GateQuiet && noPressure() {
 		return &job.InputError{Msg: "--gate quiet needs the kernel's pressure stall information (/proc/pressure: Linux 4.20 or later, CONFIG_PSI): use --gate load"}
-	case c.StallLimit < 0:
-		return &job.InputError{Msg: fmt.Sprintf("--stall-limit %s: use a positive duration, or 0 for the default rule", c.StallLimit)}
 	}
 	return nil
+}
+
+// checkRuns checks the open runs of a study, or serve's own rules for a
+// serve study.
+func (c *Config) checkRuns() error {
+	if c.Serve == nil {
+		return job.CheckRuns(c.Runs)
+	}
+	return job.CheckServeStudy(len(c.Sweep), len(c.Holds), c.Procs, c.AutoProcs, c.Serve.Rate, c.Serve.Concurrency)
 }
 
 // splits tells whether holds (and serve steps) may be split over

@@ -25,8 +25,8 @@ const (
 	GateQuiet Gate = "quiet"
 )
 
-// gates are the gates --gate accepts.
-func gates() []Gate { return []Gate{GateLoad, GateQuiet} }
+// GateNames are the gates by the names --gate accepts.
+func GateNames() []string { return []string{string(GateLoad), string(GateQuiet)} }
 
 // The quiet gate's window and limits.
 const (
