@@ -66,18 +66,19 @@ const MaxDims = 8192
 
 // ParseQueries reads a --queries list: known queries, each at most once.
 func ParseQueries(s string) ([]Query, error) {
-	var out []Query
-	for _, name := range strings.Split(s, ",") {
-		q := Query(name)
-		switch {
-		case !slices.Contains(Queries(), q):
-			return nil, fmt.Errorf("--queries: unknown query %q: use %s, comma-separated, in the order to run them", name, JoinNames(Queries(), ", "))
-		case slices.Contains(out, q):
-			return nil, fmt.Errorf("--queries: %s is listed twice", q)
-		}
-		out = append(out, q)
+	queries, err := ParseList(s, ParseQuery)
+	if err != nil {
+		return nil, fmt.Errorf("--queries: %w", err)
 	}
-	return out, nil
+	return queries, nil
+}
+
+// ParseQuery reads one query of a --queries list.
+func ParseQuery(name string) (Query, error) {
+	if q := Query(name); slices.Contains(Queries(), q) {
+		return q, nil
+	}
+	return "", fmt.Errorf("unknown query %q: use %s, comma-separated, in the order to run them", name, JoinNames(Queries(), ", "))
 }
 
 // CacheMode is the page cache an open run's stores start from.
