@@ -69,7 +69,8 @@ func defaultAdviseFiles() []string {
 
 const defaultAdviseText = "docs/results/2026-12-04/{study,agent,serve}.jsonl.gz, 2026-12-04-vectors/exact-and-obx.jsonl.gz,\n  2026-12-04-layouts/layouts.jsonl.gz, 2026-12-05-postgres/{layouts,serve}.jsonl.gz"
 
-// adviseOptions are advise's flags, as given.
+// adviseOptions are advise's flags, as given. Validate completes the
+// scenario from the flags given as text.
 type adviseOptions struct {
 	scenario advise.Scenario
 	memory   string
@@ -80,8 +81,8 @@ type adviseOptions struct {
 	part     string
 }
 
-// addFlags defines advise's flags on fs, their defaults the scenario's.
-func (o *adviseOptions) addFlags(fs *flag.FlagSet) {
+// AddFlags defines advise's flags on fs, their defaults the scenario's.
+func (o *adviseOptions) AddFlags(fs *flag.FlagSet) {
 	d := advise.Default()
 	s := &o.scenario
 	fs.IntVar(&s.Agents, "agents", d.Agents, "agents, one store each")
@@ -100,36 +101,45 @@ func (o *adviseOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.part, "part", "", "the parts of the answer to print, comma-separated ("+strings.Join(advise.Parts(), ", ")+"); empty: all (json: always all)")
 }
 
-// validate turns the flags given as text into the scenario and checks
+// Validate turns the flags given as text into the scenario and checks
 // it: every rule and its message is advise.Scenario.Validate's, but for
 // the flags' own syntax.
-func (o *adviseOptions) validate() (advise.Scenario, error) {
-	s := o.scenario
+func (o *adviseOptions) Validate() error {
+	if err := o.completeScenario(); err != nil {
+		return &job.InputError{Msg: "advise: " + strings.TrimPrefix(err.Error(), "advise: ")}
+	}
+	return nil
+}
+
+// completeScenario sets the scenario's values given as text, checks the
+// output's and then the scenario.
+func (o *adviseOptions) completeScenario() error {
+	s := &o.scenario
 	var err error
 	if s.MemoryBytes, err = parseSize("--memory", o.memory, 1); err != nil {
-		return s, err
+		return err
 	}
 	if s.DiskBytes, err = parseSize("--disk", o.disk, 1); err != nil {
-		return s, err
+		return err
 	}
 	switch o.memoryIn {
 	case "container", "process":
 		s.Container = o.memoryIn == "container"
 	default:
-		return s, fmt.Errorf("--memory-in %q: use container or process", o.memoryIn)
+		return fmt.Errorf("--memory-in %q: use container or process", o.memoryIn)
 	}
 	if s.ActiveShare, err = share(o.active); err != nil {
-		return s, err
+		return err
 	}
 	if !slices.Contains([]string{"text", "md", "json"}, o.format) {
-		return s, fmt.Errorf("--format %q: use text, md or json", o.format)
+		return fmt.Errorf("--format %q: use text, md or json", o.format)
 	}
 	for _, p := range o.parts() {
 		if !slices.Contains(advise.Parts(), p) {
-			return s, fmt.Errorf("--part %q: use %s", p, strings.Join(advise.Parts(), ", "))
+			return fmt.Errorf("--part %q: use %s", p, strings.Join(advise.Parts(), ", "))
 		}
 	}
-	return s, s.Validate()
+	return s.Validate()
 }
 
 // parts are the parts --part names, none for all.
@@ -154,17 +164,14 @@ func share(s string) (float64, error) {
 }
 
 func adviseCmd(_ context.Context, args []string, o Options) error {
-	fs := newFlagSet("advise")
 	var ao adviseOptions
-	ao.addFlags(fs)
-	if done, err := parse(fs, args, adviseSynopsis, o); done || err != nil {
+	files, done, err := parseOptions("advise", adviseSynopsis, &ao, args, o)
+	if done || err != nil {
 		return err
 	}
-	s, err := ao.validate()
-	if err != nil {
-		return &job.InputError{Msg: "advise: " + strings.TrimPrefix(err.Error(), "advise: ")}
+	if err := ao.Validate(); err != nil {
+		return err
 	}
-	files := fs.Args()
 	if len(files) == 0 {
 		files = defaultAdviseFiles()
 	}
@@ -172,6 +179,7 @@ func adviseCmd(_ context.Context, args []string, o Options) error {
 	if err != nil {
 		return err
 	}
+	s := ao.scenario
 	a, err := advise.Advise(s, advise.Collect(recs, s.Dims), files)
 	if err != nil {
 		return &job.InputError{Msg: err.Error()}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,17 +39,37 @@ study is then the unit (the median of its runs), and at least 4 studies
 a side are needed. manydb ab makes such rounds itself and says per figure
 whether B is the same as A, different, or not yet known.`
 
-func compareCmd(_ context.Context, args []string, o Options) error {
-	fs := newFlagSet("compare")
-	perStudy := fs.Bool("per-study", false, "test one value per study (the median of its runs) instead of one per run")
-	if done, err := parse(fs, args, compareSynopsis, o); done || err != nil {
-		return err
-	}
-	if fs.NArg() != 2 {
+// compareOptions are the flags and files of manydb compare.
+type compareOptions struct {
+	perStudy bool
+	files    []string // OLD and NEW
+}
+
+// AddFlags defines compare's flags in fs.
+func (opt *compareOptions) AddFlags(fs *flag.FlagSet) {
+	fs.BoolVar(&opt.perStudy, "per-study", false, "test one value per study (the median of its runs) instead of one per run")
+}
+
+// Validate checks that two files are named.
+func (opt *compareOptions) Validate() error {
+	if len(opt.files) != 2 {
 		return &job.InputError{Msg: "compare: name two results files, OLD and NEW (e.g. manydb compare old.jsonl new.jsonl)"}
 	}
+	return nil
+}
+
+func compareCmd(_ context.Context, args []string, o Options) error {
+	var opt compareOptions
+	files, done, err := parseOptions("compare", compareSynopsis, &opt, args, o)
+	if done || err != nil {
+		return err
+	}
+	opt.files = files
+	if err := opt.Validate(); err != nil {
+		return err
+	}
 	var sides [2]report.Side
-	for i, arg := range fs.Args() {
+	for i, arg := range opt.files {
 		file, sel := arg, ""
 		if _, err := os.Stat(arg); err != nil {
 			if f, s, ok := strings.Cut(arg, ":"); ok {
@@ -63,7 +84,7 @@ func compareCmd(_ context.Context, args []string, o Options) error {
 		sides[i] = report.Side{Name: arg, Records: recs, Variant: variant, Setting: setting}
 	}
 	compare := report.Compare
-	if *perStudy {
+	if opt.perStudy {
 		compare = report.ComparePerStudy
 	}
 	if err := compare(o.Stdout, sides[0], sides[1]); err != nil {

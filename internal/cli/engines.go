@@ -2,12 +2,12 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
 	"manydb/internal/engine"
-	"manydb/internal/job"
 	"manydb/internal/orchestrate"
 )
 
@@ -21,18 +21,35 @@ adapter, an adapter answering another id).
 
 --ids prints only the ids of the variants built here, one per line.`
 
+// enginesOptions are the flags of manydb engines.
+type enginesOptions struct {
+	ids    bool
+	binDir string
+}
+
+// AddFlags defines engines' flags in fs.
+func (opt *enginesOptions) AddFlags(fs *flag.FlagSet) {
+	fs.BoolVar(&opt.ids, "ids", false, "print only the ids of the variants built here, one per line")
+	fs.StringVar(&opt.binDir, "bin", opt.binDir, "directory of the worker binaries")
+}
+
+// Validate: every value of engines' flags is taken.
+func (opt *enginesOptions) Validate() error { return nil }
+
 func enginesCmd(ctx context.Context, args []string, o Options) error {
-	fs := newFlagSet("engines")
-	ids := fs.Bool("ids", false, "print only the ids of the variants built here, one per line")
-	binDir := fs.String("bin", o.BinDir, "directory of the worker binaries")
-	if done, err := parse(fs, args, enginesSynopsis, o); done || err != nil {
+	opt := enginesOptions{binDir: o.BinDir}
+	rest, done, err := parseOptions("engines", enginesSynopsis, &opt, args, o)
+	if done || err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return &job.InputError{Msg: fmt.Sprintf("engines: unexpected argument %q (see manydb engines --help)", fs.Arg(0))}
+	if err := noArgs("engines", rest); err != nil {
+		return err
 	}
-	statuses, problems := orchestrate.ListEngines(ctx, o.Catalog, *binDir, o.Environ)
-	if *ids {
+	if err := opt.Validate(); err != nil {
+		return err
+	}
+	statuses, problems := orchestrate.ListEngines(ctx, o.Catalog, opt.binDir, o.Environ)
+	if opt.ids {
 		for _, s := range statuses {
 			if s.State == orchestrate.EngineBuilt {
 				fmt.Fprintln(o.Stdout, s.Variant)

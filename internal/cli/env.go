@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +10,6 @@ import (
 	"strings"
 
 	"manydb/internal/engine"
-	"manydb/internal/job"
 	"manydb/internal/orchestrate"
 )
 
@@ -28,24 +28,38 @@ is still in the page cache every 10 s until --cache-wait has passed, then
 removes the directory. Where it falls, a warm run's stores leave the cache
 between runs (manydb's warm runs read them in first for that reason).`
 
+// envOptions are the flags of manydb env.
+type envOptions struct {
+	root   string
+	binDir string
+	check  cacheCheck
+}
+
+// AddFlags defines env's flags in fs.
+func (opt *envOptions) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&opt.root, "root", ".", "data root whose filesystem to describe")
+	fs.StringVar(&opt.binDir, "bin", opt.binDir, "directory of the worker binaries")
+	opt.check.addFlags(fs)
+}
+
+// Validate checks the cache check against the root.
+func (opt *envOptions) Validate() error { return opt.check.validate(opt.root) }
+
 func envCmd(ctx context.Context, args []string, o Options) error {
-	fs := newFlagSet("env")
-	root := fs.String("root", ".", "data root whose filesystem to describe")
-	binDir := fs.String("bin", o.BinDir, "directory of the worker binaries")
-	var check cacheCheck
-	check.addFlags(fs)
-	if done, err := parse(fs, args, envSynopsis, o); done || err != nil {
+	opt := envOptions{binDir: o.BinDir}
+	rest, done, err := parseOptions("env", envSynopsis, &opt, args, o)
+	if done || err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return &job.InputError{Msg: fmt.Sprintf("env: unexpected argument %q (see manydb env --help)", fs.Arg(0))}
-	}
-	if err := check.validate(*root); err != nil {
+	if err := noArgs("env", rest); err != nil {
 		return err
 	}
-	printSorted(o, "", orchestrate.Environment(*root, o.Version))
+	if err := opt.Validate(); err != nil {
+		return err
+	}
+	printSorted(o, "", orchestrate.Environment(opt.root, o.Version))
 	for _, fam := range engine.Catalog() {
-		bin := filepath.Join(*binDir, fam.Binary)
+		bin := filepath.Join(opt.binDir, fam.Binary)
 		if _, err := os.Stat(bin); err != nil {
 			fmt.Fprintf(o.Stdout, "%-40s not built (needs %s)\n", fam.Binary, fam.Needs)
 			continue
@@ -57,8 +71,8 @@ func envCmd(ctx context.Context, args []string, o Options) error {
 		}
 		printSorted(o, fam.Binary+" ", vs)
 	}
-	if check.MB > 0 {
-		return check.run(ctx, *root, o)
+	if opt.check.MB > 0 {
+		return opt.check.run(ctx, opt.root, o)
 	}
 	return nil
 }

@@ -55,6 +55,35 @@ func newFlagSet(name string) *flag.FlagSet {
 	return fs
 }
 
+// commandOptions are a subcommand's flags, one struct per subcommand (as bbolt's
+// cmd/bbolt/command has them): AddFlags defines them on the subcommand's
+// flag set, and Validate checks them, with the arguments the subcommand
+// stored, before anything runs.
+type commandOptions interface {
+	AddFlags(fs *flag.FlagSet)
+	Validate() error
+}
+
+// parseOptions defines opts' flags for subcommand name and parses args
+// into them, returning the arguments that are not flags. --help prints
+// synopsis and the flags on stdout and returns done.
+func parseOptions(name, synopsis string, opts commandOptions, args []string, o Options) (rest []string, done bool, err error) {
+	fs := newFlagSet(name)
+	opts.AddFlags(fs)
+	if done, err := parse(fs, args, synopsis, o); done || err != nil {
+		return nil, done, err
+	}
+	return fs.Args(), false, nil
+}
+
+// noArgs refuses arguments other than flags for subcommand name.
+func noArgs(name string, args []string) error {
+	if len(args) > 0 {
+		return &job.InputError{Msg: fmt.Sprintf("%s: unexpected argument %q (flags only; see manydb %s --help)", name, args[0], name)}
+	}
+	return nil
+}
+
 // parse parses args. --help prints synopsis and flags on stdout and
 // returns done; a bad flag becomes an InputError.
 func parse(fs *flag.FlagSet, args []string, synopsis string, o Options) (done bool, err error) {

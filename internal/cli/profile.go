@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 
@@ -62,9 +63,9 @@ type profileOptions struct {
 	binDir     string
 }
 
-func profileCmd(ctx context.Context, args []string, o Options) error {
-	fs := newFlagSet("profile")
-	var opt profileOptions
+// AddFlags defines profile's flags in fs; bin defaults to the value opt
+// holds.
+func (opt *profileOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&opt.engine, "engine", "", "the variant to profile (known: "+joinIDs()+")")
 	fs.IntVar(&opt.stores, "stores", 200, "stores created per medium in the timed run")
 	fs.IntVar(&opt.syncStores, "sync-stores", 10, "stores created per medium in the run under strace that counts the syncs (0: no count)")
@@ -76,17 +77,42 @@ func profileCmd(ctx context.Context, args []string, o Options) error {
 	fs.StringVar(&opt.data, "data", datasource.Synthetic, datasource.Help())
 	fs.IntVar(&opt.objects, "objects", 0, "notes per store (0: the workload's)")
 	fs.IntVar(&opt.textLen, "text-len", 0, "characters per note text (0: the workload's)")
-	fs.StringVar(&opt.binDir, "bin", o.BinDir, "directory of the worker binaries")
-	if done, err := parse(fs, args, profileSynopsis, o); done || err != nil {
-		return err
+	fs.StringVar(&opt.binDir, "bin", opt.binDir, "directory of the worker binaries")
+}
+
+// Validate checks the variant, the workload and its data source; the
+// orchestrator checks
+// the rest (orchestrate.Profile).
+func (opt *profileOptions) Validate() error {
+	if opt.engine == "" {
+		return &job.InputError{Msg: "profile: name the variant to profile, e.g. --engine sqlite (known: " + joinIDs() + ")"}
 	}
-	if fs.NArg() > 0 {
-		return &job.InputError{Msg: fmt.Sprintf("profile: unexpected argument %q (flags only; see manydb profile --help)", fs.Arg(0))}
+	if _, ok := engine.Lookup(opt.engine); !ok {
+		return &job.InputError{Msg: fmt.Sprintf("profile: unknown engine %q: known variants are %s", opt.engine, joinIDs())}
 	}
-	cfg, err := opt.config(o)
+	_, err := workload.Lookup(opt.workload, opt.objects, opt.textLen)
+	if err == nil {
+		_, err = datasource.Choose(opt.data)
+	}
 	if err != nil {
+		return &job.InputError{Msg: "profile: " + err.Error()}
+	}
+	return nil
+}
+
+func profileCmd(ctx context.Context, args []string, o Options) error {
+	opt := profileOptions{binDir: o.BinDir}
+	rest, done, err := parseOptions("profile", profileSynopsis, &opt, args, o)
+	if done || err != nil {
 		return err
 	}
+	if err := noArgs("profile", rest); err != nil {
+		return err
+	}
+	if err := opt.Validate(); err != nil {
+		return err
+	}
+	cfg := opt.config(o)
 	if cfg.Strace == "" && cfg.SyncStores > 0 {
 		fmt.Fprintln(o.Stderr, "strace is not installed: the syncs are not counted (run scripts/ensure-strace.sh as root to install it)")
 	}
@@ -120,21 +146,13 @@ type profileConfig struct {
 	Binary string
 }
 
-func (opt profileOptions) config(o Options) (profileConfig, error) {
-	if opt.engine == "" {
-		return profileConfig{}, &job.InputError{Msg: "profile: name the variant to profile, e.g. --engine sqlite (known: " + joinIDs() + ")"}
-	}
-	fam, ok := engine.Lookup(opt.engine)
-	if !ok {
-		return profileConfig{}, &job.InputError{Msg: fmt.Sprintf("profile: unknown engine %q: known variants are %s", opt.engine, joinIDs())}
-	}
-	wl, err := workload.Lookup(opt.workload, opt.objects, opt.textLen)
-	if err == nil {
-		wl.Data, err = datasource.Choose(opt.data)
-	}
-	if err != nil {
-		return profileConfig{}, &job.InputError{Msg: "profile: " + err.Error()}
-	}
+// config is the orchestrator's configuration of the options Validate
+// checked.
+func (opt profileOptions) config(o Options) profileConfig {
+	// Validate checked the variant, the workload and its data source.
+	fam, _ := engine.Lookup(opt.engine)
+	wl, _ := workload.Lookup(opt.workload, opt.objects, opt.textLen)
+	wl.Data, _ = datasource.Choose(opt.data)
 	tmpfs := opt.tmpfs
 	switch {
 	case tmpfs == "none" || tmpfs == "":
@@ -160,5 +178,5 @@ func (opt profileOptions) config(o Options) (profileConfig, error) {
 		Version:    o.Version,
 		Env:        o.Environ,
 		Log:        o.Stderr,
-	}}, nil
+	}}
 }

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
-	"manydb/internal/advise"
-	"manydb/internal/job"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"manydb/internal/advise"
+	"manydb/internal/job"
 	"manydb/internal/report"
 	"manydb/internal/results"
 )
@@ -35,20 +36,38 @@ study adds p99 latency and peak memory against the pool size; a sweep
 The page never replaces one of the inputs or another results file. An
 input may be gzip-compressed (results.jsonl.gz, as make results keeps them).`
 
-func reportCmd(_ context.Context, args []string, o Options) error {
-	fs := newFlagSet("report")
-	out := fs.String("o", "", "the HTML file to write (required)")
-	if done, err := parse(fs, args, reportSynopsis, o); done || err != nil {
-		return err
-	}
-	if *out == "" || fs.NArg() == 0 {
+// reportOptions are the flags and files of manydb report.
+type reportOptions struct {
+	out   string
+	files []string
+}
+
+// AddFlags defines report's flags in fs.
+func (opt *reportOptions) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&opt.out, "o", "", "the HTML file to write (required)")
+}
+
+// Validate checks that the output and files are named, and that the
+// output replaces no records.
+func (opt *reportOptions) Validate() error {
+	if opt.out == "" || len(opt.files) == 0 {
 		return &job.InputError{Msg: "report: name the output and at least one results file (e.g. manydb report -o report.html results.jsonl)"}
 	}
-	if err := checkReportOut(*out, fs.Args()); err != nil {
+	return checkReportOut(opt.out, opt.files)
+}
+
+func reportCmd(_ context.Context, args []string, o Options) error {
+	var opt reportOptions
+	files, done, err := parseOptions("report", reportSynopsis, &opt, args, o)
+	if done || err != nil {
+		return err
+	}
+	opt.files = files
+	if err := opt.Validate(); err != nil {
 		return err
 	}
 	var recs []results.Record
-	for _, file := range fs.Args() {
+	for _, file := range opt.files {
 		r, err := readRecords("report", file)
 		if err != nil {
 			return err
@@ -56,15 +75,15 @@ func reportCmd(_ context.Context, args []string, o Options) error {
 		recs = append(recs, r...)
 	}
 	var b bytes.Buffer
-	if err := report.WritePage(&b, recs, reportPage(*out, fs.Args(), recs)); errors.Is(err, report.ErrNoStudies) {
-		return &job.InputError{Msg: fmt.Sprintf("report: %s: %v", strings.Join(fs.Args(), ", "), err)}
+	if err := report.WritePage(&b, recs, reportPage(opt.out, opt.files, recs)); errors.Is(err, report.ErrNoStudies) {
+		return &job.InputError{Msg: fmt.Sprintf("report: %s: %v", strings.Join(opt.files, ", "), err)}
 	} else if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
-		return &job.InputError{Msg: fmt.Sprintf("report: cannot write -o %s (%v): name a file you can write", *out, errors.Unwrap(err))}
+	if err := os.WriteFile(opt.out, b.Bytes(), 0o644); err != nil {
+		return &job.InputError{Msg: fmt.Sprintf("report: cannot write -o %s (%v): name a file you can write", opt.out, errors.Unwrap(err))}
 	}
-	fmt.Fprintln(o.Stdout, *out)
+	fmt.Fprintln(o.Stdout, opt.out)
 	return nil
 }
 

@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"manydb/internal/job"
@@ -175,42 +175,62 @@ Example:
 type runOptions struct {
 	study          studyFlags
 	skipSpaceCheck bool
-	stores         string
+	stores         *job.List[int]
 	runs           int
-	hold           string
+	hold           *job.List[int]
 	fanout         int
 	objects        int
 	textLen        int
-	queries        string
+	queries        *job.List[job.Query]
 	cache          string
 	turns          int
 	layout         string
 	deletes        int
 }
 
-func runCmd(ctx context.Context, args []string, o Options) error {
-	fs := newFlagSet("run")
-	opt := runOptions{study: runStudyFlags(o)}
+// newRunOptions are run's flags with their defaults.
+func newRunOptions(o Options) *runOptions {
+	return &runOptions{
+		study:   runStudyFlags(o),
+		stores:  job.NewList(job.ParseCount, "1000"),
+		hold:    job.NewList(job.ParseCount, "0"),
+		queries: job.NewList(job.ParseQuery, string(job.QueryCount)),
+	}
+}
+
+// AddFlags defines the study flags and run's own in fs.
+func (opt *runOptions) AddFlags(fs *flag.FlagSet) {
 	opt.study.AddFlags(fs)
-	fs.StringVar(&opt.stores, "stores", "1000", "stores per variant; a list (100,1000,10000) runs a sweep: one study per count, each variant's stores made once for the largest")
+	fs.Var(opt.stores, "stores", "stores per variant; a `list` (100,1000,10000) runs a sweep: one study per count, each variant's stores made once for the largest")
 	fs.IntVar(&opt.runs, "runs", 3, "warm open runs over all stores (seeds 1..runs)")
-	fs.StringVar(&opt.hold, "hold", "0", fmt.Sprintf("stores held open at once for the memory figure (0: min(%d, --stores)); a list (1,10,100) holds each count in turn on the same stores", opt.study.holdCap))
+	fs.Var(opt.hold, "hold", fmt.Sprintf("stores held open at once for the memory figure (0: min(%d, --stores)); a `list` (1,10,100) holds each count in turn on the same stores", opt.study.holdCap))
 	fs.IntVar(&opt.fanout, "fanout", 0, "store directory levels: 0 flat (root/…/001234, the reference's), 2 nested (…/12/34/001234)")
 	fs.IntVar(&opt.objects, "objects", 0, "notes per store (0: the workload's)")
 	fs.IntVar(&opt.textLen, "text-len", 0, "characters per note text (0: the workload's)")
 	fs.BoolVar(&opt.skipSpaceCheck, "skip-space-check", false, "start even if the data root's filesystem looks too small")
-	fs.StringVar(&opt.queries, "queries", string(job.QueryCount), "queries of each open run, in order: "+job.JoinNames(job.Queries(), ", "))
+	fs.Var(opt.queries, "queries", "queries of each open run, in order: "+job.JoinNames(job.Queries(), ", "))
 	fs.StringVar(&opt.cache, "cache", job.CacheWarm.Name(), "page cache of the open runs: "+job.CacheModeNames()+" (comma-separated; each gets --runs runs)")
 	fs.IntVar(&opt.turns, "turns", 0, "turn runs (open, recent, append, close) after the space phase")
 	fs.StringVar(&opt.layout, "layout", job.JoinLayouts(job.DefaultLayouts()), job.LayoutUsage()+"; with shared every layout also exports and deletes one agent in ten (--deletes)")
 	fs.IntVar(&opt.deletes, "deletes", 0, "with --layout …,shared: agents the delete phase exports and deletes, below --stores (0: one in ten)")
-	if done, err := parse(fs, args, runSynopsis, o); done || err != nil {
+}
+
+// Validate checks what needs nothing but the flags (the study flags'
+// lists and values); the orchestrator checks the rest (Config.Validate).
+func (opt *runOptions) Validate() error {
+	return opt.study.Validate()
+}
+
+func runCmd(ctx context.Context, args []string, o Options) error {
+	opt := newRunOptions(o)
+	rest, done, err := parseOptions("run", runSynopsis, opt, args, o)
+	if done || err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return &job.InputError{Msg: fmt.Sprintf("run: unexpected argument %q (flags only; see manydb run --help)", fs.Arg(0))}
+	if err := noArgs("run", rest); err != nil {
+		return err
 	}
-	if err := opt.study.Validate(); err != nil {
+	if err := opt.Validate(); err != nil {
 		return err
 	}
 	cfg, err := opt.config(ctx, o)
@@ -220,34 +240,24 @@ func runCmd(ctx context.Context, args []string, o Options) error {
 	return opt.study.run(ctx, o, cfg)
 }
 
-func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config, error) {
+func (opt *runOptions) config(ctx context.Context, o Options) (orchestrate.Config, error) {
 	cfg, err := opt.study.config(ctx, o, opt.objects, opt.textLen)
 	if err != nil {
 		return orchestrate.Config{}, err
-	}
-	queries, err := job.ParseQueries(opt.queries)
-	if err != nil {
-		return orchestrate.Config{}, &job.InputError{Msg: "run: " + err.Error()}
 	}
 	layouts, err := parseLayouts("run", opt.layout)
 	if err != nil {
 		return orchestrate.Config{}, err
 	}
-	if opt.queries == string(job.QueryCount) {
+	queries := opt.queries.Items
+	if opt.queries.String() == string(job.QueryCount) {
 		queries = nil // the reference's query, recorded as such
 	}
 	var cache []string
 	if opt.cache != job.CacheWarm.Name() {
 		cache = strings.Split(opt.cache, ",")
 	}
-	counts, err := parseCounts("--stores", opt.stores)
-	if err != nil {
-		return orchestrate.Config{}, err
-	}
-	holds, err := parseCounts("--hold", opt.hold)
-	if err != nil {
-		return orchestrate.Config{}, err
-	}
+	counts, holds := opt.stores.Items, opt.hold.Items
 	stores := slices.Max(counts)
 	if slices.Equal(holds, []int{0}) {
 		holds = []int{opt.study.hold(stores)}
@@ -268,19 +278,6 @@ func (opt runOptions) config(ctx context.Context, o Options) (orchestrate.Config
 	cfg.Layouts = layouts
 	cfg.Deletes = opt.deletes
 	return cfg, nil
-}
-
-// parseCounts parses a flag's comma-separated list of whole numbers.
-func parseCounts(flag, s string) ([]int, error) {
-	var xs []int
-	for _, f := range strings.Split(s, ",") {
-		x, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || x < 0 {
-			return nil, &job.InputError{Msg: fmt.Sprintf("run: %s %q: give a number or a comma-separated list of numbers, e.g. %s 100,1000", flag, s, flag)}
-		}
-		xs = append(xs, x)
-	}
-	return xs, nil
 }
 
 // parseLayouts reads --layout of command cmd.

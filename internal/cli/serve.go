@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	units "github.com/docker/go-units"
 
@@ -79,54 +81,88 @@ to --out; running the same command again resumes, as manydb run does.
 Example:
   manydb serve --engines sqlite,obx_nosync --stores 2000 --requests 20000 --pool 0,20,200,2000 --root data --out serve.jsonl`
 
+// serveOptions are the flags of manydb serve: the study flags and its
+// own. Validate sets the pool sizes and the memory limit they give.
+type serveOptions struct {
+	study         studyFlags
+	stores        int
+	requests      int
+	concurrency   int
+	zipf          float64
+	pools         *job.List[poolSize]
+	rate          float64
+	skipTimeCheck bool
+	poolTime      time.Duration
+	layout        string
+	memoryMax     string
+
+	poolSizes      []int // --pool in stores (Validate)
+	memoryMaxBytes int64 // --memory-max in bytes, 0 for none (Validate)
+}
+
+// newServeOptions are serve's flags with their defaults.
+func newServeOptions(o Options) *serveOptions {
+	return &serveOptions{study: serveStudyFlags(o), pools: job.NewList(parsePoolSize, "0,1%,10%,100%")}
+}
+
+// AddFlags defines the study flags and serve's own in fs.
+func (opt *serveOptions) AddFlags(fs *flag.FlagSet) {
+	opt.study.AddFlags(fs)
+	fs.IntVar(&opt.stores, "stores", 10000, "stores (agents) per variant")
+	fs.IntVar(&opt.requests, "requests", 200000, "recorded requests per pool size")
+	fs.IntVar(&opt.concurrency, "concurrency", 8, "goroutines sending requests")
+	fs.Float64Var(&opt.zipf, "zipf", 1.1, "Zipf exponent s of the agents (above 1; higher: fewer, hotter agents)")
+	fs.Var(opt.pools, "pool", "pool sizes: numbers of open stores or percentages of --stores")
+	fs.Float64Var(&opt.rate, "rate", 0, "requests per second (open loop); 0: closed loop")
+	fs.BoolVar(&opt.skipTimeCheck, "skip-time-check", false, fmt.Sprintf("start even if the open-loop schedule (--requests at --rate, every pool size, variant and setting) takes more than %s", orchestrate.FormatSeconds(orchestrate.MaxScheduleTime.Seconds())))
+	fs.DurationVar(&opt.poolTime, "pool-time", 0, "time limit of each pool size's step, e.g. 20m; it stops early with the requests done (0: no limit)")
+	fs.StringVar(&opt.layout, "layout", job.JoinLayouts(job.DefaultLayouts()), job.LayoutUsage()+"; in the shared store a request takes its agent's view of it, and variants whose shared store is one connection are n/a")
+	fs.StringVar(&opt.memoryMax, "memory-max", "", "run each pool size's worker in a memory cgroup of its own with this limit, e.g. 1G (1 GiB; K, M, G, T are powers of 1,024, as in cgroups and docker); needs root")
+}
+
+// Validate checks what needs nothing but the flags, and sets the pool
+// sizes in stores and the memory limit in bytes; the orchestrator checks
+// the rest (Config.Validate).
+func (opt *serveOptions) Validate() error {
+	if err := job.CheckPoolTime(opt.poolTime); err != nil {
+		return &job.InputError{Msg: "serve: " + err.Error()}
+	}
+	var err error
+	if opt.memoryMaxBytes, err = parseMemoryMax(opt.memoryMax); err != nil {
+		return &job.InputError{Msg: "serve: " + err.Error()}
+	}
+	if opt.poolSizes, err = poolSizes(opt.pools.Items, opt.stores); err != nil {
+		return &job.InputError{Msg: "serve: " + err.Error()}
+	}
+	return opt.study.Validate()
+}
+
 func serveCmd(ctx context.Context, args []string, o Options) error {
-	fs := newFlagSet("serve")
-	study := serveStudyFlags(o)
-	study.AddFlags(fs)
-	stores := fs.Int("stores", 10000, "stores (agents) per variant")
-	requests := fs.Int("requests", 200000, "recorded requests per pool size")
-	concurrency := fs.Int("concurrency", 8, "goroutines sending requests")
-	zipf := fs.Float64("zipf", 1.1, "Zipf exponent s of the agents (above 1; higher: fewer, hotter agents)")
-	pools := fs.String("pool", "0,1%,10%,100%", "pool sizes: numbers of open stores or percentages of --stores")
-	rate := fs.Float64("rate", 0, "requests per second (open loop); 0: closed loop")
-	skipTimeCheck := fs.Bool("skip-time-check", false, fmt.Sprintf("start even if the open-loop schedule (--requests at --rate, every pool size, variant and setting) takes more than %s", orchestrate.FormatSeconds(orchestrate.MaxScheduleTime.Seconds())))
-	poolTime := fs.Duration("pool-time", 0, "time limit of each pool size's step, e.g. 20m; it stops early with the requests done (0: no limit)")
-	layout := fs.String("layout", job.JoinLayouts(job.DefaultLayouts()), job.LayoutUsage()+"; in the shared store a request takes its agent's view of it, and variants whose shared store is one connection are n/a")
-	memoryMax := fs.String("memory-max", "", "run each pool size's worker in a memory cgroup of its own with this limit, e.g. 1G (1 GiB; K, M, G, T are powers of 1,024, as in cgroups and docker); needs root")
-	if done, err := parse(fs, args, serveSynopsis, o); done || err != nil {
+	opt := newServeOptions(o)
+	rest, done, err := parseOptions("serve", serveSynopsis, opt, args, o)
+	if done || err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return &job.InputError{Msg: fmt.Sprintf("serve: unexpected argument %q (flags only; see manydb serve --help)", fs.Arg(0))}
+	if err := noArgs("serve", rest); err != nil {
+		return err
 	}
-	if *poolTime < 0 {
-		return &job.InputError{Msg: fmt.Sprintf("serve: --pool-time %v: give a positive duration (e.g. 20m), or 0 for no limit", *poolTime)}
+	if err := opt.Validate(); err != nil {
+		return err
 	}
-	maxBytes, err := parseMemoryMax(*memoryMax)
-	if err != nil {
-		return &job.InputError{Msg: "serve: " + err.Error()}
-	}
-	ps, err := parsePools(*pools, *stores)
-	if err != nil {
-		return &job.InputError{Msg: "serve: " + err.Error()}
-	}
-	layouts, err := parseLayouts("serve", *layout)
+	layouts, err := parseLayouts("serve", opt.layout)
 	if err != nil {
 		return err
 	}
-	if err := study.Validate(); err != nil {
-		return err
-	}
-	cfg, err := study.config(ctx, o, 0, 0)
+	cfg, err := opt.study.config(ctx, o, 0, 0)
 	if err != nil {
 		return err
 	}
-	cfg.Stores, cfg.Layouts = *stores, layouts
-	cfg.Hold = study.hold(*stores)
-	cfg.Serve = &results.ServeConfig{Pools: ps, Requests: *requests, Concurrency: *concurrency, Zipf: *zipf, Rate: *rate,
-		PoolTimeS: poolTime.Seconds(), MemoryMaxBytes: maxBytes}
-	cfg.SkipTimeCheck = *skipTimeCheck
-	return study.run(ctx, o, cfg)
+	cfg.Stores, cfg.Layouts = opt.stores, layouts
+	cfg.Hold = opt.study.hold(opt.stores)
+	cfg.Serve = &results.ServeConfig{Pools: opt.poolSizes, Requests: opt.requests, Concurrency: opt.concurrency, Zipf: opt.zipf, Rate: opt.rate,
+		PoolTimeS: opt.poolTime.Seconds(), MemoryMaxBytes: opt.memoryMaxBytes}
+	cfg.SkipTimeCheck = opt.skipTimeCheck
+	return opt.study.run(ctx, o, cfg)
 }
 
 // minMemoryMax is the smallest --memory-max taken: below it a worker
@@ -161,34 +197,64 @@ func parseSize(flagName, s string, least int64) (int64, error) {
 	return n, nil
 }
 
-// parsePools reads --pool: numbers of stores or percentages of stores
-// (rounded down, but at least 1 for a percentage above 0), each at most
-// stores, none twice.
-func parsePools(s string, stores int) ([]int, error) {
+// poolSize is one entry of --pool: a number of open stores, or a
+// percentage of --stores.
+type poolSize struct {
+	stores  int
+	percent float64
+	share   bool // percent, not stores
+}
+
+// parsePoolSize reads one entry of --pool.
+func parsePoolSize(s string) (poolSize, error) {
+	if pct, ok := strings.CutSuffix(s, "%"); ok {
+		p, err := strconv.ParseFloat(pct, 64)
+		if err != nil || !(p >= 0 && p <= 100) {
+			return poolSize{}, fmt.Errorf("--pool %q: a percentage between 0%% and 100%% of --stores", s)
+		}
+		return poolSize{percent: p, share: true}, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return poolSize{}, fmt.Errorf("--pool %q: a number of open stores between 0 and --stores, or a percentage", s)
+	}
+	return poolSize{stores: n}, nil
+}
+
+// String is the entry as --pool takes it.
+func (p poolSize) String() string {
+	if p.share {
+		return strconv.FormatFloat(p.percent, 'g', -1, 64) + "%"
+	}
+	return strconv.Itoa(p.stores)
+}
+
+// of is the pool's size in stores of stores: a percentage rounded down,
+// but at least 1 for a percentage above 0.
+func (p poolSize) of(stores int) int {
+	if !p.share {
+		return p.stores
+	}
+	n := int(float64(stores) * p.percent / 100)
+	if n == 0 && p.percent > 0 {
+		n = 1 // a share above 0 % keeps at least one store open
+	}
+	return n
+}
+
+// poolSizes are the pools of --pool in stores, each at most stores, none
+// twice.
+func poolSizes(pools []poolSize, stores int) ([]int, error) {
 	var out []int
-	var given []string // the entry of --pool each size came from
-	for _, f := range strings.Split(s, ",") {
-		var n int
-		if pct, ok := strings.CutSuffix(f, "%"); ok {
-			p, err := strconv.ParseFloat(pct, 64)
-			if err != nil || !(p >= 0 && p <= 100) {
-				return nil, fmt.Errorf("--pool %q: a percentage between 0%% and 100%% of --stores", f)
-			}
-			n = int(float64(stores) * p / 100)
-			if n == 0 && p > 0 {
-				n = 1 // a share above 0 % keeps at least one store open
-			}
-		} else {
-			v, err := strconv.Atoi(f)
-			if err != nil || v < 0 || v > stores {
-				return nil, fmt.Errorf("--pool %q: a number of open stores between 0 and --stores (%d), or a percentage", f, stores)
-			}
-			n = v
+	for i, p := range pools {
+		n := p.of(stores)
+		if n > stores {
+			return nil, fmt.Errorf("--pool %q: a number of open stores between 0 and --stores (%d), or a percentage", p, stores)
 		}
-		if i := slices.Index(out, n); i >= 0 {
-			return nil, fmt.Errorf("--pool: %s and %s both mean a pool of %d of the %d stores: list each pool size once", given[i], f, n, stores)
+		if j := slices.Index(out, n); j >= 0 {
+			return nil, fmt.Errorf("--pool: %s and %s both mean a pool of %d of the %d stores: list each pool size once", pools[j], pools[i], n, stores)
 		}
-		out, given = append(out, n), append(given, f)
+		out = append(out, n)
 	}
 	return out, nil
 }

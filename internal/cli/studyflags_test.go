@@ -92,6 +92,13 @@ func TestNonFiniteNumbersAreRefused(t *testing.T) {
 // TestParsePools: sizes and percentages of --stores; a percentage that
 // comes to a size listed already names both entries; NaN is refused.
 func TestParsePools(t *testing.T) {
+	parsePools := func(s string, stores int) ([]int, error) {
+		pools, err := job.ParseList(s, parsePoolSize)
+		if err != nil {
+			return nil, err
+		}
+		return poolSizes(pools, stores)
+	}
 	if got, err := parsePools("0,10%,100%", 20); err != nil || !slices.Equal(got, []int{0, 2, 20}) {
 		t.Errorf("parsePools(0,10%%,100%%, 20) = %v, %v", got, err)
 	}
@@ -103,6 +110,8 @@ func TestParsePools(t *testing.T) {
 		{"1,1%", "--pool: 1 and 1% both mean a pool of 1 of the 20 stores"},
 		{"NaN%", `--pool "NaN%": a percentage`},
 		{"21", `--pool "21": a number of open stores between 0 and --stores (20)`},
+		{"5,5", "5 is listed twice"},
+		{"5,,6", `"5,,6" has an empty item`},
 	} {
 		if _, err := parsePools(tt.pools, 20); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("parsePools(%s, 20): err = %v, want %q", tt.pools, err, tt.want)

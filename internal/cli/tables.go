@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -48,39 +49,63 @@ func tableFormats() []struct {
 	}
 }
 
-func tablesCmd(_ context.Context, args []string, o Options) error {
-	fs := newFlagSet("tables")
+// tablesOptions are the flags and files of manydb tables.
+type tablesOptions struct {
+	format string
+	files  []string
+}
+
+// formatNames are the names --format takes.
+func formatNames() []string {
 	var names []string
 	for _, f := range tableFormats() {
 		names = append(names, f.name)
 	}
-	format := fs.String("format", "md", "output format: "+strings.Join(names, ", "))
-	if done, err := parse(fs, args, tablesSynopsis, o); done || err != nil {
-		return err
+	return names
+}
+
+// AddFlags defines tables' flags in fs.
+func (opt *tablesOptions) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&opt.format, "format", "md", "output format: "+strings.Join(formatNames(), ", "))
+}
+
+// Validate checks the format and that files are named.
+func (opt *tablesOptions) Validate() error {
+	if !slices.Contains(formatNames(), opt.format) {
+		return &job.InputError{Msg: fmt.Sprintf("tables: unknown --format %q: use %s", opt.format, strings.Join(formatNames(), ", "))}
 	}
-	i := slices.Index(names, *format)
-	if i < 0 {
-		return &job.InputError{Msg: fmt.Sprintf("tables: unknown --format %q: use %s", *format, strings.Join(names, ", "))}
-	}
-	write := tableFormats()[i].write
-	if fs.NArg() == 0 {
+	if len(opt.files) == 0 {
 		return &job.InputError{Msg: "tables: name at least one results file (e.g. manydb tables results.jsonl)"}
 	}
+	return nil
+}
+
+func tablesCmd(_ context.Context, args []string, o Options) error {
+	var opt tablesOptions
+	files, done, err := parseOptions("tables", tablesSynopsis, &opt, args, o)
+	if done || err != nil {
+		return err
+	}
+	opt.files = files
+	if err := opt.Validate(); err != nil {
+		return err
+	}
+	write := tableFormats()[slices.Index(formatNames(), opt.format)].write
 	var recs []results.Record
-	for _, file := range fs.Args() {
+	for _, file := range opt.files {
 		r, err := readRecords("tables", file)
 		if err != nil {
 			return err
 		}
 		recs = append(recs, r...)
 	}
-	if *format != "md" { // md writes them under each table
+	if opt.format != "md" { // md writes them under each table
 		for _, w := range report.Duplicates(recs) {
 			fmt.Fprintf(o.Stderr, "warning: %v (a results file edited or joined by hand?)\n", w)
 		}
 	}
 	if err := write(o.Stdout, recs); errors.Is(err, report.ErrNoStudies) || errors.Is(err, report.ErrNoOverview) {
-		return &job.InputError{Msg: fmt.Sprintf("tables: %s: %v", strings.Join(fs.Args(), ", "), err)}
+		return &job.InputError{Msg: fmt.Sprintf("tables: %s: %v", strings.Join(opt.files, ", "), err)}
 	} else if err != nil {
 		return err
 	}

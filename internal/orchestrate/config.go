@@ -246,26 +246,20 @@ const AutoProbe = 100
 // at most.
 const autoHeadroom = 0.9
 
-// checkCounts checks the hold counts and the sweep's store counts: each in
-// its range, none listed twice (normalize has sorted them).
+// checkCounts checks the hold counts and the sweep's store counts, each in
+// its range (the command line's lists have none twice: job.List).
 func (c *Config) checkCounts() error {
-	for i, h := range c.Holds {
+	for _, h := range c.Holds {
 		if err := job.CheckHold(h, c.Stores); err != nil {
 			return &job.InputError{Msg: err.Error()}
-		}
-		if i > 0 && h == c.Holds[i-1] {
-			return &job.InputError{Msg: fmt.Sprintf("--hold: %d is listed twice", h)}
 		}
 		if err := job.CheckProcs(c.Procs, h, "held stores"); err != nil {
 			return &job.InputError{Msg: err.Error()}
 		}
 	}
-	for i, n := range c.Sweep {
+	for _, n := range c.Sweep {
 		if err := job.CheckStores(n); err != nil {
 			return &job.InputError{Msg: err.Error()}
-		}
-		if i > 0 && n == c.Sweep[i-1] {
-			return &job.InputError{Msg: fmt.Sprintf("--stores: %d is listed twice", n)}
 		}
 	}
 	return nil
