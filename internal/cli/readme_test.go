@@ -11,15 +11,35 @@ import (
 
 // The README's results table is what manydb tables --format overview
 // prints for the record its marker names: regenerate it with that
-// command when the record changes.
+// command when the record changes. It reads the committed record
+// (docs/results/), so -short leaves it out; TestGeneratedBlocks checks
+// the same commands on small records.
 func TestREADMEResultsTableIsGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads the committed record under docs/results")
+	}
 	checkGenerated(t, "README.md", "tables --format overview")
 }
 
 // docs/choosing.md's answer is what manydb advise prints for the scenario
-// its marker names, from the committed records.
+// its marker names, from the committed records (not under -short, as
+// above).
 func TestChoosingAnswerIsGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads the committed record under docs/results")
+	}
 	checkGenerated(t, "docs/choosing.md", "advise")
+}
+
+// TestGeneratedBlocks: the blocks of testdata/generated.md, made by
+// manydb tables --format overview and manydb advise from the report's
+// small test records, are what those commands print.
+func TestGeneratedBlocks(t *testing.T) {
+	for _, command := range []string{"tables --format overview", "advise"} {
+		t.Run(command, func(t *testing.T) {
+			checkGenerated(t, "internal/cli/testdata/generated.md", command)
+		})
+	}
 }
 
 // checkGenerated checks that each block of doc (a path from the
