@@ -50,6 +50,7 @@ type abOptions struct {
 	figures            string
 	calibration        string
 	calibrate          bool
+	runArgs            []string // the run flags after --
 }
 
 // AddFlags defines ab's flags on fs.
@@ -70,12 +71,21 @@ func (o *abOptions) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.calibrate, "calibrate", false, "this is an A/A comparison: write calibration.json (δ per figure) beside ab.json")
 }
 
+// Validate checks that run flags are given; abrun.Config.Validate checks
+// the rest (config).
+func (o *abOptions) Validate() error {
+	if len(o.runArgs) == 0 {
+		return &job.InputError{Msg: "ab: give the study's run flags after --, e.g. manydb ab -- --engines sqlite_capi --stores 50"}
+	}
+	return nil
+}
+
 // config turns the flags and the run flags into the comparison's Config.
-func (o abOptions) config(runArgs []string, bin string, now time.Time) (abrun.Config, error) {
+func (o abOptions) config(bin string, now time.Time) (abrun.Config, error) {
 	c := abrun.Config{
 		A:       abrun.Side{Name: "A", Manydb: filepath.Join(orDefault(o.a, bin), "manydb"), Args: strings.Fields(o.aArgs), Env: strings.Fields(o.aEnv)},
 		B:       abrun.Side{Name: "B", Manydb: filepath.Join(orDefault(o.b, bin), "manydb"), Args: strings.Fields(o.bArgs), Env: strings.Fields(o.bEnv)},
-		RunArgs: runArgs, Dir: o.dir, MinRounds: o.rounds, MaxRounds: o.maxRounds, MaxTime: o.maxTime, Floor: o.floor,
+		RunArgs: o.runArgs, Dir: o.dir, MinRounds: o.rounds, MaxRounds: o.maxRounds, MaxTime: o.maxTime, Floor: o.floor,
 	}
 	if c.Dir == "" {
 		c.Dir = filepath.Join("results", "ab-"+now.UTC().Format("20060102T150405Z"))
@@ -105,16 +115,16 @@ func orDefault(s, def string) string {
 }
 
 func abCmd(ctx context.Context, args []string, o Options) error {
-	fs := newFlagSet("ab")
 	var opt abOptions
-	opt.AddFlags(fs)
-	if done, err := parse(fs, args, abSynopsis, o); done || err != nil {
+	runArgs, done, err := parseOptions("ab", abSynopsis, &opt, args, o)
+	if done || err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return &job.InputError{Msg: "ab: give the study's run flags after --, e.g. manydb ab -- --engines sqlite_capi --stores 50"}
+	opt.runArgs = runArgs
+	if err := opt.Validate(); err != nil {
+		return err
 	}
-	c, err := opt.config(fs.Args(), o.BinDir, time.Now())
+	c, err := opt.config(o.BinDir, time.Now())
 	if err != nil {
 		return &job.InputError{Msg: "ab: " + strings.TrimPrefix(err.Error(), abrun.ErrConfig.Error()+": ")}
 	}
