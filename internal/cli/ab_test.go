@@ -15,8 +15,9 @@ import (
 // ab.json are kept, ABBA, and open is judged different.
 func TestABEndToEnd(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs four small studies")
+		t.Skip("runs six small studies")
 	}
+	needWorkers(t)
 	o, out, errOut := options(t)
 	dir := filepath.Join(t.TempDir(), "ab")
 	err := Run(context.Background(), []string{"ab", "--dir", dir, "--rounds", "3", "--max-rounds", "3",

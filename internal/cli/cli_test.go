@@ -24,6 +24,10 @@ func options(t *testing.T) (Options, *bytes.Buffer, *bytes.Buffer) {
 // TestSQLiteEndToEnd runs a real study with the real SQLite worker on 20
 // stores and checks the records and the printed table.
 func TestSQLiteEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a study with the real SQLite worker")
+	}
+	needWorkers(t)
 	o, out, errOut := options(t)
 	dir := t.TempDir()
 	resultsFile := filepath.Join(dir, "r.jsonl")
@@ -145,7 +149,7 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"serve", "--pool", "0,10%,10%"}, `invalid value "0,10%,10%" for flag -pool: 10% is listed twice`},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--deletes", "2", "--root", filepath.Join(dir, "r")}, "--deletes 2: only a study with the shared layout"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--layout", "shared", "--deletes", "5", "--root", filepath.Join(dir, "r")}, "--deletes 5: give how many agents the delete phase exports and deletes, 1 to 4 of the 5 stores"},
-		{[]string{"run", "--queries", "count,knn"}, "--queries knn needs embeddings: give --dims"},
+		{[]string{"run", "--engines", "sqlite", "--queries", "count,knn"}, "--queries knn needs embeddings: give --dims"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--procs", "0", "--root", filepath.Join(dir, "r")}, `--procs "0": give the worker processes, 1 or more, or auto`},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--procs", "NaN", "--root", filepath.Join(dir, "r")}, `--procs "NaN"`},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--hold", "4", "--procs", "5", "--root", filepath.Join(dir, "r")}, "--procs 5: split the 4 held stores over 1 to 4 processes"},
@@ -227,6 +231,10 @@ func TestDataHelp(t *testing.T) {
 }
 
 func TestEnvListsEnvironmentAndEngineVersions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("asks every worker for its engine versions")
+	}
+	needWorkers(t)
 	o, out, _ := options(t)
 	if err := Run(context.Background(), []string{"env", "--root", t.TempDir()}, o); err != nil {
 		t.Fatal(err)

@@ -20,6 +20,10 @@ import (
 // without the server installed beside the worker, as in this test's
 // directory).
 func TestEnginesAgreeWithCatalog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("asks every worker for its variants")
+	}
+	needWorkers(t)
 	o, out, _ := options(t)
 	if err := Run(context.Background(), []string{"engines"}, o); err != nil {
 		t.Fatalf("manydb engines: %v\n%s", err, out)
@@ -57,6 +61,10 @@ func TestEnginesAgreeWithCatalog(t *testing.T) {
 // disagrees with the workers: a variant no adapter serves, and a family
 // missing a variant its worker serves.
 func TestEnginesRefusesBadCatalog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("asks every worker for its variants")
+	}
+	needWorkers(t)
 	o, out, _ := options(t)
 	for _, f := range engine.Catalog() {
 		switch f.Binary {

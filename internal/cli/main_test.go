@@ -6,17 +6,40 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// workerDir is where TestMain builds manydb's worker binaries for the
-// tests of this package, so they need no 'make build'.
+// workerDir is where needWorkers builds manydb's worker binaries for the
+// tests of this package, so they need no 'make build'; TestMain makes it
+// and removes it.
 var workerDir string
 
-// TestMain builds every worker family's binary into a temporary directory,
-// as 'make workers' does: the engines whose library make build fetched
-// (third_party/) with their build tag, the others as stubs that say how to
-// enable them.
+// built builds the workers into workerDir once, for the first test that
+// needs them; the others find them there.
+var built struct {
+	once sync.Once
+	err  error
+}
+
+// needWorkers builds every worker family's binary into workerDir, as
+// 'make workers' does, unless an earlier test did: the engines whose
+// library make build fetched (third_party/) with their build tag, the
+// others as stubs that say how to enable them. Linking a dozen binaries
+// takes most of a minute, so only the long tests ask for them: under
+// -short the package's tests run without.
+func needWorkers(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Fatal("a test that runs workers must skip under -short")
+	}
+	built.once.Do(func() { built.err = buildWorkers(workerDir) })
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+}
+
+// TestMain makes workerDir, runs the tests and removes it.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "manydb-cli-test-")
 	if err != nil {
@@ -24,11 +47,6 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	workerDir = dir
-	if err := buildWorkers(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

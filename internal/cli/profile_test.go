@@ -18,6 +18,10 @@ import (
 // on the disk and, where there is one, on /dev/shm; with strace (and
 // ptrace allowed) it checks that SQLite's commits sync on both media.
 func TestProfileSQLiteEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a profile with the real SQLite worker")
+	}
+	needWorkers(t)
 	o, out, errOut := options(t)
 	dir := t.TempDir()
 	resultsFile := filepath.Join(dir, "r.jsonl")
