@@ -112,7 +112,7 @@ func (c *cell) readyStores(todo []phase) (left []phase, err error) {
 	if todo[0].name != job.PhaseCreate {
 		if ok, why := c.storesReady(); !ok {
 			fmt.Fprintf(c.Log, "%s (%s): the stores in %s cannot be reused (%s); creating them again for the remaining phases (the create figure recorded earlier stands)\n", c.name(), c.set.Name, c.dir, why)
-			todo = append([]phase{{name: job.PhaseCreate, replay: true}}, replayTurns(todo)...)
+			todo = append([]phase{{name: job.PhaseCreate, replay: true}}, c.replayTurns(todo)...)
 			rebuild = true
 		}
 	}
@@ -504,7 +504,8 @@ func missingStore(dir string, n, fanout int) string {
 
 // prepareStores readies the stores in dir for phase p and returns their
 // manifest (none before a create): a turn or serve phase marks them
-// uneven before it changes them, a drop run drops the page cache.
+// uneven before it changes them, a delete phase marks them deleting
+// before it deletes agents, a drop run drops the page cache.
 func prepareStores(dir string, p phase, label string) (Manifest, error) {
 	var m Manifest
 	if p.name != job.PhaseCreate {
@@ -514,10 +515,15 @@ func prepareStores(dir string, p phase, label string) (Manifest, error) {
 			return m, fmt.Errorf("%s: %w", label, err)
 		}
 	}
-	if p.name == job.PhaseTurn || p.name == job.PhaseServe {
+	switch p.name {
+	case job.PhaseTurn, job.PhaseServe:
 		// Serve appends to each store as often as its agent is drawn:
 		// unevenly, so the stores are not reused by a rerun either.
 		m.Uneven = true
+	case job.PhaseDelete:
+		m.Deleting = true
+	}
+	if m.Uneven || m.Deleting {
 		if err := writeManifest(dir, m); err != nil {
 			return m, err
 		}

@@ -33,6 +33,10 @@ type Manifest struct {
 	// serve phase on (serve appends to each store as often as its agent is
 	// drawn): such stores are never reused by a rerun.
 	Uneven bool `json:"uneven,omitempty"`
+	// Deleting is set before a delete phase exports and deletes agents
+	// (a run killed part way leaves some of them deleted): such stores
+	// are never reused by a rerun, which makes them again.
+	Deleting bool `json:"deleting,omitempty"`
 	// CreatedBy is the study whose create made the stores, when a serve
 	// study took them over from it (Study is then the serve study).
 	CreatedBy string `json:"created_by,omitempty"`
@@ -83,6 +87,8 @@ func storesMatch(dir string, want Manifest) (bool, string) {
 	switch {
 	case got.Uneven:
 		return false, "a turn run was cut short or a serve phase ran, so its stores hold different numbers of notes"
+	case got.Deleting:
+		return false, "a delete phase ran on them, so some agents may be deleted"
 	case got.Study != want.Study:
 		return false, fmt.Sprintf("made for study %s", got.Study)
 	case got.Variant != want.Variant || got.Setting != want.Setting:

@@ -70,15 +70,20 @@ func (s *study) holdPhases() []phase {
 // replayTurns returns todo with the turn runs before its first turn run
 // (recorded already) inserted before it as replays: stores made again
 // hold no appended note, and turn run k expects the k−1 notes of the runs
-// before it.
-func replayTurns(todo []phase) []phase {
-	i := slices.IndexFunc(todo, func(p phase) bool { return p.name == job.PhaseTurn })
-	if i < 0 || todo[i].run <= 1 {
+// before it. A delete left with no turn run before it gets every turn run
+// replayed: it exports the notes they appended.
+func (s *study) replayTurns(todo []phase) []phase {
+	i := slices.IndexFunc(todo, func(p phase) bool { return p.name == job.PhaseTurn || p.name == job.PhaseDelete })
+	if i < 0 {
 		return todo
+	}
+	next := todo[i].run // the first turn run left
+	if todo[i].name == job.PhaseDelete {
+		next = s.Turns + 1
 	}
 	var out []phase
 	out = append(out, todo[:i]...)
-	for run := 1; run < todo[i].run; run++ {
+	for run := 1; run < next; run++ {
 		out = append(out, phase{name: job.PhaseTurn, run: run, replay: true})
 	}
 	return append(out, todo[i:]...)

@@ -66,9 +66,11 @@ type exporter struct {
 	total int             // notes each agent holds
 }
 
+// newExporter makes the export files' directory, or takes the one a
+// worker killed in this phase left (its files are written anew).
 func newExporter(j job.Job, v engine.Variant, data datasource.Source) (*exporter, error) {
 	dir := filepath.Join(j.Dir, "exports")
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("mkdir the exports' directory: %w", err)
 	}
 	return &exporter{j: j, data: data, open: opener(v), dir: dir, notes: make([]workload.Note, j.Workload.Objects),
@@ -120,10 +122,11 @@ type exported struct {
 	Ts   int64  `json:"ts"`
 }
 
-// writeExport creates the file at path, lets write fill it through a
-// buffer and syncs and closes it.
+// writeExport creates the file at path (or empties the one a killed
+// worker left half written), lets write fill it through a buffer and
+// syncs and closes it.
 func writeExport(path string, write func(*json.Encoder) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
