@@ -21,8 +21,9 @@ const maxMagnitude = 1e15
 // without its study, phase or variant, a number that is not finite or
 // beyond maxMagnitude, and in an ok record a value outside its domain (a
 // recall or residency outside 0 to 1, a negative time or size, a hold of
-// no store) or a list of samples that lacks some of its stores. The error
-// names the field.
+// no store, a count no process can have, knn figures out of range) or a
+// list of samples that lacks some of its stores; and a measured record of
+// a layout its variant does not have. The error names the field.
 func (r *Record) checkDomain() error {
 	switch {
 	case r.Study == "":
@@ -35,7 +36,7 @@ func (r *Record) checkDomain() error {
 	if err := checkNumbers(reflect.ValueOf(*r), ""); err != nil {
 		return err
 	}
-	if err := r.checkCounters(); err != nil {
+	if err := errors.Join(r.checkCounters(), r.checkVariantLayout()); err != nil {
 		return err
 	}
 	if w := r.WorkerTime; w != nil {
@@ -46,7 +47,7 @@ func (r *Record) checkDomain() error {
 	if r.Status != StatusOK {
 		return nil
 	}
-	return errors.Join(r.checkSamples(), r.checkHold(), r.checkServe())
+	return errors.Join(r.checkSamples(), r.checkVectorFigures(), r.checkHold(), r.checkServe())
 }
 
 // checkCounters refuses a negative count: of stores, of notes and their
@@ -242,7 +243,8 @@ func (r *Record) checkCounts() error {
 }
 
 // checkHold refuses an ok hold record of no store held, or of more than
-// its study's stores.
+// its study's stores, or with a count no process can have
+// (checkHoldCounts).
 func (r *Record) checkHold() error {
 	h := r.Hold
 	switch {
@@ -258,7 +260,7 @@ func (r *Record) checkHold() error {
 	if err := checkRange("hold.open_ms", h.OpenMs, 0, maxMagnitude); err != nil {
 		return err
 	}
-	if err := checkProcs(h); err != nil {
+	if err := errors.Join(checkProcs(h), checkHoldCounts(h, "hold")); err != nil {
 		return err
 	}
 	return checkLadder(h.Ladder, h.Held, r.VectorExact)
@@ -303,8 +305,8 @@ func checkReturned(step int, ns []int) error {
 }
 
 // checkServe refuses an ok serve step of no request, with more hits than
-// requests served, without its memory samples or with a negative
-// latency.
+// requests served, without its memory samples, with a negative count
+// (checkServeCounts) or latency.
 func (r *Record) checkServe() error {
 	s := r.Serve
 	if s == nil || r.Phase != job.PhaseServe {
@@ -320,6 +322,9 @@ func (r *Record) checkServe() error {
 		if n == 0 {
 			return fmt.Errorf("serve.%s holds no sample: a serve step samples the process at least once", name)
 		}
+	}
+	if err := checkServeCounts(s, "serve"); err != nil {
+		return err
 	}
 	return checkRange("serve latencies", []float64{s.P50Ms, s.P90Ms, s.P99Ms, s.P999Ms, s.MaxMs}, 0, maxMagnitude)
 }
