@@ -12,11 +12,15 @@ import (
 	"manydb/internal/results"
 )
 
-// readPrior reads the records already in the results file, if any.
+// readPrior reads the records already in the results file, if any; a
+// last line cut by a crash is left out (the writer cuts it off).
 func readPrior(out string) ([]results.Record, error) {
 	recs, err := results.ReadFile(out)
-	if errors.Is(err, os.ErrNotExist) {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return nil, nil
+	case errors.Is(err, results.ErrCutLine):
+		return recs, nil
 	}
 	var syn *results.SyntaxError
 	if errors.As(err, &syn) {

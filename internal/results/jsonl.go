@@ -57,9 +57,8 @@ type Reader struct {
 	rec  Record
 	err  error
 	// cut is set when the last line had no newline: a record cut by a
-	// crash in the middle of a write.
-	cut     bool
-	cutLine int
+	// crash in the middle of a write, or a file cut short.
+	cut bool
 	// gzip is set when the input is gzip-compressed: then an error of the
 	// input is a CorruptError.
 	gzip bool
@@ -92,11 +91,6 @@ func NewReader(r io.Reader, file string) *Reader {
 	return rd
 }
 
-// CutLine returns the number of a last line that had no newline and was
-// not a record (a write cut by a crash, which the Writer drops), or 0. Such
-// a line is skipped, not an error.
-func (r *Reader) CutLine() int { return r.cutLine }
-
 // Next reads the next record; blank lines are skipped.
 func (r *Reader) Next() bool {
 	if r.err != nil {
@@ -119,7 +113,7 @@ func (r *Reader) Next() bool {
 				return false
 			}
 			if r.cut {
-				r.cutLine = r.line
+				r.err = &SyntaxError{File: r.file, Line: r.line, Err: ErrCutLine}
 				return false
 			}
 			r.err = &SyntaxError{File: r.file, Line: r.line, Err: err}
@@ -155,19 +149,29 @@ func (r *Reader) Record() Record { return r.rec }
 func (r *Reader) Err() error { return r.err }
 
 // ReadFile reads every record of a results file, plain or gzip-compressed
-// (see NewReader).
+// (see NewReader and ReadAll).
 func ReadFile(name string) ([]Record, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("read results: %w", err)
 	}
 	defer f.Close()
+	return ReadAll(f, name)
+}
+
+// ReadAll reads every record from r (see NewReader; file names it in
+// errors) and checks what records say of each other: a delete gives back
+// no more space than its stores took (checkFreed).
+func ReadAll(r io.Reader, file string) ([]Record, error) {
 	var recs []Record
-	r := NewReader(f, name)
-	for r.Next() {
-		recs = append(recs, r.Record())
+	rd := NewReader(r, file)
+	for rd.Next() {
+		recs = append(recs, rd.Record())
 	}
-	return recs, r.Err()
+	if err := rd.Err(); err != nil {
+		return recs, err
+	}
+	return recs, checkFreed(recs)
 }
 
 // Writer appends records to a results file and syncs each one to disk
@@ -296,6 +300,12 @@ func (w *Writer) Close() error {
 	}
 	return w.f.Close()
 }
+
+// ErrCutLine is the error of a plain results file whose last line has no
+// newline and is no record: a write cut by a crash, or a file cut short.
+// The Writer cuts such a line off (after a record), so a study resumes.
+var ErrCutLine = errors.New("the last line is cut short (no newline, not a whole record): the records before it are intact; " +
+	"running the study's command again cuts it off, or remove that line")
 
 // ErrNotResults is returned by OpenWriter for a file that ends in a line
 // without a newline that is no record, after no record: not a results

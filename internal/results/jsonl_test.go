@@ -79,21 +79,23 @@ func TestWriterAppendsAndDropsACutLine(t *testing.T) {
 	}
 }
 
-// A record cut by a crash (the last line, without its newline) is skipped
-// by readers, so a killed study can be resumed and its tables printed.
-func TestReaderSkipsACutLastLine(t *testing.T) {
+// A record cut by a crash (the last line, without its newline) is refused
+// at its line, naming ErrCutLine (a resume leaves it out: the writer cuts
+// it off), as a cut gzip file is; the records before it are read.
+func TestReaderRefusesACutLastLine(t *testing.T) {
 	good := `{"schema":1,"study":"s","variant":"fake","phase":"create","status":"ok","workload":{},"load1":0,"started":"2026-12-02T10:00:00Z"}`
 	r := NewReader(strings.NewReader(good+"\n"+`{"schema":1,"study":"s","pha`), "f")
 	n := 0
 	for r.Next() {
 		n++
 	}
-	if r.Err() != nil || n != 1 || r.CutLine() != 2 {
-		t.Errorf("read %d records, err %v, cut line %d; want 1, nil, 2", n, r.Err(), r.CutLine())
+	var syn *SyntaxError
+	if !errors.As(r.Err(), &syn) || syn.Line != 2 || !errors.Is(r.Err(), ErrCutLine) || n != 1 {
+		t.Errorf("read %d records, err %v; want 1, then ErrCutLine at f:2", n, r.Err())
 	}
 	// A complete last record without a newline is still a record.
 	r = NewReader(strings.NewReader(good), "f")
-	if !r.Next() || r.CutLine() != 0 {
+	if !r.Next() || r.Err() != nil {
 		t.Errorf("a whole record without newline was not read: %v", r.Err())
 	}
 }
