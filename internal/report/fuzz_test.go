@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"manydb/internal/engine"
+	"manydb/internal/job"
 	"manydb/internal/results"
 )
 
@@ -35,21 +37,29 @@ func fuzzFiles(f *testing.F) [][]results.Record {
 }
 
 // FuzzRecords changes one value of one record of a real results file (a
-// number set to any float, or a list emptied), writes the file and reads
-// it back as every command does, and renders what the reader accepts in
-// every format and the HTML report: no renderer may panic or print a
-// number that is not finite. A record the reader refuses is fine.
+// number set to any float, or a list emptied; with label, its variant set
+// to one of the catalog's and its layout to shared or per agent), writes
+// the file, cut short by cut bytes when cut is not 0, and reads it back as
+// every command does, and renders what the reader accepts in every format
+// and the HTML report: no renderer may panic or print a number that is not
+// finite. A record the reader refuses is fine; a last line cut in its
+// middle must be refused.
 // Run long with: go test -run '^$' -fuzz FuzzRecords -fuzztime 60s ./internal/report/
 func FuzzRecords(f *testing.F) {
 	files := fuzzFiles(f)
-	for _, v := range []float64{0, -1, 2, 1e308, math.Inf(1), math.NaN(), 0.5, -5} {
+	for _, v := range []float64{0, -1, 2, 1e308, math.Inf(1), math.NaN(), 0.5, -5, 1e15} {
 		for i := range files {
-			f.Add(uint8(i), uint16(3), uint16(7), false, v)
-			f.Add(uint8(i), uint16(1), uint16(40), true, v)
+			f.Add(uint8(i), uint16(3), uint16(7), false, v, uint16(0), uint8(0))
+			f.Add(uint8(i), uint16(1), uint16(40), true, v, uint16(0), uint8(0))
 		}
 	}
-	f.Fuzz(func(t *testing.T, file uint8, rec, leaf uint16, empty bool, v float64) {
+	for i := range files {
+		f.Add(uint8(i), uint16(2), uint16(0), false, 0.0, uint16(0), uint8(7))
+		f.Add(uint8(i), uint16(2), uint16(0), false, 0.0, uint16(30), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, file uint8, rec, leaf uint16, empty bool, v float64, cut uint16, label uint8) {
 		recs := mutated(files[int(file)%len(files)], int(rec), int(leaf), empty, v)
+		relabel(&recs[int(rec)%len(recs)], label)
 		var b bytes.Buffer
 		for _, r := range recs {
 			line, err := json.Marshal(r)
@@ -58,7 +68,10 @@ func FuzzRecords(f *testing.F) {
 			}
 			b.Write(append(line, '\n'))
 		}
-		read, err := readAll(&b)
+		whole := bytes.Clone(b.Bytes())
+		n := len(whole) - int(cut)%len(whole)
+		b.Truncate(n)
+		read, err := results.ReadAll(&b, "fuzz.jsonl")
 		var syn *results.SyntaxError
 		if errors.As(err, &syn) {
 			return // refused at its line: what the reader is for
@@ -66,8 +79,24 @@ func FuzzRecords(f *testing.F) {
 		if err != nil {
 			t.Fatalf("read: %v", err)
 		}
+		if n < len(whole) && whole[n-1] != '\n' && whole[n] != '\n' {
+			t.Fatalf("a file cut in the middle of its last line (at byte %d of %d) read without error", n, len(whole))
+		}
 		renderAll(t, read)
 	})
+}
+
+// relabel sets, for a label other than 0, r's variant to one of the
+// catalog's and its layout to shared (odd label) or per agent.
+func relabel(r *results.Record, label uint8) {
+	if label == 0 {
+		return
+	}
+	vs := engine.AllVariants()
+	r.Variant, r.Layout = vs[int(label)%len(vs)], job.LayoutPerAgent
+	if label%2 == 1 {
+		r.Layout = job.LayoutShared
+	}
 }
 
 // mutated returns a copy of recs whose rec-th record has its leaf-th
@@ -126,16 +155,6 @@ func collectLeaves(v reflect.Value, lists bool, out *[]reflect.Value) {
 			}
 		}
 	}
-}
-
-// readAll reads a results file's records as every command does.
-func readAll(r io.Reader) ([]results.Record, error) {
-	var recs []results.Record
-	rd := results.NewReader(r, "fuzz.jsonl")
-	for rd.Next() {
-		recs = append(recs, rd.Record())
-	}
-	return recs, rd.Err()
 }
 
 // notFinite finds a number that is not finite as Go or JSON prints it.
