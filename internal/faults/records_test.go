@@ -67,6 +67,23 @@ func cutGzip(c *fcase) {
 	refusedEverywhere(c, cut, "cut.jsonl.gz", "gzip file is damaged")
 }
 
+// cutPlain cuts a tiny study's plain results in the middle of their last
+// line and reads them: a cut line, refused at its line as a cut gzip file
+// is.
+func cutPlain(c *fcase) {
+	if res := c.run(tiny.args(c.root, c.out)...); res.code != 0 {
+		c.fatal("the study: %s: %s", res, lastLine(res.stderr))
+	}
+	plain, err := os.ReadFile(c.out)
+	if err != nil || len(plain) < 100 {
+		c.fatal("read %s: %v", c.out, err)
+	}
+	kept := plain[:len(plain)-40]
+	cut := filepath.Join(filepath.Dir(c.out), "cut.jsonl")
+	os.WriteFile(cut, kept, 0o644)
+	refusedEverywhere(c, cut, fmt.Sprintf("cut.jsonl:%d:", bytes.Count(kept, []byte("\n"))+1), "cut short")
+}
+
 // notARecord reads a file whose one line is JSON with a schema but no
 // record in it.
 func notARecord(c *fcase) {
