@@ -155,16 +155,21 @@ func (r *Record) checkVectorFigures() error {
 }
 
 // checkVariantLayout refuses a measured record (not n/a) of a layout its
-// variant does not have, as the engine catalog says (Family.NoShared,
-// Family.NoPerAgent). A variant the catalog does not know is not checked.
+// variant does not have, as the engine catalog says (Family.LayoutGaps:
+// always, with embeddings, in a serve step). A variant the catalog does
+// not know is not checked.
 func (r *Record) checkVariantLayout() error {
 	f, ok := engine.Lookup(r.Variant)
 	if !ok || r.Status == StatusNotApplicable {
 		return nil
 	}
-	why := f.NoPerAgent[r.Variant]
-	if r.Layout.Shared() {
-		why = f.NoShared[r.Variant]
+	gaps := f.LayoutGaps(r.Layout)
+	why := gaps.Always[r.Variant]
+	if why == "" && r.Workload.Dims > 0 {
+		why = gaps.Vectors[r.Variant]
+	}
+	if why == "" && r.Phase == job.PhaseServe {
+		why = gaps.Serve[r.Variant]
 	}
 	if why != "" {
 		return fmt.Errorf("%s in layout %s, which it does not have, with status %s: %s", r.Variant, r.Layout.Name(), r.Status, why)
