@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"manydb/internal/job"
 )
 
 // SyntaxError reports a line of a results file that is not a record.
@@ -172,6 +174,48 @@ func ReadAll(r io.Reader, file string) ([]Record, error) {
 		return recs, err
 	}
 	return recs, checkFreed(recs)
+}
+
+// freedFactor bounds the space one delete gives back: at most this times
+// the largest store the space phase measured (turn runs after it append
+// notes, and an engine may double a file to fit one).
+const freedFactor = 2
+
+// checkFreed refuses an ok delete record that gave back more space for
+// an agent than freedFactor times the largest store of its study's space
+// record (variant, setting and layout alike) in the same file; a delete
+// without such a record is not checked. The error is a SyntaxError at
+// the delete record's line.
+func checkFreed(recs []Record) error {
+	type storesKey struct {
+		study, variant, setting string
+		layout                  job.Layout
+	}
+	largest := map[storesKey]int64{}
+	for _, r := range recs {
+		if r.Phase != job.PhaseSpace || r.Status != StatusOK {
+			continue
+		}
+		k := storesKey{r.Study, r.Variant, r.Setting, r.Layout}
+		if r.SharedBytes != nil {
+			largest[k] = *r.SharedBytes
+		}
+		for _, b := range r.Bytes {
+			largest[k] = max(largest[k], b)
+		}
+	}
+	for _, r := range recs {
+		most, ok := largest[storesKey{r.Study, r.Variant, r.Setting, r.Layout}]
+		if r.Phase != job.PhaseDelete || r.Status != StatusOK || !ok {
+			continue
+		}
+		for i, b := range r.FreedBytes {
+			if b > freedFactor*most {
+				return &SyntaxError{File: r.File, Line: r.Line, Err: fmt.Errorf("freed_bytes[%d] is %d, more than %d times the largest store of its space record (%d bytes)", i, b, freedFactor, most)}
+			}
+		}
+	}
+	return nil
 }
 
 // Writer appends records to a results file and syncs each one to disk
