@@ -371,9 +371,13 @@ func splitLines(s string) []string {
 // column whose header is clicked (the numbers are in data-v); without
 // scripts the rows stay sorted as the server sorted them.
 var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"long": longCell}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{{.Title}}</title>
 <style>
 body{font-family:sans-serif;margin:1.5em;max-width:84em}
+svg{max-width:100%;height:auto}
+figure{max-width:100%}
+dd{overflow-wrap:anywhere}
+@media (max-width:600px){body{margin:.6em}.scroll td:first-child,.scroll th:first-child{min-width:7em}table.overview td:first-child{min-width:6em}}
 table{border-collapse:collapse;margin:1em 0}
 td,th{border:1px solid #bbb;padding:.2em .5em;text-align:right}
 td:first-child,th:first-child{text-align:left}
@@ -407,9 +411,9 @@ table.overview{font-size:.92em}
 <h2>{{.Heading}}</h2>
 {{range .Paragraphs}}<p>{{.}}</p>
 {{end}}{{range .Tables}}<p>{{.Caption}}</p>
-<table class="turned"><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<div class="scroll"><table class="turned"><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr>{{range .}}<td{{if long .}} class="long"{{end}}>{{.}}</td>{{end}}</tr>
-{{end}}</tbody></table>
+{{end}}</tbody></table></div>
 {{end}}{{with .Items}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>
 {{end}}</section>
 {{end}}<nav><h2>Contents</h2><ul>{{if .Lead}}<li><a href="#answer">{{.Lead.Heading}}</a></li>{{end}}{{range .TOC}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}<li><a href="#caveats">What the figures rest on, and the raw records</a></li></ul></nav>
@@ -421,9 +425,9 @@ table.overview{font-size:.92em}
 <h2>Overview of study {{.Study}}: {{.Workload}}</h2>
 <p>One row per variant; each figure as in the tables below, with its spread across runs under it ([a–b]: the 95 % interval of the median of the per-run values, (a–b): their range). Sorted by {{.SortedBy}}; click a column's header to sort by it.</p>
 <p class="legend">Engine families, one colour on every chart: {{range .Families}}<span><span class="sw" style="background:{{.Color}}"></span>{{.Name}}</span>{{end}}</p>
-<table class="overview"><thead><tr><th>variant</th>{{range .Headers}}<th>{{.}}</th>{{end}}</tr></thead>
+<div class="scroll"><table class="overview"><thead><tr><th>variant</th>{{range .Headers}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr><td data-v="{{.Label}}"><span class="sw" style="background:{{.Color}}" title="{{.Family}}"></span>{{.Label}}</td>{{range .Cells}}<td data-v="{{.Sort}}"{{if long .Text}} class="long"{{end}}>{{.Text}}{{with .Spread}}<br><small>{{.}}</small>{{end}}</td>{{end}}</tr>
-{{end}}</tbody></table>
+{{end}}</tbody></table></div>
 {{range .Notes}}<p>{{.}}</p>
 {{end}}<div class="charts">{{range .Charts}}<figure>{{.SVG}}<figcaption>{{.Title}}</figcaption></figure>
 {{end}}</div>
@@ -439,9 +443,9 @@ table.overview{font-size:.92em}
 <h2>{{.Title}}</h2>
 <p>Workload {{.Workload}}. The open figures pool every warm run; after each timing figure, its spread across runs (the notes below the table say which).</p>
 {{with .Sessions}}<p>{{.}}</p>{{end}}
-{{if .Blocks}}{{range .Blocks}}{{with .Caption}}<h3>{{.}}</h3>{{end}}<table class="turned"><thead><tr><th>variant</th>{{range .Headers}}<th>{{.}}</th>{{end}}</tr></thead>
+{{if .Blocks}}{{range .Blocks}}{{with .Caption}}<h3>{{.}}</h3>{{end}}<div class="scroll"><table class="turned"><thead><tr><th>variant</th>{{range .Headers}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr><td><span class="sw" style="background:{{.Color}}" title="{{.Family}}"></span>{{.Label}}</td>{{range .Cells}}<td{{if long .Text}} class="long"{{end}}>{{.Text}}{{with .Spread}}<br><small>{{.}}</small>{{end}}</td>{{end}}</tr>
-{{end}}</tbody></table>
+{{end}}</tbody></table></div>
 {{end}}{{else}}<div class="scroll"><table><tr><th></th>{{range .Variants}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td{{if long .}} class="long"{{end}}>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>{{end}}

@@ -77,6 +77,7 @@ func TestHTMLEveryChartAndValue(t *testing.T) {
 func checkPage(t *testing.T, doc *html.Node) {
 	t.Helper()
 	var figures, tds, scripts, links int
+	viewport := false
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		if n.Type == html.ElementNode {
@@ -92,6 +93,10 @@ func checkPage(t *testing.T, doc *html.Node) {
 					t.Errorf("a chart in a <%s class=%q>, not in a row of charts: %.60s", p.Data, attr(p, "class"), text(n))
 				}
 			case "table":
+				// a table scrolls in a box of its own on a narrow screen
+				if p := n.Parent; p.Data != "div" || attr(p, "class") != "scroll" {
+					t.Errorf("a table in a <%s class=%q>, not in a scroll box: %.60s", p.Data, attr(p, "class"), text(n))
+				}
 				cols := -1
 				for tr := range n.Descendants() {
 					if tr.Type != html.ElementNode || tr.Data != "tr" {
@@ -112,6 +117,8 @@ func checkPage(t *testing.T, doc *html.Node) {
 				if attr(n, "src") != "" || strings.Contains(text(n), "http") {
 					scripts++
 				}
+			case "meta":
+				viewport = viewport || attr(n, "name") == "viewport" && strings.Contains(attr(n, "content"), "width=device-width")
 			case "link", "img", "iframe":
 				links++
 			}
@@ -123,6 +130,9 @@ func checkPage(t *testing.T, doc *html.Node) {
 	walk(doc)
 	if figures < 4 || tds == 0 {
 		t.Errorf("%d charts and %d <td>: want several", figures, tds)
+	}
+	if !viewport {
+		t.Error("no <meta name=viewport content=width=device-width>: a phone shows the page shrunk")
 	}
 	if scripts+links > 0 {
 		t.Errorf("the page loads %d scripts and %d links or images: it must be self-contained", scripts, links)
