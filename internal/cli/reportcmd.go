@@ -33,6 +33,11 @@ inline SVG. Files from several machines
 (host, CPU, cores, memory) get a column per variant and machine. A serve
 study adds p99 latency and peak memory against the pool size; a sweep
 (run --stores 100,1000,…) each figure against the number of stores.
+The page's title names what the records are about: written into a
+record directory (a folder with a README.md, as make results writes), the
+README's first heading, with links to the README and tables.md under it;
+else the records' variants, store counts and days. Under the title: the
+machines, the manydb commits that measured and the one that drew.
 The page never replaces one of the inputs or another results file. An
 input may be gzip-compressed (results.jsonl.gz, as make results keeps them).`
 
@@ -75,7 +80,9 @@ func reportCmd(_ context.Context, args []string, o Options) error {
 		recs = append(recs, r...)
 	}
 	var b bytes.Buffer
-	if err := report.WritePage(&b, recs, reportPage(opt.out, opt.files, recs)); errors.Is(err, report.ErrNoStudies) {
+	page := reportPage(opt.out, opt.files, recs)
+	page.Record, page.Drawn = recordDir(filepath.Dir(opt.out)), o.Version
+	if err := report.WritePage(&b, recs, page); errors.Is(err, report.ErrNoStudies) {
 		return &job.InputError{Msg: fmt.Sprintf("report: %s: %v", strings.Join(opt.files, ", "), err)}
 	} else if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -136,6 +143,28 @@ func reportPage(out string, files []string, recs []results.Record) report.Page {
 		p.Files = append(p.Files, report.Link{Name: filepath.Base(f), Href: filepath.ToSlash(href)})
 	}
 	return p
+}
+
+// recordDir is the record directory dir, when it is one (it holds a
+// README.md): the page takes its title from the README's first heading
+// and links the README and, when there is one, tables.md. A zero Record
+// when dir holds no README.
+func recordDir(dir string) report.Record {
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		return report.Record{}
+	}
+	rec := report.Record{Links: []report.Link{{Name: "README", Href: "README.md"}}}
+	for _, line := range strings.Split(string(readme), "\n") {
+		if title, ok := strings.CutPrefix(line, "# "); ok {
+			rec.Title = strings.ReplaceAll(strings.TrimSpace(title), "`", "")
+			break
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tables.md")); err == nil {
+		rec.Links = append(rec.Links, report.Link{Name: "tables", Href: "tables.md"})
+	}
+	return rec
 }
 
 // relative is the path of file from dir, both made absolute first.

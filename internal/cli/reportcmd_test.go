@@ -44,7 +44,7 @@ func TestReportKeepsResultsFiles(t *testing.T) {
 	if err := Run(context.Background(), []string{"report", "-o", page, in}, o); err != nil {
 		t.Fatalf("report -o page.html: %v", err)
 	}
-	if b, _ := os.ReadFile(page); !strings.Contains(string(b), "manydb report") {
+	if b, _ := os.ReadFile(page); !strings.Contains(string(b), "drawn by manydb") {
 		t.Errorf("the older page was not replaced")
 	}
 }
@@ -122,5 +122,29 @@ func TestReportLeadsWithAdvise(t *testing.T) {
 		if !bytes.Contains(page, []byte(want)) {
 			t.Errorf("the page lacks %q", want)
 		}
+	}
+}
+
+// TestRecordDir: a folder with a README.md is a record directory, titled
+// by the README's first heading (without its code marks), linking the
+// README and tables.md; a folder without one is none.
+func TestRecordDir(t *testing.T) {
+	dir := t.TempDir()
+	if rec := recordDir(dir); rec.Title != "" || len(rec.Links) != 0 {
+		t.Errorf("a folder without a README: %+v, want none", rec)
+	}
+	readme := "Intro\n# Past one process: `bbolt` at 100,000 stores\n\n# Later\n"
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tables.md"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := recordDir(dir)
+	if want := "Past one process: bbolt at 100,000 stores"; rec.Title != want {
+		t.Errorf("title %q, want %q", rec.Title, want)
+	}
+	if got := fmt.Sprint(rec.Links); got != "[{README README.md} {tables tables.md}]" {
+		t.Errorf("links %s, want the README and tables.md", got)
 	}
 }

@@ -99,6 +99,7 @@ func (p poolTicks) Ticks(_, _ float64) []plot.Tick {
 // setting, then the sweeps.
 type htmlPage struct {
 	Title     string
+	About     htmlAbout
 	Lead      *Lead
 	TOC       []htmlTOC
 	Caveats   []string
@@ -407,7 +408,8 @@ table.overview{font-size:.92em}
 @media print{section{page-break-before:always}}
 </style></head><body>
 <h1>{{.Title}}</h1>
-{{with .Lead}}<section id="answer">
+{{with .About}}<p class="about">{{range .Machines}}Machine: {{.}}.<br>{{end}}Measured by manydb {{.Measured}}; drawn by manydb {{.Drawn}}.{{with .Links}}<br>The record: {{range $i, $l := .}}{{if $i}} · {{end}}<a href="{{$l.Href}}">{{$l.Name}}</a>{{end}}.{{end}}</p>
+{{end}}{{with .Lead}}<section id="answer">
 <h2>{{.Heading}}</h2>
 {{range .Paragraphs}}<p>{{.}}</p>
 {{end}}{{range .Tables}}<p>{{.Caption}}</p>

@@ -12,10 +12,14 @@ import (
 
 // Page is what a report page says besides its records' tables and
 // charts: its lead, what the records conclude (made by the caller, e.g.
-// manydb advise's answer), and links to the raw records.
+// manydb advise's answer), links to the raw records, the record
+// directory it is written into (none: a zero Record) and the version of
+// manydb that draws it.
 type Page struct {
-	Lead  *Lead
-	Files []Link
+	Lead   *Lead
+	Files  []Link
+	Record Record
+	Drawn  string
 }
 
 // A Lead opens the page: a heading, paragraphs, tables and a list.
@@ -39,15 +43,21 @@ type Link struct{ Name, Href string }
 // htmlTOC is an entry of the page's table of contents.
 type htmlTOC struct{ ID, Title string }
 
-// WritePage writes the report of recs (HTML's page) opened by p's lead,
-// a title naming its studies and their dates, a table of contents, the
-// caveats of each study and links to the raw records.
+// WritePage writes the report of recs (HTML's page): a title naming what
+// the records are about (the record directory's, else recordsTitle),
+// under it the machines, the commits that measured and drew and the
+// links to the record, then p's lead, a table of contents, the caveats of
+// each study and links to the raw records.
 func WritePage(w io.Writer, recs []results.Record, p Page) error {
 	page, err := buildPage(recs)
 	if err != nil {
 		return err
 	}
-	page.Title = pageTitle(recs)
+	page.Title = p.Record.Title
+	if page.Title == "" {
+		page.Title = recordsTitle(recs)
+	}
+	page.About = about(recs, p.Drawn, p.Record, len(p.Files) > 0)
 	page.Lead, page.Files, page.Caveats = p.Lead, p.Files, caveats(recs)
 	page.TOC = page.contents()
 	return pageTemplate.Execute(w, page)
@@ -70,48 +80,6 @@ func (page *htmlPage) contents() []htmlTOC {
 		add(&page.Sections[i].ID, page.Sections[i].Title)
 	}
 	return toc
-}
-
-// pageTitle names the page's studies (manydb profile's counted apart)
-// and the days they ran.
-func pageTitle(recs []results.Record) string {
-	var studies, profiles, days []string
-	measured := map[string]bool{}
-	for _, r := range recs {
-		if r.Phase != job.PhaseProfile && r.Phase != job.PhaseEnv && r.Phase != job.PhaseEnd {
-			measured[r.Study] = true
-		}
-	}
-	for _, r := range recs {
-		switch {
-		case r.Study == "":
-			continue
-		case measured[r.Study] && !slices.Contains(studies, r.Study):
-			studies = append(studies, r.Study)
-		case !measured[r.Study] && !slices.Contains(profiles, r.Study):
-			profiles = append(profiles, r.Study)
-		}
-		if !r.Started.IsZero() {
-			if d := r.Started.UTC().Format("2006-01-02"); !slices.Contains(days, d) {
-				days = append(days, d)
-			}
-		}
-	}
-	slices.Sort(days)
-	what := fmt.Sprintf("%d studies", len(studies))
-	if len(studies) == 1 {
-		what = "study " + studies[0]
-	}
-	if len(profiles) > 0 {
-		what += fmt.Sprintf(" and %d create profiles", len(profiles))
-	}
-	switch len(days) {
-	case 0:
-		return "manydb report: " + what
-	case 1:
-		return fmt.Sprintf("manydb report: %s, %s", what, days[0])
-	}
-	return fmt.Sprintf("manydb report: %s, %s to %s", what, days[0], days[len(days)-1])
 }
 
 // caveats says, per study, what its figures rest on: its stores, its warm

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"manydb/internal/job"
+	"manydb/internal/results"
 )
 
 // TestPageLeadsWithItsAnswer: the page's title names its study and day,
@@ -23,7 +26,9 @@ func TestPageLeadsWithItsAnswer(t *testing.T) {
 	}
 	page := b.String()
 	for _, want := range []string{
-		"<title>manydb report: study a, 2026-12-04</title>",
+		"<title>Create and open of sqlite at 100 stores (2026-12-04)</title>",
+		"Measured by manydb of no recorded commit; drawn by manydb of unknown version.",
+		`<a href="#caveats">raw records</a>`,
 		`<section id="answer">`, "<h2>The answer</h2>", "It is bbolt.", "<td>bbolt</td>", "<li>Not covered: x</li>",
 		`<a href="#answer">The answer</a>`, `<a href="#s1">Overview of study a: `, `<section id="s1">`,
 		"Study a: 100 stores per variant; 5 warm runs.",
@@ -43,6 +48,32 @@ func TestPageLeadsWithItsAnswer(t *testing.T) {
 		}
 		if !strings.Contains(page, id) {
 			t.Errorf("the contents link s%d, which no section is", i)
+		}
+	}
+}
+
+// TestPageNamesItsRecord: written into a record directory, the page takes
+// its title from the record, links its README and tables, and names the
+// machine, the commit that measured and the one that drew.
+func TestPageNamesItsRecord(t *testing.T) {
+	recs := synthStudy("a", 2, 1, 1)
+	env := results.Record{Schema: results.Schema, Study: "a", Phase: job.PhaseEnv, Status: results.StatusOK,
+		Env: map[string]string{"host": "vm", "cpu": "AMD EPYC", "cores": "2", "memory_kb": "24683792", "kernel": "6.18", "manydb": "b07d55b"}}
+	recs = append([]results.Record{env}, recs...)
+	rec := Record{Title: "Past one process", Links: []Link{{Name: "README", Href: "README.md"}, {Name: "tables", Href: "tables.md"}}}
+	var b bytes.Buffer
+	if err := WritePage(&b, recs, Page{Record: rec, Drawn: "abc1234"}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		"<title>Past one process</title>", "<h1>Past one process</h1>",
+		"Machine: host vm, AMD EPYC, 2 cores, 24 GiB, Linux 6.18.",
+		"Measured by manydb b07d55b; drawn by manydb abc1234.",
+		`<a href="README.md">README</a> · <a href="tables.md">tables</a>.`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
 		}
 	}
 }
