@@ -37,7 +37,7 @@ func decisionCharts(o *overview) ([]htmlChart, error) {
 		withP99 := i+1 < len(o.figs) && joinsAbove(o, i+1)
 		var rows []dotRow
 		for _, r := range o.rows {
-			if math.IsNaN(r.cells[i].value) {
+			if math.IsNaN(r.cells[i].value) || outsideDomain(r.cells[i].value, f.unit) {
 				continue
 			}
 			row := dotRow{label: r.label, color: r.family.color, cell: r.cells[i], p99: math.NaN()}
@@ -46,7 +46,10 @@ func decisionCharts(o *overview) ([]htmlChart, error) {
 			}
 			rows = append(rows, row)
 		}
-		p, height := dotPlot(rows, f.unit)
+		if len(rows) == 0 {
+			continue
+		}
+		p, height, left := dotPlot(rows, f.unit)
 		s, err := svgOf(p, chartWidth, height)
 		if err != nil {
 			return nil, err
@@ -58,6 +61,7 @@ func decisionCharts(o *overview) ([]htmlChart, error) {
 		if f.perRun {
 			title += "; the line: its spread across runs"
 		}
+		title += notDrawn(o, i, left)
 		out = append(out, htmlChart{Title: title, SVG: s})
 	}
 	return out, nil
@@ -69,12 +73,43 @@ func joinsAbove(o *overview, i int) bool {
 	return i > 0 && o.figs[i].statistic == "p99" && o.figs[i].base == o.figs[i-1].name
 }
 
+// outsideDomain tells whether a value of a unit is outside what the
+// figure can be: a memory below zero (a difference of two samples that
+// reads as less than nothing), shown as "≈ 0" and never ranked.
+func outsideDomain(v float64, unit string) bool { return unit == "KB" && v < 0 }
+
+// notDrawn is the end of a dot chart's caption naming the rows of the
+// overview's i-th figure the chart does not draw: those outside the
+// figure's domain ("≈ 0") and those left (at or below zero on a log axis).
+func notDrawn(o *overview, i int, left []dotRow) string {
+	var names []string
+	for _, r := range o.rows {
+		if c := r.cells[i]; outsideDomain(c.value, o.figs[i].unit) {
+			names = append(names, fmt.Sprintf("%s ≈ 0 (measured %s)", r.label, c.text))
+		}
+	}
+	for _, r := range left {
+		names = append(names, r.label+" "+r.cell.text)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return ". Not drawn, not ranked: " + strings.Join(names, "; ")
+}
+
 // dotPlot draws rows as a horizontal dot chart, smallest value at the
 // top: a filled dot for the value in the row's colour, a line for its
 // spread, a ring for its p99. The value axis is logarithmic when the
-// values span more than a decade, else linear from zero. It returns the
-// plot and the height that gives each row the same room.
-func dotPlot(rows []dotRow, unit string) (*plot.Plot, vg.Length) {
+// positive values span more than ten times (logSpan); then the rows at or
+// below zero are not drawn but returned. It returns the plot, the height
+// that gives each row the same room, and the rows left out.
+func dotPlot(rows []dotRow, unit string) (*plot.Plot, vg.Length, []dotRow) {
+	var left []dotRow
+	if spansDecade(dotValues(rows)) {
+		if positive, out := splitPositive(rows); len(positive) > 0 {
+			rows, left = positive, out
+		}
+	}
 	rows = slices.Clone(rows)
 	slices.SortStableFunc(rows, func(a, b dotRow) int { return byValue(a.cell.value, b.cell.value) })
 	n := len(rows)
@@ -112,7 +147,65 @@ func dotPlot(rows []dotRow, unit string) (*plot.Plot, vg.Length) {
 	p.NominalY(names...)
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
 	valueAxis(&p.X, values, unit)
-	return p, vg.Length(rowHeight*n + axisHeight)
+	return p, vg.Length(rowHeight*max(n, 1) + axisHeight), left
+}
+
+// dotValues are the values a dot chart of rows draws: each value, its
+// spread and its p99.
+func dotValues(rows []dotRow) []float64 {
+	var vs []float64
+	for _, r := range rows {
+		vs = append(vs, r.cell.value)
+		if r.cell.spread {
+			vs = append(vs, r.cell.lo, r.cell.hi)
+		}
+		if !math.IsNaN(r.p99) {
+			vs = append(vs, r.p99)
+		}
+	}
+	return vs
+}
+
+// logSpan is how many times the largest positive value of an axis must
+// be the smallest for the axis to be logarithmic.
+const logSpan = 10
+
+// spansDecade tells whether the positive values span more than logSpan
+// times: a log axis shows them.
+func spansDecade(values []float64) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range values {
+		if v > 0 {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	return hi > 0 && hi/lo > logSpan
+}
+
+// splitPositive parts rows into those whose value is above zero, their
+// spread and p99 cut to the positive (a spread down to zero or below
+// starts at the smallest positive value), and the others.
+func splitPositive(rows []dotRow) (positive, left []dotRow) {
+	lowest := math.Inf(1)
+	for _, v := range dotValues(rows) {
+		if v > 0 {
+			lowest = math.Min(lowest, v)
+		}
+	}
+	for _, r := range rows {
+		if r.cell.value <= 0 {
+			left = append(left, r)
+			continue
+		}
+		if r.cell.spread && r.cell.lo <= 0 {
+			r.cell.lo = lowest
+		}
+		if r.p99 <= 0 {
+			r.p99 = math.NaN()
+		}
+		positive = append(positive, r)
+	}
+	return positive, left
 }
 
 // glyphs is a scatter of points, each in its own colour.
@@ -129,7 +222,7 @@ func glyphs(pts plotter.XYs, colors []color.NRGBA, shape draw.GlyphDrawer) *plot
 // from zero; its ticks read naturally (naturalTicks).
 func valueAxis(a *plot.Axis, values []float64, unit string) {
 	lo, hi := slices.Min(values), slices.Max(values)
-	if lo > 0 && hi/lo >= 20 {
+	if lo > 0 && spansDecade(values) {
 		logAxis(a, values, unit)
 		return
 	}

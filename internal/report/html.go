@@ -190,7 +190,11 @@ func overviewHTML(o *overview) (htmlOverview, error) {
 	for _, r := range o.rows {
 		hr := htmlOverviewRow{Label: r.label, Family: r.family.name, Color: hex(r.family.color)}
 		for i, c := range r.cells {
-			hr.Cells = append(hr.Cells, htmlCell{Text: c.text, Spread: c.spreadText(o.figs[i].unit), Sort: sortValue(c.value)})
+			hc := htmlCell{Text: c.text, Spread: c.spreadText(o.figs[i].unit), Sort: sortValue(c.value)}
+			if outsideDomain(c.value, o.figs[i].unit) {
+				hc = htmlCell{Text: "≈ 0", Spread: "measured " + c.text + ", not ranked"}
+			}
+			hr.Cells = append(hr.Cells, hc)
 		}
 		ho.Rows = append(ho.Rows, hr)
 	}
