@@ -9,6 +9,10 @@ import (
 	"manydb/internal/results"
 )
 
+// A Link is a file the page links: its name and its address from the
+// page (a raw records file, the record's README or tables).
+type Link struct{ Name, Href string }
+
 // Record is the record directory a page is written into, when it is one:
 // its title (the heading of its README) and links to its README and
 // tables, which the page shows under its title.

@@ -152,10 +152,16 @@ func buildPage(recs []results.Record) (htmlPage, error) {
 		if !t.served {
 			continue
 		}
-		charts, err := serveCharts(t)
+		marks, agents := serveMarks(t)
+		charts, err := frontierCharts(marks, "p99 latency", fmt.Sprintf("p99 latency against memory per agent at %s agents (the worker's peak resident memory over the agents): a dot per variant and pool size; the grey steps, the frontier: what no other beats on both. Lower left is better.", thousands(float64(agents))))
 		if err != nil {
 			return page, err
 		}
+		paths, err := serveCharts(t)
+		if err != nil {
+			return page, err
+		}
+		charts = append(charts, paths...)
 		page.Serves = append(page.Serves, htmlServe{Title: "Serve s" + t.title()[1:] + ": p99 latency against memory, per pool size", Charts: charts})
 	}
 	for _, t := range tables {
@@ -206,8 +212,17 @@ func overviewHTML(o *overview) (htmlOverview, error) {
 			ho.Notes = append(ho.Notes, s)
 		}
 	}
-	charts, err := decisionCharts(o)
-	ho.Charts = charts
+	var charts []htmlChart
+	if marks, p99 := overviewMarks(o); len(marks) > 0 {
+		caption := p99 + " against the anonymous memory per open store: a dot per row above; the grey steps, the frontier: what no other beats on both. Lower left is better."
+		front, err := frontierCharts(marks, "p99", caption)
+		if err != nil {
+			return ho, err
+		}
+		charts = front
+	}
+	dots, err := decisionCharts(o)
+	ho.Charts = append(charts, dots...)
 	return ho, err
 }
 

@@ -37,9 +37,6 @@ type LeadTable struct {
 	Rows    [][]string
 }
 
-// A Link is a raw records file: its name and its address from the page.
-type Link struct{ Name, Href string }
-
 // htmlTOC is an entry of the page's table of contents.
 type htmlTOC struct{ ID, Title string }
 
