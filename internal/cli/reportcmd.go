@@ -19,11 +19,17 @@ import (
 const reportSynopsis = `manydb report -o report.html FILE...
 
 Writes one self-contained HTML page from results files (nothing loaded
-from elsewhere; one inline script sorts the overview). It opens with an
-overview per workload: a row per variant with the figures that decide
+from elsewhere; one inline script sorts the overview), readable on a
+phone (a viewport; tables scroll in their own box, charts scale). It
+opens with an overview per workload: a chart of p99 against memory per
+open store on log–log axes, a dot per row named beside it and the
+frontier (what no other beats on both) drawn, one chart per machine;
+and a row per variant with the figures that decide
 (create, open-query-close p50 and p99, cold open, turn, memory per open
 store, space), each with its spread across runs, and a dot chart per
-figure, one colour per engine family. Then per study and setting the
+figure, one colour per engine family (a log axis where the values span
+more than ten times; a value at or below zero, which it cannot show,
+named under it; a memory below zero reads "≈ 0", unranked). Then per study and setting the
 reference table, each timing figure with its spread across runs (the
 range of the per-run values, or a 95 % interval from 6 runs on), the
 distributions per store (CDFs, a panel per engine family), the load during
@@ -31,7 +37,9 @@ the study, the environment of every session that recorded the table, and
 what differed between sessions. Charts are drawn by gonum.org/v1/plot as
 inline SVG. Files from several machines
 (host, CPU, cores, memory) get a column per variant and machine. A serve
-study adds p99 latency and peak memory against the pool size; a sweep
+study adds the same chart of p99 against memory per agent (the worker's
+peak resident memory over the study's agents), a dot per variant and
+pool size, then p99 latency and peak memory against the pool size; a sweep
 (run --stores 100,1000,…) each figure against the number of stores.
 The page's title names what the records are about: written into a
 record directory (a folder with a README.md, as make results writes), the

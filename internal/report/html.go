@@ -53,8 +53,8 @@ func titleOf(title string) func(*table) string { return func(*table) string { re
 // servePlot draws one serve figure (what, in unit) against the pool size,
 // a line per variant; nil when the table has no serve records. The pool
 // axis is logarithmic over pool + 1, so that pools of 0, 100 and 10,000
-// stand apart; the figure's axis is logarithmic when it spans 20× or more
-// (valueAxis).
+// stand apart; the figure's axis is logarithmic when it spans more than
+// ten times (valueAxis).
 func servePlot(what, unit string, y func(s *results.Serve) float64) func(t *table) (*plot.Plot, error) {
 	return func(t *table) (*plot.Plot, error) {
 		var lines []any

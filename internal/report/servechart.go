@@ -26,8 +26,8 @@ type htmlServe struct {
 // serveCharts draws a serve table's decision chart: each column's p99
 // latency against the peak resident memory of its worker, one line per
 // column through its pool sizes in order (its path as the pool grows),
-// in its family's colour, each axis logarithmic where its values span 20×
-// or more (valueAxis).
+// in its family's colour, each axis logarithmic where its values span
+// more than ten times (valueAxis).
 func serveCharts(t *table) ([]htmlChart, error) {
 	var lines []any
 	var xs, ys []float64
