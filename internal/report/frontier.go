@@ -94,7 +94,7 @@ func overviewMarks(o *overview) ([]mark, string) {
 // frontierChart draws marks as ann-benchmarks draws its answers: p99
 // against memory per agent, both axes logarithmic, a dot per mark in its
 // family's colour named beside it, and the frontier (the marks no other
-// beats on both) as a step line; the marks at or below zero, which a log
+// beats on both) as a grey line through them; the marks at or below zero, which a log
 // axis cannot show, are named in the caption. ok is false with fewer than
 // two marks to draw.
 func frontierChart(marks []mark, what, caption string) (htmlChart, bool, error) {
@@ -109,7 +109,7 @@ func frontierChart(marks []mark, what, caption string) (htmlChart, bool, error) 
 	grid := plotter.NewGrid()
 	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xdd}, color.Gray{0xdd}
 	p.Add(grid)
-	step, err := plotter.NewLine(frontierSteps(drawn))
+	step, err := plotter.NewLine(frontierPoints(drawn))
 	if err != nil {
 		return htmlChart{}, false, fmt.Errorf("frontier chart: %w", err)
 	}
@@ -152,23 +152,18 @@ func splitMarks(marks []mark) (drawn, left []mark) {
 	return drawn, left
 }
 
-// frontierSteps is the frontier of marks as a step line from the least
-// memory: each mark with a lower p99 than every mark of less memory, and
-// between two of them the corner that no mark below it beats.
-func frontierSteps(marks []mark) plotter.XYs {
+// frontierPoints is the frontier of marks from the least memory, the
+// line ann-benchmarks draws through them: each mark with a lower p99 than
+// every mark of less memory.
+func frontierPoints(marks []mark) plotter.XYs {
 	sorted := slices.Clone(marks)
 	slices.SortFunc(sorted, func(a, b mark) int { return cmp.Or(cmp.Compare(a.kb, b.kb), cmp.Compare(a.ms, b.ms)) })
 	var pts plotter.XYs
 	best := math.Inf(1)
 	for _, m := range sorted {
-		if m.ms >= best {
-			continue
+		if m.ms < best {
+			pts, best = append(pts, plotter.XY{X: m.kb, Y: m.ms}), m.ms
 		}
-		if len(pts) > 0 {
-			pts = append(pts, plotter.XY{X: m.kb, Y: best})
-		}
-		pts = append(pts, plotter.XY{X: m.kb, Y: m.ms})
-		best = m.ms
 	}
 	return pts
 }

@@ -7,13 +7,13 @@ import (
 	"gonum.org/v1/plot/plotter"
 )
 
-// TestFrontierSteps: the frontier runs through the marks no other beats
-// on both memory and p99, from the least memory, with a corner between
-// two of them; a mark beaten on both is not on it.
-func TestFrontierSteps(t *testing.T) {
+// TestFrontierPoints: the frontier runs through the marks no other beats
+// on both memory and p99, from the least memory; a mark beaten on both is
+// not on it.
+func TestFrontierPoints(t *testing.T) {
 	marks := []mark{{label: "c", kb: 100, ms: 1}, {label: "a", kb: 10, ms: 5}, {label: "beaten", kb: 50, ms: 6}, {label: "b", kb: 20, ms: 2}}
-	got := frontierSteps(marks)
-	want := plotter.XYs{{X: 10, Y: 5}, {X: 20, Y: 5}, {X: 20, Y: 2}, {X: 100, Y: 2}, {X: 100, Y: 1}}
+	got := frontierPoints(marks)
+	want := plotter.XYs{{X: 10, Y: 5}, {X: 20, Y: 2}, {X: 100, Y: 1}}
 	if len(got) != len(want) {
 		t.Fatalf("frontier %v, want %v", got, want)
 	}

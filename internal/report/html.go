@@ -153,7 +153,7 @@ func buildPage(recs []results.Record) (htmlPage, error) {
 			continue
 		}
 		marks, agents := serveMarks(t)
-		charts, err := frontierCharts(marks, "p99 latency", fmt.Sprintf("p99 latency against memory per agent at %s agents (the worker's peak resident memory over the agents): a dot per variant and pool size; the grey steps, the frontier: what no other beats on both. Lower left is better.", thousands(float64(agents))))
+		charts, err := frontierCharts(marks, "p99 latency", fmt.Sprintf("p99 latency against memory per agent at %s agents (the worker's peak resident memory over the agents): a dot per variant and pool size; the grey line, the frontier: what no other beats on both. Lower left is better.", thousands(float64(agents))))
 		if err != nil {
 			return page, err
 		}
@@ -214,7 +214,7 @@ func overviewHTML(o *overview) (htmlOverview, error) {
 	}
 	var charts []htmlChart
 	if marks, p99 := overviewMarks(o); len(marks) > 0 {
-		caption := p99 + " against the anonymous memory per open store: a dot per row above; the grey steps, the frontier: what no other beats on both. Lower left is better."
+		caption := p99 + " against the anonymous memory per open store: a dot per row above; the grey line, the frontier: what no other beats on both. Lower left is better."
 		front, err := frontierCharts(marks, "p99", caption)
 		if err != nil {
 			return ho, err
@@ -422,6 +422,7 @@ figcaption{font-size:.9em;max-width:36em}
 dl{font-size:.85em}
 #answer li,#answer p{overflow-wrap:anywhere}
 #answer table{font-size:.9em}
+#answer .scroll td:first-child,#answer .scroll th:first-child{min-width:0}
 table.overview td.long{max-width:10em}
 table.overview{font-size:.92em}
 @media print{section{page-break-before:always}}
