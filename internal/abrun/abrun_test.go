@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +47,8 @@ func (s *synthetic) measure(_ context.Context, n int, side Side) (Values, error)
 	s.clock = s.clock.Add(s.step)
 	s.calls = append(s.calls, side.Name)
 	v := Values{}
-	for fig, base := range s.base {
+	for _, fig := range slices.Sorted(maps.Keys(s.base)) { // one order: the same draws each run
+		base := s.base[fig]
 		x := base * math.Exp(s.rng.NormFloat64()*s.noise)
 		if side.Name == "B" && s.effect[fig] != 0 {
 			x *= s.effect[fig]
