@@ -25,7 +25,16 @@ import (
 
 // InstallDir is where scripts/fetch-postgres.sh puts the server's
 // programs, relative to the repository's root.
-const InstallDir = "third_party/postgres/pgserver/pginstall/bin"
+const InstallDir = installRoot + "/pgserver/pginstall/bin"
+
+// installRoot is the directory scripts/fetch-postgres.sh installs into,
+// relative to the repository's root.
+const installRoot = "third_party/postgres"
+
+// VectorsFile is where scripts/fetch-postgres.sh's probe says whether
+// pgvector runs on this machine's CPU, "ok" or why not, relative to the
+// repository's root.
+const VectorsFile = installRoot + "/VECTORS"
 
 // Role is the superuser initdb makes, the role manydb connects as.
 const Role = "manydb"
@@ -284,6 +293,29 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
+}
+
+// NoVectors says why pgvector's embeddings cannot work on this machine
+// with the server installed in bin (as Find returns it), as the probe of
+// scripts/fetch-postgres.sh found (a vector.so built for instructions
+// this CPU lacks: its backends die by SIGILL); "" when they work, or when
+// no probe ran (an install from before the probe: make build runs it).
+func NoVectors(bin string) string {
+	root, ok := strings.CutSuffix(filepath.Clean(bin), filepath.FromSlash(InstallDir))
+	if !ok {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(root, VectorsFile))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return ""
+	case err != nil:
+		return fmt.Sprintf("the pgvector probe's result is unreadable: %v", err)
+	}
+	if why := strings.TrimSpace(string(b)); why != "ok" {
+		return why
+	}
+	return ""
 }
 
 // Find returns the directory of the server's programs that

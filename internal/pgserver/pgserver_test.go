@@ -212,3 +212,29 @@ func TestStartWithARelativeDirectory(t *testing.T) {
 		t.Errorf("the server's directory is still there after Stop: %v", err)
 	}
 }
+
+// TestNoVectorsReadsTheProbe: NoVectors gives the reason
+// scripts/fetch-postgres.sh's probe wrote next to the install, and ""
+// when the probe found pgvector working or did not run.
+func TestNoVectorsReadsTheProbe(t *testing.T) {
+	root := t.TempDir()
+	bin := filepath.Join(root, InstallDir)
+	probe := filepath.Join(root, VectorsFile)
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := NoVectors(bin); got != "" {
+		t.Errorf("no probe: NoVectors %q, want \"\"", got)
+	}
+	for content, want := range map[string]string{"ok\n": "", "the CPU lacks AVX-512\n": "the CPU lacks AVX-512"} {
+		if err := os.WriteFile(probe, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := NoVectors(bin); got != want {
+			t.Errorf("probe %q: NoVectors %q, want %q", content, got, want)
+		}
+	}
+	if got := NoVectors(root); got != "" {
+		t.Errorf("a directory that is not an install: NoVectors %q, want \"\"", got)
+	}
+}
