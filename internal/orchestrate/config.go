@@ -68,9 +68,10 @@ type Config struct {
 	// whose stores live in a server, instead of one manydb starts in the
 	// root (pgserver.UserServer).
 	Postgres string
-	// serverNoVectors, set by Validate, says why the user's server cannot
-	// keep embeddings (no pgvector): under --dims the server's variants
-	// are n/a with it.
+	// serverNoVectors, set by Validate, says why the server cannot keep
+	// embeddings (the user's has no pgvector, or manydb's own pgvector
+	// cannot run on this CPU: pgserver.NoVectors): under --dims the
+	// server's variants are n/a with it.
 	serverNoVectors string
 	MaxLoad         float64       // wait before each phase until the gate lets it start (0: don't wait)
 	Gate            Gate          // what the wait waits for: load1 < MaxLoad, or a quiet machine ("": GateLoad)

@@ -170,8 +170,9 @@ func exists(path string) bool {
 
 // checkServer checks the run's server before anything is made: the
 // socket path of manydb's own, or that the user's (--postgres) can hold
-// the study; a user's server without pgvector makes the server's
-// variants n/a when the notes have embeddings (serverNoVectors).
+// the study; a user's server without pgvector, or manydb's own whose
+// pgvector cannot run on this CPU, makes the server's variants n/a when
+// the notes have embeddings (serverNoVectors).
 func (c *Config) checkServer() error {
 	switch {
 	case c.Postgres != "" && !c.needsServer():
@@ -181,6 +182,9 @@ func (c *Config) checkServer() error {
 	case c.Postgres == "":
 		if err := pgserver.CheckSocketPath(filepath.Join(c.Root, ServerDirName)); err != nil {
 			return &job.InputError{Msg: err.Error()}
+		}
+		if bin, ok := pgserver.Find(c.BinDir); ok && c.Workload.Dims > 0 {
+			c.serverNoVectors = pgserver.NoVectors(bin)
 		}
 		return nil
 	}

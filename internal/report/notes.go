@@ -191,7 +191,7 @@ func (t *table) notApplicable() naReasons {
 		case c.layout == job.LayoutPerAgent && fam.NoPerAgent[c.variant] != "":
 			na.perAgent.add(fam.NoPerAgent[c.variant], v)
 		case t.dims > 0 && fam.Server != "" && set.NotApplicable(fam, c.variant) == "" && c.naWhy != "":
-			na.vectors.add(c.naWhy, v) // the record's: the user's server has no pgvector
+			na.vectors.add(c.naWhy, v) // the record's: the server's pgvector is missing or cannot run here
 		case c.layout == job.LayoutShared && set.NotApplicable(fam, c.variant) == "":
 			na.shared.add(c.naWhy, v) // not the setting: the layout
 		case set.WAL && fam.NoWAL[c.variant] != "":

@@ -1,0 +1,44 @@
+package orchestrate
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"manydb/internal/engine"
+	"manydb/internal/job"
+	"manydb/internal/pgserver"
+	"manydb/internal/settings"
+)
+
+// TestOwnServerWithoutVectors: with embeddings, manydb's own server whose
+// pgvector cannot run on this CPU (scripts/fetch-postgres.sh's probe,
+// pgserver.NoVectors) makes the server's variants n/a with the probe's
+// reason, and no other; a probe that found pgvector working, none.
+func TestOwnServerWithoutVectors(t *testing.T) {
+	for probe, want := range map[string]string{"the CPU lacks AVX-512\n": "the CPU lacks AVX-512", "ok\n": ""} {
+		c := fakeConfig(t, "fake", "fake_slow")
+		c.Catalog = []engine.Family{{Binary: "worker-fake", Variants: []string{"fake"}, Cgo: true},
+			{Binary: "worker-fake", Variants: []string{"fake_slow"}, Cgo: true, Server: "postgres"}}
+		c.Workload.Dims = 16
+		repo := filepath.Dir(c.BinDir)
+		if err := os.MkdirAll(filepath.Join(repo, pgserver.InstallDir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, pgserver.InstallDir, "postgres"), nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, pgserver.VectorsFile), []byte(probe), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.checkServer(); err != nil {
+			t.Fatal(err)
+		}
+		def, _ := settings.Lookup("default")
+		for v, want := range map[string]string{"fake": "", "fake_slow": want} {
+			if got := c.notApplicable(where{set: def, layout: job.LayoutPerAgent, v: v}); got != want {
+				t.Errorf("probe %q: %s n/a %q, want %q", probe, v, got, want)
+			}
+		}
+	}
+}
