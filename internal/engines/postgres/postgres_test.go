@@ -17,10 +17,12 @@ import (
 )
 
 // server is the tests' PostgreSQL server, started by TestMain when the
-// server is installed; skip says why not.
+// server is installed; skip says why not, and noVectors why pgvector
+// cannot run on this machine (pgserver.NoVectors).
 type testServer struct {
-	s    *pgserver.Server
-	skip string
+	s         *pgserver.Server
+	skip      string
+	noVectors string
 }
 
 // startServer starts a server in a new directory its user can reach.
@@ -42,7 +44,7 @@ func startServer() (testServer, func()) {
 		fmt.Fprintln(os.Stderr, "start PostgreSQL:", err)
 		os.Exit(1)
 	}
-	return testServer{s: s}, func() { s.Stop(); os.RemoveAll(root) }
+	return testServer{s: s, noVectors: pgserver.NoVectors(bin)}, func() { s.Stop(); os.RemoveAll(root) }
 }
 
 var srv testServer
@@ -70,6 +72,24 @@ func variant(t *testing.T, db string) (*Variant, string) {
 	return v, dsn
 }
 
+// vectorVariant is variant for a test with embeddings: it skips t when
+// scripts/fetch-postgres.sh's probe found that pgvector cannot run on
+// this machine's CPU, where a backend that ran it would die and put the
+// server the other tests use in recovery.
+func vectorVariant(t *testing.T, db string) (*Variant, string) {
+	t.Helper()
+	skipNoVectors(t)
+	return variant(t, db)
+}
+
+// skipNoVectors skips t when pgvector cannot run on this machine's CPU.
+func skipNoVectors(t *testing.T) {
+	t.Helper()
+	if srv.noVectors != "" {
+		t.Skip("embeddings are n/a on this machine: " + srv.noVectors)
+	}
+}
+
 func TestEndToEnd(t *testing.T) {
 	v, dsn := variant(t, "end_to_end")
 	enginetest.Run(t, enginetest.Case{Variant: v, Server: dsn, Files: []string{"base/N/N"}, Versions: []string{"postgres", "pgvector"}})
@@ -82,13 +102,13 @@ func TestShared(t *testing.T) {
 }
 
 func TestVectors(t *testing.T) {
-	v, _ := variant(t, "vectors")
+	v, _ := vectorVariant(t, "vectors")
 	defer v.CloseVariant()
 	enginetest.CheckVectors(t, v, 0.9)
 }
 
 func TestSharedVectors(t *testing.T) {
-	v, _ := variant(t, "shared_vectors")
+	v, _ := vectorVariant(t, "shared_vectors")
 	defer v.CloseVariant()
 	enginetest.CheckSharedVectors(t, v)
 }
@@ -122,7 +142,7 @@ func TestPartitionShared(t *testing.T) {
 }
 
 func TestPartitionSharedVectors(t *testing.T) {
-	v, _ := variant(t, "partition_vectors")
+	v, _ := vectorVariant(t, "partition_vectors")
 	v.id = IDPartition
 	defer v.CloseVariant()
 	enginetest.CheckSharedVectors(t, v)
@@ -185,6 +205,7 @@ func TestIterativeScanFindsKRows(t *testing.T) {
 	if srv.s == nil {
 		t.Skip(srv.skip)
 	}
+	skipNoVectors(t)
 	spec := workload.Spec{Name: "custom", Objects: 300, TextLen: 20, Dims: 16, TopicPool: 2}
 	const agents = 60
 	dir, partDir := t.TempDir(), t.TempDir()
