@@ -83,6 +83,7 @@ build:
 	@./scripts/fetch-objectbox.sh
 	@./scripts/fetch-postgres.sh
 	@./scripts/fetch-minilm.sh
+	@./scripts/fetch-data.sh
 	@./scripts/ensure-strace.sh
 	@./scripts/ensure-allocators.sh
 	@./scripts/ensure-sqlite-dev.sh

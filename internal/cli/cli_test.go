@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,6 +103,13 @@ func TestBadCommandLines(t *testing.T) {
 	os.WriteFile(bad, []byte("{\"schema\":1,\"study\":\"s\",\"variant\":\"v\",\"phase\":\"create\",\"status\":\"n/a\"}\nnot json\n"), 0o644)
 	empty := filepath.Join(dir, "empty.jsonl")
 	os.WriteFile(empty, nil, 0o644)
+	t.Setenv("MANYDB_CACHE", filepath.Join(dir, "cache"))
+	vecs8 := filepath.Join(dir, "eight.fvecs")
+	writeVectors(t, vecs8, 300, 8, 1)
+	nanVecs := filepath.Join(dir, "nan.fvecs")
+	writeVectors(t, nanVecs, 300, 8, float32(math.NaN()))
+	cutNPY := filepath.Join(dir, "cut.npy")
+	os.WriteFile(cutNPY, []byte("\x93NUMPY\x01\x00"), 0o644)
 	tests := []struct {
 		args []string
 		want string
@@ -118,6 +127,13 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"serve", "--engines", "sqlite", "--data", "glove", "--root", filepath.Join(dir, "r")}, `serve: --data "glove": use synthetic`},
 		{[]string{"profile", "--engine", "sqlite", "--data", "glove", "--root", filepath.Join(dir, "r")}, `profile: --data "glove": use synthetic`},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--hold", "6", "--root", filepath.Join(dir, "r")}, "--hold 6"},
+		{[]string{"run", "--engines", "sqlite", "--data", "glove50", "--dims", "50", "--root", filepath.Join(dir, "r"), "--bin", dir}, "is missing: run 'make build'"},
+		{[]string{"run", "--engines", "sqlite", "--data", "glove50", "--dims", "50", "--topic-pool", "5", "--root", filepath.Join(dir, "r")}, "--data glove50 has its own"},
+		{[]string{"run", "--engines", "sqlite", "--data", vecs8, "--dims", "16", "--stores", "5", "--root", filepath.Join(dir, "r")}, "8 dims, --dims asks for 16"},
+		{[]string{"run", "--engines", "sqlite", "--data", vecs8, "--dims", "8", "--stores", "5", "--objects", "400", "--root", filepath.Join(dir, "r")}, "--objects asks for 400"},
+		{[]string{"run", "--engines", "sqlite", "--data", nanVecs, "--dims", "8", "--stores", "5", "--root", filepath.Join(dir, "r")}, "nan.fvecs: vector 1 holds NaN"},
+		{[]string{"run", "--engines", "sqlite", "--data", cutNPY, "--dims", "8", "--stores", "5", "--root", filepath.Join(dir, "r")}, "cut.npy: a cut .npy header"},
+		{[]string{"run", "--engines", "sqlite", "--data", filepath.Join(dir, "none.npy"), "--root", filepath.Join(dir, "r")}, "none.npy"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", foreign}, "not empty and has no .manydb-root marker"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", filepath.Join(dir, "r"), "--bin", dir}, "worker binary"},
 		{[]string{"env", "extra"}, `env: unexpected argument "extra"`},
@@ -184,6 +200,26 @@ func TestBadCommandLines(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r")); !os.IsNotExist(err) {
 		t.Errorf("bad input created the data root %s (%v)", filepath.Join(dir, "r"), err)
+	}
+}
+
+// writeVectors writes n vectors of dims values to a .fvecs file: first
+// the value first, then values of their own.
+func writeVectors(t *testing.T, path string, n, dims int, first float32) {
+	t.Helper()
+	var b []byte
+	for i := range n {
+		b = binary.LittleEndian.AppendUint32(b, uint32(dims))
+		for d := range dims {
+			v := float32(math.Sin(float64(i*dims + d + 1)))
+			if i == 0 && d == 0 {
+				v = first
+			}
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+		}
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

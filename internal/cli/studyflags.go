@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -116,6 +117,9 @@ func (f studyFlags) Validate() error {
 	if err := job.CheckTopics(f.pool, f.spread, f.dims); err != nil {
 		return f.inputError(err.Error())
 	}
+	if err := job.CheckGenerated(f.data, datasource.Synthetic, f.pool, f.spread); err != nil {
+		return f.inputError(err.Error())
+	}
 	if err := job.CheckOversample(f.oversample, f.dims); err != nil {
 		return f.inputError(err.Error())
 	}
@@ -212,6 +216,9 @@ func (f studyFlags) config(ctx context.Context, o Options, objects, textLen int)
 // its records are. A study that ran to its end with failed phases prints
 // its tables too and returns orchestrate.Failed.
 func (f studyFlags) run(ctx context.Context, o Options, cfg orchestrate.Config) error {
+	if err := f.prepareData(o, &cfg); err != nil {
+		return err
+	}
 	id, err := orchestrate.Run(ctx, cfg)
 	var inputErr *job.InputError
 	if errors.As(err, &inputErr) {
@@ -226,6 +233,24 @@ func (f studyFlags) run(ctx context.Context, o Options, cfg orchestrate.Config) 
 	}
 	fmt.Fprintf(o.Stderr, "records of %s %s are in %s\n", f.kind, id, cfg.Out)
 	return err
+}
+
+// prepareData makes the corpus of a data source read from files before
+// the study starts its workers (once: it is kept in datasource.CacheDir),
+// checks that every store can be filled from it, and names it in the
+// study's workload by its version and the SHA-256 of its inputs.
+func (f studyFlags) prepareData(o Options, cfg *orchestrate.Config) error {
+	d, err := datasource.Prepare(datasource.Prep{
+		Spec:       cfg.Workload,
+		Stores:     cfg.Stores,
+		ThirdParty: filepath.Join(f.binDir, "..", "third_party"),
+		Progress:   o.Stderr,
+	})
+	if err != nil {
+		return f.inputError(err.Error())
+	}
+	cfg.Workload.Data = d
+	return nil
 }
 
 // builtVariants returns the variants built in binDir, in catalog order,

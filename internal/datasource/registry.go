@@ -2,6 +2,8 @@ package datasource
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"manydb/internal/workload"
@@ -19,13 +21,29 @@ type Entry struct {
 	// Open loads the source for workload s, once per process; an error
 	// names what could not be read.
 	Open func(s workload.Spec) (Source, error)
+	// Prepare, for a source read from files, makes its corpus once (it
+	// may embed texts for minutes) before a study starts its workers,
+	// and returns the Data the study's jobs name it by; nil for a source
+	// that needs nothing prepared.
+	Prepare func(p Prep) (workload.Data, error)
 }
 
 // Entries is the registry: every data source, the default first.
 func Entries() []Entry {
 	return []Entry{
 		{Name: Synthetic, About: "generated notes of Lorem ipsum and, with --dims, clustered embeddings", Open: openSynthetic},
+		{Name: GloVe50, About: "GloVe 6B's words and their 50-dim vectors, in 100 k-means topics", Open: openPrepared,
+			Prepare: func(p Prep) (workload.Data, error) { return glove.prepare(GloVe50, p) }},
+		{Name: MiniLMWordNet, About: "WordNet 3.0's 117,659 glosses, embedded by all-MiniLM-L6-v2 (384 dims), in its 45 lexicographer files as topics", Open: openPrepared,
+			Prepare: func(p Prep) (workload.Data, error) { return wordNet.prepare(MiniLMWordNet, p) }},
 	}
+}
+
+// fileEntry is the entry of a user's file, which --data names by its
+// path (Data.Version holds it).
+func fileEntry(path string) Entry {
+	return Entry{Name: fileSource, About: "a user's file", Open: openPrepared,
+		Prepare: func(p Prep) (workload.Data, error) { return userFile(path).prepare(fileSource, p) }}
 }
 
 // Names returns the registry's names, in its order.
@@ -43,7 +61,8 @@ func Help() string {
 	for _, e := range Entries() {
 		parts = append(parts, e.Name+" ("+e.About+")")
 	}
-	return "where the notes come from: " + strings.Join(parts, "; ")
+	return "where the notes come from: " + strings.Join(parts, "; ") +
+		"; or a file of your own: texts as .jsonl ({\"text\": …, \"topic\" or \"agent\": …} a line, embedded by all-MiniLM-L6-v2), vectors as .npy (float32) or .fvecs"
 }
 
 // Name is the name of the source d names: Synthetic for the zero Data.
@@ -68,6 +87,16 @@ func Lookup(name string) (Entry, error) {
 // Choose returns what a workload holds (workload.Spec.Data) for the
 // source named name: the zero Data for Synthetic.
 func Choose(name string) (workload.Data, error) {
+	if IsFile(name) {
+		abs, err := filepath.Abs(name)
+		if err != nil {
+			return workload.Data{}, fmt.Errorf("--data %q: %w", name, err)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return workload.Data{}, fmt.Errorf("--data %q: %w", name, err)
+		}
+		return workload.Data{Name: fileSource, Version: abs}, nil
+	}
 	if _, err := Lookup(name); err != nil {
 		return workload.Data{}, err
 	}
@@ -80,11 +109,35 @@ func Choose(name string) (workload.Data, error) {
 // Open loads the source workload s names. A workload with embeddings
 // (Dims > 0) needs a source with them (Vectors).
 func Open(s workload.Spec) (Source, error) {
-	e, err := Lookup(Name(s.Data))
+	e, err := entryOf(s.Data)
 	if err != nil {
 		return nil, err
 	}
 	return e.load(s)
+}
+
+// entryOf returns the entry of the source d names.
+func entryOf(d workload.Data) (Entry, error) {
+	if d.Name == fileSource {
+		return fileEntry(d.Version), nil
+	}
+	return Lookup(Name(d))
+}
+
+// Prepare makes the corpus of the source p.Spec.Data names, if it has
+// one to make, and returns the Data the study's jobs are to name it by
+// (with its version and the SHA-256 of its inputs); for the synthetic
+// source, p.Spec.Data as it is.
+func Prepare(p Prep) (workload.Data, error) {
+	e, err := entryOf(p.Spec.Data)
+	if err != nil || e.Prepare == nil {
+		return p.Spec.Data, err
+	}
+	d, err := e.Prepare(p)
+	if err != nil {
+		return d, fmt.Errorf("data source %s: %w", Name(p.Spec.Data), err)
+	}
+	return d, nil
 }
 
 // VectorsOf returns src as a source with embeddings, or an error saying

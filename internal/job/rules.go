@@ -95,6 +95,17 @@ func CheckTopics(pool int, spread float64, dims int) error {
 	return nil
 }
 
+// CheckGenerated checks that the flags that shape the synthetic
+// generator's embeddings (--topic-pool, --note-spread) are not given with
+// another data source (data, --data's value), whose notes they cannot
+// shape.
+func CheckGenerated(data, synthetic string, pool int, spread float64) error {
+	if data != synthetic && (pool > 0 || spread != workload.NoteSpread) {
+		return fmt.Errorf("--topic-pool and --note-spread shape the synthetic embeddings; --data %s has its own", data)
+	}
+	return nil
+}
+
 // CheckQueries checks that the queries can run on notes with embeddings
 // of dims values (0: none).
 func CheckQueries(queries []Query, dims int) error {
