@@ -1,6 +1,7 @@
 package report
 
 import (
+	"manydb/internal/vector"
 	"slices"
 	"strings"
 
@@ -60,6 +61,9 @@ const (
 	FigureOpenQueryCloseP99 FigureName = "open-query-close-p99"
 	FigureKNNP99            FigureName = "knn-p99"
 	FigureRecall            FigureName = "recall"
+	FigureRecallP5          FigureName = "recall-p5"
+	FigureRecallNone        FigureName = "recall-none"
+	FigureKNNShort          FigureName = "knn-short"
 )
 
 // openFigures are the create's figures and the warm open runs'.
@@ -97,9 +101,10 @@ func openFigures() []figure {
 		knn,
 		sameAt(knn, string(FigureKNNP99), "p99", stats.P99, exported),
 		recall,
-		sameAt(recall, "recall-p5", "5th percentile", stats.P5, exported),
+		sameAt(recall, string(FigureRecallP5), "5th percentile", stats.P5, exported),
 		sameAt(recall, "recall-below-50", "share of answers below 50 %", shareBelow(50), exported),
-		{name: "knn-short", label: "knn answers with fewer than 10 ids", unit: "%", phase: job.PhaseOpen, perRun: true, samples: shortAnswers, stat: stats.Mean,
+		sameAt(recall, string(FigureRecallNone), "share of answers that found none of the 10", shareBelow(100.0/vector.K), exported),
+		{name: string(FigureKNNShort), label: "knn answers with fewer than 10 ids", unit: "%", phase: job.PhaseOpen, perRun: true, samples: shortAnswers, stat: stats.Mean,
 			when: made(job.QueryKNN), uses: exported},
 	}
 }

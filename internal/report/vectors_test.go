@@ -69,6 +69,7 @@ func TestVectorTables(t *testing.T) {
 		"| knn recall@10 (mean) | 100 % | 60 % | n/a |",
 		"| same, 5th percentile | 100 % | 9 % | n/a |",
 		"| same, share of answers below 50 % | 0 % | 25 % | n/a |",
+		"| same, share of answers that found none of the 10 | 0 % | 25 % | n/a |",
 		"| knn answers with fewer than 10 ids | 0 % | 25 % | n/a |",
 		"| knn, cold cache (median) | 2.500 ms | 0.500 ms | n/a |",
 		"| Turn: knn for the new note (median) |",
