@@ -258,7 +258,7 @@ func (g *grouping) place(r, env *results.Record) (t *table, col, machine string)
 // table says of it.
 func (t *table) add(col string, c *column, r *results.Record) {
 	t.noteFailure(col, r)
-	t.workload = fmt.Sprintf("%s: %s notes of %d characters per store", r.Workload.Name, thousands(float64(r.Workload.Objects)), r.Workload.TextLen)
+	t.workload = workloadText(r.Workload)
 	t.objects = r.Workload.Objects
 	if r.Workload.Dims > 0 {
 		t.dims = r.Workload.Dims

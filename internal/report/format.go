@@ -113,6 +113,16 @@ func mb(kb float64) string {
 // topicsText says how a workload's embeddings cluster when it is not the
 // default: " (topics drawn from a pool of 100 shared by all agents; σ 0.5
 // around a topic)"; "" for each agent's own topics at the default σ.
+// workloadText names a table's workload: its notes per store and where
+// they come from.
+func workloadText(w workload.Spec) string {
+	if w.Data.Name == "" {
+		return fmt.Sprintf("%s: %s notes of %d characters per store", w.Name, thousands(float64(w.Objects)), w.TextLen)
+	}
+	return fmt.Sprintf("%s: %s notes of at most %d characters per store, from --data %s (%s; inputs' SHA-256 %.12s…)",
+		w.Name, thousands(float64(w.Objects)), w.TextLen, w.Data.Name, w.Data.Version, w.Data.SHA256)
+}
+
 func topicsText(w workload.Spec) string {
 	var parts []string
 	if w.TopicPool > 0 {

@@ -272,3 +272,16 @@ func TestLadderRows(t *testing.T) {
 		t.Error("a study without a ladder shows its rows")
 	}
 }
+
+// TestWorkloadText: a table of real data names the source, its version
+// and its inputs' hash; the synthetic workload reads as before.
+func TestWorkloadText(t *testing.T) {
+	w := workload.Spec{Name: "large", Objects: 1000, TextLen: 300}
+	if got := workloadText(w); got != "large: 1,000 notes of 300 characters per store" {
+		t.Errorf("synthetic: %q", got)
+	}
+	w.Data = workload.Data{Name: "glove50", Version: "GloVe 6B 50d", SHA256: "b61d5fe5957b1a4cff19"}
+	if got := workloadText(w); !strings.Contains(got, "at most 300 characters") || !strings.Contains(got, "--data glove50 (GloVe 6B 50d; inputs' SHA-256 b61d5fe5957b…)") {
+		t.Errorf("glove50: %q", got)
+	}
+}
