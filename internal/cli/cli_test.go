@@ -133,6 +133,7 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"run", "--engines", "sqlite", "--data", vecs8, "--dims", "8", "--stores", "5", "--objects", "400", "--root", filepath.Join(dir, "r")}, "--objects asks for 400"},
 		{[]string{"run", "--engines", "sqlite", "--data", nanVecs, "--dims", "8", "--stores", "5", "--root", filepath.Join(dir, "r")}, "nan.fvecs: vector 1 holds NaN"},
 		{[]string{"run", "--engines", "sqlite", "--data", cutNPY, "--dims", "8", "--stores", "5", "--root", filepath.Join(dir, "r")}, "cut.npy: a cut .npy header"},
+		{[]string{"profile", "--engine", "sqlite", "--data", vecs8, "--root", filepath.Join(dir, "r")}, "profile: data source file: store 1's topics hold"},
 		{[]string{"run", "--engines", "sqlite", "--data", filepath.Join(dir, "none.npy"), "--root", filepath.Join(dir, "r")}, "none.npy"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", foreign}, "not empty and has no .manydb-root marker"},
 		{[]string{"run", "--engines", "sqlite", "--stores", "5", "--root", filepath.Join(dir, "r"), "--bin", dir}, "worker binary"},

@@ -113,6 +113,9 @@ func profileCmd(ctx context.Context, args []string, o Options) error {
 		return err
 	}
 	cfg := opt.config(o)
+	if err := prepareWorkload(o, opt.binDir, &cfg.Workload, max(cfg.Stores, cfg.SyncStores)); err != nil {
+		return &job.InputError{Msg: "profile: " + err.Error()}
+	}
 	if cfg.Strace == "" && cfg.SyncStores > 0 {
 		fmt.Fprintln(o.Stderr, "strace is not installed: the syncs are not counted (run scripts/ensure-strace.sh as root to install it)")
 	}

@@ -235,21 +235,32 @@ func (f studyFlags) run(ctx context.Context, o Options, cfg orchestrate.Config) 
 	return err
 }
 
-// prepareData makes the corpus of a data source read from files before
-// the study starts its workers (once: it is kept in datasource.CacheDir),
-// checks that every store can be filled from it, and names it in the
-// study's workload by its version and the SHA-256 of its inputs.
+// prepareData makes the corpus of the study's data source: see
+// prepareWorkload.
 func (f studyFlags) prepareData(o Options, cfg *orchestrate.Config) error {
+	if err := prepareWorkload(o, f.binDir, &cfg.Workload, cfg.Stores); err != nil {
+		return f.inputError(err.Error())
+	}
+	return nil
+}
+
+// prepareWorkload makes the corpus of a data source read from files
+// before a study starts its workers (once: it is kept in
+// datasource.CacheDir), checks that each of stores stores can be filled
+// from it, and names it in wl by its version and the SHA-256 of its
+// inputs. Its files are in third_party beside binDir, as make build puts
+// them.
+func prepareWorkload(o Options, binDir string, wl *workload.Spec, stores int) error {
 	d, err := datasource.Prepare(datasource.Prep{
-		Spec:       cfg.Workload,
-		Stores:     cfg.Stores,
-		ThirdParty: filepath.Join(f.binDir, "..", "third_party"),
+		Spec:       *wl,
+		Stores:     stores,
+		ThirdParty: filepath.Join(binDir, "..", "third_party"),
 		Progress:   o.Stderr,
 	})
 	if err != nil {
-		return f.inputError(err.Error())
+		return err
 	}
-	cfg.Workload.Data = d
+	wl.Data = d
 	return nil
 }
 
