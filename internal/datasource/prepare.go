@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"manydb/internal/corpus"
 	"manydb/internal/workload"
@@ -71,6 +72,7 @@ func (f files) prepare(name string, p Prep) (workload.Data, error) {
 	if err != nil {
 		return d, err
 	}
+	start, how := time.Now(), "read from"
 	c, byAgent, err := corpus.Load(path, key)
 	if err != nil {
 		if c, byAgent, err = f.make(p); err != nil {
@@ -79,6 +81,11 @@ func (f files) prepare(name string, p Prep) (workload.Data, error) {
 		if err := corpus.Save(path, key, c, byAgent); err != nil {
 			return d, fmt.Errorf("keeping the prepared corpus: %w", err)
 		}
+		how = "made and kept in"
+	}
+	if p.Progress != nil {
+		fmt.Fprintf(p.Progress, "data source %s: %d items of %d dims in %d topics, %s %s in %s\n",
+			name, c.Len(), c.Dims, len(c.TopicNames), how, path, time.Since(start).Round(time.Millisecond))
 	}
 	src, err := newCorpusSource(p.Spec, d, c, byAgent)
 	if err == nil {
