@@ -59,6 +59,7 @@ func cachePath(d workload.Data) (string, error) {
 // key is used as it is. It returns the Data a job names the source by,
 // after checking that p's stores can be filled from it.
 func (f files) prepare(name string, p Prep) (workload.Data, error) {
+	start := time.Now() // hashing the inputs included
 	inputs, err := f.inputs(p)
 	if err != nil {
 		return workload.Data{}, err
@@ -72,7 +73,7 @@ func (f files) prepare(name string, p Prep) (workload.Data, error) {
 	if err != nil {
 		return d, err
 	}
-	start, how := time.Now(), "read from"
+	how := "read from"
 	c, byAgent, err := corpus.Load(path, key)
 	if err != nil {
 		if c, byAgent, err = f.make(p); err != nil {
