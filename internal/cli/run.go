@@ -72,12 +72,15 @@ Layouts (one store per agent, or one for all):
       deleting from a shared index takes seconds an agent.
 
 Vectors (an agent's memory recalled by meaning):
-  --dims D   every note carries an embedding of D float32 values (synthetic,
-      clustered around a few topics per agent, docs/method.md; 384 is a
-      small sentence-embedding model's), kept by each engine's own vector
+  --dims D   every note carries an embedding of D float32 values (with
+      --data synthetic, generated, clustered around a few topics per agent,
+      docs/method.md; 384 is a small sentence-embedding model's; with
+      --data glove50 50, --data minilm-wordnet 384, a file of yours its
+      own: docs/vectors.md), kept by each engine's own vector
       search where it has one (docs/engines.md); obx, without a vector API,
       is n/a. The query knn (--queries count,knn,recent) asks for the 10
-      notes nearest to a query near one of the store's notes; after the
+      notes nearest to a query near one of the store's notes (with real
+      data, a held-out item of the store's topics); after the
       close manydb computes the exact answer and records recall@10 (an
       exact search must reach 1, or the phase fails). A turn recalls
       first (knn for the new note's embedding, recent, append); the hold
