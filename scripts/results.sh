@@ -18,6 +18,10 @@
 #            options and lean's for small stores), RESULTS_VECTOR_STORES
 #            stores (libSQL's default index takes seconds per store: see
 #            docs/vectors.md)
+#   glove    the vectors part on real data: --data glove50 (GloVe 6B's
+#            words, 50 values), otherwise the same
+#   wordnet  the vectors part on --data minilm-wordnet (WordNet 3.0's
+#            glosses embedded by all-MiniLM-L6-v2, 384 values)
 #   layouts  one store per agent or one for all: RESULTS_LAYOUT_ENGINES
 #            in both layouts (--layout per-agent,shared), settings default
 #            and wal (the shared store's journal mode for the stores per
@@ -54,7 +58,7 @@
 #                           run of the shared store evicts its whole file
 #                           before each agent's open, 16.5–17.9 s a run for
 #                           sqlite_capi at 10,000 agents on the 2-core VM)
-#   RESULTS_PARTS           the parts to run now, in order (study,profile,agent,serve,vectors,layouts)
+#   RESULTS_PARTS           the parts to run now, in order (study,profile,agent,serve,vectors,glove,wordnet,layouts)
 #   RESULTS_MAX_LOAD        start a phase only below this load (1; 0: don't wait)
 #   RESULTS_ROOT            data root for the stores (data/results)
 #   RESULTS_TMPFS           tmpfs root of the profile part (/dev/shm/manydb-profile)
@@ -78,7 +82,7 @@ RESULTS_POOLS=${RESULTS_POOLS:-0,1%,10%,100%}
 RESULTS_POOL_TIME=${RESULTS_POOL_TIME:-3m}
 RESULTS_LAYOUT_ENGINES=${RESULTS_LAYOUT_ENGINES:-sqlite_capi,sqlite,libsql_capi,turso,obx_nosync,bbolt,postgres,postgres_part}
 RESULTS_LAYOUT_RUNS=${RESULTS_LAYOUT_RUNS:-2}
-RESULTS_PARTS=${RESULTS_PARTS:-study,profile,agent,serve,vectors,layouts}
+RESULTS_PARTS=${RESULTS_PARTS:-study,profile,agent,serve,vectors,glove,wordnet,layouts}
 export RESULTS_PARTS
 RESULTS_MAX_LOAD=${RESULTS_MAX_LOAD:-1}
 RESULTS_ROOT=${RESULTS_ROOT:-data/results}
@@ -140,6 +144,8 @@ part_cmd() {
 	profile) echo "$MANYDB profile --engine VARIANT --stores $RESULTS_PROFILE_STORES --root $RESULTS_ROOT/profile --tmpfs $RESULTS_TMPFS --out $out" ;;
 	agent) echo "$MANYDB run --engines $RESULTS_ENGINES --queries count,recent,get,scan --turns 2 --cache warm,cold --stores $RESULTS_AGENT_STORES --runs $RESULTS_AGENT_RUNS --hold $agent_hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/agent --out $out" ;;
 	vectors) echo "$MANYDB run --engines $RESULTS_ENGINES --settings $RESULTS_VECTOR_SETTINGS --dims $RESULTS_DIMS --queries count,knn,recent --turns 2 --cache warm,cold --stores $RESULTS_VECTOR_STORES --runs $RESULTS_AGENT_RUNS --hold $vector_hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/vectors --out $out" ;;
+	glove) echo "$MANYDB run --engines $RESULTS_ENGINES --settings $RESULTS_VECTOR_SETTINGS --data glove50 --dims 50 --queries count,knn,recent --turns 2 --cache warm,cold --stores $RESULTS_VECTOR_STORES --runs $RESULTS_AGENT_RUNS --hold $vector_hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/glove --out $out" ;;
+	wordnet) echo "$MANYDB run --engines $RESULTS_ENGINES --settings $RESULTS_VECTOR_SETTINGS --data minilm-wordnet --dims 384 --queries count,knn,recent --turns 2 --cache warm,cold --stores $RESULTS_VECTOR_STORES --runs $RESULTS_AGENT_RUNS --hold $vector_hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/wordnet --out $out" ;;
 	layouts) echo "$MANYDB run --engines $RESULTS_LAYOUT_ENGINES --settings default,wal --layout per-agent,shared --queries count,recent,get --turns 1 --cache warm,cold --stores $RESULTS_STORES --runs $RESULTS_LAYOUT_RUNS --hold $hold --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/layouts --out $out" ;;
 	serve) echo "$MANYDB serve --engines $RESULTS_ENGINES --stores $RESULTS_STORES --requests $RESULTS_REQUESTS --pool $RESULTS_POOLS --pool-time $RESULTS_POOL_TIME --max-load $RESULTS_MAX_LOAD --load-wait 10s --root $RESULTS_ROOT/serve --out $out" ;;
 	esac
@@ -246,12 +252,12 @@ run_part() {
 	compress "$part"
 }
 
-all_parts="study profile agent serve vectors layouts"
+all_parts="study profile agent serve vectors glove wordnet layouts"
 parts=$(echo "$RESULTS_PARTS" | tr , ' ')
 for p in $parts; do
 	case " $all_parts " in
 	*" $p "*) ;;
-	*) die "RESULTS_PARTS: unknown part \"$p\": use study, profile, agent, serve, vectors and layouts" ;;
+	*) die "RESULTS_PARTS: unknown part \"$p\": use study, profile, agent, serve, vectors, glove, wordnet and layouts" ;;
 	esac
 done
 # Every part of one folder is of one code commit: a part of another
