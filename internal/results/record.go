@@ -262,7 +262,13 @@ type Serve struct {
 	Concurrency int     `json:"concurrency"`
 	Zipf        float64 `json:"zipf"`
 	Seed        uint64  `json:"seed"`
-	Rate        float64 `json:"rate,omitempty"` // open loop: requests per second
+	Rate        float64 `json:"rate,omitempty"` // open loop: requests per second offered
+	// AchievedRate is, for the open loop, the recorded requests served
+	// per second of WallS: below Rate when the engine did not keep up.
+	AchievedRate float64 `json:"achieved_rate,omitempty"`
+	// Senders is, for the open loop, how many goroutines it started to
+	// send requests on time (serve.MaxSenders at most).
+	Senders int `json:"senders,omitempty"`
 	// PoolTimeS is the step's time limit (--pool-time), seconds; 0: none.
 	PoolTimeS float64 `json:"pool_time_s,omitempty"`
 	// StoppedEarly says the time limit passed before every request was

@@ -1,8 +1,10 @@
 // Package serve is the load generator of manydb serve: agents' requests
-// drawn from a Zipf distribution, served by G goroutines from a pool of at
-// most P open stores (least recently used closed first; P = 0 opens and
-// closes on every request), one request per store at a time, each
-// request's latency recorded in an HDR histogram. It knows stores only
+// drawn from a Zipf distribution, served by G goroutines (closed loop) or
+// due on a schedule at a given rate (open loop, latency counted from each
+// request's due time) from a pool of at most P open stores (least
+// recently used closed first; P = 0 opens and closes on every request),
+// one request per store at a time, each request's latency recorded in an
+// HDR histogram. It knows stores only
 // through the Open and Turn functions it is given, so tests drive it with
 // a fake engine and the worker with a real one.
 package serve
@@ -33,7 +35,8 @@ type Config struct {
 	Zipf        float64 // Zipf exponent s (> 1)
 	Seed        uint64  // of the agents' sequence
 	// Rate, when positive, makes an open loop: request k is due at
-	// start + k/Rate and its latency counts from then.
+	// start + k/Rate and its latency counts from then; Concurrency is
+	// then the senders it starts with (senders.openLoop).
 	Rate float64
 	// TimeLimit, when positive, bounds the run from the start of the
 	// warm-up: once it has passed no new request starts (those under way
@@ -117,6 +120,18 @@ type Result struct {
 	// when the time limit stopped the run (0 if it passed in the warm-up).
 	Done         int
 	StoppedEarly bool // the time limit passed before every request was served
+	// Senders is the goroutines that sent the recorded requests: the
+	// closed loop's Concurrency, or as many as the open loop started.
+	Senders int
+}
+
+// AchievedRate is the recorded requests served per second of the
+// run's wall time (0 when none were).
+func (r Result) AchievedRate() float64 {
+	if r.Done == 0 || r.Wall <= 0 {
+		return 0
+	}
+	return float64(r.Done) / r.Wall.Seconds()
 }
 
 // Run serves the warm-up and the recorded requests and returns what the
@@ -185,7 +200,7 @@ func run(c Config, f Funcs, warm, recorded []int) (Result, error) {
 	var err error
 	if len(warm) > 0 {
 		var served int
-		if served, err = p.serve(c, f, warm, nil, deadline); err != nil {
+		if served, _, err = p.serve(c, f, warm, nil, deadline); err != nil {
 			return res, errors.Join(err, p.closeAll())
 		}
 		if served < len(warm) {
@@ -197,7 +212,7 @@ func run(c Config, f Funcs, warm, recorded []int) (Result, error) {
 	p.reset()
 	start := time.Now()
 	res.Latency = NewHistogram()
-	res.Done, err = p.serve(c, f, recorded, res.Latency, deadline)
+	res.Done, res.Senders, err = p.serve(c, f, recorded, res.Latency, deadline)
 	res.Wall = time.Since(start)
 	res.StoppedEarly = res.Done < len(recorded)
 	res.Hits, res.Opens, res.Closes, res.MaxOpen = p.hits.Load(), p.opens.Load(), p.closes.Load(), p.maxOpen.Load()
@@ -305,68 +320,156 @@ func (p *pool) put(e *entry) error {
 // serve runs the requests of seq with c's goroutines (closed loop) or
 // schedule (open loop), records their latencies into hist when it is not
 // nil and returns how many were served: all of seq, or fewer when the
-// deadline (unless zero) passed first.
-func (p *pool) serve(c Config, f Funcs, seq []int, hist *hdrhistogram.Histogram, deadline time.Time) (int, error) {
-	hists := make([]*hdrhistogram.Histogram, c.Concurrency)
-	var next, served atomic.Int64
-	var firstErr error
-	var errOnce sync.Once
-	var stop atomic.Bool
-	fail := func(err error) {
-		errOnce.Do(func() { firstErr = err })
-		stop.Store(true)
+// deadline (unless zero) passed first, and the most goroutines that
+// sent requests at once.
+func (p *pool) serve(c Config, f Funcs, seq []int, hist *hdrhistogram.Histogram, deadline time.Time) (int, int, error) {
+	s := newSenders(p, f, seq, hist != nil)
+	if c.Rate > 0 {
+		s.openLoop(c, deadline)
+	} else {
+		s.closedLoop(c.Concurrency, deadline)
 	}
-	start := time.Now()
-	due := func(k int) time.Time { return start.Add(time.Duration(float64(k) / c.Rate * float64(time.Second))) }
-	var wg sync.WaitGroup
-	for g := 0; g < c.Concurrency; g++ {
-		h := NewHistogram()
-		hists[g] = h
-		turn := f.NewTurn()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !stop.Load() {
-				if !deadline.IsZero() && !time.Now().Before(deadline) {
-					return
-				}
-				k := int(next.Add(1) - 1)
-				if k >= len(seq) {
-					return
-				}
-				t0 := time.Now()
-				if c.Rate > 0 {
-					// Open loop: latency counts from when the request was
-					// due, so a queue behind a slow engine is measured.
-					t0 = due(k)
-					if !deadline.IsZero() && !t0.Before(deadline) {
-						return // due after the time limit
-					}
-					if d := time.Until(t0); d > 0 {
-						time.Sleep(d)
-					}
-				}
-				if err := p.request(turn, seq[k]); err != nil {
-					fail(err)
-					return
-				}
-				served.Add(1)
-				if hist != nil {
-					h.RecordValue(max(1, time.Since(t0).Microseconds()))
-				}
-				if f.Done != nil {
-					f.Done()
-				}
-			}
-		}()
-	}
-	wg.Wait()
 	if hist != nil {
-		for _, h := range hists {
+		for _, h := range s.hists {
 			hist.Merge(h)
 		}
 	}
-	return int(served.Load()), firstErr
+	return int(s.served.Load()), len(s.hists), s.err
+}
+
+// senders are the goroutines that send one serve's requests, each with
+// its own turn and histogram.
+type senders struct {
+	p      *pool
+	f      Funcs
+	seq    []int
+	record bool
+	hists  []*hdrhistogram.Histogram // one per goroutine started
+	served atomic.Int64
+	stop   atomic.Bool
+	once   sync.Once
+	err    error         // the first error; stop is set with it
+	failed chan struct{} // closed with the first error
+	wg     sync.WaitGroup
+}
+
+func newSenders(p *pool, f Funcs, seq []int, record bool) *senders {
+	return &senders{p: p, f: f, seq: seq, record: record, failed: make(chan struct{})}
+}
+
+// fail keeps the first error and stops every sender.
+func (s *senders) fail(err error) {
+	s.once.Do(func() {
+		s.err = err
+		s.stop.Store(true)
+		close(s.failed)
+	})
+}
+
+// start starts a goroutine that serves the request indexes next gives
+// (until it gives -1), each request's latency counted from the time due
+// returns for it.
+func (s *senders) start(next func() int, due func(k int) time.Time) {
+	h := NewHistogram()
+	s.hists = append(s.hists, h)
+	turn := s.f.NewTurn()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for k := next(); k >= 0 && !s.stop.Load(); k = next() {
+			t0 := due(k)
+			if err := s.p.request(turn, s.seq[k]); err != nil {
+				s.fail(err)
+				return
+			}
+			s.served.Add(1)
+			if s.record {
+				h.RecordValue(max(1, time.Since(t0).Microseconds()))
+			}
+			if s.f.Done != nil {
+				s.f.Done()
+			}
+		}
+	}()
+}
+
+// handOut waits until request k is due and gives it to an idle
+// sender, or to a new one when every sender is busy. It returns false,
+// handing nothing out, when it is due past the deadline (unless zero) or a
+// request failed.
+func (s *senders) handOut(k int, due func(int) time.Time, deadline time.Time, work chan int, next func() int) bool {
+	t := due(k)
+	if s.stop.Load() || (!deadline.IsZero() && !t.Before(deadline)) {
+		return false
+	}
+	time.Sleep(time.Until(t))
+	select {
+	case work <- k:
+		return true
+	default: // every sender is busy
+	}
+	if len(s.hists) < MaxSenders {
+		s.start(next, due)
+	}
+	select {
+	case work <- k:
+		return true
+	case <-s.failed:
+		return false
+	}
+}
+
+// closedLoop: g goroutines each take the next request when the last one
+// finished, and its latency counts from when it started.
+func (s *senders) closedLoop(g int, deadline time.Time) {
+	var taken atomic.Int64
+	next := func() int {
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
+			return -1
+		}
+		if k := int(taken.Add(1) - 1); k < len(s.seq) {
+			return k
+		}
+		return -1
+	}
+	now := func(int) time.Time { return time.Now() }
+	for range g {
+		s.start(next, now)
+	}
+	s.wg.Wait()
+}
+
+// MaxSenders is the most goroutines an open loop starts: past it a
+// request due waits for one to be free (its latency still counts from
+// its due time).
+const MaxSenders = 1000
+
+// openLoop: request k is due at start + k/Rate. One goroutine keeps the
+// schedule and hands each request, when due, to an idle sender; when
+// none is idle it starts another (up to MaxSenders, beginning with
+// c.Concurrency), so a stalled engine does not hold back the requests
+// due after its stall. A request's latency counts from its due time
+// (no coordinated omission). No request is due after the deadline.
+func (s *senders) openLoop(c Config, deadline time.Time) {
+	start := time.Now()
+	due := func(k int) time.Time { return start.Add(time.Duration(float64(k) / c.Rate * float64(time.Second))) }
+	work := make(chan int)
+	next := func() int {
+		if k, ok := <-work; ok {
+			return k
+		}
+		return -1
+	}
+	for range min(c.Concurrency, MaxSenders) {
+		s.start(next, due)
+	}
+	for k := range s.seq {
+		if !s.handOut(k, due, deadline, work, next) {
+			break
+		}
+	}
+	close(work)
+	s.wg.Wait()
 }
 
 // request serves one request on store i: wait for the store, take it from

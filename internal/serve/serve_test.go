@@ -37,6 +37,37 @@ type fakeEngine struct {
 	sleep         time.Duration
 	mu            sync.Mutex
 	log           []string
+	// stall, when set, stalls the whole engine once (stall.hold).
+	stall *stall
+}
+
+// stall stops every request of an engine for a while, as a checkpoint
+// or a global lock would: the request that arrives at it holds the gate
+// shut for its length, and the others wait at the gate.
+type stall struct {
+	at       int64         // the arrival (1, 2, …) that stalls the engine
+	length   time.Duration // how long it stays stalled
+	arrivals atomic.Int64
+	on       atomic.Bool
+	during   atomic.Int64 // requests that arrived while it was stalled
+	gate     sync.RWMutex
+}
+
+// hold is one request's pass through the stalled engine's gate.
+func (s *stall) hold() {
+	if n := s.arrivals.Add(1); n == s.at {
+		s.gate.Lock()
+		s.on.Store(true)
+		time.Sleep(s.length)
+		s.on.Store(false)
+		s.gate.Unlock()
+		return
+	}
+	if s.on.Load() {
+		s.during.Add(1)
+	}
+	s.gate.RLock()
+	s.gate.RUnlock()
 }
 
 func newFake(stores int) *fakeEngine { return &fakeEngine{inUse: make([]atomic.Int32, stores)} }
@@ -57,6 +88,9 @@ func (e *fakeEngine) funcs() Funcs {
 			return func(i int, s engine.Store) error {
 				if e.inUse[i].Add(1) > 1 {
 					e.overlap.Store(true)
+				}
+				if e.stall != nil {
+					e.stall.hold()
 				}
 				time.Sleep(e.sleep)
 				e.inUse[i].Add(-1)
@@ -226,5 +260,69 @@ func TestTimeLimit(t *testing.T) {
 	}
 	if err := (Config{Stores: 1, Requests: 1, Concurrency: 1, Zipf: 1.1, TimeLimit: -time.Second}).Validate(); err == nil {
 		t.Error("a negative time limit was accepted")
+	}
+}
+
+// stalledRun serves 2,000 requests, each on a store of its own (so none
+// waits for another's store), on an engine that stalls for 100 ms at the
+// 100th request, at rate (0: a closed loop of 8 goroutines), and returns
+// the result and the requests that arrived during the stall.
+func stalledRun(t *testing.T, rate float64) (Result, int64) {
+	t.Helper()
+	e := newFake(2000)
+	e.stall = &stall{at: 100, length: 100 * time.Millisecond}
+	c := Config{Stores: 2000, Requests: 2000, Concurrency: 8, Pool: 2000, Zipf: 1.1, Rate: rate}
+	seq := make([]int, c.Requests)
+	for k := range seq {
+		seq[k] = k
+	}
+	res, err := run(c, e.funcs(), nil, seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Done != c.Requests || res.Latency.TotalCount() != int64(c.Requests) {
+		t.Fatalf("rate %g: %d requests done, %d recorded; want %d", rate, res.Done, res.Latency.TotalCount(), c.Requests)
+	}
+	return res, e.stall.during.Load()
+}
+
+// TestStallShowsInTheOpenLoop: an engine that stalls for 100 ms. The
+// closed loop's 8 goroutines all wait in the stall and send nothing
+// meanwhile, so at most 8 of 2,000 requests are slow and its p99 does
+// not see the stall; at 5,000 requests/s about 500 requests fall due
+// during it, each counted from its due time, so the open loop's p99 is
+// at least half the stall.
+func TestStallShowsInTheOpenLoop(t *testing.T) {
+	half := int64(50 * time.Millisecond / time.Microsecond)
+	closed, _ := stalledRun(t, 0)
+	if p99 := closed.Latency.ValueAtQuantile(99); p99 >= half {
+		t.Errorf("closed loop: p99 %d µs, want under %d µs (at most 8 requests in the stall)", p99, half)
+	}
+	open, _ := stalledRun(t, 5000)
+	if p99 := open.Latency.ValueAtQuantile(99); p99 < half {
+		t.Errorf("open loop: p99 %d µs, want at least %d µs (the requests due in the stall's first half)", p99, half)
+	}
+}
+
+// TestOpenLoopKeepsTheSchedule: while the engine stalls, the schedule
+// goes on handing out the requests due (about 500 in 100 ms at 5,000
+// requests/s; at least half of them must reach the engine), each on a
+// sender of its own; the closed loop's 8 goroutines send at most 7 more
+// once the first is stalled.
+func TestOpenLoopKeepsTheSchedule(t *testing.T) {
+	closed, during := stalledRun(t, 0)
+	if during > 7 || closed.Senders != 8 {
+		t.Errorf("closed loop: %d requests arrived in the stall, %d senders; want at most 7 and 8", during, closed.Senders)
+	}
+	open, during := stalledRun(t, 5000)
+	t.Logf("open loop: %d requests arrived in the stall, %d senders", during, open.Senders)
+	if during < 250 {
+		t.Errorf("open loop: %d requests arrived in the stall, want at least 250 of the 500 due", during)
+	}
+	if open.Senders <= int(during) || open.Senders > MaxSenders {
+		t.Errorf("open loop: %d senders for %d requests waiting at once, want more (at most %d)", open.Senders, during, MaxSenders)
+	}
+	if r := open.AchievedRate(); !(r > 0 && r <= 5000) {
+		t.Errorf("open loop: achieved %g requests/s, want above 0 and at most the offered 5,000", r)
 	}
 }

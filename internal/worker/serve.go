@@ -85,6 +85,9 @@ func serveRun(j job.Job, v engine.Variant, data datasource.Source, rec *results.
 		WallS: res.Wall.Seconds(), Hits: res.Hits, Opens: res.Opens, Closes: res.Closes, MaxOpen: res.MaxOpen,
 		SampleMs: int(sampleEvery / time.Millisecond), RssKB: smp.rss, AnonKB: smp.anon, Threads: smp.threads, FDs: smp.fds,
 		BaseRssKB: base.RssKB, ServerProcesses: smp.serverProcs}
+	if sj.Rate > 0 {
+		rec.Serve.AchievedRate, rec.Serve.Senders = res.AchievedRate(), res.Senders
+	}
 	return serve.RecordLatency(rec.Serve, res.Latency)
 }
 
