@@ -30,7 +30,12 @@ used is closed when the pool is full; 0 opens and closes per request).
 One request per store at a time; waiting for a busy store counts in the
 latency. --concurrency goroutines send requests back to back (closed
 loop), or with --rate the requests are due on a fixed schedule and latency
-counts from when each was due (open loop). A warm-up of 5 % of the
+counts from when each was due (open loop; a goroutine more starts whenever
+all are busy, so a stalled engine does not hold back the schedule). With
+--rates R1,R2,…,max (a rate ladder) each pool size is served at each rate
+in turn, max being the closed loop: its tables give p50 and p99 against
+the offered rate per variant and pool, and name the saturation point.
+A warm-up of 5 % of the
 requests is not recorded. Every answer is checked. With --pool-time, a
 pool size's step stops once that long has passed since its warm-up began
 (the requests under way finish): its record says it stopped early, how
@@ -91,6 +96,7 @@ type serveOptions struct {
 	zipf          float64
 	pools         *job.List[poolSize]
 	rate          float64
+	rates         *job.List[float64]
 	skipTimeCheck bool
 	poolTime      time.Duration
 	layout        string
@@ -102,7 +108,7 @@ type serveOptions struct {
 
 // newServeOptions are serve's flags with their defaults.
 func newServeOptions(o Options) *serveOptions {
-	return &serveOptions{study: serveStudyFlags(o), pools: job.NewList(parsePoolSize, "0,1%,10%,100%")}
+	return &serveOptions{study: serveStudyFlags(o), pools: job.NewList(parsePoolSize, "0,1%,10%,100%"), rates: &job.List[float64]{Parse: job.ParseRate}}
 }
 
 // AddFlags defines the study flags and serve's own in fs.
@@ -114,6 +120,7 @@ func (opt *serveOptions) AddFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&opt.zipf, "zipf", 1.1, "Zipf exponent s of the agents (above 1; higher: fewer, hotter agents)")
 	fs.Var(opt.pools, "pool", "pool sizes: numbers of open stores or percentages of --stores")
 	fs.Float64Var(&opt.rate, "rate", 0, "requests per second (open loop); 0: closed loop")
+	fs.Var(opt.rates, "rates", "a rate ladder: serve each pool size at each of these requests per second in turn (open loop), max for the closed loop, e.g. 10,100,1000,max")
 	fs.BoolVar(&opt.skipTimeCheck, "skip-time-check", false, fmt.Sprintf("start even if the open-loop schedule (--requests at --rate, every pool size, variant and setting) takes more than %s", orchestrate.FormatSeconds(orchestrate.MaxScheduleTime.Seconds())))
 	fs.DurationVar(&opt.poolTime, "pool-time", 0, "time limit of each pool size's step, e.g. 20m; it stops early with the requests done (0: no limit)")
 	fs.StringVar(&opt.layout, "layout", job.JoinLayouts(job.DefaultLayouts()), job.LayoutUsage()+"; in the shared store a request takes its agent's view of it, and variants whose shared store is one connection are n/a")
@@ -126,6 +133,9 @@ func (opt *serveOptions) AddFlags(fs *flag.FlagSet) {
 func (opt *serveOptions) Validate() error {
 	if err := job.CheckPoolTime(opt.poolTime); err != nil {
 		return &job.InputError{Msg: "serve: " + err.Error()}
+	}
+	if opt.rate != 0 && len(opt.rates.Items) > 0 {
+		return &job.InputError{Msg: "serve: --rate and --rates: give one rate (--rate) or a ladder of them (--rates)"}
 	}
 	var err error
 	if opt.memoryMaxBytes, err = parseMemoryMax(opt.memoryMax); err != nil {
@@ -159,7 +169,7 @@ func serveCmd(ctx context.Context, args []string, o Options) error {
 	}
 	cfg.Stores, cfg.Layouts = opt.stores, layouts
 	cfg.Hold = opt.study.hold(opt.stores)
-	cfg.Serve = &results.ServeConfig{Pools: opt.poolSizes, Requests: opt.requests, Concurrency: opt.concurrency, Zipf: opt.zipf, Rate: opt.rate,
+	cfg.Serve = &results.ServeConfig{Pools: opt.poolSizes, Requests: opt.requests, Concurrency: opt.concurrency, Zipf: opt.zipf, Rate: opt.rate, Rates: opt.rates.Items,
 		PoolTimeS: opt.poolTime.Seconds(), MemoryMaxBytes: opt.memoryMaxBytes}
 	cfg.SkipTimeCheck = opt.skipTimeCheck
 	return opt.study.run(ctx, o, cfg)

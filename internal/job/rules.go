@@ -206,9 +206,9 @@ func CheckTurns(turns int, sweep bool) error {
 
 // CheckServeStudy checks serve's own rules on the study flags: one store
 // count, one hold count, and processes (--procs procs, or auto) that split
-// a closed loop of concurrency goroutines (rate 0), each process one at
-// least.
-func CheckServeStudy(stores, holds, procs int, auto bool, rate float64, concurrency int) error {
+// a closed loop of concurrency goroutines (no open loop: --rate or
+// --rates), each process one at least.
+func CheckServeStudy(stores, holds, procs int, auto bool, openLoop bool, concurrency int) error {
 	switch {
 	case stores > 1:
 		return fmt.Errorf("serve takes one --stores count")
@@ -216,8 +216,8 @@ func CheckServeStudy(stores, holds, procs int, auto bool, rate float64, concurre
 		return fmt.Errorf("serve takes one --hold count")
 	case auto:
 		return fmt.Errorf("serve --procs takes a number of processes, not auto")
-	case procs > 1 && rate > 0:
-		return fmt.Errorf("--procs with --rate: an open loop's schedule is one process'; split a closed loop (no --rate) over processes")
+	case procs > 1 && openLoop:
+		return fmt.Errorf("--procs with --rate: an open loop's schedule is one process'; split a closed loop (no --rate, --rates max) over processes")
 	case procs > 1 && procs > concurrency:
 		return fmt.Errorf("--procs %d: more processes than --concurrency %d goroutines; each process sends with one at least", procs, concurrency)
 	}

@@ -357,7 +357,7 @@ func (c *cell) skippedRecord(p phase, why string) results.Record {
 	rec.SetRepeat(p.run)
 	switch p.name {
 	case job.PhaseServe:
-		rec.Serve = &results.Serve{Pool: p.pool}
+		rec.Serve = &results.Serve{Pool: p.pool, Rate: p.rate}
 	case job.PhaseHold:
 		rec.Hold = &results.Hold{Held: p.hold}
 	case job.PhaseOpen:
@@ -395,7 +395,7 @@ func (c *cell) workerJob(p phase) job.Job {
 		// Without a memory limit serve is warm, as a warm open run;
 		// under one, the worker evicts the stores on purpose.
 		wj.Prewarm = c.Serve.MemoryMaxBytes == 0
-		wj.Serve = job.Serve{Pool: p.pool, Requests: c.Serve.Requests, Concurrency: c.Serve.Concurrency, Zipf: c.Serve.Zipf, Rate: c.Serve.Rate,
+		wj.Serve = job.Serve{Pool: p.pool, Requests: c.Serve.Requests, Concurrency: c.Serve.Concurrency, Zipf: c.Serve.Zipf, Rate: p.rate,
 			PoolTime: time.Duration(c.Serve.PoolTimeS * float64(time.Second))}
 		if c.Procs > 1 { // each process' share of the pool and goroutines: runServeWorkers
 			wj.Procs = c.Procs
@@ -418,7 +418,7 @@ func (c *cell) oomKilled(res workerResult, label string, args []string, p phase,
 	rec := failedRecord(res, c.bin, args, c.v, p.name, p.run, c.Workload, c.Stores)
 	rec.Status = results.StatusOOMKilled
 	rec.Error = fmt.Sprintf("the OOM killer ended the worker at its memory limit of %s (%v)", units.BytesSize(float64(limit.LimitBytes)), res.err)
-	rec.Serve = &results.Serve{Pool: p.pool, Limit: limit}
+	rec.Serve = &results.Serve{Pool: p.pool, Rate: p.rate, Limit: limit}
 	fmt.Fprintf(c.Log, "%s: %s\n", label, rec.Error)
 	return rec
 }

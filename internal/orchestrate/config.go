@@ -231,7 +231,7 @@ func (c *Config) checkRuns() error {
 	if c.Serve == nil {
 		return job.CheckRuns(c.Runs)
 	}
-	return job.CheckServeStudy(len(c.Sweep), len(c.Holds), c.Procs, c.AutoProcs, c.Serve.Rate, c.Serve.Concurrency)
+	return job.CheckServeStudy(len(c.Sweep), len(c.Holds), c.Procs, c.AutoProcs, c.Serve.OpenLoop(), c.Serve.Concurrency)
 }
 
 // splits tells whether holds (and serve steps) may be split over
@@ -276,9 +276,11 @@ func (c *Config) checkServe() error {
 		return &job.InputError{Msg: "--pool lists no pool size"}
 	}
 	for _, p := range c.Serve.Pools {
-		t := job.Serve{Pool: p, Requests: c.Serve.Requests, Concurrency: c.Serve.Concurrency, Zipf: c.Serve.Zipf, Rate: c.Serve.Rate}
-		if err := t.Validate(c.Stores); err != nil {
-			return &job.InputError{Msg: err.Error()}
+		for _, rate := range c.Serve.Ladder() {
+			t := job.Serve{Pool: p, Requests: c.Serve.Requests, Concurrency: c.Serve.Concurrency, Zipf: c.Serve.Zipf, Rate: rate}
+			if err := t.Validate(c.Stores); err != nil {
+				return &job.InputError{Msg: err.Error()}
+			}
 		}
 	}
 	if err := c.checkScheduleTime(); err != nil {
@@ -309,19 +311,36 @@ const MaxScheduleTime = 24 * time.Hour
 
 // ScheduleSeconds returns how long the open-loop schedule of a serve study
 // takes at the least, in seconds: every pool size of every variant and
-// setting serves its warm-up and its requests at --rate, or until
-// --pool-time, if sooner. 0 for a closed
-// loop, which has no schedule. In seconds, as a tiny rate gives more than
-// a time.Duration holds.
+// setting serves its warm-up and its requests at each open loop's rate
+// (--rate, or each of --rates but max), or until --pool-time, if sooner.
+// 0 for a closed loop, which has no schedule. In seconds, as a tiny rate
+// gives more than a time.Duration holds.
 func (c *Config) ScheduleSeconds() float64 {
-	if c.Serve == nil || c.Serve.Rate <= 0 {
+	if c.Serve == nil {
 		return 0
 	}
-	perPool := float64(serve.Warmup(c.Serve.Requests)+c.Serve.Requests) / c.Serve.Rate
-	if c.Serve.PoolTimeS > 0 { // --pool-time stops each step then
-		perPool = min(perPool, c.Serve.PoolTimeS)
+	var perPool float64
+	for _, rate := range c.Serve.Ladder() {
+		if rate <= 0 {
+			continue // the closed loop: no schedule
+		}
+		step := float64(serve.Warmup(c.Serve.Requests)+c.Serve.Requests) / rate
+		if c.Serve.PoolTimeS > 0 { // --pool-time stops each step then
+			step = min(step, c.Serve.PoolTimeS)
+		}
+		perPool += step
 	}
 	return perPool * float64(len(c.Serve.Pools)*len(c.Variants)*len(c.Settings))
+}
+
+// rateText is the open loop's rates as the flags gave them: 100, or
+// 10,100,max for a ladder.
+func (c *Config) rateText() string {
+	var rates []string
+	for _, r := range c.Serve.Ladder() {
+		rates = append(rates, job.FormatRate(r))
+	}
+	return strings.Join(rates, ",")
 }
 
 // checkScheduleTime refuses an open-loop serve study that cannot end
@@ -331,8 +350,12 @@ func (c *Config) checkScheduleTime() error {
 	if c.SkipTimeCheck || secs <= MaxScheduleTime.Seconds() {
 		return nil
 	}
-	return &job.InputError{Msg: fmt.Sprintf("--rate %g: the open-loop schedule of --requests %d (and its warm-up) for %d pool sizes × %d variants × %d settings takes about %s, more than %s: raise --rate, lower --requests, or add --skip-time-check",
-		c.Serve.Rate, c.Serve.Requests, len(c.Serve.Pools), len(c.Variants), len(c.Settings), FormatSeconds(secs), FormatSeconds(MaxScheduleTime.Seconds()))}
+	flagName := "--rate"
+	if len(c.Serve.Rates) > 0 {
+		flagName = "--rates"
+	}
+	return &job.InputError{Msg: fmt.Sprintf("%s %s: the open-loop schedule of --requests %d (and its warm-up) for %d pool sizes × %d variants × %d settings takes about %s, more than %s: raise the rate, lower --requests, or add --skip-time-check",
+		flagName, c.rateText(), c.Serve.Requests, len(c.Serve.Pools), len(c.Variants), len(c.Settings), FormatSeconds(secs), FormatSeconds(MaxScheduleTime.Seconds()))}
 }
 
 // checkNotesFit refuses a workload whose notes for one store (generated

@@ -9,9 +9,10 @@ import (
 // phase is one worker run.
 type phase struct {
 	name  job.Phase
-	run   int           // open, turn: 1..Runs or 1..Turns; serve: 1..len(Pools)
+	run   int           // open, turn: 1..Runs or 1..Turns; serve: 1..len(Pools)×len(Ladder())
 	cache job.CacheMode // open: warm, cold or drop
 	pool  int           // serve: the pool size
+	rate  float64       // serve: requests per second (0: the closed loop)
 	hold  int           // hold: the stores held open
 	// replay is set on a phase that only brings stores made again to the
 	// state the phases after it expect: the create of a rebuild, and the
@@ -28,10 +29,7 @@ func (s *study) phases() []phase {
 	ps := []phase{{name: job.PhaseCreate}}
 	if s.Serve != nil {
 		ps = append(ps, s.holdPhases()...)
-		for i := range s.Serve.Pools {
-			ps = append(ps, phase{name: job.PhaseServe, run: i + 1, pool: s.Serve.Pools[i]})
-		}
-		return ps
+		return append(ps, s.servePhases()...)
 	}
 	for _, name := range s.cacheModes() {
 		c, _ := job.CacheModeNamed(name) // checked by Config.Validate
@@ -46,6 +44,18 @@ func (s *study) phases() []phase {
 	}
 	if job.DeletePhase(s.Layouts) {
 		ps = append(ps, phase{name: job.PhaseDelete})
+	}
+	return ps
+}
+
+// servePhases are the serve steps: each pool size at each rate of the
+// ladder in turn (runs 1, 2, …; without a ladder, one run per pool size).
+func (s *study) servePhases() []phase {
+	var ps []phase
+	for _, pool := range s.Serve.Pools {
+		for _, rate := range s.Serve.Ladder() {
+			ps = append(ps, phase{name: job.PhaseServe, run: len(ps) + 1, pool: pool, rate: rate})
+		}
 	}
 	return ps
 }

@@ -223,13 +223,9 @@ func TestHoldInAMemoryCgroup(t *testing.T) {
 	}
 }
 
-// TestServeStudy runs manydb serve's phases with the fake engine: create,
-// hold, one serve phase per pool size, each with its figures; a pool too
-// large for the memory is skipped with a record saying why.
-func TestServeStudy(t *testing.T) {
-	c := fakeConfig(t, "fake")
-	c.Hold = 5
-	c.Serve = &results.ServeConfig{Pools: []int{0, 3, 10}, Requests: 200, Concurrency: 4, Zipf: 1.1}
+// runRecords runs study c and returns the records of its results file.
+func runRecords(t *testing.T, c Config) []results.Record {
+	t.Helper()
 	if _, err := Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
@@ -237,6 +233,17 @@ func TestServeStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return recs
+}
+
+// TestServeStudy runs manydb serve's phases with the fake engine: create,
+// hold, one serve phase per pool size, each with its figures; a pool too
+// large for the memory is skipped with a record saying why.
+func TestServeStudy(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Hold = 5
+	c.Serve = &results.ServeConfig{Pools: []int{0, 3, 10}, Requests: 200, Concurrency: 4, Zipf: 1.1}
+	recs := runRecords(t, c)
 	var got []string
 	for _, r := range recs {
 		if r.Phase == job.PhaseServe {
@@ -317,6 +324,41 @@ func TestServeStudy(t *testing.T) {
 		Serve: &results.Serve{MaxOpen: 20, FDs: []int{10, 2000, 40}}})
 	if why := s.tooManyOpen(storesKey{"fake", "default", ""}, fits/10, c.Serve.Concurrency, 1, true); !strings.Contains(why, "a smaller pool's serve phase") {
 		t.Errorf("a pool of %d stores after a serve phase with 100 files per open store, limit %d: %q", fits/10, lim.Max, why)
+	}
+}
+
+// TestServeRateLadder: serve --rates serves each pool size at each rate
+// in turn, as steps 1, 2, …; the open loop's records keep the offered
+// and the achieved rate and their senders, the closed loop's none; the
+// tables name the rate of each step and give p50/p99 against it.
+func TestServeRateLadder(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Hold = 5
+	c.Serve = &results.ServeConfig{Pools: []int{0, 3}, Requests: 200, Concurrency: 2, Zipf: 1.1, Rates: []float64{4000, 0}}
+	recs := runRecords(t, c)
+	var got []string
+	for _, r := range recs {
+		if r.Phase != job.PhaseServe {
+			continue
+		}
+		s := r.Serve
+		got = append(got, fmt.Sprintf("%d:%d@%s", r.PoolStep, s.Pool, job.FormatRate(s.Rate)))
+		open := s.Rate > 0
+		if r.Status != results.StatusOK || (s.AchievedRate > 0) != open || (s.Senders >= 2) != open || s.AchievedRate > s.Rate*1.01 && open {
+			t.Errorf("step %d: %s, offered %g, achieved %g, %d senders", r.PoolStep, r.Status, s.Rate, s.AchievedRate, s.Senders)
+		}
+	}
+	if want := []string{"1:0@4000", "2:0@max", "3:3@4000", "4:3@max"}; !slices.Equal(got, want) {
+		t.Fatalf("serve steps %v, want %v", got, want)
+	}
+	var out strings.Builder
+	if err := report.Tables(&out, recs); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### Pool of 3 open stores at 4,000 requests/s", "### Pool of 3 open stores, closed loop", "### Latency against the offered rate"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("serve tables lack %q:\n%s", want, out.String())
+		}
 	}
 }
 

@@ -153,6 +153,6 @@ func sameServe(a, b *results.ServeConfig) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return slices.Equal(a.Pools, b.Pools) && a.Requests == b.Requests && a.Concurrency == b.Concurrency && a.Zipf == b.Zipf && a.Rate == b.Rate &&
+	return slices.Equal(a.Pools, b.Pools) && a.Requests == b.Requests && a.Concurrency == b.Concurrency && a.Zipf == b.Zipf && a.Rate == b.Rate && slices.Equal(a.Rates, b.Rates) &&
 		a.PoolTimeS == b.PoolTimeS && a.MemoryMaxBytes == b.MemoryMaxBytes
 }

@@ -1,6 +1,7 @@
 package orchestrate
 
 import (
+	"math"
 	"testing"
 
 	"manydb/internal/results"
@@ -23,6 +24,11 @@ func TestScheduleSeconds(t *testing.T) {
 	c.Serve.Rate = 0
 	if got := c.ScheduleSeconds(); got != 0 {
 		t.Errorf("closed loop: ScheduleSeconds() = %v, want 0", got)
+	}
+	// A ladder: each pool at 10 and 100 per s and closed (no schedule).
+	c.Serve.PoolTimeS, c.Serve.Rates = 0, []float64{10, 100, 0}
+	if got, want := c.ScheduleSeconds(), (21.0+2.1)*6; math.Abs(got-want) > 1e-9 {
+		t.Errorf("--rates 10,100,max: ScheduleSeconds() = %v, want %v", got, want)
 	}
 }
 

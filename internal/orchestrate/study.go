@@ -35,7 +35,7 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	c.setDefaults()
 	c.removeStaleCgroups()
 	if secs := c.ScheduleSeconds(); secs > 0 {
-		fmt.Fprintf(c.Log, "open loop at %g requests/s: the schedule alone takes about %s\n", c.Serve.Rate, FormatSeconds(secs))
+		fmt.Fprintf(c.Log, "open loop at %s requests/s: the schedule alone takes about %s\n", c.rateText(), FormatSeconds(secs))
 	}
 	studies := newStudies(c, ss, byVariant)
 	server, err := startServer(c, serverStores(c, studies), studies[0].remove)
@@ -278,6 +278,9 @@ func (p phase) String() string {
 	case p.cache != "":
 		return fmt.Sprintf("%s run %d (%s)", p.name, p.run, p.cache)
 	case p.name == job.PhaseServe:
+		if p.rate > 0 {
+			return fmt.Sprintf("serve, pool size %d at %s requests/s", p.pool, job.FormatRate(p.rate))
+		}
 		return fmt.Sprintf("serve, pool size %d", p.pool)
 	case p.name == job.PhaseHold && p.run > 0:
 		return fmt.Sprintf("hold of %d stores", p.hold)

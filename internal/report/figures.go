@@ -114,7 +114,7 @@ func collectFigures(recs []results.Record) ([]*Figures, []duplicate) {
 		runs.put(figureRun{r.Study, r.Variant, r.Setting, r.Layout, r.Phase, r.Cache, r.Repeat()}, r)
 	}
 	iqrs := map[*Figures]map[string][]float64{}
-	for _, r := range runs.records(func(figureRun) bool { return true }) {
+	for _, r := range atLoad(runs.records(func(figureRun) bool { return true })) {
 		f := by[figuresKey(r)]
 		f.addLoud(r)
 		if what := notWarm(r); what != "" {

@@ -146,3 +146,11 @@ func askedText(asked int) string {
 	}
 	return fmt.Sprintf(" (each knn asked for %d notes and kept the first %d)", asked, vector.K)
 }
+
+// rateText names a rate of a ladder: "1,000 requests/s", or "closed loop".
+func rateText(rate float64) string {
+	if rate == 0 {
+		return "closed loop"
+	}
+	return thousands(rate) + " requests/s"
+}

@@ -31,7 +31,7 @@ func serveMarks(t *table) ([]mark, int) {
 	agents := 0
 	for _, col := range t.variants {
 		c := t.columns[col]
-		for _, r := range c.serves() {
+		for _, r := range atLoad(c.serves()) {
 			if r.Status != results.StatusOK || r.Stores <= 0 {
 				continue
 			}

@@ -61,7 +61,7 @@ func servePlot(what, unit string, y func(s *results.Serve) float64) func(t *tabl
 		var ys []float64
 		for _, v := range t.variants {
 			var pts plotter.XYs
-			for _, r := range t.columns[v].serves() {
+			for _, r := range atLoad(t.columns[v].serves()) {
 				if v := y(r.Serve); r.Status == results.StatusOK && !math.IsNaN(v) {
 					pts = append(pts, plotter.XY{X: float64(r.Serve.Pool) + 1, Y: v})
 					ys = append(ys, v)
@@ -285,15 +285,16 @@ func studyBlocks(t *table) []htmlBlock {
 	return turnedBlocks(t, "", rows)
 }
 
-// serveBlocks is a serve study's table turned: blocks per pool size.
+// serveBlocks is a serve study's table turned: blocks per step (pool
+// size, and rate of a ladder).
 func serveBlocks(t *table) []htmlBlock {
 	var blocks []htmlBlock
-	for _, pool := range t.servePools() {
+	for _, st := range t.serveSteps() {
 		var rows []turnedRow
-		for _, sr := range t.serveRows(pool) {
-			rows = append(rows, turnedRow{sr.label, func(v string) string { return t.serveCell(v, pool, sr) }})
+		for _, sr := range t.serveRows(st) {
+			rows = append(rows, turnedRow{sr.label, func(v string) string { return t.serveCell(v, st, sr) }})
 		}
-		blocks = append(blocks, turnedBlocks(t, "Pool size "+thousands(float64(pool)), rows)...)
+		blocks = append(blocks, turnedBlocks(t, "Pool size "+thousands(float64(st.pool))+t.ladderText(st.rate, " at ", ", "), rows)...)
 	}
 	return blocks
 }

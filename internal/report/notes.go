@@ -258,6 +258,9 @@ func warmRunName(r *results.Record) string {
 	case r.Phase == job.PhaseTurn:
 		return fmt.Sprintf("turn run %d", r.Repeat())
 	case r.Phase == job.PhaseServe && r.Serve != nil:
+		if r.Serve.Rate > 0 {
+			return fmt.Sprintf("serve at pool %d, %s", r.Serve.Pool, rateText(r.Serve.Rate))
+		}
 		return fmt.Sprintf("serve at pool %d", r.Serve.Pool)
 	}
 	return fmt.Sprintf("run %d", r.Run)

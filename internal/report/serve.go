@@ -1,8 +1,8 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,112 +14,22 @@ import (
 	"manydb/internal/results"
 )
 
-// writeServe writes a manydb serve study: one block of rows per pool size
-// (columns: variants), then the summary "p99 latency and memory per pool
-// size".
-func (t *table) writeServe(w io.Writer) {
-	fmt.Fprintf(w, "## Serve s%s\n\n", t.title()[1:])
-	fmt.Fprintf(w, "Workload %s. %s; each request: open or take the agent's store, its 20 newest notes, one note appended, give it back.\n\n", t.workload, t.serveConfigText())
-	if s := t.sessionsLine(); s != "" {
-		fmt.Fprintf(w, "%s\n\n", s)
+// ladderText is a step's rate for a table of a rate ladder: at (before a
+// rate) or closed (before "closed loop") and its text; "" without a
+// ladder, whose one rate the study's line gives.
+func (t *table) ladderText(rate float64, at, closed string) string {
+	switch {
+	case !t.rateLadder():
+		return ""
+	case rate == 0:
+		return closed + rateText(rate)
 	}
-	pools := t.servePools()
-	for _, pool := range pools {
-		fmt.Fprintf(w, "### Pool of %s open stores\n\n", thousands(float64(pool)))
-		fmt.Fprintf(w, "| |%s|\n", " "+strings.Join(t.variants, " | ")+" ")
-		fmt.Fprintf(w, "| --- |%s\n", strings.Repeat(" --- |", len(t.variants)))
-		for _, r := range t.serveRows(pool) {
-			vals := make([]string, len(t.variants))
-			for i, v := range t.variants {
-				vals[i] = t.serveCell(v, pool, r)
-			}
-			fmt.Fprintf(w, "| %s | %s |\n", r.label, strings.Join(vals, " | "))
-		}
-		fmt.Fprintln(w)
-	}
-	t.writeServeSummary(w, pools)
-	for _, line := range []string{t.oomNote(), t.notWarmNote()} {
-		if line != "" {
-			fmt.Fprintln(w, line)
-		}
-	}
-	t.writeNA(w)
-	for _, v := range t.variants {
-		if line := t.storesFromLine(v); line != "" {
-			fmt.Fprintln(w, line)
-		}
-	}
-	if len(t.loud) > 0 {
-		fmt.Fprintf(w, "The load rose to --max-load or above during: %s.\n", strings.Join(t.loud, ", "))
-	}
-	t.writeDuplicates(w)
-	t.writeRenamed(w)
-	fmt.Fprintf(w, "Versions: %s.\n", t.versions())
-	t.writeEngineOptions(w)
-	t.writeSessions(w)
+	return at + rateText(rate)
 }
 
-// serveConfigText describes the traffic of the study's first served
-// pool size: requests, warm-up, goroutines, Zipf exponent, loop, time
-// limit and memory limit.
-func (t *table) serveConfigText() string {
-	for _, v := range t.variants {
-		for _, r := range t.columns[v].serves() {
-			if r.Status != results.StatusOK {
-				continue
-			}
-			s := r.Serve
-			cfg := fmt.Sprintf("%s requests per pool size (after a warm-up of %s), %d goroutines, Zipf s = %g, %s", thousands(float64(s.Requests)),
-				thousands(float64(s.Warmup)), s.Concurrency, s.Zipf, loop(s.Rate))
-			if s.PoolTimeS > 0 {
-				cfg += fmt.Sprintf(", at most %s per pool size (--pool-time; a step that reached it stopped early, and its figures are of the requests it served)", poolTime(s.PoolTimeS))
-			}
-			if s.Limit != nil {
-				cfg += fmt.Sprintf(", each pool size's worker in a memory cgroup (%s) limited to %s (--memory-max; the stores' files evicted from the page cache first)", cgroupVersion(s.Limit), units.BytesSize(float64(s.Limit.LimitBytes)))
-			}
-			return cfg
-		}
-	}
-	return ""
-}
-
-// writeServeSummary writes "p99 latency and memory per pool size" (a row
-// per pool size) and each variant's memory per open store from its hold.
-func (t *table) writeServeSummary(w io.Writer, pools []int) {
-	fmt.Fprintln(w, "### p99 latency and memory per pool size")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Each cell: p99 latency / peak resident memory of the worker.")
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "| pool |%s|\n", " "+strings.Join(t.variants, " | ")+" ")
-	fmt.Fprintf(w, "| --- |%s\n", strings.Repeat(" --- |", len(t.variants)))
-	for _, pool := range pools {
-		vals := make([]string, len(t.variants))
-		for i, v := range t.variants {
-			vals[i] = t.serveText(v, pool, func(s *results.Serve) string {
-				text := millis(serveP99(s), 2) + " / " + mb(servePeakRSS(s))
-				if s.StoppedEarly {
-					text += fmt.Sprintf(" (stopped early: %s of %s requests)", thousands(float64(s.Done)), thousands(float64(s.Requests)))
-				}
-				return text
-			}, true)
-		}
-		fmt.Fprintf(w, "| %s | %s |\n", thousands(float64(pool)), strings.Join(vals, " | "))
-	}
-	fmt.Fprintln(w)
-	for _, v := range t.variants {
-		if h := t.columns[v].last(job.PhaseHold); h != nil {
-			fmt.Fprintf(w, "%s: %s KB resident per open store (hold phase, %d open). ", v, thousands(h.Hold.RssKB), h.Hold.Held)
-		}
-	}
-	fmt.Fprintln(w)
-}
-
-func loop(rate float64) string {
-	if rate > 0 {
-		return fmt.Sprintf("open loop at %s requests/s (latency from each request's due time)", thousands(rate))
-	}
-	return "closed loop"
-}
+// perSecondLabel is the row of the requests served per second (for the
+// open loop, the rate achieved).
+const perSecondLabel = "Requests per second"
 
 type serveRow struct {
 	label string
@@ -129,25 +39,30 @@ type serveRow struct {
 	limit bool
 }
 
-// serveRows are the rows of a pool size's block (serveRows), with the
-// memory limit's rows when a step of it ran under one.
-func (t *table) serveRows(pool int) []serveRow {
-	rows := serveRows(t.stoppedEarly(pool))
-	if t.limited(pool) {
+// serveRows are the rows of a step's block (serveRows), with the open
+// loop's rows when a step of it kept them, and the memory limit's rows
+// when a step of it ran under one.
+func (t *table) serveRows(st serveStep) []serveRow {
+	rows := serveRows(t.stoppedEarly(st))
+	if t.keptAchieved(st) { // under the rate achieved
+		i := slices.IndexFunc(rows, func(r serveRow) bool { return r.label == perSecondLabel })
+		rows = slices.Insert(rows, i+1, openLoopRows()...)
+	}
+	if t.limited(st) {
 		rows = append(rows, limitRows()...)
 	}
-	if t.splitServes(pool) {
+	if t.splitServes(st) {
 		rows = append(rows, serveRow{"Worker processes (--procs)", func(s *results.Serve) string { return strconv.Itoa(max(len(s.Procs), 1)) }, false})
 	}
 	return rows
 }
 
-// splitServes tells whether a serve step of the pool size was split over
-// several worker processes (--procs) in any column.
-func (t *table) splitServes(pool int) bool {
+// splitServes tells whether the serve step was split over several worker
+// processes (--procs) in any column.
+func (t *table) splitServes(st serveStep) bool {
 	for _, v := range t.variants {
 		for _, r := range t.columns[v].serves() {
-			if r.Serve.Pool == pool && len(r.Serve.Procs) > 1 {
+			if stepOf(r.Serve) == st && len(r.Serve.Procs) > 1 {
 				return true
 			}
 		}
@@ -155,12 +70,12 @@ func (t *table) splitServes(pool int) bool {
 	return false
 }
 
-// limited tells whether a serve step of the pool size ran under a memory
-// limit (serve --memory-max) in any column.
-func (t *table) limited(pool int) bool {
+// limited tells whether the serve step ran under a memory limit (serve
+// --memory-max) in any column.
+func (t *table) limited(st serveStep) bool {
 	for _, v := range t.variants {
 		for _, r := range t.columns[v].serves() {
-			if r.Serve.Pool == pool && r.Serve.Limit != nil {
+			if stepOf(r.Serve) == st && r.Serve.Limit != nil {
 				return true
 			}
 		}
@@ -239,15 +154,15 @@ func cgroupVersion(l *results.MemoryLimit) string {
 // serveText (a skipped step's reason in skippedServeNote, below the table:
 // a reason per cell would widen it), but a limit's figure of a step the
 // OOM killer ended too.
-func (t *table) serveCell(v string, pool int, r serveRow) string {
+func (t *table) serveCell(v string, st serveStep, r serveRow) string {
 	if r.limit {
 		for _, rec := range t.columns[v].serves() {
-			if rec.Serve.Pool == pool && rec.Status == results.StatusOOMKilled {
+			if stepOf(rec.Serve) == st && rec.Status == results.StatusOOMKilled {
 				return r.value(rec.Serve)
 			}
 		}
 	}
-	return t.serveText(v, pool, r.value, false)
+	return t.serveText(v, st, r.value, false)
 }
 
 // skippedServeNote names each serve step skipped before it started, with
@@ -259,7 +174,7 @@ func (t *table) skippedServeNote() string {
 		c := t.columns[v]
 		for _, r := range c.serves() {
 			if !c.na && r.Status != results.StatusOK && r.Status != results.StatusOOMKilled {
-				parts = append(parts, fmt.Sprintf("%s, pool of %s: %s", v, thousands(float64(r.Serve.Pool)), r.Error))
+				parts = append(parts, fmt.Sprintf("%s, pool of %s%s: %s", v, thousands(float64(r.Serve.Pool)), t.ladderText(r.Serve.Rate, " at ", ", "), r.Error))
 			}
 		}
 	}
@@ -274,12 +189,12 @@ func poolTime(s float64) string {
 	return time.Duration(s * float64(time.Second)).String()
 }
 
-// stoppedEarly tells whether a serve step of the pool size stopped early
-// at its time limit in any column.
-func (t *table) stoppedEarly(pool int) bool {
+// stoppedEarly tells whether the serve step stopped early at its time
+// limit in any column.
+func (t *table) stoppedEarly(st serveStep) bool {
 	for _, v := range t.variants {
 		for _, r := range t.columns[v].serves() {
-			if r.Status == results.StatusOK && r.Serve.Pool == pool && r.Serve.StoppedEarly {
+			if r.Status == results.StatusOK && stepOf(r.Serve) == st && r.Serve.StoppedEarly {
 				return true
 			}
 		}
@@ -307,7 +222,7 @@ func serveRows(stopped bool) []serveRow {
 		{"p99", func(s *results.Serve) string { return millis(serveP99(s), 3) }, false},
 		{"p99.9", func(s *results.Serve) string { return millis(s.P999Ms, 3) }, false},
 		{"max", func(s *results.Serve) string { return millis(s.MaxMs, 3) }, false},
-		{"Requests per second", func(s *results.Serve) string { return thousands(servePerSecond(s)) }, false},
+		{perSecondLabel, func(s *results.Serve) string { return thousands(servePerSecond(s)) }, false},
 		{"Pool hit rate", func(s *results.Serve) string { return fmt.Sprintf("%.1f %%", serveHitRate(s)) }, false},
 		{"same, one request at a time (LRU)", lruHitRate, false},
 		{"Opens per second", func(s *results.Serve) string { return perSec(s.Opens, s) }, false},
@@ -344,14 +259,15 @@ func lastInt(xs []int) int {
 	return xs[len(xs)-1]
 }
 
-// serveRowsHTML are the serve blocks as rows of one table: "pool P: figure".
+// serveRowsHTML are the serve blocks as rows of one table: "pool P:
+// figure" ("pool P at R requests/s: figure" for a ladder).
 func (t *table) serveRowsHTML() [][]string {
 	var rows [][]string
-	for _, pool := range t.servePools() {
-		for _, sr := range t.serveRows(pool) {
-			row := []string{fmt.Sprintf("pool %s: %s", thousands(float64(pool)), sr.label)}
+	for _, st := range t.serveSteps() {
+		for _, sr := range t.serveRows(st) {
+			row := []string{fmt.Sprintf("pool %s%s: %s", thousands(float64(st.pool)), t.ladderText(st.rate, " at ", ", "), sr.label)}
 			for _, v := range t.variants {
-				row = append(row, t.serveCell(v, pool, sr))
+				row = append(row, t.serveCell(v, st, sr))
 			}
 			rows = append(rows, row)
 		}
@@ -406,16 +322,31 @@ func (t *table) servePools() []int {
 	return pools
 }
 
-// serveText is what variant v shows for a pool size: value of its serve
+// serveSteps returns the steps (pool size and rate) of the table's serve
+// records, by pool size, then rate (compareSteps).
+func (t *table) serveSteps() []serveStep {
+	var steps []serveStep
+	for _, v := range t.variants {
+		for _, r := range t.columns[v].serves() {
+			if !slices.Contains(steps, stepOf(r.Serve)) {
+				steps = append(steps, stepOf(r.Serve))
+			}
+		}
+	}
+	slices.SortFunc(steps, compareSteps)
+	return steps
+}
+
+// serveText is what variant v shows for a step: value of its serve
 // record (or, for a step whose time limit passed in its warm-up, that it
 // stopped early), "skipped" (with the reason when why is set) for a pool skipped
 // for memory, "failed" when a serve phase of v failed and this pool has no
 // record, else "–".
-func (t *table) serveText(v string, pool int, value func(s *results.Serve) string, why bool) string {
+func (t *table) serveText(v string, st serveStep, value func(s *results.Serve) string, why bool) string {
 	c := t.columns[v]
 	for _, rec := range c.serves() {
 		switch {
-		case rec.Serve.Pool != pool:
+		case stepOf(rec.Serve) != st:
 		case rec.Status == results.StatusOOMKilled: // why: oomNote, below the table
 			return "OOM-killed"
 		case rec.Status != results.StatusOK && why:
@@ -445,7 +376,7 @@ func (t *table) oomNote() string {
 	for _, v := range t.variants {
 		for _, r := range t.columns[v].serves() {
 			if r.Status == results.StatusOOMKilled {
-				parts = append(parts, fmt.Sprintf("%s, pool of %s: %s", v, thousands(float64(r.Serve.Pool)), r.Error))
+				parts = append(parts, fmt.Sprintf("%s, pool of %s%s: %s", v, thousands(float64(r.Serve.Pool)), t.ladderText(r.Serve.Rate, " at ", ", "), r.Error))
 			}
 		}
 	}
@@ -453,4 +384,51 @@ func (t *table) oomNote() string {
 		return ""
 	}
 	return "OOM-killed (an outcome of the step under --memory-max, not a failure): " + strings.Join(parts, "; ") + "."
+}
+
+// serveStep is one step of a serve study: a pool size served at a rate
+// (requests per second offered, open loop; 0: the closed loop).
+type serveStep struct {
+	pool int
+	rate float64
+}
+
+func stepOf(s *results.Serve) serveStep { return serveStep{pool: s.Pool, rate: s.Rate} }
+
+// compareSteps orders steps by pool size, then by rate, the closed loop
+// (the heaviest load) last.
+func compareSteps(a, b serveStep) int {
+	return cmp.Or(cmp.Compare(a.pool, b.pool), cmp.Compare(ladderOrder(a.rate), ladderOrder(b.rate)))
+}
+
+// keptAchieved tells whether a record of the serve step kept the open
+// loop's achieved rate (records made before it was kept have none).
+func (t *table) keptAchieved(st serveStep) bool {
+	for _, v := range t.variants {
+		for _, r := range t.columns[v].serves() {
+			if stepOf(r.Serve) == st && r.Serve.AchievedRate > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// openLoopRows are the open loop's own figures of a step: the rate
+// offered (the rate achieved is "Requests per second") and the senders
+// it started.
+func openLoopRows() []serveRow {
+	return []serveRow{
+		{label: "Requests per second offered (open loop)", value: func(s *results.Serve) string { return thousands(s.Rate) }},
+		{label: "Senders started (open loop)", value: func(s *results.Serve) string { return thousands(float64(s.Senders)) }},
+	}
+}
+
+// rateLadder tells whether the table's serve steps are at several rates.
+func (t *table) rateLadder() bool {
+	rates := map[float64]bool{}
+	for _, st := range t.serveSteps() {
+		rates[st.rate] = true
+	}
+	return len(rates) > 1
 }

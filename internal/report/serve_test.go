@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -128,6 +129,68 @@ func TestServeNotApplicable(t *testing.T) {
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "| Latency p50 |") && !strings.HasSuffix(line, "| n/a |") {
 			t.Errorf("obx's column of %q is not n/a", line)
+		}
+	}
+}
+
+// TestRateLadder: pool 0 of testdata/serve.jsonl served at 100 and 1,000
+// requests/s besides its closed loop. The table of latency against the
+// offered rate gives each rung and names the saturation point: sqlite's
+// p99 at 1,000 requests/s is above its closed loop's, bbolt keeps up with
+// both; each step has a block of its own. The figures keep the closed
+// loop only (the heaviest load).
+func TestRateLadder(t *testing.T) {
+	recs, err := results.ReadFile("testdata/serve.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := map[string]float64{}
+	var rungs []results.Record
+	for _, r := range recs {
+		if r.Phase != job.PhaseServe || r.Status != results.StatusOK || r.Serve.Pool != 0 {
+			continue
+		}
+		closed[r.Variant] = r.Serve.P99Ms
+		for _, rate := range []float64{100, 1000} {
+			rung, s := r, *r.Serve
+			s.Rate, s.WallS, s.AchievedRate, s.Senders = rate, float64(s.Requests)/rate, rate, 8
+			s.P99Ms = s.P99Ms / 2
+			if rate == 1000 && r.Variant == "sqlite" {
+				s.P99Ms = 2 * r.Serve.P99Ms
+			}
+			rung.Serve, rung.PoolStep = &s, r.PoolStep+int(rate)
+			rungs = append(rungs, rung)
+		}
+	}
+	if closed["sqlite"] == 0 || closed["bbolt"] == 0 {
+		t.Fatal("testdata/serve.jsonl has no pool 0 of sqlite and bbolt")
+	}
+	recs = append(recs, rungs...)
+	var b bytes.Buffer
+	if err := Tables(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	_, ladder, _ := strings.Cut(out, "### Latency against the offered rate")
+	for _, want := range []string{"### Pool of 0 open stores at 100 requests/s", "### Pool of 0 open stores, closed loop", "| Requests per second offered (open loop) | 1,000 |",
+		"| 100 requests/s | ", "| closed loop | "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the tables lack %q:\n%s", want, out)
+		}
+	}
+	row := regexp.MustCompile(`\| Saturates at \|.*\|`).FindString(ladder)
+	cols := strings.Split(strings.TrimPrefix(out[strings.Index(out, "| pool of 0 |"):], "| pool of 0 |"), "\n")[0]
+	for i, v := range strings.Split(cols, "|") {
+		want := map[string]string{"sqlite": "1,000 requests/s", "bbolt": "not within the ladder"}[strings.TrimSpace(v)]
+		if got := strings.Split(row, "|"); want != "" && (i+2 >= len(got) || strings.TrimSpace(got[i+2]) != want) {
+			t.Errorf("%s saturates at %q in %q, want %q", strings.TrimSpace(v), got, row, want)
+		}
+	}
+	for _, f := range CollectFigures(recs) {
+		if want := closed[f.Variant]; want > 0 {
+			if got := f.ValuesAt(string(FigureServeP99), 0); !slices.Equal(got, []float64{want}) {
+				t.Errorf("%s: p99 figures at pool 0 %v, want the closed loop's %v alone", f.Variant, got, want)
+			}
 		}
 	}
 }

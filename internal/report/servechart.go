@@ -36,7 +36,7 @@ func serveCharts(t *table) ([]htmlChart, error) {
 	for _, col := range t.variants {
 		var pts plotter.XYs
 		for _, pool := range t.servePools() {
-			for _, r := range t.columns[col].serves() {
+			for _, r := range atLoad(t.columns[col].serves()) {
 				if r.Serve.Pool == pool && r.Status == results.StatusOK && !math.IsNaN(servePeakRSS(r.Serve)) {
 					pts = append(pts, plotter.XY{X: servePeakRSS(r.Serve), Y: serveP99(r.Serve)})
 					xs, ys = append(xs, servePeakRSS(r.Serve)), append(ys, serveP99(r.Serve))
@@ -79,7 +79,7 @@ func serveCharts(t *table) ([]htmlChart, error) {
 func serveChargedPlot(t *table) (*plot.Plot, error) {
 	limit := 0.0
 	for _, c := range t.columns {
-		for _, r := range c.serves() {
+		for _, r := range atLoad(c.serves()) {
 			if r.Serve != nil && r.Serve.Limit != nil {
 				limit = max(limit, float64(r.Serve.Limit.LimitBytes)/1024)
 			}

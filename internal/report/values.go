@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"manydb/internal/job"
 	"manydb/internal/results"
@@ -313,4 +314,32 @@ func freedKB(r *results.Record) []float64 {
 		xs[i] /= 1024
 	}
 	return xs
+}
+
+// ladderOrder places the closed loop (rate 0) above every rate.
+func ladderOrder(rate float64) float64 {
+	if rate == 0 {
+		return math.Inf(1)
+	}
+	return rate
+}
+
+// atLoad keeps, of serve records, those of each study's heaviest load:
+// its closed loop's when it has one (a ladder's max, or a study without
+// --rate), else those of its highest rate. Records of other phases are
+// kept. A ladder's lighter rates are read in the table of latency
+// against the offered rate; the figures and the charts keep one load per
+// pool size, as for a study without a ladder.
+func atLoad(recs []*results.Record) []*results.Record {
+	load := map[string]float64{}
+	for _, r := range recs {
+		if r.Phase == job.PhaseServe && r.Serve != nil {
+			if l, ok := load[r.Study]; !ok || ladderOrder(r.Serve.Rate) > ladderOrder(l) {
+				load[r.Study] = r.Serve.Rate
+			}
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(recs), func(r *results.Record) bool {
+		return r.Phase == job.PhaseServe && r.Serve != nil && r.Serve.Rate != load[r.Study]
+	})
 }

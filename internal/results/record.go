@@ -59,7 +59,7 @@ type Record struct {
 	Run      int           `json:"run,omitempty"`       // open: the run (warm, cold or drop), 1..R
 	Turn     int           `json:"turn,omitempty"`      // turn: the turn run, 1..T
 	HoldStep int           `json:"hold_step,omitempty"` // hold: which of several hold counts, 1..n (0: one count)
-	PoolStep int           `json:"pool_step,omitempty"` // serve: which of the pool sizes, 1..n
+	PoolStep int           `json:"pool_step,omitempty"` // serve: which of the steps (pool sizes, each at each rate of a ladder), 1..n
 	Seed     uint64        `json:"seed,omitempty"`      // open, turn, serve: the seed of the store order
 	Status   string        `json:"status"`
 	Workload workload.Spec `json:"workload"`
@@ -244,12 +244,29 @@ type ServeConfig struct {
 	Concurrency int     `json:"concurrency"`
 	Zipf        float64 `json:"zipf"`
 	Rate        float64 `json:"rate,omitempty"`
+	// Rates is a rate ladder (serve --rates): each pool size is served at
+	// each rate in turn, 0 being the closed loop; empty without one.
+	Rates []float64 `json:"rates,omitempty"`
 	// PoolTimeS is each pool step's time limit (--pool-time), seconds;
 	// 0: none.
 	PoolTimeS float64 `json:"pool_time_s,omitempty"`
 	// MemoryMaxBytes is the memory limit of each serve worker's own
 	// cgroup (--memory-max); 0: none.
 	MemoryMaxBytes int64 `json:"memory_max_bytes,omitempty"`
+}
+
+// Ladder is the rates each pool size is served at, in order: Rates, or
+// Rate alone (0: the closed loop) for a study without a ladder.
+func (c *ServeConfig) Ladder() []float64 {
+	if len(c.Rates) > 0 {
+		return c.Rates
+	}
+	return []float64{c.Rate}
+}
+
+// OpenLoop tells whether a rate of the ladder is an open loop's.
+func (c *ServeConfig) OpenLoop() bool {
+	return slices.ContainsFunc(c.Ladder(), func(r float64) bool { return r > 0 })
 }
 
 // Serve is one manydb serve run: agents' requests (each an agent turn:
