@@ -5,6 +5,7 @@ import (
 	"syscall"
 
 	"manydb/internal/measure"
+	"manydb/internal/serve"
 )
 
 // tooManyOpen says why n open stores of a variant (a serve pool, or a
@@ -75,4 +76,15 @@ func (s *study) filesShort(key storesKey, open int) string {
 			open, need, perStore, from, lim.Max)
 	}
 	return ""
+}
+
+// inUse is how many stores serve step p may keep open besides its pool,
+// one per goroutine sending: the closed loop's --concurrency, or the
+// senders an open loop may start (serve.MaxSenders, but no more than the
+// stores outside the pool).
+func (s *study) inUse(p phase) int {
+	if p.rate <= 0 {
+		return s.Serve.Concurrency
+	}
+	return max(s.Serve.Concurrency, min(serve.MaxSenders, s.Stores-p.pool))
 }

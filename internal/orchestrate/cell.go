@@ -335,7 +335,7 @@ func (c *cell) skipReason(p phase) string {
 	case p.name == job.PhaseServe:
 		// Under --memory-max the cgroup's limit guards the machine, and
 		// what happens past it is the step's figure.
-		return c.tooManyOpen(c.key(), p.pool, c.Serve.Concurrency, c.Procs, c.Serve.MemoryMaxBytes == 0)
+		return c.tooManyOpen(c.key(), p.pool, c.inUse(p), c.Procs, c.Serve.MemoryMaxBytes == 0)
 	case p.name == job.PhaseHold && p.run > 0:
 		procs, _ := c.holdProcs(p)
 		if procs < 1 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"manydb/internal/results"
+	"manydb/internal/serve"
 	"manydb/internal/settings"
 )
 
@@ -36,6 +37,26 @@ func TestFormatSeconds(t *testing.T) {
 	for secs, want := range map[float64]string{1.5: "1.5s", 5025: "1h23m45s", 1e11: "1.16e+06 days"} {
 		if got := FormatSeconds(secs); got != want {
 			t.Errorf("FormatSeconds(%v) = %q, want %q", secs, got, want)
+		}
+	}
+}
+
+// An open-loop step may start up to serve.MaxSenders senders, each
+// keeping a store open, but no more than the stores outside its pool; a
+// closed loop's are its goroutines.
+func TestStoresInUse(t *testing.T) {
+	c := &study{Config: Config{Stores: 5000, Serve: &results.ServeConfig{Concurrency: 8}}}
+	for _, tt := range []struct {
+		p    phase
+		want int
+	}{
+		{phase{pool: 100}, 8},
+		{phase{pool: 100, rate: 10}, serve.MaxSenders},
+		{phase{pool: 4500, rate: 10}, 500},
+		{phase{pool: 5000, rate: 10}, 8},
+	} {
+		if got := c.inUse(tt.p); got != tt.want {
+			t.Errorf("pool %d at rate %g: %d stores in use, want %d", tt.p.pool, tt.p.rate, got, tt.want)
 		}
 	}
 }
