@@ -299,6 +299,23 @@ func serveBlocks(t *table) []htmlBlock {
 	return blocks
 }
 
+// ladderBlocks are a rate ladder's tables of latency against the offered
+// rate, turned: a block per pool size; none without a ladder.
+func ladderBlocks(t *table) []htmlBlock {
+	if !t.rateLadder() {
+		return nil
+	}
+	var blocks []htmlBlock
+	for _, pool := range t.servePools() {
+		var rows []turnedRow
+		for _, lr := range t.ladderRows(pool) {
+			rows = append(rows, turnedRow{lr.label, lr.cell})
+		}
+		blocks = append(blocks, turnedBlocks(t, "Latency against the offered rate, pool size "+thousands(float64(pool)), rows)...)
+	}
+	return blocks
+}
+
 // splitSpread cuts a table's text into its value and the spread that
 // follows it (spread writes " (a–b)" or " [a–b]"), so a turned table can
 // show the spread on a line of its own: "0.27 ms (0.24–0.33)" gives
@@ -321,11 +338,11 @@ func tableHTML(t *table) (htmlTable, error) {
 	}
 	switch {
 	case len(t.variants) > variantsAsColumns && t.served:
-		ht.Blocks = serveBlocks(t)
+		ht.Blocks = append(serveBlocks(t), ladderBlocks(t)...)
 	case len(t.variants) > variantsAsColumns:
 		ht.Blocks = studyBlocks(t)
 	case t.served:
-		ht.Variants, ht.Rows = t.variants, t.serveRowsHTML()
+		ht.Variants, ht.Rows = t.variants, append(t.serveRowsHTML(), t.ladderRowsHTML()...)
 	default:
 		ht.Variants = t.variants
 		for _, r := range t.rows() {

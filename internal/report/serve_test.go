@@ -186,6 +186,15 @@ func TestRateLadder(t *testing.T) {
 			t.Errorf("%s saturates at %q in %q, want %q", strings.TrimSpace(v), got, row, want)
 		}
 	}
+	b.Reset()
+	if err := HTML(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"pool 0, latency against the offered rate: 100 requests/s", "pool 0, latency against the offered rate: Saturates at", "pool 0 at 1,000 requests/s: "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
 	for _, f := range CollectFigures(recs) {
 		if want := closed[f.Variant]; want > 0 {
 			if got := f.ValuesAt(string(FigureServeP99), 0); !slices.Equal(got, []float64{want}) {

@@ -121,8 +121,9 @@ func (t *table) writeServeSummary(w io.Writer, steps []serveStep) {
 func (t *table) loopText(rate float64) string {
 	if t.rateLadder() {
 		var rates []string
-		for _, st := range t.serveSteps() {
-			if st.pool == t.serveSteps()[0].pool {
+		steps := t.serveSteps()
+		for _, st := range steps {
+			if st.pool == steps[0].pool {
 				rates = append(rates, rateText(st.rate))
 			}
 		}
@@ -146,6 +147,10 @@ func saturated(s *results.Serve, closedP99 float64) bool {
 	return servePerSecond(s) < saturationShare*s.Rate || serveP99(s) > closedP99
 }
 
+// ladderCaption says what the table of latency against the offered rate
+// shows, and the saturation point's rule.
+var ladderCaption = fmt.Sprintf("Each cell: p50 / p99 latency (from each request's due time) and the requests served per second. Saturates at: the first rate served at under %.0f %% of the rate offered, or with a p99 above the same pool's closed loop.", 100*saturationShare)
+
 // writeRateLadder writes, for a study with a rate ladder, a table per
 // pool size of p50 / p99 latency against the offered rate (rows) per
 // variant (columns), ending with each variant's saturation point.
@@ -153,31 +158,43 @@ func (t *table) writeRateLadder(w io.Writer) {
 	if !t.rateLadder() {
 		return
 	}
-	fmt.Fprintln(w, "### Latency against the offered rate")
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Each cell: p50 / p99 latency (from each request's due time) and the requests served per second. Saturates at: the first rate served at under %.0f %% of the rate offered, or with a p99 above the same pool's closed loop.\n\n", 100*saturationShare)
-	steps := t.serveSteps()
+	fmt.Fprintf(w, "### Latency against the offered rate\n\n%s\n\n", ladderCaption)
 	for _, pool := range t.servePools() {
 		fmt.Fprintf(w, "| pool of %s |%s|\n", thousands(float64(pool)), " "+strings.Join(t.variants, " | ")+" ")
 		fmt.Fprintf(w, "| --- |%s\n", strings.Repeat(" --- |", len(t.variants)))
-		for _, st := range steps {
-			if st.pool != pool {
-				continue
-			}
+		for _, r := range t.ladderRows(pool) {
 			vals := make([]string, len(t.variants))
 			for i, v := range t.variants {
-				vals[i] = t.serveText(v, st, func(s *results.Serve) string {
+				vals[i] = r.cell(v)
+			}
+			fmt.Fprintf(w, "| %s | %s |\n", r.label, strings.Join(vals, " | "))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// ladderRow is a row of the table of latency against the offered rate:
+// its label and each variant's cell.
+type ladderRow struct {
+	label string
+	cell  func(v string) string
+}
+
+// ladderRows are the rows of the pool size's table of latency against
+// the offered rate: one per rate of the ladder, then the saturation
+// point.
+func (t *table) ladderRows(pool int) []ladderRow {
+	var rows []ladderRow
+	for _, st := range t.serveSteps() {
+		if st.pool == pool {
+			rows = append(rows, ladderRow{rateText(st.rate), func(v string) string {
+				return t.serveText(v, st, func(s *results.Serve) string {
 					return fmt.Sprintf("%s / %s (%s/s)", millis(serveP50(s), 2), millis(serveP99(s), 2), thousands(servePerSecond(s)))
 				}, false)
-			}
-			fmt.Fprintf(w, "| %s | %s |\n", rateText(st.rate), strings.Join(vals, " | "))
+			}})
 		}
-		vals := make([]string, len(t.variants))
-		for i, v := range t.variants {
-			vals[i] = t.saturationText(v, pool)
-		}
-		fmt.Fprintf(w, "| Saturates at | %s |\n\n", strings.Join(vals, " | "))
 	}
+	return append(rows, ladderRow{"Saturates at", func(v string) string { return t.saturationText(v, pool) }})
 }
 
 // saturationText is variant v's saturation point at the pool size: the
@@ -204,4 +221,24 @@ func (t *table) saturationText(v string, pool int) string {
 		}
 	}
 	return "not within the ladder"
+}
+
+// ladderRowsHTML are a rate ladder's tables of latency against the
+// offered rate as rows of the serve table: "pool P, latency at R: p50 /
+// p99"; none without a ladder.
+func (t *table) ladderRowsHTML() [][]string {
+	if !t.rateLadder() {
+		return nil
+	}
+	var rows [][]string
+	for _, pool := range t.servePools() {
+		for _, lr := range t.ladderRows(pool) {
+			row := []string{fmt.Sprintf("pool %s, latency against the offered rate: %s", thousands(float64(pool)), lr.label)}
+			for _, v := range t.variants {
+				row = append(row, lr.cell(v))
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
 }
