@@ -121,7 +121,7 @@ func (opt *serveOptions) AddFlags(fs *flag.FlagSet) {
 	fs.Var(opt.pools, "pool", "pool sizes: numbers of open stores or percentages of --stores")
 	fs.Float64Var(&opt.rate, "rate", 0, "requests per second (open loop); 0: closed loop")
 	fs.Var(opt.rates, "rates", "a rate ladder: serve each pool size at each of these requests per second in turn (open loop), max for the closed loop, e.g. 10,100,1000,max")
-	fs.BoolVar(&opt.skipTimeCheck, "skip-time-check", false, fmt.Sprintf("start even if the open-loop schedule (--requests at --rate, every pool size, variant and setting) takes more than %s", orchestrate.FormatSeconds(orchestrate.MaxScheduleTime.Seconds())))
+	fs.BoolVar(&opt.skipTimeCheck, "skip-time-check", false, fmt.Sprintf("start even if the open-loop schedule (--requests at --rate or at each rate of --rates, every pool size, variant and setting) takes more than %s", orchestrate.FormatSeconds(orchestrate.MaxScheduleTime.Seconds())))
 	fs.DurationVar(&opt.poolTime, "pool-time", 0, "time limit of each pool size's step, e.g. 20m; it stops early with the requests done (0: no limit)")
 	fs.StringVar(&opt.layout, "layout", job.JoinLayouts(job.DefaultLayouts()), job.LayoutUsage()+"; in the shared store a request takes its agent's view of it, and variants whose shared store is one connection are n/a")
 	fs.StringVar(&opt.memoryMax, "memory-max", "", "run each pool size's worker in a memory cgroup of its own with this limit, e.g. 1G (1 GiB; K, M, G, T are powers of 1,024, as in cgroups and docker); needs root")

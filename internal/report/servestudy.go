@@ -61,7 +61,7 @@ func (t *table) writeServe(w io.Writer) {
 }
 
 // serveConfigText describes the traffic of the study's first served
-// pool size: requests, warm-up, goroutines, Zipf exponent, loop, time
+// step: requests, warm-up, goroutines, Zipf exponent, loop, time
 // limit and memory limit.
 func (t *table) serveConfigText() string {
 	for _, v := range t.variants {
@@ -70,10 +70,14 @@ func (t *table) serveConfigText() string {
 				continue
 			}
 			s := r.Serve
-			cfg := fmt.Sprintf("%s requests per pool size (after a warm-up of %s), %d goroutines, Zipf s = %g, %s", thousands(float64(s.Requests)),
+			step := "pool size"
+			if t.rateLadder() {
+				step = "step (a pool size at a rate)"
+			}
+			cfg := fmt.Sprintf("%s requests per %s (after a warm-up of %s), %d goroutines, Zipf s = %g, %s", thousands(float64(s.Requests)), step,
 				thousands(float64(s.Warmup)), s.Concurrency, s.Zipf, t.loopText(s.Rate))
 			if s.PoolTimeS > 0 {
-				cfg += fmt.Sprintf(", at most %s per pool size (--pool-time; a step that reached it stopped early, and its figures are of the requests it served)", poolTime(s.PoolTimeS))
+				cfg += fmt.Sprintf(", at most %s per %s (--pool-time; a step that reached it stopped early, and its figures are of the requests it served)", poolTime(s.PoolTimeS), step)
 			}
 			if s.Limit != nil {
 				cfg += fmt.Sprintf(", each pool size's worker in a memory cgroup (%s) limited to %s (--memory-max; the stores' files evicted from the page cache first)", cgroupVersion(s.Limit), units.BytesSize(float64(s.Limit.LimitBytes)))
