@@ -403,6 +403,9 @@ func (s *senders) handOut(k int, due func(int) time.Time, deadline time.Time, wo
 		return false
 	}
 	time.Sleep(time.Until(t))
+	if !deadline.IsZero() && !time.Now().Before(deadline) {
+		return false // handed out late, behind the schedule
+	}
 	select {
 	case work <- k:
 		return true
@@ -449,14 +452,16 @@ const MaxSenders = 1000
 // none is idle it starts another (up to MaxSenders, beginning with
 // c.Concurrency), so a stalled engine does not hold back the requests
 // due after its stall. A request's latency counts from its due time
-// (no coordinated omission). No request is due after the deadline.
+// (no coordinated omission). No request starts after the deadline.
 func (s *senders) openLoop(c Config, deadline time.Time) {
 	start := time.Now()
 	due := func(k int) time.Time { return start.Add(time.Duration(float64(k) / c.Rate * float64(time.Second))) }
 	work := make(chan int)
 	next := func() int {
-		if k, ok := <-work; ok {
-			return k
+		for k := range work { // past the deadline, drain what is handed out
+			if deadline.IsZero() || time.Now().Before(deadline) {
+				return k
+			}
 		}
 		return -1
 	}

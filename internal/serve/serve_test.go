@@ -258,6 +258,15 @@ func TestTimeLimit(t *testing.T) {
 	if res.StoppedEarly || res.Done != c.Requests || res.Latency.TotalCount() != int64(c.Requests) {
 		t.Errorf("no limit: stopped early %v, done %d, histogram %d; want false, %d, %d", res.StoppedEarly, res.Done, res.Latency.TotalCount(), c.Requests, c.Requests)
 	}
+	// The open loop: 50,000 requests at 10,000 per second would take 5 s;
+	// none starts after the limit of 50 ms.
+	c = Config{Stores: 50, Requests: 50000, Concurrency: 2, Pool: 5, Zipf: 1.1, Seed: 1, Rate: 10000, TimeLimit: 50 * time.Millisecond}
+	if res, err = Run(c, e.funcs()); err != nil {
+		t.Fatal(err)
+	}
+	if !res.StoppedEarly || res.Done < 1 || res.Done >= c.Requests || res.Latency.TotalCount() != int64(res.Done) {
+		t.Errorf("open loop: stopped early %v, done %d, histogram %d; want stopped with 0 < done < %d, all recorded", res.StoppedEarly, res.Done, res.Latency.TotalCount(), c.Requests)
+	}
 	if err := (Config{Stores: 1, Requests: 1, Concurrency: 1, Zipf: 1.1, TimeLimit: -time.Second}).Validate(); err == nil {
 		t.Error("a negative time limit was accepted")
 	}
