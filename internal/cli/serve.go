@@ -35,12 +35,12 @@ all are busy, so a stalled engine does not hold back the schedule). With
 --rates R1,R2,…,max (a rate ladder) each pool size is served at each rate
 in turn, max being the closed loop: its tables give p50 and p99 against
 the offered rate per variant and pool, and name the saturation point.
-A warm-up of 5 % of the
-requests is not recorded. Every answer is checked. With --pool-time, a
-pool size's step stops once that long has passed since its warm-up began
-(the requests under way finish): its record says it stopped early, how
-many requests were done of how many and the limit, its figures are of the
-requests done, and the table marks it.
+A warm-up of 5 % of the requests is not recorded. Every answer is
+checked. With --pool-time, a pool size's step (or, with --rates, each
+step of a pool size at a rate) stops once that long has passed since its
+warm-up began (the requests under way finish): its record says it
+stopped early, how many requests were done of how many and the limit,
+its figures are of the requests done, and the table marks it.
 
 With --memory-max SIZE (root), each pool size's worker runs in a memory
 cgroup of its own (v1 or v2) limited to SIZE, as in a container: the
