@@ -150,6 +150,11 @@ func memoryClaims() []claim {
 			}
 			return span(lo, hi, 0) + " µs more per 1,000 already open in one process"
 		}},
+		{doc, "with the defaults 29–39 µs (0.6–1.0 ms per open at 10,000 open", func(t *testing.T, rs *records) string {
+			family := append([]string{"libsql_go"}, leanFour...)
+			return fmt.Sprintf("with the defaults %s µs (%s ms per open", growthSpan(t, rs, "default", family...),
+				tenthSpan(t, rs, "open-held-last10", append(family, "sqlite_modernc"), 1))
+		}},
 		{doc, "13–15 µs per 1,000 of a process' own in the six processes of 100,000", func(t *testing.T, rs *records) string {
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for _, v := range lean100k {

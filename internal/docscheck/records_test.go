@@ -1,16 +1,20 @@
 // Package docscheck checks the figures of the prose a reader acts on
-// against the committed records they come from. Its tests read README.md
-// and docs/choosing.md, recompute each listed figure from the records
-// under docs/results (the same statistics the tables use: medians of the
-// pooled samples, KB as /proc reports them, a MB of 1,024 KB and a GB of
-// 1,024 MB), format it as the docs write it, and fail when the docs'
-// words no longer hold the recomputed figure: a figure changed by hand, a
-// record changed under it, or a MB taken as 1,000 KB. The tables inside
-// the docs are generated and checked by the tests of internal/cli.
+// against the committed records they come from. Its tests read README.md,
+// docs/choosing.md and the headline figures of docs/layouts.md,
+// vectors.md, capacity.md and serve.md, recompute each listed figure from
+// the records under docs/results (the same statistics the tables use:
+// medians of the pooled samples, KB as /proc reports them, a MB of 1,024
+// KB and a GB of 1,024 MB), format it as the docs write it, and fail when
+// the docs' words no longer hold the recomputed figure: a figure changed
+// by hand, a record changed under it, or a MB taken as 1,000 KB. The
+// tables inside the docs are generated and checked by the tests of
+// internal/cli; capacity.md's table of agents per machine is arithmetic
+// on its own columns, and TestMachineTable checks that arithmetic.
 //
-// The tests read tens of megabytes of records, so they are long tests:
-// go test -short skips them. The package has test files only: it is a
-// check of the docs, not a part of manydb.
+// The tests of figures read tens of megabytes of records, so they are
+// long tests: go test -short skips them (TestMachineTable reads the doc
+// only and runs under -short too). The package has test files only: it
+// is a check of the docs, not a part of manydb.
 package docscheck
 
 import (
@@ -231,3 +235,39 @@ func claimError(text, doc, words, fig string) error {
 func containsFigure(words, fig string) bool {
 	return regexp.MustCompile(`(^|[^0-9.,])` + regexp.QuoteMeta(fig)).MatchString(words)
 }
+
+// tableFigure is the figure fig of column (a variant, or "VARIANT
+// shared") under setting in the file name, as its tables give it: the
+// statistic of every run's samples pooled where the figure has one (a
+// median, a p99, a mean recall), else the median of its runs' values.
+func (rs *records) tableFigure(t *testing.T, name, column, setting, fig string) float64 {
+	t.Helper()
+	for _, f := range rs.figuresOf(t, name) {
+		if f.Key() != column+"@"+setting {
+			continue
+		}
+		if v, ok := f.Pooled[fig]; ok {
+			return v
+		}
+		if vs := f.Values[fig]; len(vs) > 0 {
+			return stats.Median(vs)
+		}
+	}
+	t.Fatalf("%s: no figure %s of %s (%s)", name, fig, column, setting)
+	return math.NaN()
+}
+
+// tableSpan is the lowest and highest tableFigure of columns, each
+// passed through conv, as span writes them with prec decimals.
+func (rs *records) tableSpan(t *testing.T, name, setting, fig string, columns []string, conv func(float64) float64, prec int) string {
+	t.Helper()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range columns {
+		v := conv(rs.tableFigure(t, name, c, setting, fig))
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return span(lo, hi, prec)
+}
+
+// same is a conversion that leaves a figure as it is.
+func same(x float64) float64 { return x }
