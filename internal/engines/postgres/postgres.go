@@ -91,6 +91,9 @@ type Variant struct {
 	hasVector bool   // the database has pgvector (CREATE EXTENSION vector)
 	noVector  string // why the database has no pgvector though the server does
 	dataDir   string // the server's data directory, once asked
+	// configure, when set, changes the pool's configuration last: the
+	// tests count a turn's round trips on the connections it dials.
+	configure func(*pgxpool.Config)
 }
 
 var ctx = context.Background()
@@ -134,6 +137,9 @@ func (v *Variant) UseServer(dsn string) error {
 	}
 	v.hasVector = v.version["pgvector"] != "" && v.noVector == ""
 	cfg.AfterConnect = registerVector
+	if v.configure != nil {
+		v.configure(cfg)
+	}
 	if v.iterative() {
 		cfg.ConnConfig.RuntimeParams["hnsw.iterative_scan"] = iterativeScan
 	}
