@@ -87,15 +87,7 @@ func turnTrips(t *testing.T, w *wire, open func() (engine.Store, error), note wo
 // agent's table exists and runs its statements unprepared
 // (QueryExecModeExec) needs 2: the read and the append.
 func TestTurnRoundTrips(t *testing.T) {
-	if srv.s == nil {
-		t.Skip(srv.skip)
-	}
-	w := &wire{}
-	v := &Variant{configure: w.counted}
-	if err := v.UseServer(srv.s.DSN("round_trips") + " pool_max_conns=1"); err != nil {
-		t.Fatal(err)
-	}
-	defer v.CloseVariant()
+	v, w := countedVariant(t, "round_trips", "")
 	spec := workload.Spec{Name: "custom", Objects: 20, TextLen: 20}
 	dirs := make([]string, 3)
 	for i := range dirs {
@@ -124,6 +116,23 @@ func TestTurnRoundTrips(t *testing.T) {
 	if got := turnTrips(t, w, open, spec.TurnNote(2, 2)); got != 2 {
 		t.Errorf("an application's turn, unprepared and without the open's check: %d round trips, want 2", got)
 	}
+}
+
+// countedVariant is a variant on the tests' server's database db, its
+// pool one connection whose round trips the wire counts, with more
+// connection settings (" key=value"); it skips t without a server.
+func countedVariant(t *testing.T, db, settings string) (*Variant, *wire) {
+	t.Helper()
+	if srv.s == nil {
+		t.Skip(srv.skip)
+	}
+	w := &wire{}
+	v := &Variant{configure: w.counted}
+	if err := v.UseServer(srv.s.DSN(db) + " pool_max_conns=1" + settings); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.CloseVariant() })
+	return v, w
 }
 
 // makeStore creates the store of agent i in dir with spec's notes.
@@ -162,4 +171,21 @@ func appPool(t *testing.T, w *wire, dsn string) *pgxpool.Pool {
 	}
 	t.Cleanup(pool.Close)
 	return pool
+}
+
+// TestSharedTurnRoundTrips: in the shared table an agent's open sends
+// nothing and its statements are the same text for every agent, prepared
+// once on the connection, so a turn is 2 round trips.
+func TestSharedTurnRoundTrips(t *testing.T) {
+	v, w := countedVariant(t, "shared_round_trips", "")
+	spec := workload.Spec{Name: "custom", Objects: 20, TextLen: 20}
+	s, err := sharedWithAgents(v, t.TempDir(), true, spec, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := func(a int) func() (engine.Store, error) { return func() (engine.Store, error) { return s.Agent(a) } }
+	turnTrips(t, w, agent(0), spec.TurnNote(0, 1)) // the statements prepared on the connection
+	if got := turnTrips(t, w, agent(1), spec.TurnNote(1, 1)); got != 2 {
+		t.Errorf("another agent's turn in the shared table: %d round trips, want 2", got)
+	}
 }
