@@ -21,25 +21,26 @@ func TestChoosingServeFigures(t *testing.T) {
 		{choosing, "a pool of 1 % of the stores (100) answers 53 % of requests without an open, 10 % (1,000) 77.8 %, and all stores (10,000) 84.8 % (the rest are first visits: the 21,000 requests with the warm-up reach 3,435 of the 10,000 agents)", func(t *testing.T, rs *records) string {
 			reached := func(s *results.Serve) float64 { return float64(s.MaxOpen) }
 			return fmt.Sprintf("(100) answers %s %% of requests without an open, 10 %% (1,000) %s %%, and all stores (10,000) %s %% (the rest are first visits: the 21,000 requests with the warm-up reach %s of",
-				serveSpan(t, rs, 100, hitRate, 0), serveSpan(t, rs, 1000, hitRate, 1), serveSpan(t, rs, 10000, hitRate, 1),
-				grouped(stats.Max(serveValues(t, rs, 10000, reached))))
+				serveSpan(t, rs, serveFile, 100, hitRate, 0), serveSpan(t, rs, serveFile, 1000, hitRate, 1), serveSpan(t, rs, serveFile, 10000, hitRate, 1),
+				grouped(stats.Max(serveValues(t, rs, serveFile, 10000, reached))))
 		}},
 		{choosing, "At a pool of 1,000 their p99 rises to 49–80 ms", func(t *testing.T, rs *records) string {
-			return "their p99 rises to " + serveSpan(t, rs, 1000, p99, 0, "obx", "obx_cached", "obx_nosync", "turso", "turso_ckpt", "turso_go") + " ms"
+			return "their p99 rises to " + serveSpan(t, rs, serveFile, 1000, p99, 0, "obx", "obx_cached", "obx_nosync", "turso", "turso_ckpt", "turso_go") + " ms"
 		}},
 		{choosing, "(`turso`, `turso_go`: 138–142 ms p99)", func(t *testing.T, rs *records) string {
-			return "(`turso`, `turso_go`: " + serveSpan(t, rs, 0, p99, 0, "turso", "turso_go") + " ms p99)"
+			return "(`turso`, `turso_go`: " + serveSpan(t, rs, serveFile, 0, p99, 0, "turso", "turso_go") + " ms p99)"
 		}},
 	})
 }
 
-// serveValues is pick of each ok serve step at pool of the record's serve
-// part under the defaults, of variants (every variant when none).
-func serveValues(t *testing.T, rs *records, pool int, pick func(*results.Serve) float64, variants ...string) []float64 {
+// serveValues is pick of each ok serve step at pool (every pool when
+// below 0) of the serve part in the file name under the defaults, a
+// store per agent, of variants (every variant when none).
+func serveValues(t *testing.T, rs *records, name string, pool int, pick func(*results.Serve) float64, variants ...string) []float64 {
 	t.Helper()
 	var xs []float64
-	for _, r := range rs.file(t, serveFile) {
-		if r.Phase != job.PhaseServe || r.Status != results.StatusOK || r.Setting != "default" || r.Serve == nil || r.Serve.Pool != pool {
+	for _, r := range rs.file(t, name) {
+		if r.Phase != job.PhaseServe || r.Status != results.StatusOK || r.Setting != "default" || r.Layout != "" || r.Serve == nil || (pool >= 0 && r.Serve.Pool != pool) {
 			continue
 		}
 		if len(variants) == 0 || slices.Contains(variants, r.Variant) {
@@ -47,14 +48,14 @@ func serveValues(t *testing.T, rs *records, pool int, pick func(*results.Serve) 
 		}
 	}
 	if len(xs) == 0 {
-		t.Fatalf("%s: no serve step at pool %d of %v", serveFile, pool, variants)
+		t.Fatalf("%s: no serve step at pool %d of %v", name, pool, variants)
 	}
 	return xs
 }
 
 // serveSpan is the lowest and highest serveValues, as span writes them.
-func serveSpan(t *testing.T, rs *records, pool int, pick func(*results.Serve) float64, prec int, variants ...string) string {
-	xs := serveValues(t, rs, pool, pick, variants...)
+func serveSpan(t *testing.T, rs *records, name string, pool int, pick func(*results.Serve) float64, prec int, variants ...string) string {
+	xs := serveValues(t, rs, name, pool, pick, variants...)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range xs {
 		lo, hi = min(lo, x), max(hi, x)
