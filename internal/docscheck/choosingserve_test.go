@@ -34,16 +34,21 @@ func TestChoosingServeFigures(t *testing.T) {
 }
 
 // serveValues is pick of each ok serve step at pool (every pool when
-// below 0) of the serve part in the file name under the defaults, a
-// store per agent, of variants (every variant when none).
+// below 0) of the serve part in the file name under the defaults, of
+// variants (a variant, or "VARIANT shared" for its shared layout; every
+// variant in either layout when none).
 func serveValues(t *testing.T, rs *records, name string, pool int, pick func(*results.Serve) float64, variants ...string) []float64 {
 	t.Helper()
 	var xs []float64
 	for _, r := range rs.file(t, name) {
-		if r.Phase != job.PhaseServe || r.Status != results.StatusOK || r.Setting != "default" || r.Layout != "" || r.Serve == nil || (pool >= 0 && r.Serve.Pool != pool) {
+		if r.Phase != job.PhaseServe || r.Status != results.StatusOK || r.Setting != "default" || r.Serve == nil || (pool >= 0 && r.Serve.Pool != pool) {
 			continue
 		}
-		if len(variants) == 0 || slices.Contains(variants, r.Variant) {
+		column := r.Variant
+		if r.Layout == job.LayoutShared {
+			column += " shared"
+		}
+		if len(variants) == 0 || slices.Contains(variants, column) {
 			xs = append(xs, pick(r.Serve))
 		}
 	}
