@@ -15,13 +15,6 @@ const bboltLean = "2026-12-05-procs/bbolt-100k.jsonl.gz"
 // leanFour are the SQLite and libSQL variants of capacity.md's answer.
 var leanFour = []string{"sqlite", "sqlite_capi", "libsql", "libsql_capi"}
 
-// TestCapacityFigures checks the figures of docs/capacity.md's answer
-// and of its holds past one process: memory per open store, the open's
-// growth, and what six processes and more held.
-func TestCapacityFigures(t *testing.T) {
-	checkClaims(t, append(capacityAnswerClaims(), capacityProcsClaims()...))
-}
-
 // holdSpan is the lowest and highest anonymous KB per open store of the
 // holds of held of variants (setting) in the file name.
 func holdSpan(t *testing.T, rs *records, name, setting string, held, prec int, variants ...string) string {
@@ -44,6 +37,8 @@ func growthSpan(t *testing.T, rs *records, setting string, variants ...string) s
 	return span(lo, hi, 0)
 }
 
+// capacityAnswerClaims are the figures of docs/capacity.md's answer:
+// memory per open store, the open's time and its growth.
 func capacityAnswerClaims() []claim {
 	const doc = "docs/capacity.md"
 	return []claim{
@@ -110,6 +105,8 @@ func minusSign(x float64, prec int) string {
 	return fmt.Sprintf("%.*f", prec, x)
 }
 
+// capacityProcsClaims are the figures of docs/capacity.md's holds past
+// one process: what six processes and more held, in how much memory.
 func capacityProcsClaims() []claim {
 	const doc = "docs/capacity.md"
 	return []claim{

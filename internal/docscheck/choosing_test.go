@@ -96,13 +96,6 @@ func pssMB(h *results.Hold) (lo, hi float64) {
 // choosing is the doc the claims below are of.
 const choosing = "docs/choosing.md"
 
-// TestChoosingFigures checks the figures docs/choosing.md's prose gives
-// from the records: what an open store costs, the limits of one process
-// and several, serve's peaks and the shared layout's.
-func TestChoosingFigures(t *testing.T) {
-	checkClaims(t, append(timeClaims(), memoryClaims()...))
-}
-
 // timeClaims are the figures of creates, opens and deletes.
 func timeClaims() []claim {
 	const doc = choosing

@@ -25,13 +25,6 @@ func sharedOf(variants ...string) []string {
 	return cols
 }
 
-// TestChoosingLayoutsFigures checks the figures docs/choosing.md's prose
-// gives of the layouts part: memory per active agent, the warm and cold
-// open, the turn, and deleting an agent, in each layout.
-func TestChoosingLayoutsFigures(t *testing.T) {
-	checkClaims(t, append(layoutMemoryClaims(), layoutTimeClaims()...))
-}
-
 // ms is figure fig of column in the layouts file with the defaults.
 func ms(t *testing.T, rs *records, column, fig string) float64 {
 	return rs.tableFigure(t, layouts, column, "default", fig)

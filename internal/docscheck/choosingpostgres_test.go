@@ -14,14 +14,14 @@ const (
 	pgServe   = "2026-12-05-postgres/serve.jsonl.gz"
 )
 
-// TestChoosingPostgresFigures checks what docs/choosing.md says of
-// PostgreSQL beside SQLite: the warm open, the append, the delete, and
-// serve's throughput, p99 and memory.
-func TestChoosingPostgresFigures(t *testing.T) {
+// choosingPostgresClaims are what docs/choosing.md says of PostgreSQL
+// beside SQLite: the warm open, the append, the delete, and serve's
+// throughput, p99 and memory.
+func choosingPostgresClaims() []claim {
 	pg := func(t *testing.T, rs *records, column, fig string) float64 {
 		return rs.tableFigure(t, pgLayouts, column, "default", fig)
 	}
-	checkClaims(t, []claim{
+	return []claim{
 		{choosing, "open and three queries in 0.53 ms from one shared table and 1.37 ms from a schema per agent: 3.4× the shared SQLite store's 0.158 ms, and 5.2× a SQLite file per agent's 0.262 ms", func(t *testing.T, rs *records) string {
 			const fig = "open-query-close"
 			shared, own := pg(t, rs, "postgres shared", fig), pg(t, rs, "postgres", fig)
@@ -54,5 +54,5 @@ func TestChoosingPostgresFigures(t *testing.T) {
 			return fmt.Sprintf("`postgres` %s MB at every pool size, `sqlite_capi` %s MB with no pool to %s MB with 10,000 stores open",
 				serveSpan(t, rs, pgServe, -1, peak, 0, "postgres"), serveSpan(t, rs, pgServe, 0, peak, 0, "sqlite_capi"), serveSpan(t, rs, pgServe, 10000, peak, 0, "sqlite_capi"))
 		}},
-	})
+	}
 }

@@ -11,13 +11,12 @@ import (
 	"manydb/internal/stats"
 )
 
-// TestChoosingServeFigures checks what docs/choosing.md says of the
-// record's serve part: what a pool buys, and the p99 of ObjectBox and
-// Turso.
-func TestChoosingServeFigures(t *testing.T) {
+// choosingServeClaims are what docs/choosing.md says of the record's
+// serve part: what a pool buys, and the p99 of ObjectBox and Turso.
+func choosingServeClaims() []claim {
 	hitRate := func(s *results.Serve) float64 { return 100 * float64(s.Hits) / float64(s.Requests) }
 	p99 := func(s *results.Serve) float64 { return s.P99Ms }
-	checkClaims(t, []claim{
+	return []claim{
 		{choosing, "a pool of 1 % of the stores (100) answers 53 % of requests without an open, 10 % (1,000) 77.8 %, and all stores (10,000) 84.8 % (the rest are first visits: the 21,000 requests with the warm-up reach 3,435 of the 10,000 agents)", func(t *testing.T, rs *records) string {
 			reached := func(s *results.Serve) float64 { return float64(s.MaxOpen) }
 			return fmt.Sprintf("(100) answers %s %% of requests without an open, 10 %% (1,000) %s %%, and all stores (10,000) %s %% (the rest are first visits: the 21,000 requests with the warm-up reach %s of",
@@ -30,7 +29,7 @@ func TestChoosingServeFigures(t *testing.T) {
 		{choosing, "(`turso`, `turso_go`: 138–142 ms p99)", func(t *testing.T, rs *records) string {
 			return "(`turso`, `turso_go`: " + serveSpan(t, rs, serveFile, 0, p99, 0, "turso", "turso_go") + " ms p99)"
 		}},
-	})
+	}
 }
 
 // serveValues is pick of each ok serve step at pool (every pool when

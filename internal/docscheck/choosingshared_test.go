@@ -26,12 +26,12 @@ func rateSpan(t *testing.T, rs *records, name string, columns ...string) string 
 	return grouped(slices.Min(xs)) + "–" + grouped(slices.Max(xs))
 }
 
-// TestChoosingSharedServeFigures checks what docs/choosing.md says of
-// the shared layout under concurrent traffic: PostgreSQL's and bbolt's,
-// the SQLite family's and ObjectBox's, each against a store per agent.
-func TestChoosingSharedServeFigures(t *testing.T) {
+// choosingSharedServeClaims are what docs/choosing.md says of the shared
+// layout under concurrent traffic: PostgreSQL's and bbolt's, the SQLite
+// family's and ObjectBox's, each against a store per agent.
+func choosingSharedServeClaims() []claim {
 	sqlite := []string{"sqlite", "sqlite_capi", "libsql_capi"}
-	checkClaims(t, []claim{
+	return []claim{
 		{choosing, "p99 4.95–5.48 ms and 5,441–5,906 requests/s across the three pools, against 6.39–7.80 ms and 3,346–4,066 requests/s for a schema per agent, at about half the memory (186–187 MB against 335–339 MB)", func(t *testing.T, rs *records) string {
 			return fmt.Sprintf("p99 %s ms and %s requests/s across the three pools, against %s ms and %s requests/s for a schema per agent, at about half the memory (%s MB against %s MB)",
 				serveSpan(t, rs, serveLayouts, -1, p99Of, 2, "postgres shared"), rateSpan(t, rs, serveLayouts, "postgres shared"),
@@ -59,5 +59,5 @@ func TestChoosingSharedServeFigures(t *testing.T) {
 				serveSpan(t, rs, sharedObx, -1, p99Of, 1, "obx_nosync shared"), rateSpan(t, rs, sharedObx, "obx_nosync shared"),
 				serveSpan(t, rs, sharedServe, -1, p99Of, 1, "obx_nosync"), rateSpan(t, rs, sharedServe, "obx_nosync"))
 		}},
-	})
+	}
 }

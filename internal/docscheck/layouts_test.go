@@ -11,13 +11,6 @@ const (
 	vec2000PerAgnt = "2026-12-05-vectors-2000/postgres-per-agent.jsonl.gz"
 )
 
-// TestLayoutsFigures checks the figures of docs/layouts.md: the shared
-// store's size, and what one index over every agent recalls, how fast,
-// and what deleting an agent costs, against a store per agent.
-func TestLayoutsFigures(t *testing.T) {
-	checkClaims(t, layoutsClaims())
-}
-
 // knnFigure is "R % … at T ms" of a column of the vector layouts' record:
 // its mean recall, median knn, and the share of its answers short of 10
 // notes in words.
@@ -34,6 +27,9 @@ func knnFigure(t *testing.T, rs *records, column string) (recall, knn float64, s
 	return fig("recall"), fig("knn"), short
 }
 
+// layoutsClaims are the figures of docs/layouts.md: the shared store's
+// size, and what one index over every agent recalls, how fast, and what
+// deleting an agent costs, against a store per agent.
 func layoutsClaims() []claim {
 	const doc = "docs/layouts.md"
 	return []claim{

@@ -11,9 +11,9 @@
 // internal/cli; capacity.md's table of agents per machine is arithmetic
 // on its own columns, and TestMachineTable checks that arithmetic.
 //
-// The tests of figures read tens of megabytes of records, so they are
-// long tests: go test -short skips them (TestMachineTable reads the doc
-// only and runs under -short too). The package has test files only: it
+// TestDocFigures reads tens of megabytes of records (each file once, for
+// every doc's claims), so it is a long test: go test -short skips it
+// (TestMachineTable reads the doc only and runs under -short too). The package has test files only: it
 // is a check of the docs, not a part of manydb.
 package docscheck
 
@@ -199,13 +199,35 @@ type claim struct {
 	figure func(t *testing.T, rs *records) string
 }
 
-// checkClaims fails for each claim whose doc lacks its words or whose
-// words lack its recomputed figure.
-func checkClaims(t *testing.T, claims []claim) {
+// TestDocFigures checks each claim of the docs against the records it
+// names, read once for all: a subtest per part of the docs.
+func TestDocFigures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads the records the docs name: a long test")
 	}
 	rs := newRecords(t)
+	for _, part := range []struct {
+		name   string
+		claims []claim
+	}{
+		{"readme", readmeClaims()},
+		{"choosing", append(timeClaims(), memoryClaims()...)},
+		{"choosing-layouts", append(layoutMemoryClaims(), layoutTimeClaims()...)},
+		{"choosing-serve", choosingServeClaims()},
+		{"choosing-shared-serve", choosingSharedServeClaims()},
+		{"choosing-postgres", choosingPostgresClaims()},
+		{"layouts", layoutsClaims()},
+		{"vectors", append(knnClaims(), vectorMemoryClaims()...)},
+		{"capacity", append(capacityAnswerClaims(), capacityProcsClaims()...)},
+		{"serve", serveClaims()},
+	} {
+		t.Run(part.name, func(t *testing.T) { checkClaims(t, rs, part.claims) })
+	}
+}
+
+// checkClaims fails for each claim whose doc lacks its words or whose
+// words lack its recomputed figure.
+func checkClaims(t *testing.T, rs *records, claims []claim) {
 	docs := map[string]string{}
 	for _, c := range claims {
 		if _, ok := docs[c.doc]; !ok {

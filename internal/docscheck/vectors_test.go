@@ -18,14 +18,6 @@ var (
 	libsqls     = []string{"libsql", "libsql_capi", "libsql_go"}
 )
 
-// TestVectorsFigures checks the figures of docs/vectors.md's answer, and
-// choosing.md's of the same study: each engine's knn, and the memory an
-// open store with its embeddings takes, in MB of 1,024 KB, from the
-// tables' KB.
-func TestVectorsFigures(t *testing.T) {
-	checkClaims(t, append(knnClaims(), vectorMemoryClaims()...))
-}
-
 // knnClaims are the knn times of the study's warm runs.
 func knnClaims() []claim {
 	const doc = "docs/vectors.md"
