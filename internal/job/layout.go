@@ -135,6 +135,10 @@ func (l Layout) StoreDir(dir string, i, fanout int) string {
 // (Job.Dir).
 func SharedDir(dir string) string { return filepath.Join(dir, "shared") }
 
+// ExportsDir is the directory in a variant's directory (Job.Dir) where
+// the delete phase writes the agents' exports before it deletes them.
+func ExportsDir(dir string) string { return filepath.Join(dir, "exports") }
+
 // NotUnderWAL says why the wal setting, named setting, does not apply to
 // the layout, or "".
 func (l Layout) NotUnderWAL(setting string) string {

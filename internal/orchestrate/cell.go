@@ -105,8 +105,8 @@ func (c *cell) run(ctx context.Context) (failed bool, err error) {
 // complete set made for this study, variant, setting, workload and engine
 // version (their manifest says so). Otherwise they are made anew; when the
 // create is recorded already, its figure stands and the new stores only
-// serve the remaining phases. Whatever is in dir lies inside the marked
-// root: manydb made it.
+// serve the remaining phases. Before a create, only what manydb made in
+// dir is removed, and a manifest marked creating names what it makes.
 func (c *cell) readyStores(todo []phase) (left []phase, err error) {
 	rebuild := false
 	if todo[0].name != job.PhaseCreate {
@@ -145,6 +145,9 @@ func (c *cell) readyStores(todo []phase) (left []phase, err error) {
 		}
 		if err := os.MkdirAll(c.dir, 0o755); err != nil {
 			return nil, fmt.Errorf("create store directory: %w", err)
+		}
+		if err := markCreating(c.dir, c.manifest(c.set, c.v)); err != nil {
+			return nil, err
 		}
 	}
 	return todo, nil

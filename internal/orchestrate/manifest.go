@@ -12,8 +12,10 @@ import (
 )
 
 // ManifestFile, in a variant's store directory, says what its stores were
-// created for. It is written when the create phase has made every store,
-// so a store set without it is incomplete.
+// created for. It is written marked creating before the create phase
+// makes them, so that a removal knows them even then, and unmarked when
+// the create has made every store: a store set without it, or marked
+// creating, is incomplete.
 const ManifestFile = "manifest.json"
 
 // Manifest is what a variant's store set was created for. A study reuses
@@ -37,6 +39,9 @@ type Manifest struct {
 	// (a run killed part way leaves some of them deleted): such stores
 	// are never reused by a rerun, which makes them again.
 	Deleting bool `json:"deleting,omitempty"`
+	// Creating is set while the create phase makes the stores: they are
+	// incomplete, and never reused.
+	Creating bool `json:"creating,omitempty"`
 	// CreatedBy is the study whose create made the stores, when a serve
 	// study took them over from it (Study is then the serve study).
 	CreatedBy string `json:"created_by,omitempty"`
@@ -45,7 +50,7 @@ type Manifest struct {
 	Kept bool `json:"kept,omitempty"`
 }
 
-// writeManifest writes m into dir, synced, after its stores were created.
+// writeManifest writes m into dir, synced.
 func writeManifest(dir string, m Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -67,6 +72,13 @@ func writeManifest(dir string, m Manifest) error {
 	return f.Close()
 }
 
+// markCreating writes m into dir marked creating, before the create
+// phase makes the stores it names, so that a removal knows them.
+func markCreating(dir string, m Manifest) error {
+	m.Creating = true
+	return writeManifest(dir, m)
+}
+
 // storesMatch tells whether dir holds a complete store set made for want,
 // and if not, why.
 func storesMatch(dir string, want Manifest) (bool, string) {
@@ -85,6 +97,8 @@ func storesMatch(dir string, want Manifest) (bool, string) {
 		return false, fmt.Sprintf("unreadable %s: %v", ManifestFile, err)
 	}
 	switch {
+	case got.Creating:
+		return false, "no complete store set (its create did not finish)"
 	case got.Uneven:
 		return false, "a turn run was cut short or a serve phase ran, so its stores hold different numbers of notes"
 	case got.Deleting:

@@ -317,6 +317,16 @@ func (c *ProfileConfig) profileMedium(ctx context.Context, bin string, m medium)
 	return rec, nil
 }
 
+// remove removes the stores stores a profile worker makes in dir and says
+// what it left there.
+func (c *ProfileConfig) remove(root, dir string, stores int) error {
+	left, err := RemoveInRoot(root, dir, made{stores: stores})
+	if len(left) > 0 {
+		fmt.Fprint(c.Log, leftLine(dir, left))
+	}
+	return err
+}
+
 // workerArgs is the command line of a profile worker; cpuProfile "" for
 // no CPU profile.
 func (c *ProfileConfig) workerArgs(dir string, stores int, cpuProfile string) []string {
@@ -329,7 +339,7 @@ func (c *ProfileConfig) workerArgs(dir string, stores int, cpuProfile string) []
 // failed record.
 func (c *ProfileConfig) run(ctx context.Context, label, bin, dir string, args []string, stores int) (results.Record, error) {
 	root := filepath.Dir(filepath.Dir(dir))
-	if err := RemoveInRoot(root, dir); err != nil {
+	if err := c.remove(root, dir, stores); err != nil {
 		return results.Record{}, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -345,7 +355,7 @@ func (c *ProfileConfig) run(ctx context.Context, label, bin, dir string, args []
 	res := runWorker(ctx, workerCmd{bin: bin, args: args, env: c.Env, onProgress: c.Bar.Set, unit: "store", label: label, log: c.Log})
 	c.Bar.Done()
 	during := sampler.stop()
-	if err := RemoveInRoot(root, dir); err != nil {
+	if err := c.remove(root, dir, stores); err != nil {
 		return results.Record{}, err
 	}
 	if ctx.Err() != nil {

@@ -129,43 +129,58 @@ func (l *Lock) Release() {
 	}
 }
 
-// RemoveInRoot removes dir, which must lie inside root, and only if root
-// carries manydb's marker file: it renames dir into the root's trash, then
-// deletes it there. A dir that does not exist is not an error.
-func RemoveInRoot(root, dir string) error {
-	doomed, err := moveToTrash(root, dir)
+// RemoveInRoot removes what manydb made in dir, which must lie inside
+// root, and only if root carries manydb's marker file (moveToTrash): it
+// moves that into the root's trash, then deletes it there. It returns what
+// it left in dir, relative to dir: what manydb did not make. A dir that
+// does not exist is not an error.
+func RemoveInRoot(root, dir string, sets ...made) (left []string, err error) {
+	doomed, left, err := moveToTrash(root, dir, sets...)
 	if err != nil || doomed == "" {
-		return err
+		return left, err
 	}
 	if err := removeAll(doomed); err != nil {
-		return fmt.Errorf("remove stores: %w", err)
+		return left, fmt.Errorf("remove stores: %w", err)
 	}
-	return nil
+	return left, nil
 }
 
-// moveToTrash moves dir, which must lie inside the marked root, into the
-// root's trash under a name of its own, and returns that path ("" when dir
-// does not exist).
-func moveToTrash(root, dir string) (string, error) {
+// moveToTrash moves what manydb made in dir, which must lie inside the
+// marked root (sets' stores and what dir's manifest records, owned), into
+// the root's trash under a name of its own, and returns that path ("" when
+// dir does not exist) and what it left in dir, relative to dir. When dir
+// holds nothing else, dir itself goes, in one rename; otherwise each thing
+// manydb made goes on its own, and its fanout folders once they are empty.
+func moveToTrash(root, dir string, sets ...made) (doomed string, left []string, err error) {
 	if _, err := os.Stat(filepath.Join(root, MarkerFile)); err != nil {
-		return "", fmt.Errorf("refusing to remove %s: %s has no %s marker, so manydb did not create it", dir, root, MarkerFile)
+		return "", nil, fmt.Errorf("refusing to remove %s: %s has no %s marker, so manydb did not create it", dir, root, MarkerFile)
 	}
 	if !inside(root, dir) {
-		return "", fmt.Errorf("refusing to remove %s: it is not inside the data root %s", dir, root)
+		return "", nil, fmt.Errorf("refusing to remove %s: it is not inside the data root %s", dir, root)
 	}
 	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
-		return "", nil
+		return "", nil, nil
+	}
+	sorted, err := sortOut(dir, owned(dir, sets))
+	if err != nil {
+		return "", nil, fmt.Errorf("remove stores: %w", err)
 	}
 	trash := filepath.Join(root, TrashDir)
 	if err := os.MkdirAll(trash, 0o755); err != nil {
-		return "", fmt.Errorf("remove stores: %w", err)
+		return "", nil, fmt.Errorf("remove stores: %w", err)
 	}
 	name := strings.ReplaceAll(filepath.Clean(strings.TrimPrefix(dir, root)), string(filepath.Separator), "_")
-	doomed := filepath.Join(trash, fmt.Sprintf("%s-%d", strings.Trim(name, "_"), time.Now().UnixNano()))
-	if err := os.Rename(dir, doomed); err != nil {
-		return "", fmt.Errorf("remove stores: %w", err)
+	doomed = filepath.Join(trash, fmt.Sprintf("%s-%d", strings.Trim(name, "_"), time.Now().UnixNano()))
+	if len(sorted.left) == 0 {
+		if err := os.Rename(dir, doomed); err != nil {
+			return "", nil, fmt.Errorf("remove stores: %w", err)
+		}
+		return doomed, nil, nil
 	}
-	return doomed, nil
+	if err := sorted.move(dir, doomed); err != nil {
+		return "", sorted.left, fmt.Errorf("remove stores: %w", err)
+	}
+	return doomed, sorted.left, nil
 }
 
 // removeWorkers is how many of a directory's entries removeAll deletes at

@@ -3,6 +3,7 @@ package orchestrate
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"time"
 
@@ -104,13 +105,36 @@ func (s *study) discard(dir string) error {
 	if s.MaxLoad <= 0 || s.sweepID != "" {
 		return s.remove(dir)
 	}
-	return s.trash.discard(dir, &s.budget)
+	left, err := s.trash.discard(dir, &s.budget, s.made()...)
+	s.sayLeft(dir, left)
+	return err
 }
 
 // remove removes a variant's stores and counts the time as cleanup.
 func (s *study) remove(dir string) error {
 	start := time.Now()
-	err := RemoveInRoot(s.Root, dir)
+	left, err := RemoveInRoot(s.Root, dir, s.made()...)
 	s.budget.Cleanup += time.Since(start).Seconds()
+	s.sayLeft(dir, left)
 	return err
+}
+
+// made is the stores the study makes in a variant's directory, or finds
+// made there: its own count's, and in a sweep the largest count's (which
+// the smaller counts take). A directory's manifest adds the set it
+// records (owned).
+func (s *study) made() []made {
+	sets := []made{{stores: s.Stores, fanout: s.Fanout}}
+	if s.from != nil {
+		sets = append(sets, made{stores: s.from.Stores, fanout: s.Fanout})
+	}
+	return sets
+}
+
+// sayLeft says on the console what a removal of the stores in dir left
+// there, if anything.
+func (s *study) sayLeft(dir string, left []string) {
+	if len(left) > 0 {
+		fmt.Fprint(s.Log, leftLine(dir, left))
+	}
 }

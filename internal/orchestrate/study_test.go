@@ -271,17 +271,17 @@ func TestRemoveInRootRefusesUnmarkedDirectories(t *testing.T) {
 	root := t.TempDir()
 	victim := filepath.Join(root, "default", "sqlite")
 	os.MkdirAll(victim, 0o755)
-	if err := RemoveInRoot(root, victim); err == nil || !strings.Contains(err.Error(), "no .manydb-root marker") {
+	if _, err := RemoveInRoot(root, victim); err == nil || !strings.Contains(err.Error(), "no .manydb-root marker") {
 		t.Fatalf("err = %v, want a refusal", err)
 	}
 	if _, err := os.Stat(victim); err != nil {
 		t.Fatal("an unmarked directory was removed")
 	}
 	os.WriteFile(filepath.Join(root, MarkerFile), nil, 0o644)
-	if err := RemoveInRoot(root, filepath.Dir(root)); err == nil {
+	if _, err := RemoveInRoot(root, filepath.Dir(root)); err == nil {
 		t.Error("removed a directory outside the root")
 	}
-	if err := RemoveInRoot(root, victim); err != nil {
+	if _, err := RemoveInRoot(root, victim); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(victim); !os.IsNotExist(err) {
@@ -561,17 +561,19 @@ func TestNoResumeAcrossVersions(t *testing.T) {
 }
 
 // TestRemoveInRootRemovesTreesNotLinkTargets removes a nested store tree
-// (more entries than removeAll's goroutines, files and folders at several
-// depths, and a symbolic link to a folder outside the root) and checks that
-// the tree and the trash are empty and the link's target is untouched.
+// (more stores than removeAll's goroutines, in fanout folders, with files
+// and folders at several depths in each store, one a symbolic link to a
+// folder outside the root) and checks that the tree and the trash are
+// empty and the link's target is untouched.
 func TestRemoveInRootRemovesTreesNotLinkTargets(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(root, MarkerFile), nil, 0o644)
 	kept := filepath.Join(outside, "kept.db")
 	os.WriteFile(kept, []byte("not manydb's"), 0o644)
 	stores := filepath.Join(root, "default", "sqlite")
-	for i := range 3 * removeWorkers {
-		dir := filepath.Join(stores, fmt.Sprintf("%02d", i%10), fmt.Sprintf("%06d", i))
+	n := 3 * removeWorkers
+	for i := range n {
+		dir := job.StoreDir(stores, i, 1)
 		if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -579,11 +581,11 @@ func TestRemoveInRootRemovesTreesNotLinkTargets(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "sub", "wal"), []byte("y"), 0o644)
 	}
 	os.WriteFile(filepath.Join(stores, "manifest.json"), []byte("{}"), 0o644)
-	if err := os.Symlink(outside, filepath.Join(stores, "00", "link")); err != nil {
+	if err := os.Symlink(outside, filepath.Join(job.StoreDir(stores, 0, 1), "link")); err != nil {
 		t.Fatal(err)
 	}
-	if err := RemoveInRoot(root, stores); err != nil {
-		t.Fatal(err)
+	if left, err := RemoveInRoot(root, stores, made{stores: n, fanout: 1}); err != nil || len(left) != 0 {
+		t.Fatalf("left %v, err %v", left, err)
 	}
 	if _, err := os.Lstat(stores); !os.IsNotExist(err) {
 		t.Errorf("stores still there: %v", err)

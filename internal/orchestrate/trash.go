@@ -56,14 +56,15 @@ func (e *emptying) count(b *results.Budget, stopped, end time.Time) {
 	b.Cleanup += max(0, end.Sub(stopped).Seconds())
 }
 
-// discard moves dir, a finished variant's stores, into the trash, and
-// counts the rename as cleanup in b.
-func (t *trash) discard(dir string, b *results.Budget) error {
+// discard moves what manydb made in dir, a finished variant's stores (of
+// sets, moveToTrash), into the trash, counts the renames as cleanup in b,
+// and returns what it left in dir.
+func (t *trash) discard(dir string, b *results.Budget, sets ...made) ([]string, error) {
 	start := time.Now()
-	_, err := moveToTrash(t.root, dir)
+	_, left, err := moveToTrash(t.root, dir, sets...)
 	b.Cleanup += time.Since(start).Seconds()
 	t.full = t.full || err == nil
-	return err
+	return left, err
 }
 
 // emptyWhileWaiting starts emptying the trash in the background, unless it

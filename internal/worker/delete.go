@@ -69,7 +69,7 @@ type exporter struct {
 // newExporter makes the export files' directory, or takes the one a
 // worker killed in this phase left (its files are written anew).
 func newExporter(j job.Job, v engine.Variant, data datasource.Source) (*exporter, error) {
-	dir := filepath.Join(j.Dir, "exports")
+	dir := job.ExportsDir(j.Dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("mkdir the exports' directory: %w", err)
 	}
