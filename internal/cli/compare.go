@@ -20,7 +20,10 @@ Compares two results files figure by figure, in benchstat's layout: old,
 new, the change in percent and whether it is significant (Mann–Whitney U
 test at α = 0.05 from golang.org/x/perf/benchmath, with p-value and sample
 counts; ~ when not significant). OLD and NEW are files, FILE:VARIANT or
-FILE:VARIANT@SETTING (e.g. r.jsonl:obx@default r.jsonl:obx@mmap-threshold).
+FILE:VARIANT@SETTING (e.g. r.jsonl:obx@default r.jsonl:obx@mmap-threshold),
+and VARIANT may name one layout as the tables' columns do (r.jsonl:"sqlite
+shared", or "sqlite per-agent"); a variant, layout or setting the file has
+no records of is refused, naming what it has.
 A file may be gzip-compressed (r.jsonl.gz, as make results keeps them).
 
 The unit of the test is a warm open run (its median over the stores), pooled
@@ -76,12 +79,14 @@ func compareCmd(_ context.Context, args []string, o Options) error {
 				file, sel = f, s
 			}
 		}
-		variant, setting, _ := strings.Cut(sel, "@")
-		recs, err := readRecords("compare", file)
+		side, err := compareSide(arg, sel)
 		if err != nil {
 			return err
 		}
-		sides[i] = report.Side{Name: arg, Records: recs, Variant: variant, Setting: setting}
+		if side.Records, err = readRecords("compare", file); err != nil {
+			return err
+		}
+		sides[i] = side
 	}
 	compare := report.Compare
 	if opt.perStudy {
@@ -91,6 +96,22 @@ func compareCmd(_ context.Context, args []string, o Options) error {
 		return &job.InputError{Msg: "compare: " + err.Error()}
 	}
 	return nil
+}
+
+// compareSide is the side of a comparison named arg whose selection is
+// sel: VARIANT, with a layout after a space ("sqlite shared"), and
+// @SETTING, each optional.
+func compareSide(arg, sel string) (report.Side, error) {
+	variant, setting, _ := strings.Cut(sel, "@")
+	side := report.Side{Name: arg, Variant: variant, Setting: setting}
+	if v, name, ok := strings.Cut(strings.TrimSpace(variant), " "); ok {
+		layouts, err := job.ParseLayouts(strings.TrimSpace(name))
+		if err != nil || len(layouts) != 1 {
+			return side, &job.InputError{Msg: fmt.Sprintf("compare: %s: a variant's layout is one of %s (e.g. \"%s shared\")", arg, strings.Join(job.LayoutNames(job.Layouts()), ", "), v)}
+		}
+		side.Variant, side.Layouts = v, layouts
+	}
+	return side, nil
 }
 
 // readRecords reads one results file for command cmd; a file that is

@@ -374,13 +374,16 @@ func checkNotesFit(w workload.Spec) error {
 	return nil
 }
 
-// checkOut refuses a results file that is a directory or lies inside the
-// data root (where removing stores could delete it).
+// checkOut refuses a results file that is a directory, is the data root
+// or lies inside it (where removing stores could delete it).
 func checkOut(out, root string) error {
 	if st, err := os.Stat(out); err == nil && st.IsDir() {
 		return &job.InputError{Msg: fmt.Sprintf("--out %s is a directory: name a results file", out)}
 	} else if err == nil && !st.Mode().IsRegular() {
 		return &job.InputError{Msg: fmt.Sprintf("--out %s is not a regular file (a device, pipe or socket): name a results file", out)}
+	}
+	if resolve(out) == resolve(root) {
+		return &job.InputError{Msg: fmt.Sprintf("--out %s is also --root: the results file and the data root need paths of their own; put the results file outside --root", out)}
 	}
 	if inside(root, out) {
 		return &job.InputError{Msg: fmt.Sprintf("--out %s is inside the data root %s, where removing stores could delete it: put the results file outside --root", out, root)}

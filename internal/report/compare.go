@@ -17,12 +17,13 @@ import (
 )
 
 // Side is one side of a comparison: the records of a results file, and
-// optionally the one variant and setting to take from it.
+// optionally the one variant, layout and setting to take from it.
 type Side struct {
 	Name    string // as the user wrote it, for the header
 	Records []results.Record
-	Variant string // "" for every variant
-	Setting string // "" for every setting
+	Variant string       // "" for every variant
+	Layouts []job.Layout // nil for every layout; one to take only it
+	Setting string       // "" for every setting
 }
 
 // confidence is the level of the intervals and the test.
@@ -34,7 +35,7 @@ func (s Side) key(f *Figures) string {
 	switch {
 	case s.Variant == "":
 		parts = append(parts, f.column())
-	case f.Layout.Label() != "":
+	case s.Layouts == nil && f.Layout.Label() != "":
 		parts = append(parts, f.Layout.Label())
 	}
 	if s.Setting == "" {
@@ -43,9 +44,44 @@ func (s Side) key(f *Figures) string {
 	return strings.Join(parts, "@")
 }
 
-// takes tells whether the side takes the figures of a variant and setting.
-func (s Side) takes(variant, setting string) bool {
-	return (s.Variant == "" || variant == s.Variant) && (s.Setting == "" || setting == s.Setting)
+// takes tells whether the side takes the figures of a variant in a
+// layout under a setting.
+func (s Side) takes(variant string, layout job.Layout, setting string) bool {
+	return (s.Variant == "" || variant == s.Variant) && (s.Layouts == nil || slices.Contains(s.Layouts, layout)) &&
+		(s.Setting == "" || setting == s.Setting)
+}
+
+// check says what the side names that its records do not have: its
+// variant, its variant in its layout, or its setting, with what they have
+// (renamed variants under today's id, as the figures are).
+func (s Side) check() error {
+	recs, _ := renameOldVariants(s.Records)
+	var variants, columns, settings []string
+	for _, r := range recs {
+		if r.Variant == "" {
+			continue
+		}
+		if !slices.Contains(variants, r.Variant) {
+			variants = append(variants, r.Variant)
+		}
+		if c := columnName(&r); r.Variant == s.Variant && !slices.Contains(columns, c) {
+			columns = append(columns, c)
+		}
+		if !slices.Contains(settings, r.Setting) {
+			settings = append(settings, r.Setting)
+		}
+	}
+	switch {
+	case s.Variant != "" && !slices.Contains(variants, s.Variant):
+		return fmt.Errorf("%s: no variant %s in the records (they have %s)", s.Name, s.Variant, strings.Join(variants, ", "))
+	case s.Layouts != nil && !slices.ContainsFunc(recs, func(r results.Record) bool {
+		return r.Variant == s.Variant && slices.Contains(s.Layouts, r.Layout)
+	}):
+		return fmt.Errorf("%s: no records of %s in the %s layout (they have %s)", s.Name, s.Variant, s.Layouts[0].Name(), strings.Join(columns, ", "))
+	case s.Setting != "" && !slices.Contains(settings, s.Setting):
+		return fmt.Errorf("%s: no setting %s in the records (they have %s)", s.Name, s.Setting, strings.Join(settings, ", "))
+	}
+	return nil
 }
 
 // compared names the Figures of a side that compare sets against the
@@ -92,7 +128,7 @@ func (s Side) figures() (keys []compared, by map[compared]*Figures, warnings []d
 	for _, n := range counts {
 		figs, dups := collectFigures(byStores[n])
 		for _, f := range figs {
-			if !s.takes(f.Variant, f.Setting) {
+			if !s.takes(f.Variant, f.Layout, f.Setting) {
 				continue
 			}
 			k := compared{s.key(f), n}
@@ -103,7 +139,7 @@ func (s Side) figures() (keys []compared, by map[compared]*Figures, warnings []d
 			by[k] = f
 		}
 		for _, d := range dups {
-			if s.takes(d.used.Variant, d.used.Setting) {
+			if s.takes(d.used.Variant, d.used.Layout, d.used.Setting) {
 				warnings = append(warnings, d)
 			}
 		}
@@ -175,6 +211,9 @@ func (u unit) values(f *Figures, d figure) []float64 {
 
 // compare is Compare in unit u.
 func compare(w io.Writer, old, new Side, u unit) error {
+	if err := cmp.Or(old.check(), new.check()); err != nil { // the first side's error
+		return err
+	}
 	oldKeys, oldBy, oldWarn := old.figures()
 	newKeys, newBy, newWarn := new.figures()
 	var keys, oldOnly, newOnly []compared

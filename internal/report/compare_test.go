@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -89,6 +90,42 @@ func TestCompareSelectors(t *testing.T) {
 	}
 	if err := Compare(&got, Side{Name: "a", Records: recs, Variant: "none"}, Side{Name: "b", Records: recs}); err == nil {
 		t.Error("no error for sides without a common variant")
+	}
+}
+
+// TestCompareLayouts: a side takes one layout of a variant ("sqlite
+// shared"), so one file's two layouts compare with each other, and a side
+// naming a variant, or a variant's layout, the records lack is refused
+// with what they have.
+func TestCompareLayouts(t *testing.T) {
+	perAgent := synthStudy("a", 5, 1, 1)
+	shared := synthStudy("a", 5, 1.3, 2)
+	for i := range shared {
+		shared[i].Layout = job.LayoutShared
+	}
+	recs := append(perAgent, shared...)
+	one := func(l job.Layout) []job.Layout { return []job.Layout{l} }
+	var got bytes.Buffer
+	err := Compare(&got, Side{Name: "r:sqlite", Records: recs, Variant: "sqlite", Layouts: one(job.LayoutPerAgent)},
+		Side{Name: "r:sqlite shared", Records: recs, Variant: "sqlite", Layouts: one(job.LayoutShared)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The shared side's memory is 1.3 times the per-agent side's.
+	if !strings.Contains(got.String(), "new: r:sqlite shared\n") || !regexp.MustCompile(`rss-per-open-store, 10 held \(KB\) +100 +∞ +130 `).MatchString(got.String()) {
+		t.Errorf("no comparison of the two layouts:\n%s", got.String())
+	}
+	for _, tt := range []struct {
+		side Side
+		want string
+	}{
+		{Side{Name: "a", Records: recs, Variant: "nosuch"}, "a: no variant nosuch in the records (they have sqlite)"},
+		{Side{Name: "a", Records: perAgent, Variant: "sqlite", Layouts: one(job.LayoutShared)}, "a: no records of sqlite in the shared layout (they have sqlite)"},
+		{Side{Name: "a", Records: recs, Setting: "nosuch"}, "a: no setting nosuch in the records (they have default)"},
+	} {
+		if err := Compare(io.Discard, tt.side, Side{Name: "b", Records: recs}); err == nil || err.Error() != tt.want {
+			t.Errorf("err = %v, want %q", err, tt.want)
+		}
 	}
 }
 
