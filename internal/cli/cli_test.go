@@ -6,13 +6,16 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"manydb/internal/datasource"
+	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/orchestrate"
 	"manydb/internal/results"
@@ -251,6 +254,21 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(out.String(), flag) {
 			t.Errorf("run --help lacks %s", flag)
 		}
+	}
+}
+
+// TestServeHelpNamesNoSharedServe: serve's help names the variants whose
+// shared store the catalog says cannot serve concurrent requests, and no
+// other.
+func TestServeHelpNamesNoSharedServe(t *testing.T) {
+	var ids []string
+	for _, f := range engine.Catalog() {
+		ids = append(ids, slices.Collect(maps.Keys(f.NoSharedServe))...)
+	}
+	slices.Sort(ids)
+	want := "one connection for all agents (" + strings.Join(ids, ", ") + ")"
+	if !strings.Contains(strings.Join(strings.Fields(serveSynopsis), " "), want) {
+		t.Errorf("serve --help does not say %q", want)
 	}
 }
 

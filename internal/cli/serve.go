@@ -54,8 +54,9 @@ not as a failure. The pools are then not skipped for their memory.
 With --layout per-agent,shared the same traffic also runs on one store
 for all agents (docs/layouts.md): a request takes its agent's view of the
 shared store, opened once per worker, and the pool keeps views. Variants
-whose shared store is one connection (the SQLite family, libSQL) are n/a
-there, with the reason.
+whose shared store is one connection for all agents (turso, turso_ckpt)
+are n/a there, with the reason; the others' shared stores take
+concurrent requests (docs/layouts.md).
 
 With --procs K each pool size is served by K worker processes side by
 side, as a router by agent id would split the agents: each serves the
