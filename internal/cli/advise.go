@@ -79,10 +79,12 @@ type adviseOptions struct {
 	disk     string
 	format   string
 	part     string
+	fs       *flag.FlagSet // where AddFlags defined them: which were given
 }
 
 // AddFlags defines advise's flags on fs, their defaults the scenario's.
 func (o *adviseOptions) AddFlags(fs *flag.FlagSet) {
+	o.fs = fs
 	d := advise.Default()
 	s := &o.scenario
 	fs.IntVar(&s.Agents, "agents", d.Agents, "agents, one store each")
@@ -92,7 +94,7 @@ func (o *adviseOptions) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&s.P99, "p99", d.P99, "a turn's p99 target")
 	fs.StringVar(&o.active, "active", "10%", "share of the agents active in an hour (10% or 0.1)")
 	fs.Float64Var(&s.TurnsPerActive, "turns-per-hour", d.TurnsPerActive, "turns of an active agent in that hour")
-	fs.Float64Var(&s.Rate, "rate", 0, "requests per second (0: agents × --active × --turns-per-hour / 3600)")
+	fs.Float64Var(&s.Rate, "rate", 0, "requests per second, instead of --active and --turns-per-hour (0: agents × --active × --turns-per-hour / 3600)")
 	fs.IntVar(&s.Dims, "dims", 0, "values per note's embedding, recalled in every turn (0: none)")
 	fs.StringVar(&o.disk, "disk", "", "disk for the stores, powers of 1,024 (500G); empty: no limit")
 	fs.IntVar(&s.MaxProcs, "procs", 0, "most processes per machine (0: as many as the limits need)")
@@ -131,6 +133,9 @@ func (o *adviseOptions) completeScenario() error {
 	if s.ActiveShare, err = share(o.active); err != nil {
 		return err
 	}
+	if err := o.checkRate(); err != nil {
+		return err
+	}
 	if !slices.Contains([]string{"text", "md", "json"}, o.format) {
 		return fmt.Errorf("--format %q: use text, md or json", o.format)
 	}
@@ -140,6 +145,25 @@ func (o *adviseOptions) completeScenario() error {
 		}
 	}
 	return s.Validate()
+}
+
+// checkRate refuses --active or --turns-per-hour given with a --rate
+// above 0: the rate is then the scenario's, and they, which make one
+// from the agents, would be ignored.
+func (o *adviseOptions) checkRate() error {
+	if o.scenario.Rate <= 0 || o.fs == nil {
+		return nil
+	}
+	var given []string
+	o.fs.Visit(func(f *flag.Flag) {
+		if f.Name == "active" || f.Name == "turns-per-hour" {
+			given = append(given, "--"+f.Name)
+		}
+	})
+	if len(given) > 0 {
+		return fmt.Errorf("%s with --rate %g: --rate gives the requests per second itself, and --active and --turns-per-hour, which make them from the agents, would be ignored: give one or the other", strings.Join(given, " and "), o.scenario.Rate)
+	}
+	return nil
 }
 
 // parts are the parts --part names, none for all.

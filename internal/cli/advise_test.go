@@ -200,3 +200,21 @@ func TestAdviseRefusesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviseRateWithActive: --active or --turns-per-hour given with a
+// --rate above 0, which would ignore them, is refused naming them; with
+// --rate 0 (the rate made from them) they are taken.
+func TestAdviseRateWithActive(t *testing.T) {
+	for args, want := range map[string]string{
+		"--rate 5 --active 20%":                      "advise: --active with --rate 5: --rate gives the requests per second itself",
+		"--turns-per-hour 4 --rate 5":                "advise: --turns-per-hour with --rate 5: ",
+		"--active 20% --turns-per-hour 4 --rate 0.5": "advise: --active and --turns-per-hour with --rate 0.5: ",
+		"--rate 0 --active 20% no-such-file.jsonl":   "no-such-file.jsonl",
+	} {
+		o, _, _ := options(t)
+		err := Run(context.Background(), append([]string{"advise"}, strings.Fields(args)...), o)
+		if ExitCode(err) != 2 || !strings.Contains(err.Error(), want) {
+			t.Errorf("advise %s: exit %d, error %v; want %q", args, ExitCode(err), err, want)
+		}
+	}
+}
