@@ -46,18 +46,22 @@ record directory (a folder with a README.md, as make results writes), the
 README's first heading, with links to the README and tables.md under it;
 else the records' variants, store counts and days. Under the title: the
 machines, the manydb commits that measured and the one that drew.
-The page never replaces one of the inputs or another results file. An
-input may be gzip-compressed (results.jsonl.gz, as make results keeps them).`
+The page never replaces one of the inputs or another results file, and
+replaces another existing file only when it is a page manydb report wrote
+(or is empty), unless --force. An input may be gzip-compressed
+(results.jsonl.gz, as make results keeps them).`
 
 // reportOptions are the flags and files of manydb report.
 type reportOptions struct {
 	out   string
+	force bool
 	files []string
 }
 
 // AddFlags defines report's flags in fs.
 func (opt *reportOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&opt.out, "o", "", "the HTML file to write (required)")
+	fs.BoolVar(&opt.force, "force", false, "replace an existing -o that is not a page manydb report wrote (never an input or a results file)")
 }
 
 // Validate checks that the output and files are named, and that the
@@ -66,7 +70,7 @@ func (opt *reportOptions) Validate() error {
 	if opt.out == "" || len(opt.files) == 0 {
 		return &job.InputError{Msg: "report: name the output and at least one results file (e.g. manydb report -o report.html results.jsonl)"}
 	}
-	return checkReportOut(opt.out, opt.files)
+	return checkReportOut(opt.out, opt.files, opt.force)
 }
 
 func reportCmd(_ context.Context, args []string, o Options) error {
@@ -103,8 +107,10 @@ func reportCmd(_ context.Context, args []string, o Options) error {
 }
 
 // checkReportOut refuses an output that is one of the inputs or an
-// existing results file: the page would replace records.
-func checkReportOut(out string, inputs []string) error {
+// existing results file, where the page would replace records, and,
+// unless force, an existing file that is neither empty nor a page manydb
+// report wrote.
+func checkReportOut(out string, inputs []string, force bool) error {
 	st, err := os.Stat(out)
 	if err != nil {
 		return nil // a new file (or one WriteFile will report on)
@@ -124,6 +130,11 @@ func checkReportOut(out string, inputs []string) error {
 	defer f.Close()
 	if results.NewReader(f, out).Next() {
 		return &job.InputError{Msg: fmt.Sprintf("report: -o %s is a results file: name another output", out)}
+	}
+	head := make([]byte, 8<<10)
+	n, _ := f.ReadAt(head, 0)
+	if !force && n > 0 && !report.IsPage(head[:n]) {
+		return &job.InputError{Msg: fmt.Sprintf("report: -o %s exists and is not a page manydb report wrote: name another output, or give --force to replace it", out)}
 	}
 	return nil
 }

@@ -14,38 +14,55 @@ import (
 )
 
 // TestReportKeepsResultsFiles: report -o refuses an output that is one of
-// its inputs or another results file (exit 2, both kept), and replaces an
-// older page.
+// its inputs or another results file (exit 2, both kept, --force or not),
+// and a file that is not a page manydb report wrote unless --force; it
+// replaces an older page and an empty file.
 func TestReportKeepsResultsFiles(t *testing.T) {
 	dir := t.TempDir()
 	study, err := os.ReadFile("../report/testdata/study.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
+	older, err := os.ReadFile("../../docs/results/2026-12-04-lean/report.html")
+	if err != nil {
+		t.Fatal(err)
+	}
 	in, other, page := filepath.Join(dir, "r.jsonl"), filepath.Join(dir, "other.jsonl"), filepath.Join(dir, "page.html")
-	for _, f := range []string{in, other} {
-		if err := os.WriteFile(f, study, 0o644); err != nil {
+	mine, empty := filepath.Join(dir, "keep.txt"), filepath.Join(dir, "empty.html")
+	for f, b := range map[string][]byte{in: study, other: study, page: older, mine: []byte("mine\n"), empty: nil} {
+		if err := os.WriteFile(f, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	os.WriteFile(page, []byte("<html>old</html>"), 0o644)
-	for _, tt := range []struct{ out, want string }{{in, "is the input"}, {other, "is a results file"}} {
+	for _, tt := range []struct {
+		args []string
+		want string
+		kept []byte
+	}{
+		{[]string{"-o", in}, "is the input", study},
+		{[]string{"-o", other}, "is a results file", study},
+		{[]string{"--force", "-o", other}, "is a results file", study},
+		{[]string{"-o", mine}, "exists and is not a page manydb report wrote: name another output, or give --force to replace it", []byte("mine\n")},
+	} {
 		o, _, _ := options(t)
-		err := Run(context.Background(), []string{"report", "-o", tt.out, in}, o)
+		out := tt.args[len(tt.args)-1]
+		err := Run(context.Background(), append(append([]string{"report"}, tt.args...), in), o)
 		var input *job.InputError
 		if !errors.As(err, &input) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("report -o %s: err = %v, want an input error saying it %s", filepath.Base(tt.out), err, tt.want)
+			t.Errorf("report %v: err = %v, want an input error saying it %s", tt.args, err, tt.want)
 		}
-		if b, _ := os.ReadFile(tt.out); string(b) != string(study) {
-			t.Errorf("report -o %s changed it", filepath.Base(tt.out))
+		if b, _ := os.ReadFile(out); !bytes.Equal(b, tt.kept) {
+			t.Errorf("report %v changed %s", tt.args, filepath.Base(out))
 		}
 	}
-	o, _, _ := options(t)
-	if err := Run(context.Background(), []string{"report", "-o", page, in}, o); err != nil {
-		t.Fatalf("report -o page.html: %v", err)
-	}
-	if b, _ := os.ReadFile(page); !strings.Contains(string(b), "drawn by manydb") {
-		t.Errorf("the older page was not replaced")
+	for _, args := range [][]string{{"-o", page}, {"-o", empty}, {"--force", "-o", mine}} {
+		o, _, _ := options(t)
+		if err := Run(context.Background(), append(append([]string{"report"}, args...), in), o); err != nil {
+			t.Fatalf("report %v: %v", args, err)
+		}
+		if b, _ := os.ReadFile(args[len(args)-1]); !strings.Contains(string(b), "drawn by manydb") {
+			t.Errorf("report %v did not replace it", args)
+		}
 	}
 }
 

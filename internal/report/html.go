@@ -405,14 +405,25 @@ func splitLines(s string) []string {
 	return out
 }
 
+// pageStart and pageStyle are how every page manydb has drawn begins
+// (its first bytes) and its style sheet begins (after the title): by them
+// IsPage knows a page manydb wrote, and pageTemplate writes them.
+const (
+	pageStart = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	pageStyle = "</title>\n<style>\nbody{font-family:sans-serif;margin:1.5em;max-width:84em}\n"
+)
+
+// IsPage tells whether head, the first 8 KB or more of a file, is the
+// start of a page manydb report wrote.
+func IsPage(head []byte) bool {
+	return bytes.HasPrefix(head, []byte(pageStart)) && bytes.Contains(head, []byte(pageStyle))
+}
+
 // pageTemplate is the page. Its one script sorts the overview by the
 // column whose header is clicked (the numbers are in data-v); without
 // scripts the rows stay sorted as the server sorted them.
-var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"long": longCell}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{{.Title}}</title>
-<style>
-body{font-family:sans-serif;margin:1.5em;max-width:84em}
-svg{max-width:100%;height:auto}
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"long": longCell}).Parse(pageStart +
+	`<meta name="viewport" content="width=device-width, initial-scale=1"><title>{{.Title}}` + pageStyle + `svg{max-width:100%;height:auto}
 figure{max-width:100%}
 dd{overflow-wrap:anywhere}
 @media (max-width:600px){body{margin:.6em}.scroll td:first-child,.scroll th:first-child{min-width:7em}table.overview td:first-child{min-width:6em}}

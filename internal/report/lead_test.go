@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -79,3 +80,30 @@ func TestPageNamesItsRecord(t *testing.T) {
 }
 
 func itoa(i int) string { return thousands(float64(i)) }
+
+// TestIsPage: a page WritePage wrote is known as manydb's, and so is a
+// record's page drawn before the page had a viewport; another HTML file,
+// or text, is not.
+func TestIsPage(t *testing.T) {
+	var b bytes.Buffer
+	if err := WritePage(&b, synthStudy("a", 2, 1, 1), Page{}); err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile("../../docs/results/2026-12-04-lean/report.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		head []byte
+		want bool
+	}{
+		{b.Bytes(), true},
+		{old, true},
+		{[]byte("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>mine</title>\n<style>\nbody{color:red}\n"), false},
+		{[]byte("keep this\n"), false},
+	} {
+		if got := IsPage(tt.head); got != tt.want {
+			t.Errorf("IsPage(%.40q…) = %v, want %v", tt.head, got, tt.want)
+		}
+	}
+}
