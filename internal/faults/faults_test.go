@@ -152,6 +152,7 @@ var cases = []faultCase{
 	{"SIGKILL manydb in a postgres open run", false, pgKillManydb},
 	{"SIGKILL postgres in an open run", false, pgKillServer},
 	{"bad input: a root too deep for postgres' socket", true, pgLongRoot},
+	{"bad input: a root the server's user cannot enter", true, pgUnreachableRoot},
 	{"postgres: disk full for initdb", false, pgDiskFull("8m", pgInitdbFull, true)},
 	{"postgres: disk full in create", false, pgDiskFull("56m", pgDataFull, false)},
 	{"bad input: --postgres that refuses", true, pgUserRefuses},

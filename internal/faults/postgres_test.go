@@ -167,6 +167,25 @@ func pgLongRoot(c *fcase) {
 	c.expect(!exists(root) && !exists(c.out), "nothing created")
 }
 
+// A root below a folder of mode 0700 (as mktemp -d makes one), which the
+// server's user cannot enter when manydb runs as root: refused before the
+// study starts, naming that folder and the fix, nothing created.
+func pgUnreachableRoot(c *fcase) {
+	pgReady(c)
+	if os.Geteuid() != 0 {
+		c.skip("manydb is not root: the server runs as manydb's own user")
+	}
+	private, err := os.MkdirTemp("", "manydb-") // as mktemp -d: 0700, and short enough for the socket
+	if err != nil {
+		c.fatal("%v", err)
+	}
+	c.t.Cleanup(func() { os.RemoveAll(private) })
+	root := filepath.Join(private, "root")
+	res := c.run(pgStudy.args(root, c.out)...)
+	c.message(res, 2, true, "cannot enter "+private+" ", "chmod o+x")
+	c.expect(!exists(root) && !exists(c.out), "nothing created")
+}
+
 // A full disk under the server's data: too small for initdb, the server
 // does not start and the postgres phases fail with initdb's words while
 // sqlite's run; with room for the server but not for the stores, the

@@ -169,7 +169,8 @@ func exists(path string) bool {
 }
 
 // checkServer checks the run's server before anything is made: the
-// socket path of manydb's own, or that the user's (--postgres) can hold
+// socket path of manydb's own and that its user can reach the root
+// (pgserver.CheckReach), or that the user's (--postgres) can hold
 // the study; a user's server without pgvector, or manydb's own whose
 // pgvector cannot run on this CPU, makes the server's variants n/a when
 // the notes have embeddings (serverNoVectors).
@@ -183,7 +184,14 @@ func (c *Config) checkServer() error {
 		if err := pgserver.CheckSocketPath(filepath.Join(c.Root, ServerDirName)); err != nil {
 			return &job.InputError{Msg: err.Error()}
 		}
-		if bin, ok := pgserver.Find(c.BinDir); ok && c.Workload.Dims > 0 {
+		bin, ok := pgserver.Find(c.BinDir)
+		if !ok {
+			return nil // its variants' phases fail with ErrNotInstalled
+		}
+		if err := pgserver.CheckReach(filepath.Join(c.Root, ServerDirName), ""); err != nil {
+			return &job.InputError{Msg: err.Error()}
+		}
+		if c.Workload.Dims > 0 {
 			c.serverNoVectors = pgserver.NoVectors(bin)
 		}
 		return nil

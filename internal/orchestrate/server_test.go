@@ -21,6 +21,13 @@ func TestOwnServerWithoutVectors(t *testing.T) {
 		c.Catalog = []engine.Family{{Binary: "worker-fake", Variants: []string{"fake"}, Cgo: true},
 			{Binary: "worker-fake", Variants: []string{"fake_slow"}, Cgo: true, Server: "postgres"}}
 		c.Workload.Dims = 16
+		// The server's user enters the root's folders (t.TempDir's are
+		// 0700), as pgserver.CheckReach asks when the test runs as root.
+		for _, d := range []string{filepath.Dir(c.Root), filepath.Dir(filepath.Dir(c.Root))} {
+			if err := os.Chmod(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
 		repo := filepath.Dir(c.BinDir)
 		if err := os.MkdirAll(filepath.Join(repo, pgserver.InstallDir), 0o755); err != nil {
 			t.Fatal(err)
