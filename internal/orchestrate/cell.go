@@ -461,13 +461,14 @@ func (c *cell) runPhaseWorker(ctx context.Context, label string, args []string, 
 func (c *cell) workerCmd(label string, args []string, wj job.Job, onProgress func(done, total int)) workerCmd {
 	total, unit := wj.Units()
 	return workerCmd{bin: c.bin, args: args, env: wj.Environ(c.Env), onProgress: onProgress, stall: c.StallLimit,
-		patience: c.gap, unit: unit, total: total, storeDir: func(i int) string { return job.StoreDir(c.dir, i, c.Fanout) },
+		patience: c.gap, unit: unit, total: total, storeDir: func(i int) string { return c.layout.StoreDir(c.dir, i, c.Fanout) },
 		label: label, log: c.Log}
 }
 
-// phaseFailed is the failed record of phase p, whose worker failed; the
-// phase is counted as failed and said on the console.
+// phaseFailed is the failed record of phase p, whose worker failed (and
+// the root's free space, when full); it is counted and said on the console.
 func (c *cell) phaseFailed(res workerResult, label string, args []string, p phase) results.Record {
+	res.err = withFreeSpace(res.err, c.Root)
 	rec := failedRecord(res, c.bin, args, c.v, p.name, p.run, c.Workload, c.Stores)
 	if p.name == job.PhaseOpen || p.name == job.PhaseTurn {
 		rec.Seed = uint64(p.run)

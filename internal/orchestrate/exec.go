@@ -179,6 +179,9 @@ func exitError(ctx context.Context, waitErr error, tail []string) error {
 			return fmt.Errorf("worker killed by signal %s (%v)%s", unix.SignalName(ws.Signal()), ws.Signal(), lastError(tail))
 		}
 	}
+	if cause := crashCause(tail); cause != "" {
+		return fmt.Errorf("worker died of %s (%v)%s", cause, waitErr, lastError(tail))
+	}
 	return fmt.Errorf("worker failed: %v%s", waitErr, lastError(tail))
 }
 
@@ -186,8 +189,9 @@ func exitError(ctx context.Context, waitErr error, tail []string) error {
 // error, a signal, glibc's or Rust's fatal messages.
 var causeLine = regexp.MustCompile(`^(panic: |fatal error: |SIG[A-Z]+: |thread '.*' panicked|.*double free|.*corrupted|free\(\): |malloc\(\): |munmap_chunk\(\))`)
 
-// causeLines is how many lines from the first crash line are kept.
-const causeLines = 6
+// causeLines is how many lines from the first crash line are kept: a Go
+// crash's signal and the top of its goroutine's trace (crashCause).
+const causeLines = 12
 
 // readStderr reads a worker's stderr to its end, passing progress lines to
 // onProgress, telling onHeld (when not nil) of a job.HeldLine and keeping
