@@ -151,6 +151,7 @@ var cases = []faultCase{
 	{"SIGKILL manydb after a delete (--layout shared)", false, killInDelete("shared", false)},
 	{"SIGKILL manydb in a postgres open run", false, pgKillManydb},
 	{"SIGKILL postgres in an open run", false, pgKillServer},
+	{"SIGKILL a postgres backend in open", false, pgKillBackend},
 	{"bad input: a root too deep for postgres' socket", true, pgLongRoot},
 	{"bad input: a root the server's user cannot enter", true, pgUnreachableRoot},
 	{"postgres: disk full for initdb", false, pgDiskFull("8m", pgInitdbFull, true)},

@@ -112,13 +112,7 @@ func pgKillManydb(c *fcase) {
 // completes the study.
 func pgKillServer(c *fcase) {
 	pgReady(c)
-	p := c.start(pgStudy.args(c.root, c.out)...)
-	c.caught(p.waitWorker("open") != 0, "the open run ended before it was seen")
-	b, err := os.ReadFile(filepath.Join(c.serverDir(), "data", "postmaster.pid"))
-	if err != nil {
-		c.fatal("the server's pid: %v", err)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	p, pid := pgStartInOpen(c)
 	syscall.Kill(pid, syscall.SIGKILL)
 	res := p.wait()
 	c.message(res, 3, false, "failed")
@@ -138,6 +132,48 @@ func pgKillServer(c *fcase) {
 	c.completes(c.run(pgStudy.args(c.root, c.out)...))
 	c.audit()
 	c.noServerLeft("after the rerun")
+}
+
+// SIGKILL of one PostgreSQL backend (not the postmaster) during an open
+// run: PostgreSQL ends the others and recovers; the run that saw the
+// crash fails, the phases after it wait for the recovery (saying so) and
+// are recorded ok, and the same command completes the study.
+func pgKillBackend(c *fcase) {
+	pgReady(c)
+	p, postmaster := pgStartInOpen(c)
+	killed := false
+	for _, pid := range c.serverProcesses() {
+		if pid != postmaster && !killed {
+			killed = syscall.Kill(pid, syscall.SIGKILL) == nil
+		}
+	}
+	c.caught(killed, "no backend to kill")
+	res := p.wait()
+	c.message(res, 3, false, "failed")
+	failed := 0
+	for _, r := range c.records() {
+		if r.Status == results.StatusFailed {
+			failed++
+		}
+	}
+	c.expect(failed == 1, "only the run that saw the crash fails (%d failed)", failed)
+	c.expect(c.okAfterFailure(), "a phase after the crash is recorded ok: it waited for the recovery")
+	c.completes(c.run(pgStudy.args(c.root, c.out)...))
+	c.audit()
+	c.noServerLeft("after the rerun")
+}
+
+// pgStartInOpen starts pgStudy in c's root and returns it once its open
+// run is under way, with the pid of its server's postmaster.
+func pgStartInOpen(c *fcase) (*proc, int) {
+	p := c.start(pgStudy.args(c.root, c.out)...)
+	c.caught(p.waitWorker("open") != 0, "the open run ended before it was seen")
+	b, err := os.ReadFile(filepath.Join(c.serverDir(), "data", "postmaster.pid"))
+	if err != nil {
+		c.fatal("the server's pid: %v", err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	return p, pid
 }
 
 // okAfterFailure tells whether a phase's record of the results file is

@@ -551,16 +551,15 @@ func dropCaches() error {
 }
 
 // serverFailed is the failed record of a phase of a server's variant
-// when the server did not start, or has exited.
+// when the server did not start, has exited or is stopped, or does not
+// accept connections again within recoveryWait after a crash (await).
 func (c *cell) serverFailed(p phase, label string) (results.Record, bool) {
 	if !c.isServerPhase() {
 		return results.Record{}, false
 	}
 	err := c.server.err
-	if err == nil && c.server.srv != nil {
-		if done, exit := c.server.srv.Exited(); done {
-			err = fmt.Errorf("the server exited (%v): %s", exit, c.server.srv.LogTail(3))
-		}
+	if err == nil {
+		err = c.server.await(c.Log, label)
 	}
 	if err == nil {
 		return results.Record{}, false

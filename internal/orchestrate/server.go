@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"manydb/internal/job"
 	"manydb/internal/pgserver"
@@ -56,6 +58,7 @@ func startServer(c Config, stores []string, remove func(dir string) error) (*run
 	}
 	for _, dir := range stores {
 		if exists(dir) {
+			fmt.Fprintf(c.Log, "postgres: removing the stores in %s: their data was in the server of an earlier run, which this run makes anew; they are made again\n", dir)
 			if err := remove(dir); err != nil {
 				return nil, err
 			}
@@ -127,6 +130,25 @@ func (r *runServer) logSize() int64 {
 		return 0
 	}
 	return r.srv.LogSize()
+}
+
+// recoveryWait is how long a phase of the variants of manydb's own server
+// waits for it to accept connections: after one of its processes crashed,
+// PostgreSQL ends the others and recovers (replaying its WAL: seconds),
+// refusing connections meanwhile.
+const recoveryWait = time.Minute
+
+// await waits, before a phase (label) of the server's variants, until
+// manydb's own server accepts connections, at most recoveryWait, saying
+// on log that it waits, and returns why it does not: it exited, is
+// stopped, or still refuses (pgserver.Server.Await).
+func (r *runServer) await(log io.Writer, label string) error {
+	if r == nil || r.srv == nil {
+		return nil
+	}
+	return r.srv.Await(recoveryWait, func(refusal error) {
+		fmt.Fprintf(log, "%s: the server refuses connections (%v); waiting up to %s for it to recover\n", label, refusal, recoveryWait)
+	})
 }
 
 // withComplaint adds to a failed phase's error the server's own last

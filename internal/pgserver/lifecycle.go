@@ -120,25 +120,6 @@ func stopGroup(pid int) error {
 	return nil
 }
 
-// waitReady waits until the server accepts a connection, at most limit;
-// a postmaster that exits first fails with its log's last lines.
-func (s *Server) waitReady(limit time.Duration) error {
-	end := time.Now().Add(limit)
-	for {
-		if done, err := s.Exited(); done {
-			return fmt.Errorf("postgres exited before accepting connections (%v): %s", err, s.LogTail(3))
-		}
-		err := s.ping()
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(end) {
-			return fmt.Errorf("postgres accepted no connection within %v (%v): %s", limit, err, s.LogTail(3))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // ping connects to the server's postgres database and closes.
 func (s *Server) ping() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

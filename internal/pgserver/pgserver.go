@@ -134,7 +134,7 @@ func Start(cfg Config) (*Server, error) {
 	if err := s.start(cred); err != nil {
 		return nil, errors.Join(err, os.RemoveAll(cfg.Dir))
 	}
-	if err := s.waitReady(time.Minute); err != nil {
+	if err := s.Await(time.Minute, nil); err != nil {
 		return nil, errors.Join(err, s.Stop())
 	}
 	return s, nil

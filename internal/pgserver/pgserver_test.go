@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -236,5 +237,27 @@ func TestNoVectorsReadsTheProbe(t *testing.T) {
 	}
 	if got := NoVectors(root); got != "" {
 		t.Errorf("a directory that is not an install: NoVectors %q, want \"\"", got)
+	}
+}
+
+// TestAwaitNamesAStoppedServer: a postmaster stopped by SIGSTOP is named
+// as stopped, with its pid and the fix, instead of waited for.
+func TestAwaitNamesAStoppedServer(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for !stopped(cmd.Process.Pid) {
+		runtime.Gosched()
+	}
+	s := &Server{cmd: cmd, done: make(chan struct{})}
+	pid := strconv.Itoa(cmd.Process.Pid)
+	err := s.Await(time.Hour, func(error) { t.Error("it waited for a stopped server") })
+	if err == nil || !strings.Contains(err.Error(), "postmaster (pid "+pid+") is stopped (SIGSTOP or the like) and answers nothing: continue it (kill -CONT "+pid+")") {
+		t.Errorf("Await = %v, want the stopped postmaster named", err)
 	}
 }
