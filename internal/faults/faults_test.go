@@ -145,6 +145,7 @@ var cases = []faultCase{
 	{"SIGKILL manydb in the shared store's create", false, killSharedCreate},
 	{"disk full during the shared store's create", false, sharedDiskFull},
 	{"a shared store of another study", false, sharedOfAnotherStudy},
+	{"files of one's own in a study's root", false, foreignFilesInRoot},
 	{"SIGKILL manydb in an export (per-agent layout)", false, killInDelete("per-agent,shared", true)},
 	{"SIGKILL manydb after a delete (per-agent layout)", false, killInDelete("per-agent,shared", false)},
 	{"SIGKILL manydb in an export (--layout shared)", false, killInDelete("shared", true)},

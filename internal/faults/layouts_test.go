@@ -1,10 +1,14 @@
 package faults
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
 	"manydb/internal/job"
+	"manydb/internal/orchestrate"
 	"manydb/internal/results"
 )
 
@@ -66,4 +70,37 @@ func sharedOfAnotherStudy(c *fcase) {
 	c.completes(res)
 	c.expect(!strings.Contains(res.stderr, "count"), "no open run counts the other study's notes")
 	c.audit()
+}
+
+// Files of one's own in a root a --keep study left: at the root, in a
+// setting's folder, in each layout's variant folder and in a folder among
+// the stores. Another study there removes the kept stores before its
+// create and its own at its end, leaves each of those files as it was,
+// and names those beside the stores on the console.
+func foreignFilesInRoot(c *fcase) {
+	s := shared(study{Stores: 20, Objects: 20, TextLen: 50, Runs: 1, Hold: 5})
+	kept := s
+	kept.Extra = append(slices.Clone(s.Extra), "--keep")
+	c.completes(c.run(kept.args(c.root, c.out)...))
+	perAgent, sharedDir := filepath.Join(c.root, "default", "sqlite"), filepath.Join(c.root, "default", "sqlite-shared")
+	mine := []string{filepath.Join(c.root, "notes.txt"), filepath.Join(c.root, "default", "notes.txt"),
+		filepath.Join(perAgent, "README"), filepath.Join(perAgent, "mine", "myfile.txt"), filepath.Join(sharedDir, "keep.txt")}
+	for _, p := range mine {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			c.fatal("%v", err)
+		}
+		if err := os.WriteFile(p, []byte(p), 0o644); err != nil {
+			c.fatal("%v", err)
+		}
+	}
+	res := c.run(s.args(c.root, filepath.Join(c.dir, "second.jsonl"))...)
+	c.message(res, 0, false, "left in "+perAgent+" what manydb did not make there: ", "README", "mine")
+	intact := true
+	for _, p := range mine {
+		b, err := os.ReadFile(p)
+		intact = intact && err == nil && string(b) == p
+	}
+	c.expect(intact, "every file of one's own is left as it was")
+	c.expect(!exists(job.StoreDir(perAgent, 0, 0)) && !exists(job.SharedDir(sharedDir)) && !exists(filepath.Join(perAgent, orchestrate.ManifestFile)),
+		"no store of either study is left")
 }
