@@ -213,12 +213,17 @@ func (s *Server) start(cred *syscall.Credential) error {
 	return nil
 }
 
-// Stop stops the server (PostgreSQL's fast shutdown: SIGINT; SIGKILL to
-// its process group after a minute) and removes its directory.
+// Stop stops the server (PostgreSQL's fast shutdown: SIGINT, after
+// SIGCONT when the postmaster is stopped; SIGKILL to its process group
+// after a minute) and removes its directory.
 func (s *Server) Stop() error {
 	select {
 	case <-s.done:
 	default:
+		if stopped(s.PID()) {
+			// A stopped postmaster shuts down only once continued.
+			_ = s.cmd.Process.Signal(syscall.SIGCONT)
+		}
 		_ = s.cmd.Process.Signal(syscall.SIGINT)
 		select {
 		case <-s.done:

@@ -261,3 +261,29 @@ func TestAwaitNamesAStoppedServer(t *testing.T) {
 		t.Errorf("Await = %v, want the stopped postmaster named", err)
 	}
 }
+
+// TestStopContinuesAStoppedServer: a server whose postmaster was stopped
+// (SIGSTOP) is continued and shut down as any other (its postmaster exits
+// cleanly), not killed when the shutdown's minute has passed.
+func TestStopContinuesAStoppedServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server")
+	}
+	s, err := Start(Config{Bin: installed(t), Dir: serverDir(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		s.Stop()
+		t.Fatal(err)
+	}
+	for !stopped(s.PID()) {
+		runtime.Gosched()
+	}
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if done, exit := s.Exited(); !done || exit != nil {
+		t.Errorf("the stopped postmaster ended with %v, want a clean shutdown", exit)
+	}
+}
