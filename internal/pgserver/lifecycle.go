@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"manydb/internal/serverdir"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -59,11 +61,8 @@ func serverUser(name string) (*syscall.Credential, string, error) {
 // removes dir. A dir manydb did not make (no marker) is an error that
 // wraps ErrNotOurs, and is left alone.
 func RemoveStale(dir string) error {
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if _, err := os.Stat(dir + "/" + marker); err != nil {
-		return fmt.Errorf("%s exists: %w (no %s file in it); remove it or give another --root", dir, ErrNotOurs, marker)
+	if exists, err := serverdir.Check(dir, marker); !exists || err != nil {
+		return err
 	}
 	if pid, ok := stalePostmaster(dir); ok {
 		if err := stopGroup(pid); err != nil {

@@ -15,6 +15,7 @@ package pgserver
 import (
 	"errors"
 	"fmt"
+	"manydb/internal/serverdir"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +50,7 @@ var ErrNotInstalled = errors.New("PostgreSQL is not installed (make build runs s
 
 // ErrNotOurs is wrapped by Start's error when the server directory exists
 // but was not made by manydb: it is left alone.
-var ErrNotOurs = errors.New("not a server directory manydb made")
+var ErrNotOurs = serverdir.ErrNotOurs
 
 // Config says which programs run the server, where, and as whom.
 type Config struct {
@@ -124,7 +125,7 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := makeDir(cfg.Dir, cred); err != nil {
+	if err := serverdir.Make(cfg.Dir, marker, cred); err != nil {
 		return nil, err
 	}
 	if err := initdb(cfg, cred); err != nil {
@@ -154,26 +155,6 @@ func CheckSocketPath(dir string) error {
 	return nil
 }
 
-// makeDir makes the server's directory, mode 0700, with the marker, owned
-// by the server's user.
-func makeDir(dir string, cred *syscall.Credential) error {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return fmt.Errorf("make the server's directory: %w", err)
-	}
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return fmt.Errorf("make the server's directory: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, marker), []byte("made by manydb: removed when its study ends\n"), 0o644); err != nil {
-		return fmt.Errorf("make the server's directory: %w", err)
-	}
-	if cred != nil {
-		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			return fmt.Errorf("give the server's directory to its user: %w", err)
-		}
-	}
-	return nil
-}
-
 // initdb makes the server's data directory, Dir/data.
 func initdb(cfg Config, cred *syscall.Credential) error {
 	args := append([]string{"--pgdata", dataDir(cfg.Dir)}, initdbOptions...)
@@ -181,7 +162,7 @@ func initdb(cfg Config, cred *syscall.Credential) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("initdb: %w: %s", err, lastLines(string(out), 3))
+		return fmt.Errorf("initdb: %w: %s", err, serverdir.LastLines(string(out), 3))
 	}
 	return nil
 }
@@ -251,7 +232,7 @@ func (s *Server) Exited() (bool, error) {
 // LogTail returns the last n lines of the server's log.
 func (s *Server) LogTail(n int) string {
 	b, _ := os.ReadFile(logPath(s.cfg.Dir))
-	return lastLines(string(b), n)
+	return serverdir.LastLines(string(b), n)
 }
 
 // LogSize is the size of the server's log now: where a phase's lines
@@ -285,20 +266,6 @@ func (s *Server) Complaint(from int64) string {
 
 func dataDir(dir string) string { return filepath.Join(dir, "data") }
 func logPath(dir string) string { return filepath.Join(dir, "server.log") }
-
-// lastLines returns the last n non-empty lines of s, joined by " | ".
-func lastLines(s string, n int) string {
-	var lines []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
-}
 
 // NoVectors says why pgvector's embeddings cannot work on this machine
 // with the server installed in bin (as Find returns it), as the probe of
