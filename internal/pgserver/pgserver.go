@@ -82,10 +82,8 @@ func InitdbOptions() []string { return append([]string(nil), initdbOptions...) }
 // Server is a running server that Start made.
 type Server struct {
 	cfg  Config
-	cmd  *exec.Cmd
+	proc *serverdir.Process
 	user string // who runs it
-	done chan struct{}
-	err  error // the postmaster's exit, once done is closed
 }
 
 // DSN is the connection string of database db on the server: its Unix
@@ -98,7 +96,7 @@ func (s *Server) DSN(db string) string {
 func (s *Server) User() string { return s.user }
 
 // PID is the postmaster's process id.
-func (s *Server) PID() int { return s.cmd.Process.Pid }
+func (s *Server) PID() int { return s.proc.PID() }
 
 // Start stops and removes a server a killed study left in cfg.Dir, then
 // makes a new one there (initdb) and starts it, and returns once it
@@ -131,7 +129,7 @@ func Start(cfg Config) (*Server, error) {
 	if err := initdb(cfg, cred); err != nil {
 		return nil, errors.Join(err, os.RemoveAll(cfg.Dir))
 	}
-	s := &Server{cfg: cfg, user: user, done: make(chan struct{})}
+	s := &Server{cfg: cfg, user: user}
 	if err := s.start(cred); err != nil {
 		return nil, errors.Join(err, os.RemoveAll(cfg.Dir))
 	}
@@ -179,18 +177,14 @@ func (s *Server) start(cred *syscall.Credential) error {
 	for _, k := range []string{"listen_addresses", "unix_socket_permissions"} {
 		args = append(args, "-c", k+"="+strings.Trim(Settings()[k], "'"))
 	}
-	s.cmd = exec.Command(filepath.Join(s.cfg.Bin, "postgres"), args...)
-	s.cmd.Stdout, s.cmd.Stderr = log, log
+	cmd := exec.Command(filepath.Join(s.cfg.Bin, "postgres"), args...)
+	cmd.Stdout, cmd.Stderr = log, log
 	// SIGQUIT when manydb dies, even by SIGKILL: PostgreSQL's immediate
 	// shutdown, which ends its backends too.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
-	if err := s.cmd.Start(); err != nil {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
+	if s.proc, err = serverdir.StartProcess(cmd); err != nil {
 		return fmt.Errorf("start postgres: %w", err)
 	}
-	go func() {
-		s.err = s.cmd.Wait()
-		close(s.done)
-	}()
 	return nil
 }
 
@@ -198,21 +192,11 @@ func (s *Server) start(cred *syscall.Credential) error {
 // SIGCONT when the postmaster is stopped; SIGKILL to its process group
 // after a minute) and removes its directory.
 func (s *Server) Stop() error {
-	select {
-	case <-s.done:
-	default:
-		if stopped(s.PID()) {
-			// A stopped postmaster shuts down only once continued.
-			_ = s.cmd.Process.Signal(syscall.SIGCONT)
-		}
-		_ = s.cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case <-s.done:
-		case <-time.After(time.Minute):
-			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-			<-s.done
-		}
+	if done, _ := s.proc.Exited(); !done && stopped(s.PID()) {
+		// A stopped postmaster shuts down only once continued.
+		_ = syscall.Kill(s.PID(), syscall.SIGCONT)
 	}
+	s.proc.Stop(syscall.SIGINT, time.Minute)
 	if err := os.RemoveAll(s.cfg.Dir); err != nil {
 		return fmt.Errorf("remove the server's directory: %w", err)
 	}
@@ -220,20 +204,10 @@ func (s *Server) Stop() error {
 }
 
 // Exited reports whether the postmaster has exited, and how.
-func (s *Server) Exited() (bool, error) {
-	select {
-	case <-s.done:
-		return true, s.err
-	default:
-		return false, nil
-	}
-}
+func (s *Server) Exited() (bool, error) { return s.proc.Exited() }
 
 // LogTail returns the last n lines of the server's log.
-func (s *Server) LogTail(n int) string {
-	b, _ := os.ReadFile(logPath(s.cfg.Dir))
-	return serverdir.LastLines(string(b), n)
-}
+func (s *Server) LogTail(n int) string { return serverdir.LogTail(logPath(s.cfg.Dir), n) }
 
 // LogSize is the size of the server's log now: where a phase's lines
 // will start (Complaint).
@@ -294,19 +268,6 @@ func NoVectors(bin string) string {
 // scripts/fetch-postgres.sh installed in the repository holding dir (dir
 // or one of its parents), and whether there is one.
 func Find(dir string) (string, bool) {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return "", false
-	}
-	for {
-		bin := filepath.Join(dir, InstallDir)
-		if _, err := os.Stat(filepath.Join(bin, "postgres")); err == nil {
-			return bin, true
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", false
-		}
-		dir = up
-	}
+	postgres, ok := serverdir.FindUp(dir, filepath.Join(InstallDir, "postgres"))
+	return filepath.Dir(postgres), ok
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"manydb/internal/serverdir"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -244,19 +245,21 @@ func TestNoVectorsReadsTheProbe(t *testing.T) {
 // as stopped, with its pid and the fix, instead of waited for.
 func TestAwaitNamesAStoppedServer(t *testing.T) {
 	cmd := exec.Command("sleep", "60")
-	if err := cmd.Start(); err != nil {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proc, err := serverdir.StartProcess(cmd)
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	defer proc.Stop(syscall.SIGKILL, time.Second)
 	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	for !stopped(cmd.Process.Pid) {
 		runtime.Gosched()
 	}
-	s := &Server{cmd: cmd, done: make(chan struct{})}
+	s := &Server{proc: proc}
 	pid := strconv.Itoa(cmd.Process.Pid)
-	err := s.Await(time.Hour, func(error) { t.Error("it waited for a stopped server") })
+	err = s.Await(time.Hour, func(error) { t.Error("it waited for a stopped server") })
 	if err == nil || !strings.Contains(err.Error(), "postmaster (pid "+pid+") is stopped (SIGSTOP or the like) and answers nothing: continue it (kill -CONT "+pid+")") {
 		t.Errorf("Await = %v, want the stopped postmaster named", err)
 	}
@@ -273,7 +276,7 @@ func TestStopContinuesAStoppedServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	if err := syscall.Kill(s.PID(), syscall.SIGSTOP); err != nil {
 		s.Stop()
 		t.Fatal(err)
 	}

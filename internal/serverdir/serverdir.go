@@ -63,3 +63,24 @@ func LastLines(s string, n int) string {
 	}
 	return strings.Join(lines, " | ")
 }
+
+// FindUp returns dir/rel, or the same path under the nearest parent of
+// dir that has it (a program a fetch script installed in the repository
+// that holds dir), and whether there is one.
+func FindUp(dir, rel string) (string, bool) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	for {
+		path := filepath.Join(dir, rel)
+		if _, err := os.Stat(path); err == nil {
+			return path, true
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", false
+		}
+		dir = up
+	}
+}

@@ -38,3 +38,23 @@ func TestLastLines(t *testing.T) {
 		t.Fatalf("LastLines = %q, want %q", got, "b | c")
 	}
 }
+
+func TestFindUp(t *testing.T) {
+	root := t.TempDir()
+	deep := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := FindUp(deep, "tool/x"); ok {
+		t.Fatal("FindUp found a missing file")
+	}
+	if err := os.MkdirAll(filepath.Join(root, "tool"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "tool", "x"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := FindUp(deep, "tool/x"); !ok || got != filepath.Join(root, "tool", "x") {
+		t.Fatalf("FindUp = %q, %v", got, ok)
+	}
+}

