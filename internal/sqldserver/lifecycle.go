@@ -60,7 +60,7 @@ func staleServer(dir string) (int, bool) {
 func (s *Server) health() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+s.http+"/health", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+s.client.HTTP+"/health", nil)
 	if err != nil {
 		return err
 	}

@@ -28,13 +28,17 @@ func TestStartCreateDeleteStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := s.CreateNamespace(ctx, "agent1"); err != nil {
+	c, err := Connect(dir)
+	if err != nil || c != s.Client() {
+		t.Fatalf("Connect(%s) = %+v, %v; want %+v", dir, c, err, s.Client())
+	}
+	if err := c.CreateNamespace(ctx, "agent1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateNamespace(ctx, "agent1"); err == nil {
+	if err := s.Client().CreateNamespace(ctx, "agent1"); err == nil {
 		t.Fatal("a second create of namespace agent1 succeeded")
 	}
-	if err := s.DeleteNamespace(ctx, "agent1"); err != nil {
+	if err := s.Client().DeleteNamespace(ctx, "agent1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Stop(); err != nil {
@@ -50,7 +54,7 @@ func TestStartCreateDeleteStop(t *testing.T) {
 func pipeline(t *testing.T, s *Server, ns, token string) int {
 	t.Helper()
 	body := `{"requests":[{"type":"execute","stmt":{"sql":"SELECT 1"}},{"type":"close"}]}`
-	req, err := http.NewRequest(http.MethodPost, "http://"+s.Addr()+"/v2/pipeline", strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, "http://"+s.Client().HTTP+"/v2/pipeline", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,10 +76,10 @@ func TestEveryRequestAuthenticated(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Stop() })
-	if err := s.CreateNamespace(context.Background(), "a1"); err != nil {
+	if err := s.Client().CreateNamespace(context.Background(), "a1"); err != nil {
 		t.Fatal(err)
 	}
-	if got := pipeline(t, s, "a1", s.Token()); got != http.StatusOK {
+	if got := pipeline(t, s, "a1", s.Client().Token); got != http.StatusOK {
 		t.Fatalf("a query with the study's token: %d, want 200", got)
 	}
 	other, _ := NewKey()
@@ -84,8 +88,9 @@ func TestEveryRequestAuthenticated(t *testing.T) {
 			t.Errorf("a query with %s: %d, want 401", name, got)
 		}
 	}
-	s.adminKey = "wrong"
-	if err := s.CreateNamespace(context.Background(), "a2"); err == nil {
+	wrong := s.Client()
+	wrong.AdminKey = "wrong"
+	if err := wrong.CreateNamespace(context.Background(), "a2"); err == nil {
 		t.Error("the admin API took a request with the wrong key")
 	}
 }
@@ -128,5 +133,8 @@ func TestArgs(t *testing.T) {
 	want := "--db-path /r/s/data.sqld --http-listen-addr 127.0.0.1:1 --admin-listen-addr 127.0.0.1:2 --admin-auth-key k --auth-jwt-key-file /r/s/jwt-key.pub --enable-namespaces --no-welcome --max-active-namespaces 7"
 	if got != want {
 		t.Fatalf("Args =\n%s\nwant\n%s", got, want)
+	}
+	if got := Args(Config{}, "h", "a", "k"); got[len(got)-1] != "1000000" {
+		t.Fatalf("Args without a pool end %q, want DefaultMaxActiveNamespaces", got[len(got)-2:])
 	}
 }

@@ -13,6 +13,7 @@
 package sqldserver
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"manydb/internal/serverdir"
@@ -34,6 +35,15 @@ const InstallPath = "third_party/sqld/sqld"
 // installs it).
 const Version = "0.24.32"
 
+// DefaultMaxActiveNamespaces is the --max-active-namespaces of a study's
+// server unless its Config says otherwise: every namespace stays loaded.
+// sqld's own default is 100, and past its pool sqld 0.24.32 answers some
+// requests for a namespace it is evicting or loading with 404, namespace
+// doesn't exist (in manydb's tests, 5 of 140 opens of namespaces that
+// exist, each of 140 just created or written once, with a pool of 100):
+// a pool smaller than the study's namespaces loses answers.
+const DefaultMaxActiveNamespaces = 1_000_000
+
 // marker is the file Start writes first into a server directory it makes:
 // only a directory holding it is ever removed.
 const marker = "manydb-sqld"
@@ -51,7 +61,7 @@ type Config struct {
 	// be one Start made.
 	Dir string
 	// MaxActiveNamespaces is sqld's --max-active-namespaces, how many
-	// namespaces it keeps loaded; 0 leaves sqld's default.
+	// namespaces it keeps loaded; 0 is DefaultMaxActiveNamespaces.
 	MaxActiveNamespaces int
 	// StartTime is how long the server may take to answer; 0 is a minute.
 	StartTime time.Duration
@@ -59,12 +69,10 @@ type Config struct {
 
 // Server is a running server that Start made.
 type Server struct {
-	cfg      Config
-	proc     *serverdir.Process
-	key      Key
-	adminKey string
-	http     string // host:port of the Hrana-over-HTTP API
-	admin    string // host:port of the admin API
+	cfg    Config
+	proc   *serverdir.Process
+	key    Key
+	client Client
 }
 
 // Start kills and removes a server a killed study left in cfg.Dir, then
@@ -118,7 +126,8 @@ func newServer(cfg Config) (*Server, error) {
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, key: key, adminKey: adminKey, http: httpAddr, admin: adminAddr}, nil
+	c := Client{HTTP: httpAddr, Admin: adminAddr, AdminKey: adminKey, Token: key.Token(), Version: Version, DataDir: dataDir(cfg.Dir)}
+	return &Server{cfg: cfg, key: key, client: c}, nil
 }
 
 // CheckVersion fails unless bin is sqld of Version.
@@ -159,10 +168,7 @@ func Args(cfg Config, httpAddr, adminAddr, adminKey string) []string {
 		"--enable-namespaces",
 		"--no-welcome",
 	}
-	if cfg.MaxActiveNamespaces > 0 {
-		args = append(args, "--max-active-namespaces", strconv.Itoa(cfg.MaxActiveNamespaces))
-	}
-	return args
+	return append(args, "--max-active-namespaces", strconv.Itoa(cmp.Or(cfg.MaxActiveNamespaces, DefaultMaxActiveNamespaces)))
 }
 
 // start writes the key file and starts sqld in its own process group,
@@ -177,7 +183,7 @@ func (s *Server) start() error {
 		return fmt.Errorf("open the server's log: %w", err)
 	}
 	defer log.Close()
-	cmd := exec.Command(s.cfg.Bin, Args(s.cfg, s.http, s.admin, s.adminKey)...)
+	cmd := exec.Command(s.cfg.Bin, Args(s.cfg, s.client.HTTP, s.client.Admin, s.client.AdminKey)...)
 	cmd.Dir = s.cfg.Dir
 	cmd.Stdout, cmd.Stderr = log, log
 	// SIGKILL when manydb dies, even by SIGKILL: the server does not
@@ -186,10 +192,12 @@ func (s *Server) start() error {
 	if s.proc, err = serverdir.StartProcess(cmd); err != nil {
 		return fmt.Errorf("start sqld: %w", err)
 	}
-	pid := []byte(strconv.Itoa(s.proc.PID()) + "\n")
-	if err := os.WriteFile(pidPath(s.cfg.Dir), pid, 0o644); err != nil {
+	s.client.PID = s.proc.PID()
+	pid := []byte(strconv.Itoa(s.client.PID) + "\n")
+	err = errors.Join(os.WriteFile(pidPath(s.cfg.Dir), pid, 0o644), s.client.write(s.cfg.Dir))
+	if err != nil {
 		s.proc.Stop(syscall.SIGKILL, 0)
-		return fmt.Errorf("write the server's pid: %w", err)
+		return fmt.Errorf("write the server's pid and client file: %w", err)
 	}
 	return nil
 }
@@ -210,15 +218,11 @@ func (s *Server) Exited() (bool, error) { return s.proc.Exited() }
 // PID is the server's process id.
 func (s *Server) PID() int { return s.proc.PID() }
 
-// Addr is the host:port of the server's Hrana-over-HTTP API.
-func (s *Server) Addr() string { return s.http }
+// Client is how to reach the server, as Connect reads it.
+func (s *Server) Client() Client { return s.client }
 
-// Token is the JWT that authenticates a request to the server.
-func (s *Server) Token() string { return s.key.Token() }
-
-// DataDir is the server's data directory, where each namespace's
-// database is (dbs/NAME).
-func (s *Server) DataDir() string { return dataDir(s.cfg.Dir) }
+// Dir is the server's directory, the address a worker is given (Connect).
+func (s *Server) Dir() string { return s.cfg.Dir }
 
 // LogTail returns the last n lines of the server's log.
 func (s *Server) LogTail(n int) string { return serverdir.LogTail(logPath(s.cfg.Dir), n) }
