@@ -110,6 +110,7 @@ workers:
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-modernc ./cmd/worker-sqlite-modernc
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqlite-ncruces ./cmd/worker-sqlite-ncruces
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-postgres ./cmd/worker-postgres
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/worker-sqld ./cmd/worker-sqld
 	@$(BIN)/manydb engines
 
 run: build

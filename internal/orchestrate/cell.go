@@ -375,8 +375,8 @@ func (c *cell) workerJob(p phase) job.Job {
 		Fanout: c.Fanout, Layout: c.layout, Progress: true}
 	fam, _ := c.family(c.v)
 	c.set.Apply(&wj, fam.Cgo) // a cgo worker proves it runs with the setting's malloc, or fails
-	if c.isServerPhase() && c.server.running() {
-		wj.Server = c.server.dsn(c.where)
+	if srv := c.server(); c.isServerPhase() && srv.running() {
+		wj.Server = srv.dsn(c.where)
 	}
 	if c.KNNOversample > 1 && (p.name == job.PhaseOpen || p.name == job.PhaseTurn || p.name == job.PhaseHold || p.name == job.PhaseServe) {
 		wj.KNNOversample = c.KNNOversample
@@ -438,7 +438,7 @@ func (c *cell) runPhaseWorker(ctx context.Context, label string, args []string, 
 	}
 	sampler := startLoadSampler(c.SampleEvery)
 	c.Bar.Start(label, total, unit)
-	logAt := c.server.logSize()
+	logAt := c.server().logSize()
 	var res workerResult
 	switch {
 	case wj.Procs > 1 && wj.Phase == job.PhaseServe:
@@ -451,7 +451,7 @@ func (c *cell) runPhaseWorker(ctx context.Context, label string, args []string, 
 	c.Bar.Done()
 	c.gap = max(c.gap, res.longestGap)
 	if res.err != nil && c.isServerPhase() {
-		res.err = c.server.withComplaint(res.err, logAt)
+		res.err = c.server().withComplaint(res.err, logAt)
 	}
 	return res, sampler.stop()
 }
@@ -557,9 +557,10 @@ func (c *cell) serverFailed(p phase, label string) (results.Record, bool) {
 	if !c.isServerPhase() {
 		return results.Record{}, false
 	}
-	err := c.server.err
+	srv := c.server()
+	err := srv.exited()
 	if err == nil {
-		err = c.server.await(c.Log, label)
+		err = srv.await(c.Log, label)
 	}
 	if err == nil {
 		return results.Record{}, false
@@ -570,6 +571,13 @@ func (c *cell) serverFailed(p phase, label string) (results.Record, bool) {
 	c.failed = append(c.failed, label)
 	fmt.Fprintf(c.Log, "%s: failed: %v\n", label, err)
 	return rec, true
+}
+
+// server is the run's server that cell c's variant keeps its stores in
+// (nil for a variant of no server).
+func (c *cell) server() *runServer {
+	fam, _ := c.family(c.v)
+	return c.servers[fam.Server]
 }
 
 // isServerPhase tells whether the phases of cell c run against the server.

@@ -440,7 +440,7 @@ func (c *Config) config() *results.StudyConfig {
 	}
 	sc.ProcsAuto = c.AutoProcs
 	sc.Deletes = c.Deletes
-	sc.UserServer = c.Postgres != "" && c.needsServer()
+	sc.UserServer = c.Postgres != "" && c.needsServer(serverPostgres)
 	if len(c.Sweep) > 1 {
 		sc.Sweep = &results.SweepConfig{ID: c.sweepID, Stores: c.Sweep}
 	}
@@ -530,7 +530,7 @@ func (c *Config) notApplicable(w where) string {
 	if c.Workload.Dims > 0 && fam.NoVectors[w.v] != "" {
 		return fam.NoVectors[w.v]
 	}
-	if c.Workload.Dims > 0 && fam.Server != "" && c.serverNoVectors != "" {
+	if c.Workload.Dims > 0 && fam.Server == serverPostgres && c.serverNoVectors != "" {
 		return c.serverNoVectors
 	}
 	if fam.Server != "" && c.Serve != nil && c.Serve.MemoryMaxBytes > 0 {

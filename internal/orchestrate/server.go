@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,50 +13,56 @@ import (
 
 	"manydb/internal/job"
 	"manydb/internal/pgserver"
+	"manydb/internal/sqldserver"
 )
 
 // ServerDirName is the directory of a run's PostgreSQL server in its
 // data root (pgserver): its data, its socket and its log.
 const ServerDirName = ".manydb-postgres"
 
-// runServer is the run's database server, for the variants whose stores
-// live in one (engine.Family.Server): manydb's own, started (srv), or the
-// user's (--postgres, user), or why it could not be had.
+// runServer is one of the run's database servers, for the variants
+// whose stores live in one (engine.Family.Server): manydb's own
+// PostgreSQL, started (srv), or the user's (--postgres, user), or
+// manydb's own sqld (sqld), or why it could not be had.
 type runServer struct {
 	srv  *pgserver.Server
 	user *pgserver.UserServer
 	dbs  []string // the databases manydb made on the user's server
+	sqld *sqldserver.Server
 	err  error
 }
+
+// runServers are the run's servers, by the name a family's Server gives.
+type runServers map[string]*runServer
+
+// The servers a family may keep its stores in (engine.Family.Server).
+const (
+	serverPostgres = "postgres"
+	serverSqld     = "sqld"
+)
 
 // serverNoCgroup is why a hold of a server's variant has no container
 // figure.
 const serverNoCgroup = "the stores' memory is the server's processes', which a cgroup of the worker alone would not hold (the hold's memory figures count them by Pss)"
 
-// needsServer tells whether a variant of the run keeps its stores in a
-// server.
-func (c *Config) needsServer() bool {
+// needsServer tells whether a variant of the run keeps its stores in the
+// server named name.
+func (c *Config) needsServer(name string) bool {
 	for _, v := range c.Variants {
-		if fam, _ := c.family(v); fam.Server != "" {
+		if fam, _ := c.family(v); fam.Server == name {
 			return true
 		}
 	}
 	return false
 }
 
-// startServer starts the run's PostgreSQL server in the root when a
-// variant needs one, or makes the run's databases on the user's
-// (Config.Postgres); a server a killed run left in the root is stopped
-// and removed first (pgserver.Start), and a database it left on the
-// user's server dropped (pgserver.UserServer.Make), and with them the
-// data of that run's stores, so their directories (stores) are removed
-// (remove) too and the cells make them again. A server that does not
-// start is no error of the run: its variants' phases fail with the
-// server's reason, the others run.
-func startServer(c Config, stores []string, remove func(dir string) error) (*runServer, error) {
-	if !c.needsServer() {
-		return &runServer{}, nil
-	}
+// startServers starts each server a variant of the run needs, with the
+// stores (their directories) of the variants that keep them in a server
+// removed (remove) first: a server a killed run left is removed when the
+// new one starts, and with it the data of that run's stores, so the cells
+// make them again. A server that does not start is no error of the run:
+// its variants' phases fail with the server's reason, the others run.
+func startServers(c Config, stores []string, remove func(dir string) error) (runServers, error) {
 	for _, dir := range stores {
 		if exists(dir) {
 			fmt.Fprintf(c.Log, "postgres: removing the stores in %s: their data was in the server of an earlier run, which this run makes anew; they are made again\n", dir)
@@ -64,22 +71,80 @@ func startServer(c Config, stores []string, remove func(dir string) error) (*run
 			}
 		}
 	}
+	servers := runServers{}
+	if c.needsServer(serverPostgres) {
+		servers[serverPostgres] = startPostgres(c)
+	}
+	if c.needsServer(serverSqld) {
+		servers[serverSqld] = startSqld(c)
+	}
+	return servers, nil
+}
+
+// stop stops every server of the run.
+func (rs runServers) stop() error {
+	var errs []error
+	for name, r := range rs {
+		if err := r.stop(); err != nil {
+			errs = append(errs, fmt.Errorf("stop the %s server: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// startPostgres starts the run's PostgreSQL server in the root, or makes
+// the run's databases on the user's (Config.Postgres); a server a killed
+// run left in the root is stopped and removed first (pgserver.Start), and
+// a database it left on the user's server dropped
+// (pgserver.UserServer.Make).
+func startPostgres(c Config) *runServer {
 	if c.Postgres != "" {
-		return useUserServer(c), nil
+		return useUserServer(c)
 	}
 	bin, ok := pgserver.Find(c.BinDir)
 	if !ok {
-		return &runServer{err: pgserver.ErrNotInstalled}, nil
+		return &runServer{err: pgserver.ErrNotInstalled}
 	}
 	srv, err := pgserver.Start(pgserver.Config{Bin: bin, Dir: filepath.Join(c.Root, ServerDirName)})
 	if err != nil {
 		fmt.Fprintf(c.Log, "postgres: the server did not start: %v\n", err)
-		return &runServer{err: err}, nil
+		return &runServer{err: err}
 	}
 	vs, _ := srv.Versions()
 	fmt.Fprintf(c.Log, "postgres: PostgreSQL %s (pgvector %s) started as user %s in %s, on its Unix socket only (mode 0700, no TCP)\n",
 		vs["postgres"], vs["pgvector"], srv.User(), filepath.Join(c.Root, ServerDirName))
-	return &runServer{srv: srv}, nil
+	return &runServer{srv: srv}
+}
+
+// SqldDirName is the directory of a run's sqld server in its data root
+// (sqldserver): its namespaces' databases, its key file and its log.
+const SqldDirName = ".manydb-sqld"
+
+// startSqld starts the run's sqld server in the root; a server a killed
+// run left there is killed and removed first (sqldserver.Start).
+func startSqld(c Config) *runServer {
+	bin, ok := sqldserver.Find(c.BinDir)
+	if !ok {
+		return &runServer{err: sqldserver.ErrNotInstalled}
+	}
+	dir := filepath.Join(c.Root, SqldDirName)
+	srv, err := sqldserver.Start(sqldserver.Config{Bin: bin, Dir: dir})
+	if err != nil {
+		fmt.Fprintf(c.Log, "sqld: the server did not start: %v\n", err)
+		return &runServer{err: err}
+	}
+	fmt.Fprintf(c.Log, "sqld: sqld %s started in %s, on 127.0.0.1:%s (its admin API on 127.0.0.1:%s), every request with the study's key\n",
+		sqldserver.Version, dir, port(srv.Client().HTTP), port(srv.Client().Admin))
+	return &runServer{sqld: srv}
+}
+
+// port is the port of a host:port address.
+func port(addr string) string {
+	_, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	return p
 }
 
 // useUserServer makes the run's databases on the user's server
@@ -116,6 +181,8 @@ func (r *runServer) stop() error {
 		return nil
 	case r.srv != nil:
 		return r.srv.Stop()
+	case r.sqld != nil:
+		return r.sqld.Stop()
 	}
 	var errs []error
 	for _, db := range r.dbs {
@@ -166,12 +233,41 @@ func (r *runServer) withComplaint(err error, from int64) error {
 
 // running tells whether the run has a server to give its cells.
 func (r *runServer) running() bool {
-	return r != nil && (r.srv != nil || (r.user != nil && r.err == nil))
+	return r != nil && (r.srv != nil || r.sqld != nil || (r.user != nil && r.err == nil))
 }
 
-// dsn is the address of the database of cell w on the server: one
-// database per setting and layout, named for them.
+// exited says why manydb's own server is no more: why it did not start,
+// or how it exited and its log's last lines; nil while it runs.
+func (r *runServer) exited() error {
+	if r == nil {
+		return errors.New("no server was started")
+	}
+	var done bool
+	var exit error
+	var tail string
+	switch {
+	case r.err != nil:
+		return r.err
+	case r.srv != nil:
+		done, exit = r.srv.Exited()
+		tail = r.srv.LogTail(3)
+	case r.sqld != nil:
+		done, exit = r.sqld.Exited()
+		tail = r.sqld.LogTail(3)
+	}
+	if !done {
+		return nil
+	}
+	return fmt.Errorf("the server exited (%v): %s", exit, tail)
+}
+
+// dsn is the address of the database of cell w on the server: for
+// PostgreSQL one database per setting and layout, named for them; for
+// sqld the server's directory (every store is a namespace of its own).
 func (r *runServer) dsn(w where) string {
+	if r.sqld != nil {
+		return r.sqld.Dir()
+	}
 	name := dbName(w.set.Name, w.layout)
 	if r.user != nil {
 		return r.user.DSN(r.user.Database(name))
@@ -198,9 +294,9 @@ func exists(path string) bool {
 // the notes have embeddings (serverNoVectors).
 func (c *Config) checkServer() error {
 	switch {
-	case c.Postgres != "" && !c.needsServer():
+	case c.Postgres != "" && !c.needsServer(serverPostgres):
 		return &job.InputError{Msg: "--postgres: no variant of the study keeps its stores in PostgreSQL (" + strings.Join(c.Variants, ", ") + ")"}
-	case !c.needsServer():
+	case !c.needsServer(serverPostgres):
 		return nil
 	case c.Postgres == "":
 		if err := pgserver.CheckSocketPath(filepath.Join(c.Root, ServerDirName)); err != nil {

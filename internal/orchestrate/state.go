@@ -25,12 +25,12 @@ func (s *study) noteServed(r *results.Record) {
 
 type study struct {
 	Config
-	server *runServer // the run's database server (startServer)
-	id     string
-	w      *results.Writer
-	start  time.Time
-	done   map[cellKey]bool           // cells recorded (ok or n/a) by this study
-	held   map[storesKey]results.Hold // the last hold phase of each variant's stores (the memory and open-file checks)
+	servers runServers // the run's database servers (startServers)
+	id      string
+	w       *results.Writer
+	start   time.Time
+	done    map[cellKey]bool           // cells recorded (ok or n/a) by this study
+	held    map[storesKey]results.Hold // the last hold phase of each variant's stores (the memory and open-file checks)
 	// creates are the ok create records of each variant's stores (a
 	// sweep's smaller counts take their stores' samples from the
 	// largest's).

@@ -38,17 +38,17 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 		fmt.Fprintf(c.Log, "open loop at %s requests/s: the schedule alone takes about %s\n", c.rateText(), FormatSeconds(secs))
 	}
 	studies := newStudies(c, ss, byVariant)
-	server, err := startServer(c, serverStores(c, studies), studies[0].remove)
+	servers, err := startServers(c, serverStores(c, studies), studies[0].remove)
 	if err != nil {
 		return studies[0].id, err
 	}
 	defer func() {
-		if serr := server.stop(); serr != nil && err == nil {
-			err = fmt.Errorf("stop the PostgreSQL server: %w", serr)
+		if serr := servers.stop(); serr != nil && err == nil {
+			err = serr
 		}
 	}()
 	for _, s := range studies {
-		s.server = server
+		s.servers = servers
 		if err := s.writeEnv(versions); err != nil {
 			return s.id, err
 		}
@@ -291,7 +291,7 @@ func (p phase) String() string {
 }
 
 // serverStores are the store directories of the run's variants whose
-// stores live in a server (startServer removes them).
+// stores live in a server (startServers removes them).
 func serverStores(c Config, studies []*study) []string {
 	var dirs []string
 	for _, s := range studies {

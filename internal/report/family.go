@@ -21,7 +21,8 @@ type family struct {
 // family of engine.Catalog() (TestFamilyColorsDistinct holds them to
 // it): Tableau 10's first nine, chosen to tell apart on screen and in
 // print, then Category 10's cyan in place of Tableau's grey, which is
-// the colour of a variant of no family (the test engine "fake").
+// the colour of a variant of no family (the test engine "fake"), then a
+// dark ink for the eleventh.
 func familyColors() []color.NRGBA {
 	return []color.NRGBA{
 		{0x4e, 0x79, 0xa7, 0xff}, // blue
@@ -34,6 +35,7 @@ func familyColors() []color.NRGBA {
 		{0xff, 0x9d, 0xa7, 0xff}, // pink
 		{0x9c, 0x75, 0x5f, 0xff}, // brown
 		{0x17, 0xbe, 0xcf, 0xff}, // cyan
+		{0x2f, 0x2f, 0x4f, 0xff}, // ink
 	}
 }
 

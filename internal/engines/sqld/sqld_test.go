@@ -1,0 +1,97 @@
+package sqld
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"manydb/internal/engines/enginetest"
+	"manydb/internal/sqldserver"
+)
+
+// srv is the tests' server, started by TestMain when sqld is installed;
+// skip says why not.
+var srv struct {
+	s    *sqldserver.Server
+	skip string
+}
+
+func TestMain(m *testing.M) {
+	bin, ok := sqldserver.Find(".")
+	if !ok {
+		srv.skip = "sqld is not installed here (make build runs scripts/fetch-sqld.sh)"
+		os.Exit(m.Run())
+	}
+	root, err := os.MkdirTemp("", "manydb-sqld-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if srv.s, err = sqldserver.Start(sqldserver.Config{Bin: bin, Dir: filepath.Join(root, "sqld")}); err != nil {
+		os.RemoveAll(root)
+		fmt.Fprintln(os.Stderr, "start sqld:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	srv.s.Stop()
+	os.RemoveAll(root)
+	os.Exit(code)
+}
+
+// variant returns a variant on the tests' server, or skips t.
+func variant(t *testing.T) *Variant {
+	t.Helper()
+	if srv.s == nil {
+		t.Skip(srv.skip)
+	}
+	v := &Variant{}
+	if err := v.UseServer(srv.s.Dir()); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestEngine(t *testing.T) {
+	v := variant(t)
+	enginetest.Run(t, enginetest.Case{Variant: v, Server: srv.s.Dir(), Files: []string{"dbs/s-N-N/data", "dbs/s-N-N/data-wal", "dbs/s-N-N/wallog"}, Versions: []string{"sqld"}})
+}
+
+func TestOpenOfMissingNamespaceFails(t *testing.T) {
+	v := variant(t)
+	dir := filepath.Join(t.TempDir(), "never-made")
+	if _, err := v.Open(dir); err == nil || !strings.Contains(err.Error(), namespaceOf(dir)) {
+		t.Fatalf("Open of a store never made: %v, want an error naming its namespace", err)
+	}
+}
+
+func TestCreateOfExistingNamespaceFails(t *testing.T) {
+	v := variant(t)
+	dir := filepath.Join(t.TempDir(), "twice")
+	s, err := v.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := v.Create(dir); err == nil {
+		t.Fatal("a second Create of one store succeeded")
+	}
+}
+
+func TestNamespaceOf(t *testing.T) {
+	a, b := namespaceOf("/r/x/Store_0001"), namespaceOf("/r/y/Store_0001")
+	if a == b {
+		t.Fatalf("two directories share namespace %s", a)
+	}
+	if !strings.HasPrefix(a, "s-store-0001-") || len(a) > 63 || labelChars.MatchString(a) {
+		t.Fatalf("namespaceOf = %q: want s-store-0001-HASH, a host name's label", a)
+	}
+}
+
+func TestNoServer(t *testing.T) {
+	v := &Variant{}
+	if _, err := v.Create(t.TempDir()); err != errNoServer {
+		t.Fatalf("Create without a server: %v, want errNoServer", err)
+	}
+}
