@@ -220,8 +220,15 @@ func (r *runServer) await(log io.Writer, label string) error {
 
 // withComplaint adds to a failed phase's error the server's own last
 // complaint in its log since from (a full disk, a crash), when manydb
-// runs the server and the log has one.
+// runs the server and the log has one; for sqld, how the server exited
+// when it did.
 func (r *runServer) withComplaint(err error, from int64) error {
+	if r != nil && r.sqld != nil {
+		if gone := r.exited(); gone != nil {
+			return fmt.Errorf("%w; %w", err, gone)
+		}
+		return err
+	}
 	if r == nil || r.srv == nil {
 		return err
 	}
