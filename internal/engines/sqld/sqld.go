@@ -98,6 +98,16 @@ func (v *Variant) UseServer(dsn string) error {
 // Create implements engine.Variant: the namespace of dir, made through
 // the admin API, with its notes table committed.
 func (v *Variant) Create(dir string) (engine.Store, error) {
+	c, err := v.newNamespace(dir)
+	if err != nil {
+		return nil, err
+	}
+	return sqlnotes.Create(c)
+}
+
+// newNamespace makes dir's namespace through the admin API and returns a
+// connection to it.
+func (v *Variant) newNamespace(dir string) (driver.Conn, error) {
 	if v.server == nil {
 		return nil, errNoServer
 	}
@@ -105,11 +115,7 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	if err := v.server.CreateNamespace(ctx, ns); err != nil {
 		return nil, err
 	}
-	c, err := v.connect(ns)
-	if err != nil {
-		return nil, err
-	}
-	return sqlnotes.Create(c)
+	return v.connect(ns)
 }
 
 // Open implements engine.Variant: a connection to dir's namespace and

@@ -95,3 +95,7 @@ func TestNoServer(t *testing.T) {
 		t.Fatalf("Create without a server: %v, want errNoServer", err)
 	}
 }
+
+func TestShared(t *testing.T) {
+	enginetest.CheckShared(t, variant(t))
+}

@@ -127,25 +127,52 @@ const SharedLayout = "one SQLite database, notes.db: table notes keyed (agent, i
 // CreateShared makes the shared store's schema on c, a new database's
 // connection, and returns it; c is closed when that fails.
 func CreateShared(c driver.Conn) (*Shared, error) {
-	for _, q := range []string{SharedPragmas, SharedWAL, SharedSchema} {
-		if err := exec(c, q, nil); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("%s: %w", q, err)
-		}
+	if err := execAll(c, SharedPragmas, SharedWAL, SharedSchema); err != nil {
+		return nil, err
 	}
 	return NewShared(c), nil
 }
 
+// CreateServedShared is CreateShared on a server that sets a database's
+// journal and vacuum itself and refuses those pragmas (sqld): the schema
+// alone. Its store's DeleteAgent deletes the rows and gives no space
+// back (NewServedShared).
+func CreateServedShared(c driver.Conn) (*Shared, error) {
+	if err := execAll(c, SharedSchema); err != nil {
+		return nil, err
+	}
+	return NewServedShared(c), nil
+}
+
+// execAll runs the statements on c in order; c is closed when one fails.
+func execAll(c driver.Conn, statements ...string) error {
+	for _, q := range statements {
+		if err := exec(c, q, nil); err != nil {
+			c.Close()
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
+}
+
 // Shared is an open shared store: its connections (Pool), one that every
-// agent's statements run on or, made by SharedConns, several.
+// agent's statements run on or, made by SharedConns, several; reclaim are
+// the statements that give a deleted agent's pages back.
 type Shared struct {
-	conns Pool[driver.Conn]
+	conns   Pool[driver.Conn]
+	reclaim []string
 }
 
 var _ engine.SharedStore = (*Shared)(nil)
 
 // NewShared is the shared store of one connection.
-func NewShared(c driver.Conn) *Shared { return &Shared{conns: OnePool(c)} }
+func NewShared(c driver.Conn) *Shared {
+	return &Shared{conns: OnePool(c), reclaim: []string{SharedReclaim, SharedCheckpoint}}
+}
+
+// NewServedShared is the shared store of one connection to a server that
+// refuses the pragmas which give space back (CreateServedShared).
+func NewServedShared(c driver.Conn) *Shared { return &Shared{conns: OnePool(c)} }
 
 // SharedConns opens the shared store with n connections made by connect
 // (each to the one database), for as many concurrent callers
@@ -155,7 +182,7 @@ func SharedConns(n int, connect func() (driver.Conn, error)) (*Shared, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Shared{conns: p}, nil
+	return &Shared{conns: p, reclaim: []string{SharedReclaim, SharedCheckpoint}}, nil
 }
 
 // Agent implements engine.SharedStore: a view of agent a's notes.
@@ -168,11 +195,12 @@ func (s *Shared) Agent(a int) (engine.Store, error) {
 }
 
 // DeleteAgent implements engine.SharedStore: the agent's rows deleted in
-// one autocommitted statement, then the free pages given back.
+// one autocommitted statement, then the free pages given back (unless the
+// server refuses: NewServedShared).
 func (s *Shared) DeleteAgent(a int) error {
 	c, done := s.conns.Take()
 	defer done()
-	for _, q := range []string{SharedDelete, SharedReclaim, SharedCheckpoint} {
+	for _, q := range append([]string{SharedDelete}, s.reclaim...) {
 		var args []driver.Value
 		if q == SharedDelete {
 			args = []driver.Value{int64(a)}
