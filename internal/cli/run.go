@@ -35,6 +35,10 @@ no TCP) and removes it at the end, or with --postgres DSN uses a server
 you run on this machine, where it makes databases of its own and drops
 only those.
 
+The sqld variant keeps its stores in libSQL's server: manydb starts its
+own in ROOT/.manydb-sqld (on 127.0.0.1 only, every request with a key
+made for the study) and removes it at the end.
+
 Running the same command again with the same --out resumes the study (if
 the same version of manydb recorded it): every cell (variant, setting,
 phase, run) already recorded is skipped. A study
