@@ -227,3 +227,11 @@ func TestEnviron(t *testing.T) {
 		t.Error("Environ changed the orchestrator's environment")
 	}
 }
+
+func TestCheckSqldMaxActive(t *testing.T) {
+	for n, ok := range map[int]bool{-1: false, 0: true, 1: true, 100_000: true} {
+		if err := CheckSqldMaxActive(n); (err == nil) != ok {
+			t.Errorf("CheckSqldMaxActive(%d) = %v, want ok %v", n, err, ok)
+		}
+	}
+}

@@ -249,3 +249,12 @@ func CheckStallLimit(d time.Duration) error {
 	}
 	return nil
 }
+
+// CheckSqldMaxActive checks --sqld-max-active: the namespaces the study's
+// sqld keeps loaded, 1 or more, or 0 for every namespace.
+func CheckSqldMaxActive(n int) error {
+	if n < 0 {
+		return fmt.Errorf("--sqld-max-active %d: give the namespaces sqld keeps loaded, 1 or more, or 0 for every namespace", n)
+	}
+	return nil
+}

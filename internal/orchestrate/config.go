@@ -68,6 +68,10 @@ type Config struct {
 	// whose stores live in a server, instead of one manydb starts in the
 	// root (pgserver.UserServer).
 	Postgres string
+	// SqldMaxActive is the --max-active-namespaces of the study's sqld
+	// server (--sqld-max-active); 0 keeps every namespace loaded
+	// (sqldserver.DefaultMaxActiveNamespaces).
+	SqldMaxActive int
 	// serverNoVectors, set by Validate, says why the server cannot keep
 	// embeddings (the user's has no pgvector, or manydb's own pgvector
 	// cannot run on this CPU: pgserver.NoVectors): under --dims the
@@ -214,7 +218,7 @@ func (c *Config) checkValues() error {
 		job.CheckStudy(len(c.Variants), len(c.Settings), c.Root, c.Out), c.checkRuns(),
 		job.CheckTurns(c.Turns, len(c.Sweep) > 1),
 		job.CheckLoadGate(c.MaxLoad, c.LoadWait, string(c.Gate), GateNames(), c.Gate == GateQuiet),
-		job.CheckStallLimit(c.StallLimit)} {
+		job.CheckStallLimit(c.StallLimit), job.CheckSqldMaxActive(c.SqldMaxActive)} {
 		if err != nil {
 			return &job.InputError{Msg: err.Error()}
 		}
@@ -441,6 +445,9 @@ func (c *Config) config() *results.StudyConfig {
 	sc.ProcsAuto = c.AutoProcs
 	sc.Deletes = c.Deletes
 	sc.UserServer = c.Postgres != "" && c.needsServer(serverPostgres)
+	if c.needsServer(serverSqld) {
+		sc.SqldMaxActive = c.SqldMaxActive
+	}
 	if len(c.Sweep) > 1 {
 		sc.Sweep = &results.SweepConfig{ID: c.sweepID, Stores: c.Sweep}
 	}

@@ -121,6 +121,7 @@ func configDiff(a, b *results.StudyConfig) string {
 	add("dims", a.Workload.Dims, b.Workload.Dims)
 	add("queries", a.Queries, b.Queries)
 	add("deletes", a.Deletes, b.Deletes)
+	add("sqld's namespaces loaded", a.SqldMaxActive, b.SqldMaxActive)
 	add("root", a.Root, b.Root)
 	if !sameServe(a.Serve, b.Serve) {
 		d = append(d, "serve's traffic")
@@ -137,7 +138,7 @@ func configDiff(a, b *results.StudyConfig) string {
 func sameStudy(a, b *results.StudyConfig) bool {
 	return a.Stores == b.Stores && a.Runs == b.Runs && a.Hold == b.Hold && slices.Equal(a.Holds, b.Holds) && a.Fanout == b.Fanout &&
 		sameSweep(a.Sweep, b.Sweep) && a.Workload == b.Workload && a.Root == b.Root &&
-		slices.Equal(a.Queries, b.Queries) && a.Deletes == b.Deletes && sameServe(a.Serve, b.Serve)
+		slices.Equal(a.Queries, b.Queries) && a.Deletes == b.Deletes && a.SqldMaxActive == b.SqldMaxActive && sameServe(a.Serve, b.Serve)
 }
 
 // sameSweep compares two sweeps' store counts (not their ids: a resumed

@@ -37,3 +37,16 @@ func TestDataMakesAnotherStudy(t *testing.T) {
 		t.Errorf("configDiff = %q, want %q", got, want)
 	}
 }
+
+// TestSqldPoolMakesAnotherStudy: a study whose sqld keeps another number
+// of namespaces loaded is not resumed from one that kept these.
+func TestSqldPoolMakesAnotherStudy(t *testing.T) {
+	a := &results.StudyConfig{Stores: 10, Runs: 1}
+	b := &results.StudyConfig{Stores: 10, Runs: 1, SqldMaxActive: 100}
+	if sameStudy(a, b) {
+		t.Error("sameStudy: --sqld-max-active 0 and 100 taken for one study")
+	}
+	if got, want := configDiff(a, b), "sqld's namespaces loaded 0, now 100"; got != want {
+		t.Errorf("configDiff = %q, want %q", got, want)
+	}
+}

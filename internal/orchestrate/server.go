@@ -1,6 +1,7 @@
 package orchestrate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -128,13 +129,13 @@ func startSqld(c Config) *runServer {
 		return &runServer{err: sqldserver.ErrNotInstalled}
 	}
 	dir := filepath.Join(c.Root, SqldDirName)
-	srv, err := sqldserver.Start(sqldserver.Config{Bin: bin, Dir: dir})
+	srv, err := sqldserver.Start(sqldserver.Config{Bin: bin, Dir: dir, MaxActiveNamespaces: c.SqldMaxActive})
 	if err != nil {
 		fmt.Fprintf(c.Log, "sqld: the server did not start: %v\n", err)
 		return &runServer{err: err}
 	}
-	fmt.Fprintf(c.Log, "sqld: sqld %s started in %s, on 127.0.0.1:%s (its admin API on 127.0.0.1:%s), every request with the study's key\n",
-		sqldserver.Version, dir, port(srv.Client().HTTP), port(srv.Client().Admin))
+	fmt.Fprintf(c.Log, "sqld: sqld %s started in %s, on 127.0.0.1:%s (its admin API on 127.0.0.1:%s), every request with the study's key, at most %d namespaces loaded\n",
+		sqldserver.Version, dir, port(srv.Client().HTTP), port(srv.Client().Admin), cmp.Or(c.SqldMaxActive, sqldserver.DefaultMaxActiveNamespaces))
 	return &runServer{sqld: srv}
 }
 

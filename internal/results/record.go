@@ -436,8 +436,12 @@ type StudyConfig struct {
 	// were on a PostgreSQL server the user runs (--postgres), not one
 	// manydb started; its address is not recorded (it may hold a
 	// password).
-	UserServer bool         `json:"user_server,omitempty"`
-	Serve      *ServeConfig `json:"serve,omitempty"` // manydb serve
+	UserServer bool `json:"user_server,omitempty"`
+	// SqldMaxActive is the --max-active-namespaces the study's sqld
+	// server was given (--sqld-max-active; 0: every namespace loaded,
+	// sqldserver.DefaultMaxActiveNamespaces), in a study with sqld.
+	SqldMaxActive int          `json:"sqld_max_active,omitempty"`
+	Serve         *ServeConfig `json:"serve,omitempty"` // manydb serve
 	// Sweep is set for each study of a sweep over store counts (--stores
 	// 100,1000,…): its id and every count, largest first.
 	Sweep    *SweepConfig  `json:"sweep,omitempty"`
