@@ -15,6 +15,7 @@ require (
 	github.com/objectbox/objectbox-go v1.9.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/tursodatabase/go-libsql v0.0.0-20251219133454-43644db490ff
+	github.com/tursodatabase/libsql-client-go v0.0.0-20260528064733-9d5d30a29a60
 	github.com/tursodatabase/turso-go v0.2.2
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/net v0.63.0
@@ -88,7 +89,6 @@ require (
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/rogpeppe/go-internal v1.14.1 // indirect
 	github.com/twpayne/go-geom v1.6.1 // indirect
-	github.com/tursodatabase/libsql-client-go v0.0.0-20260528064733-9d5d30a29a60 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel v1.41.0 // indirect
 	go.opentelemetry.io/otel/metric v1.41.0 // indirect
