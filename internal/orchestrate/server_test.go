@@ -1,14 +1,19 @@
 package orchestrate
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/pgserver"
+	"manydb/internal/results"
 	"manydb/internal/settings"
+	"manydb/internal/sqldserver"
 )
 
 // TestOwnServerWithoutVectors: with embeddings, manydb's own server whose
@@ -47,5 +52,42 @@ func TestOwnServerWithoutVectors(t *testing.T) {
 				t.Errorf("probe %q: %s n/a %q, want %q", probe, v, got, want)
 			}
 		}
+	}
+}
+
+// TestSqldNotInstalled: a study with a variant kept in sqld, where sqld is
+// not installed, records that variant's phases failed with the reason and
+// runs the other variant; PostgreSQL's reasons never apply to it.
+func TestSqldNotInstalled(t *testing.T) {
+	c := fakeConfig(t, "fake", "fake_slow")
+	c.Catalog = []engine.Family{{Binary: "worker-fake", Variants: []string{"fake"}, Cgo: true},
+		{Binary: "worker-fake", Variants: []string{"fake_slow"}, Cgo: true, Server: serverSqld}}
+	_, err := Run(context.Background(), c)
+	var failedPhases *Failed
+	if !errors.As(err, &failedPhases) {
+		t.Fatalf("Run: %v, want its phases failed", err)
+	}
+	recs, err := results.ReadFile(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, failed := 0, 0
+	for _, r := range recs {
+		switch {
+		case r.Variant == "fake" && r.Status == results.StatusOK:
+			ok++
+		case r.Variant == "fake_slow" && r.Status == results.StatusFailed && strings.Contains(r.Error, sqldserver.ErrNotInstalled.Error()):
+			failed++
+		case r.Variant == "fake_slow":
+			t.Errorf("fake_slow %s: %s %q, want failed, not installed", r.Phase, r.Status, r.Error)
+		}
+	}
+	if ok == 0 || failed == 0 {
+		t.Errorf("%d ok records of fake, %d failed of fake_slow: want both", ok, failed)
+	}
+	c.Workload.Dims, c.serverNoVectors = 16, "no pgvector there"
+	def, _ := settings.Lookup("default")
+	if got := c.notApplicable(where{set: def, layout: job.LayoutPerAgent, v: "fake_slow"}); got != "" {
+		t.Errorf("a sqld variant is n/a for PostgreSQL's reason: %q", got)
 	}
 }
