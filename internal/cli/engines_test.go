@@ -17,8 +17,8 @@ import (
 // variants it serves: each catalog variant is served by its family's
 // worker and its adapter answers its id (built) or says how to enable it
 // (disabled: ObjectBox, Turso or libSQL without their library; postgres
-// without the server installed beside the worker, as in this test's
-// directory).
+// and sqld without the server installed beside the worker, as in this
+// test's directory).
 func TestEnginesAgreeWithCatalog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("asks every worker for its variants")
@@ -38,7 +38,7 @@ func TestEnginesAgreeWithCatalog(t *testing.T) {
 		if f[0] != v || f[1] != fam.Binary {
 			t.Errorf("line %q: want variant %s of %s", lines[i+1], v, fam.Binary)
 		}
-		if state := f[3]; state != "built" && !(state == "disabled" && (fam.Binary == "worker-objectbox" || fam.Binary == "worker-turso" || fam.Binary == "worker-libsql" || fam.Binary == "worker-postgres")) {
+		if state := f[3]; state != "built" && !(state == "disabled" && (fam.Binary == "worker-objectbox" || fam.Binary == "worker-turso" || fam.Binary == "worker-libsql" || fam.Binary == "worker-postgres" || fam.Binary == "worker-sqld")) {
 			t.Errorf("%s: %q", v, lines[i+1])
 		}
 	}
