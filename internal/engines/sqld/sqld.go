@@ -143,7 +143,8 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 // connect makes a connection to namespace ns: a Hrana stream that sends
 // nothing until its first statement. sqld reads the namespace from the
 // request's Host (NS.db); the request goes to the server's loopback
-// address (the client's proxy), with the study's token.
+// address (the client's proxy), with the study's token. Its errors are
+// on one line (oneLineConn).
 func (v *Variant) connect(ns string) (driver.Conn, error) {
 	conn, err := libsql.NewConnector("http://"+ns+".db",
 		libsql.WithProxy("http://"+v.server.HTTP), libsql.WithAuthToken(v.server.Token))
@@ -152,9 +153,9 @@ func (v *Variant) connect(ns string) (driver.Conn, error) {
 	}
 	c, err := conn.Connect(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("connect to namespace %s: %w", ns, err)
+		return nil, fmt.Errorf("connect to namespace %s: %w", ns, oneLine(err))
 	}
-	return c, nil
+	return oneLineConn{c}, nil
 }
 
 // DropStore implements engine.ServerVariant: it deletes dir's namespace

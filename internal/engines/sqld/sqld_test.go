@@ -99,3 +99,20 @@ func TestNoServer(t *testing.T) {
 func TestShared(t *testing.T) {
 	enginetest.CheckShared(t, variant(t))
 }
+
+func TestErrorsOnOneLine(t *testing.T) {
+	v := variant(t)
+	dir := filepath.Join(t.TempDir(), "gone")
+	s, err := v.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := v.DropStore(dir); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Count()
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("Count of a deleted namespace: %q, want one line naming the 404", err)
+	}
+}
