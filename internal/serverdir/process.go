@@ -1,7 +1,6 @@
 package serverdir
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -84,9 +83,6 @@ func (p *Process) WaitReady(name string, limit time.Duration, ping func() error,
 // LogTail returns the last n lines of the log file at path ("" when it
 // cannot be read).
 func LogTail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return ""
-	}
+	b, _ := os.ReadFile(path)
 	return LastLines(string(b), n)
 }
