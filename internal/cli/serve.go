@@ -54,7 +54,7 @@ not as a failure. The pools are then not skipped for their memory.
 With --layout per-agent,shared the same traffic also runs on one store
 for all agents (docs/layouts.md): a request takes its agent's view of the
 shared store, opened once per worker, and the pool keeps views. Variants
-whose shared store is one connection for all agents (turso, turso_ckpt)
+whose shared store is one connection for all agents (sqld, turso, turso_ckpt)
 are n/a there, with the reason; the others' shared stores take
 concurrent requests (docs/layouts.md).
 

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	units "github.com/docker/go-units"
@@ -538,16 +537,6 @@ func prepareStores(dir string, p phase, label string) (Manifest, error) {
 		}
 	}
 	return m, nil
-}
-
-// dropCaches writes back dirty pages and drops the kernel's page cache
-// (echo 1 > /proc/sys/vm/drop_caches; root only, Validate checked).
-func dropCaches() error {
-	syscall.Sync()
-	if err := os.WriteFile("/proc/sys/vm/drop_caches", []byte("1\n"), 0o200); err != nil {
-		return fmt.Errorf("drop the page cache: %w", err)
-	}
-	return nil
 }
 
 // serverFailed is the failed record of a phase of a server's variant
