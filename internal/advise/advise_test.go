@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"manydb/internal/job"
 	"manydb/internal/report"
 	"manydb/internal/results"
+	"manydb/internal/stats"
 	"manydb/internal/workload"
 )
 
@@ -438,5 +440,44 @@ func TestVectorsOfOneWorkload(t *testing.T) {
 	}
 	if w, ok := VectorWorkload(recs, 384); !ok || w.TopicPool != 50 {
 		t.Errorf("VectorWorkload: %+v %v, want the pool of 50", w, ok)
+	}
+}
+
+// TestP99IsOfPooledSamples holds the tables' caption to the computation:
+// a warm p99 is over the samples of both runs pooled, not the median of
+// each run's p99, and the per-store caption says so.
+func TestP99IsOfPooledSamples(t *testing.T) {
+	base := results.Record{Schema: results.Schema, Study: "s", Variant: "v", Setting: "default", Status: results.StatusOK,
+		Workload: workload.Spec{Objects: 1000, TextLen: 300}, Stores: 100, Phase: job.PhaseOpen, File: "dir/v.jsonl"}
+	var recs []results.Record
+	var pooled []float64
+	for run, top := range []float64{10, 1} { // run 1's slow stores dominate the pooled p99
+		r := base
+		r.Run = run + 1
+		for i := range 100 {
+			r.TotalMs = append(r.TotalMs, 1+top*float64(i)/100)
+		}
+		pooled = append(pooled, r.TotalMs...)
+		recs = append(recs, r)
+	}
+	a, err := Advise(Default(), Collect(recs, 0), []string{"dir/v.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := slices.IndexFunc(a.PerStore.Columns, func(c Column) bool { return c.Figure == report.FigureOpenQueryCloseP99 })
+	if k < 0 || len(a.PerStore.Rows) != 1 {
+		t.Fatalf("per-store table without a warm p99: %+v", a.PerStore)
+	}
+	got := a.PerStore.Rows[0].Cells[k].Value
+	perRun := stats.Median([]float64{stats.P99(recs[0].TotalMs), stats.P99(recs[1].TotalMs)})
+	if want := stats.P99(pooled); got != want || got == perRun {
+		t.Errorf("warm p99 %g, want %g over the pooled samples (the median of the runs' p99s is %g)", got, want, perRun)
+	}
+	var b bytes.Buffer
+	if err := a.Text(&b, "per-store", "layouts"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), figureRule) || strings.Contains(b.String(), "their median") {
+		t.Errorf("the per-store caption does not state how its p99 is computed:\n%s", b.String())
 	}
 }

@@ -29,7 +29,7 @@ func (a Answer) Lead(command string) report.Lead {
 	}
 	if len(a.Layouts.Rows) > 0 {
 		g := a.Layouts.grid(layoutName)
-		l.Tables = append(l.Tables, report.LeadTable{Caption: "One store per agent or one for all: the variants these records hold in both layouts, one request at a time:", Head: g.head, Rows: g.rows})
+		l.Tables = append(l.Tables, report.LeadTable{Caption: "One store per agent or one for all: the variants these records hold in both layouts, one request at a time (" + figureRule + "):", Head: g.head, Rows: g.rows})
 		l.Items = append(l.Items, isolation)
 	}
 	for _, r := range a.refusedLines() {

@@ -61,6 +61,14 @@ type Source struct {
 	Files  []string `json:"files"`
 }
 
+// figureRule is how a figure of the per-store and layouts tables is
+// computed from the records, as their captions say: Evidence.figure
+// computes it so, and manydb tables computes its own figures alike. A
+// p99 of the samples pooled is the latency one request in a hundred
+// exceeds over every store measured, which a median of each run's p99s
+// is not.
+const figureRule = "a figure of each store's samples (a p50, a p99, recall) is over every store of every run and study pooled, as manydb tables computes it; any other figure is the median of its runs' and studies' values"
+
 // derived is a number computed from parts, whose sources it keeps.
 func derived(value float64, unit, from string, parts ...Number) Number {
 	n := Number{Value: value, Unit: unit, From: from}

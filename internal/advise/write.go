@@ -97,7 +97,7 @@ func (a Answer) writeLayouts(b *strings.Builder, st style) {
 	case a.Scenario.Dims > 0:
 		without = ", without embeddings"
 	}
-	fmt.Fprintf(b, "\nOne store per agent or one for all (the variants the records hold in both layouts, one request at a time%s; each figure the median over the records' runs and studies, a p99 each run's p99, their median):\n\n", without)
+	fmt.Fprintf(b, "\nOne store per agent or one for all (the variants the records hold in both layouts, one request at a time%s; %s):\n\n", without, figureRule)
 	st.table(b, a.Layouts.grid(layoutName))
 	fmt.Fprintf(b, "\n%s\n", isolation)
 }
@@ -112,7 +112,7 @@ func (a Answer) writePerStore(b *strings.Builder, st style) {
 	if a.Scenario.Dims > 0 {
 		with = fmt.Sprintf(", notes with embeddings of %d values", a.Scenario.Dims)
 	}
-	fmt.Fprintf(b, "\nPer store, one request at a time, a store per agent%s, the lowest warm p99 first. Each figure is the median over the records' runs and studies (a p99 is each run's p99 over its stores, their median; the studies' queries may differ: the file of one study gives that study's):\n\n", with)
+	fmt.Fprintf(b, "\nPer store, one request at a time, a store per agent%s, the lowest warm p99 first (%s; the studies' queries may differ: the file of one study gives that study's):\n\n", with, figureRule)
 	st.table(b, a.PerStore.grid(TableRow.Name))
 }
 
