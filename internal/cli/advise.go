@@ -218,7 +218,8 @@ func adviseCmd(_ context.Context, args []string, o Options) error {
 }
 
 // readAdviseRecords reads every file; a missing default file says how
-// to name files instead.
+// to name files instead, and a file without a variant's record (an env
+// record alone) is refused.
 func readAdviseRecords(files []string) ([]results.Record, error) {
 	var recs []results.Record
 	for _, f := range files {
@@ -228,6 +229,9 @@ func readAdviseRecords(files []string) ([]results.Record, error) {
 		r, err := readRecords("advise", f)
 		if err != nil {
 			return nil, err
+		}
+		if !slices.ContainsFunc(r, func(x results.Record) bool { return x.Variant != "" }) {
+			return nil, &job.InputError{Msg: fmt.Sprintf("advise: %s holds no variant's records (only a study's environment or end): name the results file of a study that ran", filepath.Clean(f))}
 		}
 		recs = append(recs, r...)
 	}

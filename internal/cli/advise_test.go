@@ -180,9 +180,16 @@ func chdir(t *testing.T, dir string) {
 }
 
 // TestAdviseRefusesBadInput: each bad value is one line and exit 2
-// (an InputError), before any record is read.
+// (an InputError), before any record is read; a file holding only a
+// study's env record too.
 func TestAdviseRefusesBadInput(t *testing.T) {
+	envOnly := filepath.Join(t.TempDir(), "env.jsonl")
+	env := `{"schema":2,"study":"s","phase":"env","status":"ok","workload":{"name":"large","objects":1000,"text_len":300},"stores":10,"env":{"host":"vm"}}`
+	if err := os.WriteFile(envOnly, []byte(env+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
+		{envOnly},
 		{"--agents", "0"},
 		{"--memory", "lots"},
 		{"--memory-in", "vm"},
