@@ -16,7 +16,8 @@ import (
 	"manydb/internal/results"
 )
 
-const adviseSynopsis = `manydb advise [flags] [FILE...]
+// adviseSynopsisFormat is advise's synopsis, %s the default files.
+const adviseSynopsisFormat = `manydb advise [flags] [FILE...]
 
 Answers a scenario from results files: every variant that qualifies,
 ranked by its p99, at the pool of open stores (a share of the agents, as
@@ -46,28 +47,34 @@ p99. Processes are what the open-file and pthread-key limits of the
 records' machine need for the pool.
 
 Without FILE it reads the committed record (run from the repository's
-top directory):
-  ` + defaultAdviseText + `
+top directory; the records of record docs/results.md lists):
+  %s
 
 Example:
   manydb advise --agents 10000 --memory 2G --p99 20ms --dims 384`
 
-// defaultAdviseFiles are the committed record's files advise reads when
-// given none: the record's study, agent and serve parts, the vector
-// study's exact-search part, and the two layouts studies.
+// defaultAdviseFiles are the files advise reads when given none: the
+// records of record of docs/results.md's list, in its order (a test holds
+// them to it): the record's study, agent and serve parts, the vector
+// study's exact-search part, the layouts study and PostgreSQL under
+// serve.
 func defaultAdviseFiles() []string {
 	return []string{
 		"docs/results/2026-12-04/study.jsonl.gz",
 		"docs/results/2026-12-04/agent.jsonl.gz",
 		"docs/results/2026-12-04/serve.jsonl.gz",
 		"docs/results/2026-12-04-vectors/exact-and-obx.jsonl.gz",
-		"docs/results/2026-12-04-layouts/layouts.jsonl.gz",
-		"docs/results/2026-12-05-postgres/layouts.jsonl.gz",
+		"docs/results/2026-12-05-layouts/layouts.jsonl.gz",
+		"docs/results/2026-12-05-layouts/part.jsonl.gz",
+		"docs/results/2026-12-05-layouts/kv.jsonl.gz",
 		"docs/results/2026-12-05-postgres/serve.jsonl.gz",
 	}
 }
 
-const defaultAdviseText = "docs/results/2026-12-04/{study,agent,serve}.jsonl.gz, 2026-12-04-vectors/exact-and-obx.jsonl.gz,\n  2026-12-04-layouts/layouts.jsonl.gz, 2026-12-05-postgres/{layouts,serve}.jsonl.gz"
+// defaultAdviseText names the default files in the synopsis, one a line.
+func defaultAdviseText() string {
+	return strings.Join(defaultAdviseFiles(), "\n  ")
+}
 
 // adviseOptions are advise's flags, as given. Validate completes the
 // scenario from the flags given as text.
@@ -189,7 +196,7 @@ func share(s string) (float64, error) {
 
 func adviseCmd(_ context.Context, args []string, o Options) error {
 	var ao adviseOptions
-	files, done, err := parseOptions("advise", adviseSynopsis, &ao, args, o)
+	files, done, err := parseOptions("advise", fmt.Sprintf(adviseSynopsisFormat, defaultAdviseText()), &ao, args, o)
 	if done || err != nil {
 		return err
 	}

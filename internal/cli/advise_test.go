@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -204,6 +205,48 @@ func TestAdviseRefusesBadInput(t *testing.T) {
 		err := Run(context.Background(), append([]string{"advise"}, args...), o)
 		if ExitCode(err) != 2 || strings.Contains(err.Error(), "\n") {
 			t.Errorf("advise %s: exit %d, error %v", strings.Join(args, " "), ExitCode(err), err)
+		}
+	}
+}
+
+// TestAdviseDefaultsAreTheRecordsOfRecord: advise's default files are the
+// list of docs/results.md, in its order, and each is the newest of its
+// kind: no later dated folder of the same name holds the same file.
+func TestAdviseDefaultsAreTheRecordsOfRecord(t *testing.T) {
+	chdir(t, "../..")
+	doc, err := os.ReadFile("docs/results.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, ok := strings.Cut(string(doc), "| Kind | Files under docs/results/ |\n| --- | --- |\n")
+	if !ok {
+		t.Fatal("docs/results.md has no list of the records of record")
+	}
+	var listed []string
+	for line := range strings.Lines(list) {
+		cells := strings.Split(strings.TrimSpace(line), " | ")
+		if !strings.HasPrefix(line, "| ") || len(cells) != 2 {
+			break
+		}
+		for f := range strings.SplitSeq(strings.TrimSuffix(cells[1], " |"), ", ") {
+			listed = append(listed, "docs/results/"+f)
+		}
+	}
+	if !slices.Equal(listed, defaultAdviseFiles()) {
+		t.Errorf("advise reads %v by default; docs/results.md lists %v", defaultAdviseFiles(), listed)
+	}
+	dirs, err := os.ReadDir("docs/results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range listed {
+		dir, name := filepath.Base(filepath.Dir(f)), filepath.Base(f)
+		for _, d := range dirs {
+			if later := d.Name(); later > dir && len(later) >= len(dir) && later[len("2006-01-02"):] == dir[len("2006-01-02"):] {
+				if _, err := os.Stat(filepath.Join("docs/results", later, name)); err == nil {
+					t.Errorf("%s is of record, but %s is newer", f, filepath.Join(later, name))
+				}
+			}
 		}
 	}
 }
