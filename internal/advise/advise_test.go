@@ -481,3 +481,23 @@ func TestP99IsOfPooledSamples(t *testing.T) {
 		t.Errorf("the per-store caption does not state how its p99 is computed:\n%s", b.String())
 	}
 }
+
+// TestSmallestPoolIsOneStore: a pool serve kept open is at least one
+// store however few the agents, and each option says how far its agents
+// are from serve's: measured at serve's 100, extrapolated below.
+func TestSmallestPoolIsOneStore(t *testing.T) {
+	fast := fakeEngine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	s := Default()
+	for _, agents := range []int{3, 100} {
+		s.Agents = agents
+		a := answer(t, s, fast)
+		for _, o := range a.Pools[0].Pools {
+			if o.PoolShare > 0 && o.Pool < 1 {
+				t.Errorf("%d agents, pool %s: %d stores kept open, want at least 1", agents, percent(o.PoolShare), o.Pool)
+			}
+			if want := float64(agents) / 100; o.Scale != want || (agents == 100) != (scaleText(o) == "measured") {
+				t.Errorf("%d agents: scale %g (%s), want %g", agents, o.Scale, scaleText(o), want)
+			}
+		}
+	}
+}

@@ -37,10 +37,7 @@ func gaps(s Scenario, evs []*Evidence, opts []Option, unserved []Key) []Gap {
 			Command: fmt.Sprintf("manydb run --engines %s --objects %d --queries count,recent,get --turns 2 --hold 1000 --stores 2000", list, s.Notes)})
 	}
 	if serveStores > 0 && s.Agents != serveStores {
-		out = append(out, Gap{
-			What: fmt.Sprintf("%s agents: serve measured %s. The pools above are the same shares of your agents; their memory is arithmetic (the fixed part plus the pool × the memory per open store), their p99 is the one measured with %s.",
-				thousands(float64(s.Agents)), thousands(float64(serveStores)), thousands(float64(serveStores))),
-			Command: fmt.Sprintf("manydb serve --engines %s --stores %d --pool 0,1%%,10%%,100%% --requests 20000", list, s.Agents)})
+		out = append(out, agentsGap(s, serveStores, list))
 	}
 	out = append(out, Gap{
 		What: fmt.Sprintf("Your traffic, %s requests/s: serve's records are a closed loop (8 goroutines as fast as the machine serves, Zipf 1.1 over the agents), so their p99 includes the queueing of a saturated machine; at a lower rate it is lower.",
@@ -115,4 +112,21 @@ func memoryMaxFlag(s Scenario) string {
 		return "1G"
 	}
 	return fmt.Sprintf("%dM", s.MemoryBytes>>20)
+}
+
+// agentsGap is the gap of s's agents when serve measured serveStores
+// (list: the engines to measure), called far outside the records from
+// farScale times more or fewer.
+func agentsGap(s Scenario, serveStores int, list string) Gap {
+	far := ""
+	if d := distance(float64(s.Agents) / float64(serveStores)); d >= farScale {
+		far = fmt.Sprintf("Far outside the records (%s times the agents serve measured): ", report.Natural(d, ""))
+		if s.Agents < serveStores {
+			far = fmt.Sprintf("Far outside the records (a %s-th of the agents serve measured): ", report.Natural(d, ""))
+		}
+	}
+	return Gap{
+		What: far + fmt.Sprintf("%s agents: serve measured %s. The pools above are the same shares of your agents; their memory is arithmetic (the fixed part plus the pool × the memory per open store), their p99 is the one measured with %s.",
+			thousands(float64(s.Agents)), thousands(float64(serveStores)), thousands(float64(serveStores))),
+		Command: fmt.Sprintf("manydb serve --engines %s --stores %d --pool 0,1%%,10%%,100%% --requests 20000", list, s.Agents)}
 }

@@ -21,13 +21,13 @@ type grid struct {
 
 // optionsGrid is the table of the options, in rank order.
 func (a Answer) optionsGrid() grid {
-	g := grid{head: []string{"#", "variant", "pool kept open", "serve p99", "pool hits", "served/s there", a.memoryHead(), "disk", "processes"}}
+	g := grid{head: []string{"#", "variant", "pool kept open", "serve p99", "pool hits", "served/s there", a.memoryHead(), "disk", "processes", "from the records"}}
 	if a.Scenario.Dims > 0 {
 		g.head = append(g.head, "recall@10")
 	}
 	for i, o := range a.Options {
 		row := []string{fmt.Sprint(i + 1), o.Name(), fmt.Sprintf("%s (%s)", thousands(float64(o.Pool)), percent(o.PoolShare)),
-			o.P99.Text(), o.HitRate.Text(), o.Served.Text(), o.Memory.Text(), o.Disk.Text(), procsText(o)}
+			o.P99.Text(), o.HitRate.Text(), o.Served.Text(), o.Memory.Text(), o.Disk.Text(), procsText(o), scaleText(o)}
 		if a.Scenario.Dims > 0 {
 			row = append(row, o.Recall.Text())
 		}
@@ -51,6 +51,20 @@ func procsText(o Option) string {
 		return fmt.Sprint(o.Procs)
 	}
 	return fmt.Sprintf("%d (%s)", o.Procs, o.Limit)
+}
+
+// scaleText says how far o is from a measurement: "measured", or
+// "extrapolated ×100 from 10,000 agents", "extrapolated ÷10 from …"
+// (the p99 and hit rate are those measured there, the memory and disk
+// scaled).
+func scaleText(o Option) string {
+	switch {
+	case o.Scale == 1:
+		return "measured"
+	case o.Scale < 1:
+		return fmt.Sprintf("extrapolated ÷%s from %s agents", report.Natural(1/o.Scale, ""), thousands(float64(o.ServedAgents)))
+	}
+	return fmt.Sprintf("extrapolated ×%s from %s agents", report.Natural(o.Scale, ""), thousands(float64(o.ServedAgents)))
 }
 
 // summary is the scenario in one sentence.

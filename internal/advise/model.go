@@ -106,13 +106,19 @@ type Option struct {
 	// records' serve pools were of theirs), PoolShare that share.
 	Pool      int     `json:"pool"`
 	PoolShare float64 `json:"pool_share"`
-	P99       Number  `json:"p99"`
-	HitRate   Number  `json:"hit_rate"`
-	Served    Number  `json:"requests_per_second"` // what the records' machine served at that pool
-	Memory    Number  `json:"memory"`              // the scenario's kind: container charge or resident
-	Disk      Number  `json:"disk"`
-	Recall    Number  `json:"recall,omitzero"` // with embeddings
-	Procs     int     `json:"processes"`
+	// ServedAgents are the agents (stores) serve measured the pool's
+	// share of, and Scale the scenario's agents over them: 1 measured at
+	// the scenario's agents, else extrapolated (the hit rate and p99 are
+	// those measured there, the memory and disk scaled).
+	ServedAgents int     `json:"served_agents"`
+	Scale        float64 `json:"scale"`
+	P99          Number  `json:"p99"`
+	HitRate      Number  `json:"hit_rate"`
+	Served       Number  `json:"requests_per_second"` // what the records' machine served at that pool
+	Memory       Number  `json:"memory"`              // the scenario's kind: container charge or resident
+	Disk         Number  `json:"disk"`
+	Recall       Number  `json:"recall,omitzero"` // with embeddings
+	Procs        int     `json:"processes"`
 	// Limit names the per-process limit that set Procs ("" when one
 	// process holds the pool).
 	Limit string `json:"limit,omitempty"`
@@ -123,6 +129,11 @@ type Refusal struct {
 	Key
 	Why string `json:"why"`
 }
+
+// farScale is the distance from a measurement (distance of a Scale) from which the
+// answer calls a scenario far outside the records, and names the command
+// that would measure it.
+const farScale = 10
 
 // notServed is why a variant without serve records does not qualify.
 const notServed = "no serve figures in the records: its pool, p99 under traffic and memory under traffic are not measured"

@@ -8,11 +8,15 @@ import (
 )
 
 // at is e's option at its serve records' pool of level stores, scaled to
-// s's agents: the same share of them kept open.
+// s's agents: the same share of them kept open, and at least one store
+// when serve kept any open.
 func at(s Scenario, e *Evidence, level int) Option {
 	share := float64(level) / float64(e.ServeStores())
 	pool := int(math.Round(share * float64(s.Agents)))
-	o := Option{Key: e.Key, Pool: pool, PoolShare: share}
+	if level > 0 {
+		pool = max(1, pool)
+	}
+	o := Option{Key: e.Key, Pool: pool, PoolShare: share, Scale: float64(s.Agents) / float64(e.ServeStores()), ServedAgents: e.ServeStores()}
 	o.P99 = e.base(report.FigureServeP99, level)
 	o.HitRate = e.base(report.FigureServeHitRate, level)
 	o.Served = e.base(report.FigureServeRequestsPerSecond, level)
@@ -136,3 +140,8 @@ func disk(s Scenario, e *Evidence) Number {
 	}
 	return derived(per.Value*float64(s.Agents), "KB", fmt.Sprintf("%s agents × %s (%s)", thousands(float64(s.Agents)), per.Text(), per.From), per)
 }
+
+// distance is how far a scale (the scenario's agents over those
+// measured) is from a measurement: 1 when measured, else how many times
+// more or fewer agents.
+func distance(scale float64) float64 { return max(scale, 1/scale) }
