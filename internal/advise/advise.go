@@ -28,7 +28,7 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 		case e.Layout.Stores() == job.OneStore && e.ServeStores() == 0:
 			continue // in the layouts' table; a shared store under serve is an option
 		case s.Dims > 0 && e.Vec == nil:
-			a.Refused = append(a.Refused, Refusal{e.Key, fmt.Sprintf("no records with embeddings of %d values", s.Dims)})
+			a.Refused = append(a.Refused, Refusal{e.Key, notWithEmbeddings(s)})
 			continue
 		case len(e.ServeCounts) > 1:
 			a.Refused = append(a.Refused, Refusal{e.Key, fmt.Sprintf("serve records of several store counts (%v): a pool's share is of one; give the files of one serve study", e.ServeCounts)})

@@ -153,7 +153,7 @@ func TestGapsNameCommands(t *testing.T) {
 	}
 	s.Dims = 384
 	a = answer(t, s, fast)
-	if len(a.Options) != 0 || len(a.Refused) != 1 || a.Refused[0].Why != "no records with embeddings of 384 values" {
+	if len(a.Options) != 0 || len(a.Refused) != 1 || a.Refused[0].Why != "not measured with embeddings of 384 values" {
 		t.Errorf("with --dims and no vector records: options %+v, refused %+v", a.Options, a.Refused)
 	}
 }
@@ -499,5 +499,18 @@ func TestSmallestPoolIsOneStore(t *testing.T) {
 				t.Errorf("%d agents: scale %g (%s), want %g", agents, o.Scale, scaleText(o), want)
 			}
 		}
+	}
+}
+
+// TestAllOpenWithoutEmbeddings: with --dims, a variant whose records
+// hold no embeddings is not measured with them in the all-open table,
+// rather than fitting on its memory without them.
+func TestAllOpenWithoutEmbeddings(t *testing.T) {
+	fast := fakeEngine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	s := Default()
+	s.Dims = 384
+	a := answer(t, s, fast)
+	if len(a.AllOpen) != 1 || a.AllOpen[0].Why != "not measured with embeddings of 384 values" || a.AllOpen[0].Charged.known() {
+		t.Errorf("all open with embeddings: %+v", a.AllOpen)
 	}
 }

@@ -9,7 +9,8 @@ import (
 
 // allOpen is every variant in a store of its own with all of s's agents
 // held open: the hold's memory per open store × agents (the processes'
-// memory before their stores is not added).
+// memory before their stores is not added); with embeddings the vector
+// study's hold, and a variant it did not hold is not measured with them.
 func allOpen(s Scenario, evs []*Evidence) []AllOpen {
 	var out []AllOpen
 	for _, e := range evs {
@@ -21,13 +22,25 @@ func allOpen(s Scenario, evs []*Evidence) []AllOpen {
 		n := float64(s.Agents)
 		times := func(name report.FigureName) Number {
 			per := e.base(name, -1)
+			if s.Dims > 0 {
+				per = e.vec(name)
+			}
 			return derived(per.Value*n, "KB", fmt.Sprintf("%s agents × %s (%s)", thousands(n), per.Text(), per.From), per)
 		}
 		a.Resident, a.Anonymous, a.Charged = times(report.FigureRSSPerOpenStore), times(report.FigureAnonPerOpenStore), times(report.FigureContainerPerOpenStore)
 		a.Why = allOpenFails(s, a)
+		if s.Dims > 0 && !a.Anonymous.known() {
+			a.Why = notWithEmbeddings(s)
+		}
 		out = append(out, a)
 	}
 	return out
+}
+
+// notWithEmbeddings says that a variant's records hold none with s's
+// embeddings: what it costs with them is not measured.
+func notWithEmbeddings(s Scenario) string {
+	return fmt.Sprintf("not measured with embeddings of %d values", s.Dims)
 }
 
 // allOpenFails says what of s the variant held all open does not meet.

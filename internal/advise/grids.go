@@ -156,7 +156,10 @@ func (a Answer) allOpenGrid() grid {
 	g := grid{head: []string{"variant", "resident", "anonymous", "charged to a container", "processes (the first limit)", "fits"}}
 	for _, x := range a.AllOpen {
 		fits := "yes"
-		if x.Why != "" {
+		switch {
+		case x.Why == notWithEmbeddings(a.Scenario):
+			fits = x.Why
+		case x.Why != "":
 			fits = "no: " + x.Why
 		}
 		procs := fmt.Sprint(x.Procs)

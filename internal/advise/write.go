@@ -81,7 +81,11 @@ func (a Answer) writeAllOpen(b *strings.Builder, st style) {
 	if len(a.AllOpen) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nEvery agent's store held open at once, idle, in a store per agent: the hold's memory per open store × %s agents, and the processes the per-process limits need:\n\n", thousands(float64(a.Scenario.Agents)))
+	hold := "the hold's"
+	if a.Scenario.Dims > 0 {
+		hold = fmt.Sprintf("the hold's with embeddings of %d values", a.Scenario.Dims)
+	}
+	fmt.Fprintf(b, "\nEvery agent's store held open at once, idle, in a store per agent: %s memory per open store × %s agents, and the processes the per-process limits need:\n\n", hold, thousands(float64(a.Scenario.Agents)))
 	st.table(b, a.allOpenGrid())
 }
 
