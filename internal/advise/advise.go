@@ -10,6 +10,7 @@ import (
 
 	"manydb/internal/job"
 	"manydb/internal/report"
+	"manydb/internal/results"
 )
 
 // Advise answers s from the evidence: every variant with serve figures
@@ -56,14 +57,43 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 	return a, nil
 }
 
+// FromRecords answers s from recs, read from files: Advise over their
+// evidence, naming the machines the records ran on.
+func FromRecords(s Scenario, recs []results.Record, files []string) (Answer, error) {
+	a, err := Advise(s, Collect(recs, s.Dims), files)
+	if err != nil {
+		return Answer{}, err
+	}
+	a.Machines = report.MachineTexts(recs)
+	return a, nil
+}
+
 // tryPools is e at each pool share its serve records measured.
 func tryPools(s Scenario, e *Evidence) PoolRow {
 	row := PoolRow{Key: e.Key}
 	for _, pool := range e.Base.Levels(string(report.FigureServeP99)) {
-		o := at(s, e, pool)
-		row.Pools, row.Whys = append(row.Pools, o), append(row.Whys, fails(s, o))
+		o, why := plan(s, e, pool)
+		row.Pools, row.Whys = append(row.Pools, o), append(row.Whys, why)
 	}
 	return row
+}
+
+// plan is e at serve's pool of level stores on as many machines like the
+// records' as s's requests need (one when it served them there): each
+// with its share of the agents and requests, an option of that share;
+// and why it does not meet s ("" when it does).
+func plan(s Scenario, e *Evidence, level int) (Option, string) {
+	o := at(s, e, level)
+	if !o.Served.known() || s.RequestRate() <= o.Served.Value {
+		return o, fails(s, o)
+	}
+	machines := int(math.Ceil(s.RequestRate() / o.Served.Value))
+	per := s
+	per.Agents = (s.Agents + machines - 1) / machines
+	per.Rate = s.RequestRate() / float64(machines)
+	o = at(per, e, level)
+	o.Machines = machines
+	return o, fails(per, o)
 }
 
 // best is the row's option at the pool share with the lowest p99 that
@@ -106,9 +136,6 @@ func fails(s Scenario, o Option) string {
 		return "processes unknown: " + o.Limit
 	case s.MaxProcs > 0 && o.Procs > s.MaxProcs:
 		return fmt.Sprintf("needs %d processes (%s), more than %d", o.Procs, o.Limit, s.MaxProcs)
-	case o.Served.known() && s.RequestRate() > o.Served.Value:
-		return fmt.Sprintf("%s requests/s wanted, the records' machine served %s there: about %d machines like it, each with its share of the agents (not measured)",
-			report.Natural(s.RequestRate(), ""), o.Served.Text(), int(math.Ceil(s.RequestRate()/o.Served.Value)))
 	}
 	return ""
 }

@@ -309,14 +309,18 @@ func TestOpenFilesGiven(t *testing.T) {
 }
 
 // TestRateAboveAMachine: a rate above what the records' machine served
-// at a pool rules that pool out, saying how many such machines it needs.
+// at a pool is a plan over as many machines like it, each with its share
+// of the agents, its pool and disk those of its share.
 func TestRateAboveAMachine(t *testing.T) {
 	fast := fakeEngine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
 	s := Default()
 	s.Rate = 2500 // the synthetic serve steps served 1,000 requests/s
 	a := answer(t, s, fast)
-	if len(a.Options) != 0 || len(a.Refused) != 1 || !strings.Contains(a.Refused[0].Why, "about 3 machines like it") {
-		t.Errorf("options %+v, refused %+v", a.Options, a.Refused)
+	if len(a.Options) != 1 || len(a.Refused) != 0 {
+		t.Fatalf("options %+v, refused %+v", a.Options, a.Refused)
+	}
+	if o := a.Options[0]; o.Machines != 3 || o.AgentsPerMachine != 3334 || o.Disk.Value != 3334*300 || a.planLine() == "" {
+		t.Errorf("%d machines of %d agents, disk %v KB; want 3 of 3,334, 1,000,200 KB, and a plan", o.Machines, o.AgentsPerMachine, o.Disk.Value)
 	}
 }
 
@@ -512,5 +516,28 @@ func TestAllOpenWithoutEmbeddings(t *testing.T) {
 	a := answer(t, s, fast)
 	if len(a.AllOpen) != 1 || a.AllOpen[0].Why != "not measured with embeddings of 384 values" || a.AllOpen[0].Charged.known() {
 		t.Errorf("all open with embeddings: %+v", a.AllOpen)
+	}
+}
+
+// TestMachineNamed: the answer names the machine of the records' env
+// record, in text as in JSON.
+func TestMachineNamed(t *testing.T) {
+	fast := fakeEngine{name: "fast", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+	env := results.Record{Schema: results.Schema, Study: "s-fast", Phase: job.PhaseEnv, Status: results.StatusOK,
+		Env: map[string]string{"host": "box", "cpu": "CPU X", "cores": "4", "memory_kb": "8388608", "kernel": "6.1"}}
+	a, err := FromRecords(Default(), append([]results.Record{env}, fast.records()...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, js bytes.Buffer
+	if err := a.Text(&text, "answer"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.JSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	const want = "host box, CPU X, 4 cores, 8 GiB, Linux 6.1"
+	if !strings.Contains(text.String(), "Machine: the figures are of one machine, "+want+".") || !strings.Contains(js.String(), want) {
+		t.Errorf("the machine is not named:\n%s", text.String())
 	}
 }

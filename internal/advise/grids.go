@@ -21,13 +21,13 @@ type grid struct {
 
 // optionsGrid is the table of the options, in rank order.
 func (a Answer) optionsGrid() grid {
-	g := grid{head: []string{"#", "variant", "pool kept open", "serve p99", "pool hits", "served/s there", a.memoryHead(), "disk", "processes", "from the records"}}
+	g := grid{head: []string{"#", "variant", "pool kept open", "serve p99", "pool hits", "served/s there", a.memoryHead(), "disk", "processes", "machines", "from the records"}}
 	if a.Scenario.Dims > 0 {
 		g.head = append(g.head, "recall@10")
 	}
 	for i, o := range a.Options {
 		row := []string{fmt.Sprint(i + 1), o.Name(), fmt.Sprintf("%s (%s)", thousands(float64(o.Pool)), percent(o.PoolShare)),
-			o.P99.Text(), o.HitRate.Text(), o.Served.Text(), o.Memory.Text(), o.Disk.Text(), procsText(o), scaleText(o)}
+			o.P99.Text(), o.HitRate.Text(), o.Served.Text(), o.Memory.Text(), o.Disk.Text(), procsText(o), machinesText(o), scaleText(o)}
 		if a.Scenario.Dims > 0 {
 			row = append(row, o.Recall.Text())
 		}
@@ -51,6 +51,35 @@ func procsText(o Option) string {
 		return fmt.Sprint(o.Procs)
 	}
 	return fmt.Sprintf("%d (%s)", o.Procs, o.Limit)
+}
+
+// machinesText is the machines an option needs: "1", or "3 × 3,334
+// agents" (each machine's shard).
+func machinesText(o Option) string {
+	if o.Machines <= 1 {
+		return "1"
+	}
+	return fmt.Sprintf("%d × %s agents", o.Machines, thousands(float64(o.AgentsPerMachine)))
+}
+
+// machineLine names the machine the records' figures come from.
+func (a Answer) machineLine() string {
+	switch len(a.Machines) {
+	case 0:
+		return "Machine: not named in these records (no env record)."
+	case 1:
+		return "Machine: the figures are of one machine, " + a.Machines[0] + "."
+	}
+	return "Machines: the figures are of " + strings.Join(a.Machines, "; ") + "."
+}
+
+// planLine is the plan past one machine when an option needs several
+// ("" when none does): machines like the records', each with its shard.
+func (a Answer) planLine() string {
+	if !slices.ContainsFunc(a.Options, func(o Option) bool { return o.Machines > 1 }) {
+		return ""
+	}
+	return "Past one machine (machines above more than 1): as many machines like the records' as the requests need at what it served there, each with its share of the agents and their requests, its pool, memory, disk and processes those of its share; shard the agents by a hash of their id over the machines, a store per agent moving whole with its agent when machines are added (a shared store is one per machine, split by the same hash). Not measured past one machine."
 }
 
 // scaleText says how far o is from a measurement: "measured", or

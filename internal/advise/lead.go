@@ -11,7 +11,7 @@ import (
 // table, and the refusals and gaps as a list.
 func (a Answer) Lead(command string) report.Lead {
 	l := report.Lead{Heading: "Which variant, and how many stores kept open: the answer of these records"}
-	l.Paragraphs = append(l.Paragraphs, "Scenario: "+a.summary(),
+	l.Paragraphs = append(l.Paragraphs, "Scenario: "+a.summary(), a.machineLine(),
 		fmt.Sprintf("This is %s over the records of this page; give it your own scenario (manydb advise --help).", command))
 	switch {
 	case len(a.Options) == 0 && len(a.Pools) > 0:
@@ -26,6 +26,9 @@ func (a Answer) Lead(command string) report.Lead {
 	} else {
 		g := a.optionsGrid()
 		l.Tables = append(l.Tables, report.LeadTable{Caption: "The variants that qualify, lowest p99 first, each at the pool of open stores with the lowest p99 that fits:", Head: g.head, Rows: g.rows})
+		if line := a.planLine(); line != "" {
+			l.Paragraphs = append(l.Paragraphs, line)
+		}
 	}
 	if len(a.Layouts.Rows) > 0 {
 		g := a.Layouts.grid(layoutName)

@@ -122,6 +122,11 @@ type Option struct {
 	// Limit names the per-process limit that set Procs ("" when one
 	// process holds the pool).
 	Limit string `json:"limit,omitempty"`
+	// Machines are the machines like the records' that the requests
+	// need, each holding AgentsPerMachine agents (their shard: the
+	// option's pool, memory, disk and processes are one machine's).
+	Machines         int `json:"machines"`
+	AgentsPerMachine int `json:"agents_per_machine"`
 }
 
 // A Refusal is a variant that does not qualify, and why.
@@ -158,6 +163,8 @@ type Answer struct {
 	PerStore Table     `json:"per_store_table"`
 	Ranks    []Rank    `json:"per_store"`
 	Files    []string  `json:"files"`
+	// Machines are the machines the records ran on, in words.
+	Machines []string `json:"machines"`
 }
 
 // A PoolRow is one variant at every pool share its serve records

@@ -16,7 +16,8 @@ func at(s Scenario, e *Evidence, level int) Option {
 	if level > 0 {
 		pool = max(1, pool)
 	}
-	o := Option{Key: e.Key, Pool: pool, PoolShare: share, Scale: float64(s.Agents) / float64(e.ServeStores()), ServedAgents: e.ServeStores()}
+	o := Option{Key: e.Key, Pool: pool, PoolShare: share, Scale: float64(s.Agents) / float64(e.ServeStores()), ServedAgents: e.ServeStores(),
+		Machines: 1, AgentsPerMachine: s.Agents}
 	o.P99 = e.base(report.FigureServeP99, level)
 	o.HitRate = e.base(report.FigureServeHitRate, level)
 	o.Served = e.base(report.FigureServeRequestsPerSecond, level)

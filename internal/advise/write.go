@@ -39,7 +39,7 @@ func (a Answer) Markdown(w io.Writer, parts ...string) error {
 func (a Answer) write(w io.Writer, st style, parts []string) error {
 	b := &strings.Builder{}
 	if len(parts) == 0 || slices.ContainsFunc(parts, func(p string) bool { return p != "layouts" && p != "per-store" }) {
-		fmt.Fprintf(b, "Scenario: %s\n", a.summary()) // the parts that depend on it
+		fmt.Fprintf(b, "Scenario: %s\n%s\n", a.summary(), a.machineLine()) // the parts that depend on it
 	}
 	writers := map[string]func(*strings.Builder, style){"answer": a.writeOptions, "pools": a.writePools, "all-open": a.writeAllOpen,
 		"layouts": a.writeLayouts, "per-store": a.writePerStore, "gaps": a.writeGaps, "sources": a.writeSources}
@@ -60,6 +60,9 @@ func (a Answer) writeOptions(b *strings.Builder, st style) {
 	fmt.Fprintf(b, "\n%sQualify (%d)%s, lowest p99 first; each at the pool with the lowest p99 that fits (the last column: measured at your agents, or extrapolated from serve's, whose p99 and hit rate it keeps):\n\n", st.strong, len(a.Options), st.strong)
 	if len(a.Options) > 0 {
 		st.table(b, a.optionsGrid())
+		if line := a.planLine(); line != "" {
+			fmt.Fprintf(b, "\n%s\n", line)
+		}
 	} else {
 		fmt.Fprintf(b, "%snone\n", st.bullet)
 	}

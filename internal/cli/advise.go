@@ -28,7 +28,11 @@ for all where the records hold both layouts; what the records do not
 cover, with the manydb command that measures it; and for each number the
 figure (as manydb tables names it) and the files it comes from. Every
 pool serve measured is shown too (--part pools), each variant's p99,
-memory and processes there.
+memory and processes there. The answer names the machine the records
+ran on and says of each option whether it was measured at your agents
+or extrapolated from serve's; when your requests are more than that
+machine served at a pool, the option is a plan over as many machines
+like it, each with its share of the agents (by a hash of their id).
 
 Memory at a pool: each process' peak under serve with no pool, plus the
 pool times serve's growth per pool slot at the same share; at serve's own
@@ -211,7 +215,7 @@ func adviseCmd(_ context.Context, args []string, o Options) error {
 		return err
 	}
 	s := ao.scenario
-	a, err := advise.Advise(s, advise.Collect(recs, s.Dims), files)
+	a, err := advise.FromRecords(s, recs, files)
 	if err != nil {
 		return &job.InputError{Msg: err.Error()}
 	}

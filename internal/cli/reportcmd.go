@@ -146,7 +146,7 @@ func reportPage(out string, files []string, recs []results.Record) report.Page {
 	var p report.Page
 	s := advise.Default()
 	s.Dims = reportDims(recs)
-	if a, err := advise.Advise(s, advise.Collect(recs, s.Dims), files); err == nil {
+	if a, err := advise.FromRecords(s, recs, files); err == nil {
 		how := "manydb advise with its defaults"
 		if w, ok := advise.VectorWorkload(recs, s.Dims); ok {
 			how = fmt.Sprintf("manydb advise with its defaults and --dims %d, the records' embeddings%s", s.Dims, report.TopicsText(w))

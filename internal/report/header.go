@@ -64,6 +64,23 @@ func about(recs []results.Record, drawn string, rec Record, raw bool) htmlAbout 
 	return a
 }
 
+// MachineTexts names in words each machine the env records of recs ran
+// on, in the order they first appear ("host vm, AMD EPYC, 2 cores, 24
+// GiB, Linux 6.18.44"); none when no env record names one.
+func MachineTexts(recs []results.Record) []string {
+	m := findMachines(recs)
+	var out []string
+	seen := map[string]bool{}
+	for i := range recs {
+		r := &recs[i]
+		if k := machineKey(r); r.Phase == job.PhaseEnv && k != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, machineText(m, k, r))
+		}
+	}
+	return out
+}
+
 // machineText is one machine in words: "vm: AMD EPYC, 2 cores, 24 GiB,
 // Linux 6.18.44", named by its label when the records have several.
 func machineText(m machines, key string, env *results.Record) string {
