@@ -23,13 +23,13 @@ type grid struct {
 func (a Answer) optionsGrid() grid {
 	g := grid{head: []string{"#", "variant", "pool kept open", "serve p99", "pool hits", "served/s there", a.memoryHead(), "disk", "processes", "machines", "from the records"}}
 	if a.Scenario.Dims > 0 {
-		g.head = append(g.head, "recall@10")
+		g.head = append(g.head, "recall@10", "p5", "found none")
 	}
 	for i, o := range a.Options {
 		row := []string{fmt.Sprint(i + 1), o.Name(), fmt.Sprintf("%s (%s)", thousands(float64(o.Pool)), percent(o.PoolShare)),
 			o.P99.Text(), o.HitRate.Text(), o.Served.Text(), o.Memory.Text(), o.Disk.Text(), procsText(o), machinesText(o), scaleText(o)}
 		if a.Scenario.Dims > 0 {
-			row = append(row, o.Recall.Text())
+			row = append(row, o.Recall.Text(), o.RecallP5.Text(), o.RecallNone.Text())
 		}
 		g.rows = append(g.rows, row)
 	}

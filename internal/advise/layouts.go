@@ -27,7 +27,7 @@ func perStoreColumns(dims int) []Column {
 		{report.FigureAnonPerOpenStore, "anonymous memory per open store"}, {report.FigureContainerPerOpenStore, "charged per open store"}, {report.FigureSpacePerStore, "disk per store"},
 	}
 	if dims > 0 {
-		cols = append(cols, Column{report.FigureKNNP99, "knn p99"}, Column{report.FigureRecall, "recall@10"})
+		cols = append(cols, vectorColumns()...)
 	}
 	return cols
 }
@@ -52,7 +52,7 @@ func layouts(s Scenario, evs []*Evidence) Table {
 	}
 	t := newTable(layoutColumns(), rows, 0)
 	if len(t.Columns) == 0 && s.Dims > 0 {
-		t = newTable(append(layoutColumns(), Column{report.FigureKNNP99, "knn p99"}, Column{report.FigureRecall, "recall@10"}), rows, s.Dims)
+		t = newTable(append(layoutColumns(), vectorColumns()...), rows, s.Dims)
 		t.Dims = s.Dims
 	}
 	if len(t.Columns) == 0 {
@@ -116,4 +116,12 @@ func newTable(cols []Column, rows []*Evidence, dims int) Table {
 	}
 	t.Columns = cols
 	return t
+}
+
+// vectorColumns are a table's columns of the knn query: its p99, and
+// recall@10's mean with its tail (the 5th percentile, the answers that
+// found none of the 10), which a mean hides.
+func vectorColumns() []Column {
+	return []Column{{report.FigureKNNP99, "knn p99"}, {report.FigureRecall, "recall@10"},
+		{report.FigureRecallP5, "recall@10 p5"}, {report.FigureRecallNone, "found none of 10"}}
 }

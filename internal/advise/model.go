@@ -117,7 +117,9 @@ type Option struct {
 	Served       Number  `json:"requests_per_second"` // what the records' machine served at that pool
 	Memory       Number  `json:"memory"`              // the scenario's kind: container charge or resident
 	Disk         Number  `json:"disk"`
-	Recall       Number  `json:"recall,omitzero"` // with embeddings
+	Recall       Number  `json:"recall,omitzero"`      // with embeddings: recall@10's mean
+	RecallP5     Number  `json:"recall_p5,omitzero"`   // its 5th percentile
+	RecallNone   Number  `json:"recall_none,omitzero"` // the share of answers that found none of the 10
 	Procs        int     `json:"processes"`
 	// Limit names the per-process limit that set Procs ("" when one
 	// process holds the pool).

@@ -24,7 +24,7 @@ func at(s Scenario, e *Evidence, level int) Option {
 	if s.Dims > 0 {
 		knn := e.vec(report.FigureKNNP99)
 		o.P99 = derived(o.P99.Value+knn.Value, "ms", fmt.Sprintf("the sum of %s and %s (serve measured no knn)", o.P99.From, knn.From), o.P99, knn)
-		o.Recall = e.vec(report.FigureRecall)
+		o.Recall, o.RecallP5, o.RecallNone = e.vec(report.FigureRecall), e.vec(report.FigureRecallP5), e.vec(report.FigureRecallNone)
 	}
 	o.Procs, o.Limit = procs(s, e, pool)
 	o.Memory = memoryAt(s, e, level, pool, o.Procs)
