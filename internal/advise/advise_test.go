@@ -447,6 +447,34 @@ func TestVectorsOfOneWorkload(t *testing.T) {
 	}
 }
 
+// TestVectorsOfOneDataSet: vector records of two data sets at the same
+// dims (WordNet's glosses, then the generator) are not pooled, and
+// records without embeddings of a real data set are not the reference's.
+func TestVectorsOfOneDataSet(t *testing.T) {
+	var recs []results.Record
+	for k, data := range []workload.Data{{Name: "minilm-wordnet", SHA256: "ef0a"}, {}} {
+		for _, r := range (fakeEngine{name: "v", holdKB: 50, filesPer: 1, spaceKB: 300 * int64(k+1)}).records() {
+			if r.Phase == job.PhaseSpace {
+				r.Workload.Dims, r.Workload.Data, r.Study = 384, data, fmt.Sprint("data", k)
+				recs = append(recs, r)
+				texts := r
+				texts.Workload.Dims, texts.Workload.Data, texts.Study = 0, workload.Data{Name: "glove50"}, "texts"
+				recs = append(recs, texts)
+			}
+		}
+	}
+	evs := Collect(recs, 384)
+	if len(evs) != 1 {
+		t.Fatalf("%d evidences, want 1", len(evs))
+	}
+	if got := evs[0].vec(report.FigureSpacePerStore); got.Value != 300 {
+		t.Errorf("space per store %v KB, want 300 (WordNet's alone, not pooled with the generator's 600)", got.Value)
+	}
+	if got := evs[0].base(report.FigureSpacePerStore, 0); !math.IsNaN(got.Value) {
+		t.Errorf("space per store without embeddings %v KB, want none: the records without embeddings are of glove50's words", got.Value)
+	}
+}
+
 // TestP99IsOfPooledSamples holds the tables' caption to the computation:
 // a warm p99 is over the samples of both runs pooled, not the median of
 // each run's p99, and the per-store caption says so.

@@ -54,16 +54,17 @@ type Records struct {
 // recs, in the order they first appear: the base figures from the
 // records without embeddings, and, when dims > 0, the vector figures
 // from those with dims values per embedding, of one embedding workload:
-// the first such record's topic pool and noise (VectorWorkload). Records
-// of another are left out, never pooled with it: a shared index's recall
-// depends on them.
+// the first such record's data source, topic pool and noise
+// (VectorWorkload). Records of another are left out, never pooled with
+// it: recall depends on them. Records without embeddings are those of the
+// synthetic notes (the reference's).
 func Collect(recs []results.Record, dims int) []*Evidence {
 	var base, vec []results.Record
 	shape, _ := VectorWorkload(recs, dims)
 	for _, r := range recs {
 		switch {
-		case r.Workload.Dims == 0:
-			base = append(base, r)
+		case r.Workload.Dims == 0 && r.Workload.Data == (workload.Data{}):
+			base = append(base, r) // the reference's notes: a real data set's are of other sizes
 		case r.Workload.Dims == dims && sameEmbeddings(r.Workload, shape):
 			vec = append(vec, r)
 		}
@@ -110,9 +111,10 @@ func VectorWorkload(recs []results.Record, dims int) (workload.Spec, bool) {
 }
 
 // sameEmbeddings tells whether two workloads draw embeddings alike: the
-// same topic pool and noise around a topic.
+// same data source (--data: recall depends on the data more than on the
+// index), topic pool and noise around a topic.
 func sameEmbeddings(a, b workload.Spec) bool {
-	return a.TopicPool == b.TopicPool && a.NoteSpread() == b.NoteSpread()
+	return a.Data == b.Data && a.TopicPool == b.TopicPool && a.NoteSpread() == b.NoteSpread()
 }
 
 // readRaw reads from the ok records of e what no figure holds: the files

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"manydb/internal/workload"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,6 +140,15 @@ func checkReportOut(out string, inputs []string, force bool) error {
 	return nil
 }
 
+// dataText names a real data set the lead's embeddings come from ("" for
+// the synthetic ones): advise reads only the first data set's records.
+func dataText(d workload.Data) string {
+	if d.Name == "" {
+		return ""
+	}
+	return " from --data " + d.Name + " (the first data set of the records; the others are not in this answer)"
+}
+
 // reportPage is the report's lead, manydb advise's answer for its
 // default scenario from the records, and the links to the records from
 // the page at out.
@@ -149,7 +159,7 @@ func reportPage(out string, files []string, recs []results.Record) report.Page {
 	if a, err := advise.FromRecords(s, recs, files); err == nil {
 		how := "manydb advise with its defaults"
 		if w, ok := advise.VectorWorkload(recs, s.Dims); ok {
-			how = fmt.Sprintf("manydb advise with its defaults and --dims %d, the records' embeddings%s", s.Dims, report.TopicsText(w))
+			how = fmt.Sprintf("manydb advise with its defaults and --dims %d, the records' embeddings%s%s", s.Dims, dataText(w.Data), report.TopicsText(w))
 		}
 		lead := a.Lead(how)
 		p.Lead = &lead
