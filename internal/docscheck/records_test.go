@@ -217,7 +217,7 @@ func TestDocFigures(t *testing.T) {
 		{"choosing-shared-serve", choosingSharedServeClaims()},
 		{"choosing-postgres", choosingPostgresClaims()},
 		{"layouts", layoutsClaims()},
-		{"vectors", append(knnClaims(), vectorMemoryClaims()...)},
+		{"vectors", append(append(knnClaims(), vectorMemoryClaims()...), realDataClaims()...)},
 		{"capacity", append(capacityAnswerClaims(), capacityProcsClaims()...)},
 		{"serve", serveClaims()},
 	} {
