@@ -102,7 +102,11 @@ func (v *Variant) Create(dir string) (engine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sqlnotes.Create(c)
+	s, err := sqlnotes.Create(c)
+	if err != nil {
+		return nil, err
+	}
+	return batchedStore{s.(*sqlnotes.Store)}, nil
 }
 
 // newNamespace makes dir's namespace through the admin API and returns a
@@ -137,7 +141,7 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 		return nil, errors.Join(fmt.Errorf("open namespace %s: %w", ns, err), c.Close())
 	}
 	s := sqlnotes.NewStore(c)
-	return &s, nil
+	return batchedStore{&s}, nil
 }
 
 // connect makes a connection to namespace ns: a Hrana stream that sends

@@ -2,6 +2,7 @@ package sqld
 
 import (
 	"fmt"
+	"manydb/internal/engines/sqlnotes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,5 +115,15 @@ func TestErrorsOnOneLine(t *testing.T) {
 	_, err = s.Count()
 	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("Count of a deleted namespace: %q, want one line naming the 404", err)
+	}
+}
+
+// TestInsertSQL: a batch of n notes is one statement of n rows.
+func TestInsertSQL(t *testing.T) {
+	if got, want := insertSQL(3), "INSERT INTO notes(id, text, ts) VALUES (?, ?, ?), (?, ?, ?), (?, ?, ?)"; got != want {
+		t.Errorf("insertSQL(3) = %q, want %q", got, want)
+	}
+	if got := insertSQL(1); got != sqlnotes.InsertSQL {
+		t.Errorf("insertSQL(1) = %q, want %q", got, sqlnotes.InsertSQL)
 	}
 }
