@@ -28,6 +28,10 @@ type corpusSource struct {
 	byAgent bool      // store i holds the notes of the corpus's i-th agent
 	notes   [][]int32 // per topic, the items notes are drawn from, shuffled
 	queries [][]int32 // per topic, the held-out items queries are drawn from
+	// plans are stores 0 … len-1's plans, drawn once by DrawPlans before a
+	// worker measures anything: a check of a returned note, which serve
+	// makes inside a request, then reads a plan instead of drawing it.
+	plans []storePlan
 }
 
 // newCorpusSource splits c's topics into notes and queries for workload
@@ -89,7 +93,25 @@ type storePlan struct {
 	querySeed uint64
 }
 
+// DrawPlans draws the plans of stores 0 … stores-1 (Planner).
+func (src *corpusSource) DrawPlans(stores int) {
+	src.plans = make([]storePlan, stores)
+	for i := range src.plans {
+		src.plans[i] = src.drawPlan(i)
+	}
+}
+
+// plan returns store i's plan: the one DrawPlans drew, or drawn now.
 func (src *corpusSource) plan(i int) storePlan {
+	if i < len(src.plans) {
+		return src.plans[i]
+	}
+	return src.drawPlan(i)
+}
+
+// drawPlan draws store i's topics and the permutation of their notes,
+// the same in every process.
+func (src *corpusSource) drawPlan(i int) storePlan {
 	r := rand.New(rand.NewPCG(uint64(i), poolSeed))
 	var p storePlan
 	if src.byAgent {

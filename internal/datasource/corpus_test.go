@@ -123,3 +123,26 @@ func TestCorpusByAgent(t *testing.T) {
 		t.Errorf("cutText(héllo, 2) = %q, want h", got)
 	}
 }
+
+// TestReadyKeepsTheNotes: plans drawn once by Ready give every store the
+// notes it has without them.
+func TestReadyKeepsTheNotes(t *testing.T) {
+	c := testCorpus(t, 10, 200, 4)
+	spec := workload.Spec{Objects: 300, TextLen: 300}
+	lazy, _ := newCorpusSource(spec, workload.Data{Name: "test"}, c, false)
+	ready, _ := newCorpusSource(spec, workload.Data{Name: "test"}, c, false)
+	Ready(ready, 5)
+	if len(ready.plans) != 5 {
+		t.Fatalf("Ready drew %d plans, want 5", len(ready.plans))
+	}
+	for i := range 7 { // two stores past the drawn ones
+		a, b := make([]workload.Note, 300), make([]workload.Note, 300)
+		lazy.Fill(i, a)
+		ready.Fill(i, b)
+		for k := range a {
+			if a[k].Text != b[k].Text {
+				t.Fatalf("store %d note %d: %q with Ready, %q without", i, k+1, b[k].Text, a[k].Text)
+			}
+		}
+	}
+}

@@ -52,3 +52,18 @@ type Embeddings interface {
 	// give the same query.
 	Query(seed uint64, total int, dst []float32) []float32
 }
+
+// Planner is a source that can draw, once, what each of a job's stores
+// holds, so that its checks during measured work cost a lookup (DrawPlans
+// is called by Ready, before any phase measures).
+type Planner interface {
+	DrawPlans(stores int)
+}
+
+// Ready prepares src for a job of stores stores: a Planner draws its
+// plans; any other source needs nothing.
+func Ready(src Source, stores int) {
+	if p, ok := src.(Planner); ok {
+		p.DrawPlans(stores)
+	}
+}

@@ -322,6 +322,7 @@ func openData(j job.Job, rec *results.Record, spent *results.WorkerTime) (dataso
 	if err != nil {
 		return nil, err
 	}
+	datasource.Ready(data, j.Stores)
 	rec.Workload.Data = data.Info()
 	return data, nil
 }
