@@ -71,6 +71,13 @@ func splitTopics(c *corpus.Corpus) (notes, queries [][]int32) {
 // CheckStores reports whether every one of stores stores can hold
 // Spec.Objects distinct notes: an error saying how many are needed.
 func (src *corpusSource) CheckStores(stores int) error {
+	if src.spec.Split && src.byAgent {
+		return fmt.Errorf("its lines name their agents, so its notes are divided among the stores already: a split needs texts with topics")
+	}
+	if src.spec.Split {
+		_, err := src.splitPool(stores)
+		return err
+	}
 	if src.byAgent && stores > len(src.notes) {
 		return fmt.Errorf("it names %d agents, --stores asks for %d", len(src.notes), stores)
 	}
@@ -85,26 +92,37 @@ func (src *corpusSource) CheckStores(stores int) error {
 
 // storePlan is which items store i holds: position p of its notes
 // (0-based; Fill's, then Turn's) is item (mul·p + add) mod size of the
-// concatenation of its topics' note pools, a permutation of them.
+// concatenation of its topics' note pools, a permutation of them; in a
+// split corpus (split.go), item p mod size of its run of the pool.
 type storePlan struct {
 	topics    []int
+	run       []int32 // a split corpus' store: its items
 	size      int
 	mul, add  int
 	querySeed uint64
 }
 
 // DrawPlans draws the plans of stores 0 … stores-1 (Planner).
-func (src *corpusSource) DrawPlans(stores int) {
+func (src *corpusSource) DrawPlans(stores int) error {
+	if src.spec.Split {
+		return src.drawSplitPlans(stores)
+	}
 	src.plans = make([]storePlan, stores)
 	for i := range src.plans {
 		src.plans[i] = src.drawPlan(i)
 	}
+	return nil
 }
 
-// plan returns store i's plan: the one DrawPlans drew, or drawn now.
+// plan returns store i's plan: the one DrawPlans drew, or drawn now (a
+// split corpus' plans are drawn by DrawPlans only: they depend on the
+// number of stores).
 func (src *corpusSource) plan(i int) storePlan {
 	if i < len(src.plans) {
 		return src.plans[i]
+	}
+	if src.spec.Split {
+		panic(fmt.Sprintf("datasource: store %d of a split corpus of %d stores", i, len(src.plans)))
 	}
 	return src.drawPlan(i)
 }
@@ -156,6 +174,9 @@ func gcd(a, b int) int {
 
 // item returns the corpus item at position pos of store plan p.
 func (src *corpusSource) item(p storePlan, pos int) int {
+	if p.run != nil {
+		return int(p.run[pos%p.size])
+	}
 	q := (p.mul*(pos%p.size) + p.add) % p.size
 	for _, t := range p.topics {
 		if q < len(src.notes[t]) {
@@ -237,6 +258,9 @@ func (e corpusEmbeddings) Note(id int64, dst []float32) []float32 {
 // never a note of any store.
 func (e corpusEmbeddings) Query(seed uint64, _ int, dst []float32) []float32 {
 	r := rand.New(rand.NewPCG(seed, e.p.querySeed))
+	if e.p.run != nil {
+		return e.splitQuery(r, dst)
+	}
 	var withQueries []int
 	for _, t := range e.p.topics {
 		if len(e.src.queries[t]) > 0 {

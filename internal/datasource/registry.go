@@ -26,16 +26,20 @@ type Entry struct {
 	// and returns the Data the study's jobs name it by; nil for a source
 	// that needs nothing prepared.
 	Prepare func(p Prep) (workload.Data, error)
+	// SweepTotal is the notes manydb sweep divides among the agents
+	// unless told (--total); 0 for a user's file, whose size is its own.
+	SweepTotal int
 }
 
 // Entries is the registry: every data source, the default first.
 func Entries() []Entry {
 	return []Entry{
-		{Name: Synthetic, About: "generated notes of Lorem ipsum and, with --dims, clustered embeddings", Open: openSynthetic},
+		{Name: Synthetic, About: "generated notes of Lorem ipsum and, with --dims, clustered embeddings", Open: openSynthetic, SweepTotal: 200_000},
 		{Name: GloVe50, About: "GloVe 6B's words and their 50-dim vectors, in 100 k-means topics", Open: openPrepared,
-			Prepare: func(p Prep) (workload.Data, error) { return glove.prepare(GloVe50, p) }},
+			Prepare: func(p Prep) (workload.Data, error) { return glove.prepare(GloVe50, p) }, SweepTotal: 200_000},
+		// 100,000 of the glosses not held out as queries (one in 20 is)
 		{Name: MiniLMWordNet, About: "WordNet 3.0's 117,659 glosses, embedded by all-MiniLM-L6-v2 (384 dims), in its 45 lexicographer files as topics", Open: openPrepared,
-			Prepare: func(p Prep) (workload.Data, error) { return wordNet.prepare(MiniLMWordNet, p) }},
+			Prepare: func(p Prep) (workload.Data, error) { return wordNet.prepare(MiniLMWordNet, p) }, SweepTotal: 100_000},
 	}
 }
 
@@ -44,6 +48,16 @@ func Entries() []Entry {
 func fileEntry(path string) Entry {
 	return Entry{Name: fileSource, About: "a user's file", Open: openPrepared,
 		Prepare: func(p Prep) (workload.Data, error) { return userFile(path).prepare(fileSource, p) }}
+}
+
+// SweepTotal is the notes manydb sweep divides among the agents of the
+// source d names unless told: 0 when it has no default (a user's file).
+func SweepTotal(d workload.Data) int {
+	e, err := entryOf(d)
+	if err != nil {
+		return 0
+	}
+	return e.SweepTotal
 }
 
 // Names returns the registry's names, in its order.

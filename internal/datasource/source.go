@@ -57,13 +57,15 @@ type Embeddings interface {
 // holds, so that its checks during measured work cost a lookup (DrawPlans
 // is called by Ready, before any phase measures).
 type Planner interface {
-	DrawPlans(stores int)
+	DrawPlans(stores int) error
 }
 
 // Ready prepares src for a job of stores stores: a Planner draws its
-// plans; any other source needs nothing.
-func Ready(src Source, stores int) {
+// plans (an error says the source cannot fill them); any other source
+// needs nothing.
+func Ready(src Source, stores int) error {
 	if p, ok := src.(Planner); ok {
-		p.DrawPlans(stores)
+		return p.DrawPlans(stores)
 	}
+	return nil
 }

@@ -50,6 +50,7 @@ func (j Job) Args() []string {
 		str("--data-sha256", j.Workload.Data.SHA256)
 		num("--dims", j.Workload.Dims)
 		num("--topic-pool", j.Workload.TopicPool)
+		boolean("--split", j.Workload.Split)
 		num("--knn-oversample", j.KNNOversample)
 		if j.Workload.Spread != 0 {
 			args = append(args, "--note-spread", strconv.FormatFloat(j.Workload.Spread, 'g', -1, 64))
@@ -124,6 +125,7 @@ func Parse(args []string, stderr io.Writer, ids []string) (Job, error) {
 	fs.IntVar(&j.Workload.Dims, "dims", 0, "values per note embedding (0: notes without embeddings)")
 	fs.IntVar(&j.Workload.TopicPool, "topic-pool", 0, "topic centres all agents draw from (0: each agent its own)")
 	fs.Float64Var(&j.Workload.Spread, "note-spread", 0, "noise around a note's topic centre (0: the default)")
+	fs.BoolVar(&j.Workload.Split, "split", false, "a corpus' items divided among the job's stores, none in two (manydb sweep)")
 	fs.Func("env", "NAME=value the setting gives the worker's environment (repeated); the worker fails when one is not there", func(e string) error {
 		j.Env = append(j.Env, e)
 		return nil

@@ -28,6 +28,7 @@ var roundTrips = []Job{
 	{Variant: "fake", Phase: PhaseHold, Dir: "/d", Stores: 7, Workload: small, Hold: 7, Progress: true, Cgroup: "/sys/fs/cgroup/manydb-1", Server: "host=/r/pg user=manydb dbname=manydb_default"},
 	{Variant: "fake", Phase: PhaseHold, Dir: "/d", Stores: 30000, Workload: small, Hold: 25000, Procs: 2, Proc: 1},
 	{Variant: "fake", Phase: PhaseSpace, Dir: "/d", Stores: 2, Workload: workload.Spec{Name: "custom", Objects: 3, TextLen: 1, Dims: 8, TopicPool: 40, Spread: 0.35}},
+	{Variant: "fake", Phase: PhaseSpace, Dir: "/d", Stores: 2, Workload: workload.Spec{Name: "custom", Objects: 3, TextLen: 1, Dims: 8, Data: workload.Data{Name: "glove50"}, Split: true}},
 	{Variant: "fake", Phase: PhaseCreate, Dir: "/d", Stores: 2, Workload: workload.Spec{Name: "custom", Objects: 3, TextLen: 1, Data: workload.Data{Name: "files", Version: "2", SHA256: "9f86d081"}}},
 	{Variant: "fake", Phase: PhaseTurn, Dir: "/d", Stores: 4, Workload: workload.Spec{Name: "custom", Objects: 3, TextLen: 1, Dims: 8}, Run: 2, Seed: 2, Appended: 1, KNNOversample: 4},
 	{Variant: "fake", Phase: PhaseServe, Dir: "/d", Stores: 100, Workload: small, Seed: 1, Serve: Serve{Pool: 10, Requests: 500, Concurrency: 4, Zipf: 1.1, Rate: 250.5, PoolTime: 90 * time.Second}},

@@ -43,6 +43,9 @@ func CheckWorkload(w workload.Spec) error {
 	if w.Spread < 0 {
 		return fmt.Errorf("--note-spread %v: give the noise around a topic's centre, above 0", w.Spread)
 	}
+	if w.Split && w.Data == (workload.Data{}) {
+		return fmt.Errorf("a split of the notes among the stores needs a corpus (--data): generated notes never repeat")
+	}
 	return CheckTopics(w.TopicPool, w.NoteSpread(), w.Dims)
 }
 

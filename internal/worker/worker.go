@@ -322,7 +322,9 @@ func openData(j job.Job, rec *results.Record, spent *results.WorkerTime) (dataso
 	if err != nil {
 		return nil, err
 	}
-	datasource.Ready(data, j.Stores)
+	if err := datasource.Ready(data, j.Stores); err != nil {
+		return nil, err
+	}
 	rec.Workload.Data = data.Info()
 	return data, nil
 }

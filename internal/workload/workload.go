@@ -45,6 +45,11 @@ type Spec struct {
 	// Its zero value is the synthetic generator of this package, which
 	// records leave out, as they did before data sources had names.
 	Data Data `json:"data,omitzero"`
+	// Split, with a corpus (Data), gives the stores disjoint parts of one
+	// pool of stores × Objects of its items (manydb sweep): no item is in
+	// two stores. False: each store draws its notes from a few topics,
+	// and items may repeat across stores.
+	Split bool `json:"split,omitempty"`
 }
 
 // Data names a data source as a job and a record hold it: its name in
