@@ -55,8 +55,15 @@ type Config struct {
 	// once, for the largest count, and a smaller count's study uses the
 	// first N of them (Stores is then ignored; normalize sets it to the
 	// largest).
-	Sweep    []int
-	sweepID  string        // set by Run
+	Sweep   []int
+	sweepID string // set by Run
+	// AgentSweep, in a study of manydb sweep, names the sweep it is one
+	// agent count of (recorded in the env record).
+	AgentSweep *results.AgentSweepConfig
+	// NoDelete leaves the delete phase out of a study of a layout that
+	// has one (manydb sweep: deleting agents from a shared index of
+	// hundreds of thousands of notes is a study of its own).
+	NoDelete bool
 	Workload workload.Spec // what each store holds
 	Root     string        // data root (carries MarkerFile)
 	Out      string        // results file (JSON Lines, appended)
@@ -451,6 +458,7 @@ func (c *Config) config() *results.StudyConfig {
 	if len(c.Sweep) > 1 {
 		sc.Sweep = &results.SweepConfig{ID: c.sweepID, Stores: c.Sweep}
 	}
+	sc.AgentSweep, sc.NoDelete = c.AgentSweep, c.NoDelete
 	return sc
 }
 

@@ -42,7 +42,7 @@ func (s *study) phases() []phase {
 	for r := 1; r <= s.Turns; r++ {
 		ps = append(ps, phase{name: job.PhaseTurn, run: r})
 	}
-	if job.DeletePhase(s.Layouts) {
+	if job.DeletePhase(s.Layouts) && !s.NoDelete {
 		ps = append(ps, phase{name: job.PhaseDelete})
 	}
 	return ps

@@ -129,6 +129,9 @@ func configDiff(a, b *results.StudyConfig) string {
 	if !sameSweep(a.Sweep, b.Sweep) {
 		d = append(d, "the sweep's store counts")
 	}
+	if !sameAgentSweep(a.AgentSweep, b.AgentSweep) || a.NoDelete != b.NoDelete {
+		d = append(d, "the agent sweep")
+	}
 	if len(d) == 0 {
 		return "its configuration"
 	}
@@ -138,7 +141,16 @@ func configDiff(a, b *results.StudyConfig) string {
 func sameStudy(a, b *results.StudyConfig) bool {
 	return a.Stores == b.Stores && a.Runs == b.Runs && a.Hold == b.Hold && slices.Equal(a.Holds, b.Holds) && a.Fanout == b.Fanout &&
 		sameSweep(a.Sweep, b.Sweep) && a.Workload == b.Workload && a.Root == b.Root &&
-		slices.Equal(a.Queries, b.Queries) && a.Deletes == b.Deletes && a.SqldMaxActive == b.SqldMaxActive && sameServe(a.Serve, b.Serve)
+		slices.Equal(a.Queries, b.Queries) && a.Deletes == b.Deletes && a.SqldMaxActive == b.SqldMaxActive && sameServe(a.Serve, b.Serve) &&
+		sameAgentSweep(a.AgentSweep, b.AgentSweep) && a.NoDelete == b.NoDelete
+}
+
+// sameAgentSweep compares two agent sweeps: their ids, totals and counts.
+func sameAgentSweep(a, b *results.AgentSweepConfig) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.ID == b.ID && a.Total == b.Total && slices.Equal(a.Agents, b.Agents)
 }
 
 // sameSweep compares two sweeps' store counts (not their ids: a resumed

@@ -62,6 +62,14 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	return endStudies(studies)
 }
 
+// Check checks c as Run does before it starts (the flags' rules, the
+// results file, the space, the engines the workers serve) and runs
+// nothing: manydb sweep checks every study of a sweep before the first.
+func Check(ctx context.Context, c Config) error {
+	_, _, err := c.checkInputs(ctx)
+	return err
+}
+
 // checkInputs checks every input before anything is created or changed,
 // and returns the engines' versions: all of them, and by variant.
 func (c *Config) checkInputs(ctx context.Context) (versions map[string]string, byVariant map[string]map[string]string, err error) {

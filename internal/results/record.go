@@ -444,7 +444,12 @@ type StudyConfig struct {
 	Serve         *ServeConfig `json:"serve,omitempty"` // manydb serve
 	// Sweep is set for each study of a sweep over store counts (--stores
 	// 100,1000,…): its id and every count, largest first.
-	Sweep    *SweepConfig  `json:"sweep,omitempty"`
+	Sweep *SweepConfig `json:"sweep,omitempty"`
+	// AgentSweep is set for each study of manydb sweep: a total of notes
+	// divided among each of its agent counts, one study per count.
+	AgentSweep *AgentSweepConfig `json:"agent_sweep,omitempty"`
+	// NoDelete: the delete phase was left out (manydb sweep).
+	NoDelete bool          `json:"no_delete,omitempty"`
 	Workload workload.Spec `json:"workload"`
 	Root     string        `json:"root"`
 	MaxLoad  float64       `json:"max_load,omitempty"`
@@ -453,6 +458,15 @@ type StudyConfig struct {
 	// absent in records from before the quiet gate, which all waited for
 	// the load.
 	Gate string `json:"gate,omitempty"`
+}
+
+// AgentSweepConfig links the studies of manydb sweep: Total notes divided
+// among each count of Agents (the stores of one study each, with
+// Total/count notes per store), named by ID in each study's env record.
+type AgentSweepConfig struct {
+	ID     string `json:"id"`
+	Total  int    `json:"total"`
+	Agents []int  `json:"agents"`
 }
 
 // SweepConfig links the studies of a sweep: one study per store count,
