@@ -3,17 +3,18 @@
 // subcommands, each but help in a file of its own, as the table in
 // commands lists them (a test keeps this list equal to it):
 //
-//	manydb run [flags]         run a study, append its records, print its tables
-//	manydb serve [flags]       serve agent turns from a pool of open stores: latency and memory per pool size
-//	manydb tables FILE...      print the tables of results files (--format md|overview|csv|json|gobench)
-//	manydb compare OLD NEW     compare two results files: change and significance
-//	manydb ab [flags] -- RUN   A against B in interleaved rounds: same, different or not yet known per figure
-//	manydb advise [flags]      answer a scenario from results files: which variants qualify, at which pool, why not
-//	manydb report -o F FILE... write one self-contained HTML page with tables and charts
-//	manydb profile --engine V  time each step of creating a store, on disk and tmpfs, and count its syncs
-//	manydb env [--root DIR]    print the environment a study records
-//	manydb engines             list every variant, its worker and whether it is built here
-//	manydb help                print this text
+//	manydb run [flags]          run a study, append its records, print its tables
+//	manydb serve [flags]        serve agent turns from a pool of open stores: latency and memory per pool size
+//	manydb tables FILE...       print the tables of results files (--format md|overview|csv|json|gobench)
+//	manydb compare OLD NEW      compare two results files: change and significance
+//	manydb ab [flags] -- RUN    A against B in interleaved rounds: same, different or not yet known per figure
+//	manydb sweep [flags] -- RUN a fixed total of notes divided among more and more agents: shared index against a store per agent
+//	manydb advise [flags]       answer a scenario from results files: which variants qualify, at which pool, why not
+//	manydb report -o F FILE...  write one self-contained HTML page with tables and charts
+//	manydb profile --engine V   time each step of creating a store, on disk and tmpfs, and count its syncs
+//	manydb env [--root DIR]     print the environment a study records
+//	manydb engines              list every variant, its worker and whether it is built here
+//	manydb help                 print this text
 //
 // Every subcommand writes to injected writers, so tests can run it whole.
 package cli
@@ -45,6 +46,7 @@ func commands() []command {
 		{"tables", "FILE...", "print the tables of results files (--format md|overview|csv|json|gobench)", tablesCmd},
 		{"compare", "OLD NEW", "compare two results files: change and significance", compareCmd},
 		{"ab", "[flags] -- RUN", "A against B in interleaved rounds: same, different or not yet known per figure", abCmd},
+		{"sweep", "[flags] -- RUN", "a fixed total of notes divided among more and more agents: shared index against a store per agent", sweepCmd},
 		{"advise", "[flags]", "answer a scenario from results files: which variants qualify, at which pool, why not", adviseCmd},
 		{"report", "-o F FILE...", "write one self-contained HTML page with tables and charts", reportCmd},
 		{"profile", "--engine V", "time each step of creating a store, on disk and tmpfs, and count its syncs", profileCmd},

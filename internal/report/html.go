@@ -172,7 +172,12 @@ func buildPage(recs []results.Record) (htmlPage, error) {
 		page.Sections = append(page.Sections, ht)
 	}
 	sweeps, err := sweepHTML(groupSweeps(recs))
+	if err != nil {
+		return page, err
+	}
 	page.Sections = append(page.Sections, sweeps...)
+	agentSweeps, err := agentSweepHTML(curves(groupAgentSweeps(recs)))
+	page.Sections = append(page.Sections, agentSweeps...)
 	return page, err
 }
 

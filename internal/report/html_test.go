@@ -45,6 +45,11 @@ func TestHTMLEveryChartAndValue(t *testing.T) {
 		// a sweep over 10 and 30 stores with hold counts 2, 5 and 20
 		{"sweep", read("testdata/sweep.jsonl"), []string{"each figure against the number of stores", "<th>10 stores</th><th>30 stores</th>",
 			"fake: Memory per open store (20 open), resident", "Open, query, close, p99 against the number of stores", "Open (median) against the number of stores (log axis)"}},
+		// manydb sweep: 400 GloVe notes among 4 and 40 agents, ObjectBox and bbolt in both layouts
+		{"agent sweep", read("testdata/agentsweep.jsonl.gz"), []string{"400 notes of glove50 (50 dims) divided among the agents",
+			"<th>4 agents × 100</th><th>40 agents × 10</th>", "recall@10, mean: obx_nosync shared",
+			"recall@10 (mean) against the number of agents (log axis)", "recall@10 (5th percentile) against the number of agents (log axis)",
+			"knn p99 against the number of agents (log axes)", "recall@10 (mean) against knn p99"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

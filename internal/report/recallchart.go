@@ -24,7 +24,7 @@ func recallPlot(t *table) (*plot.Plot, error) {
 	if !made(job.QueryKNN)(t) {
 		return nil, nil
 	}
-	knn, recall := figureNamed("knn"), figureNamed("recall")
+	knn, recall := figureNamed(string(FigureKNN)), figureNamed(string(FigureRecall))
 	var pts plotter.XYs
 	var colors []color.NRGBA
 	var names []string

@@ -57,6 +57,8 @@ func deleteFigures() []figure {
 // The create's and the warm open runs' figures other packages read.
 const (
 	FigureCreate            FigureName = "create"
+	FigureStoresPerSecond   FigureName = "stores-per-second"
+	FigureKNN               FigureName = "knn"
 	FigureOpenQueryClose    FigureName = "open-query-close"
 	FigureOpenQueryCloseP99 FigureName = "open-query-close-p99"
 	FigureKNNP99            FigureName = "knn-p99"
@@ -72,13 +74,13 @@ func openFigures() []figure {
 	recent := warmIf("recent", "Recent 20 notes (median)", querySamples(job.QueryRecent), stats.Median, exported|drawn, made(job.QueryRecent))
 	get := warmIf("get", "Get 10 notes by id (median)", querySamples(job.QueryGet), stats.Median, exported|drawn, made(job.QueryGet))
 	scan := warmIf("scan", "Scan all notes (median)", querySamples(job.QueryScan), stats.Median, exported|drawn, made(job.QueryScan))
-	knn := warmIf("knn", "knn: 10 nearest by embedding (median)", querySamples(job.QueryKNN), stats.Median, exported|drawn|inOverview, made(job.QueryKNN))
+	knn := warmIf(FigureKNN, "knn: 10 nearest by embedding (median)", querySamples(job.QueryKNN), stats.Median, exported|drawn|inOverview, made(job.QueryKNN))
 	recall := figure{name: string(FigureRecall), label: "knn recall@10 (mean)", unit: "%", phase: job.PhaseOpen, perRun: true, samples: recallPercent, stat: stats.Mean,
 		when: made(job.QueryKNN), uses: exported | inOverview}
 	return []figure{
 		{name: string(FigureCreate), label: "Create, write {objects} objects, close (median)", unit: "ms", phase: job.PhaseCreate,
 			samples: createMs, value: func(r *results.Record) float64 { return stats.Median(r.CreateMs) }, uses: exported | swept | drawn | inOverview},
-		{name: "stores-per-second", label: "Stores per second", unit: "stores/s", phase: job.PhaseCreate,
+		{name: string(FigureStoresPerSecond), label: "Stores per second", unit: "stores/s", phase: job.PhaseCreate,
 			value: storesPerSecond, na: madeWithMoreStores, uses: exported},
 		{label: "Warm open runs pooled", text: (*table).runsPooled},
 		warm("open", "Open (median)", openMs, stats.Median, exported|swept|runSpread|drawn),

@@ -57,6 +57,7 @@ func Tables(w io.Writer, recs []results.Record) error {
 		t.write(w)
 	}
 	writeSweeps(w, groupSweeps(recs))
+	writeAgentSweeps(w, curves(groupAgentSweeps(recs)))
 	writeProfiles(w, profiles, len(tables) > 0)
 	return nil
 }

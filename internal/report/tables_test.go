@@ -86,6 +86,16 @@ func TestTablesScenarios(t *testing.T) {
 			"| Stores per second | n/a (made with more stores) |",
 			"| Stores per second | 2,243 |",
 		}, nil},
+		// manydb sweep: every figure against the agents, an exact search
+		// at 100 %, ObjectBox's shared index losing recall as the agents
+		// grow (the record's own figures)
+		{"testdata/agentsweep.jsonl.gz", []string{
+			"## Sweep out, setting default: 400 notes of glove50 (50 dims) divided among the agents",
+			"### recall@10, mean (%)\n\n| | 4 agents × 100 | 40 agents × 10 |",
+			"| obx_nosync shared | 30.0 % | 14.0 % |",
+			"| bbolt shared | 100.0 % | 100.0 % |",
+			"### knn answers checked (answers)",
+		}, nil},
 	}
 	for _, tt := range tests {
 		recs, err := results.ReadFile(tt.file)
