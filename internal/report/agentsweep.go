@@ -29,6 +29,7 @@ type agentSweep struct {
 	variantOf   map[string]string           // a column's variant
 	figs        map[string]map[int]*Figures // by column and agent count
 	answers     map[string]map[int]int      // knn answers checked, by column and agent count
+	returned    map[string]map[int]int      // the ids those answers returned, in all
 }
 
 // agentStudy is what a sweep's study contributes: its sweep, setting
@@ -82,7 +83,8 @@ func groupAgentSweeps(recs []results.Record) []*agentSweep {
 // its first record r.
 func newAgentSweep(c *results.AgentSweepConfig, r results.Record) *agentSweep {
 	return &agentSweep{id: c.ID, setting: r.Setting, total: c.Total, dims: r.Workload.Dims, data: datasource.Name(r.Workload.Data),
-		notes: map[int]int{}, variantOf: map[string]string{}, figs: map[string]map[int]*Figures{}, answers: map[string]map[int]int{}}
+		notes: map[int]int{}, variantOf: map[string]string{}, figs: map[string]map[int]*Figures{},
+		answers: map[string]map[int]int{}, returned: map[string]map[int]int{}}
 }
 
 // add takes record r of the study of count agents.
@@ -95,10 +97,13 @@ func (s *agentSweep) add(count int, r results.Record) {
 	if _, ok := s.variantOf[col]; !ok {
 		s.columns = append(s.columns, col)
 		s.variantOf[col] = r.Variant
-		s.figs[col], s.answers[col] = map[int]*Figures{}, map[int]int{}
+		s.figs[col], s.answers[col], s.returned[col] = map[int]*Figures{}, map[int]int{}, map[int]int{}
 	}
 	if r.Status == results.StatusOK && r.Phase == job.PhaseOpen && r.Cache == "" {
 		s.answers[col][count] += len(r.Recall)
+		for _, n := range r.KNNReturned {
+			s.returned[col][count] += n
+		}
 	}
 }
 
@@ -109,20 +114,34 @@ type agentRow struct {
 	value       func(s *agentSweep, col string, n int) float64
 }
 
+// The labels of the rows a sweep's charts draw.
+const (
+	rowRecall   = "recall@10, mean"
+	rowRecallP5 = "recall@10, 5th percentile"
+	rowKNNP99   = "knn, p99 (warm)"
+)
+
 // agentRows are a sweep's figures, in the order its tables show them.
 func agentRows() []agentRow {
 	return []agentRow{
-		{"recall@10, mean", "%", pooledFigure(FigureRecall)},
-		{"recall@10, 5th percentile", "%", pooledFigure(FigureRecallP5)},
+		{rowRecall, "%", pooledFigure(FigureRecall)},
+		{rowRecallP5, "%", pooledFigure(FigureRecallP5)},
 		{"answers that found none of the 10", "%", pooledFigure(FigureRecallNone)},
 		{"answers with fewer than 10 ids", "%", pooledFigure(FigureKNNShort)},
+		{"ids an answer returned (mean, of 10 asked)", "ids", meanReturned},
 		{"knn, median (warm)", "ms", pooledFigure(FigureKNN)},
-		{"knn, p99 (warm)", "ms", pooledFigure(FigureKNNP99)},
+		{rowKNNP99, "ms", pooledFigure(FigureKNNP99)},
 		{"knn answers checked", "answers", func(s *agentSweep, col string, n int) float64 { return float64(s.answers[col][n]) }},
 		{"build: every agent's notes written (create phase)", "s", buildSeconds},
 		{"memory per agent held open, resident", "KB", pooledFigure(FigureRSSPerOpenStore)},
 		{"space per agent", "KB", pooledFigure(FigureSpacePerStore)},
 	}
+}
+
+// agentRowLabeled is the row of agentRows with label.
+func agentRowLabeled(label string) agentRow {
+	i := slices.IndexFunc(agentRows(), func(r agentRow) bool { return r.label == label })
+	return agentRows()[i]
 }
 
 // pooledFigure is a figure of a column's study: over every run's samples
@@ -143,6 +162,15 @@ func pooledFigure(name FigureName) func(s *agentSweep, col string, n int) float6
 		}
 		return stats.Median(xs)
 	}
+}
+
+// meanReturned is the mean number of ids a column's knn answers
+// returned at agent count n (10 asked).
+func meanReturned(s *agentSweep, col string, n int) float64 {
+	if s.answers[col][n] == 0 {
+		return math.NaN()
+	}
+	return float64(s.returned[col][n]) / float64(s.answers[col][n])
 }
 
 // buildSeconds is the create phase's wall time: the agents over the
@@ -168,6 +196,8 @@ func (r agentRow) text(x float64) string {
 		return fmt.Sprintf("%.1f s", x)
 	case r.unit == "answers":
 		return thousands(x)
+	case r.unit == "ids":
+		return fmt.Sprintf("%.1f", x)
 	}
 	return thousands(x) + " " + r.unit
 }
@@ -256,8 +286,7 @@ func agentSweepHTML(sweeps []*agentSweep) ([]htmlTable, error) {
 // charts are a sweep's charts: recall@10 (mean and 5th percentile) and
 // the knn p99 against the number of agents, and recall against p99.
 func (s *agentSweep) charts() ([]htmlChart, error) {
-	rows := agentRows()
-	recall, p5, p99 := rows[0], rows[1], rows[5]
+	recall, p5, p99 := agentRowLabeled(rowRecall), agentRowLabeled(rowRecallP5), agentRowLabeled(rowKNNP99)
 	var out []htmlChart
 	for _, c := range []struct {
 		title string

@@ -95,6 +95,7 @@ func TestTablesScenarios(t *testing.T) {
 			"| obx_nosync shared | 30.0 % | 14.0 % |",
 			"| bbolt shared | 100.0 % | 100.0 % |",
 			"### knn answers checked (answers)",
+			"| obx_nosync shared | 3.0 | 1.4 |", // ids an answer returned, of 10 asked
 		}, nil},
 	}
 	for _, tt := range tests {
