@@ -23,6 +23,9 @@ type Evidence struct {
 	Dims int // of Vec's records
 	// Objects is the notes per store of the base records.
 	Objects int
+	// Ladders are its serve records' rate ladders by pool size (none
+	// without an open loop).
+	Ladders map[int][]Rung
 	// ServeCounts are the store counts of its serve records (a pool
 	// share is of one: ServeStores).
 	ServeCounts []int
@@ -152,6 +155,7 @@ func (e *Evidence) readRaw(base, vec []results.Record) {
 			}
 		}
 	}
+	e.Ladders = e.ladders(base)
 	e.FilesPerOpen = maxKnown(stats.Median(perOpen), e.serveFilesPerOpen(base))
 	e.FDsBefore, e.OpenFileLimit, e.KeysFreeBefore = stats.Median(before), stats.Median(limit), stats.Median(keysFree)
 }

@@ -39,10 +39,9 @@ func gaps(s Scenario, evs []*Evidence, opts []Option, unserved []Key) []Gap {
 	if serveStores > 0 && s.Agents != serveStores {
 		out = append(out, agentsGap(s, serveStores, list))
 	}
-	out = append(out, Gap{
-		What: fmt.Sprintf("Your traffic, %s requests/s: serve's records are a closed loop (8 goroutines as fast as the machine serves, Zipf 1.1 over the agents), so their p99 includes the queueing of a saturated machine; at a lower rate it is lower.",
-			report.Natural(s.RequestRate(), "")),
-		Command: fmt.Sprintf("manydb serve --engines %s --stores %d --rate %.6g --pool 0,1%%,10%%,100%%", list, min(s.Agents, serveStores), s.RequestRate())})
+	if slices.ContainsFunc(evs, func(e *Evidence) bool { return e.ServeStores() > 0 && len(e.Ladders) == 0 }) {
+		out = append(out, trafficGap(s, serveStores, list))
+	}
 	if s.Dims > 0 {
 		out = append(out, Gap{
 			What:    fmt.Sprintf("Embeddings of %d values under traffic: serve measured no knn, so each p99 above is serve's plus the vector study's knn p99 (not measured together).", s.Dims),
@@ -129,4 +128,13 @@ func agentsGap(s Scenario, serveStores int, list string) Gap {
 		What: far + fmt.Sprintf("%s agents: serve measured %s. The pools above are the same shares of your agents; their memory is arithmetic (the fixed part plus the pool × the memory per open store), their p99 is the one measured with %s.",
 			thousands(float64(s.Agents)), thousands(float64(serveStores)), thousands(float64(serveStores))),
 		Command: fmt.Sprintf("manydb serve --engines %s --stores %d --pool 0,1%%,10%%,100%% --requests 20000", list, s.Agents)}
+}
+
+// trafficGap is the scenario's traffic when some variant's serve records
+// have no rate ladder: their p99 is the closed loop's.
+func trafficGap(s Scenario, serveStores int, list string) Gap {
+	return Gap{
+		What: fmt.Sprintf("Your traffic, %s requests/s: serve's records are a closed loop (8 goroutines as fast as the machine serves, Zipf 1.1 over the agents), so their p99 includes the queueing of a saturated machine; at a lower rate it is lower.",
+			report.Natural(s.RequestRate(), "")),
+		Command: fmt.Sprintf("manydb serve --engines %s --stores %d --rate %.6g --pool 0,1%%,10%%,100%%", list, min(s.Agents, serveStores), s.RequestRate())}
 }

@@ -21,13 +21,13 @@ type grid struct {
 
 // optionsGrid is the table of the options, in rank order.
 func (a Answer) optionsGrid() grid {
-	g := grid{head: []string{"#", "variant", "pool kept open", "serve p99", "pool hits", "served/s there", a.memoryHead(), "disk", "processes", "machines", "from the records"}}
+	g := grid{head: []string{"#", "variant", "pool kept open", "serve p99", "p99 at", "pool hits", "served/s there", a.memoryHead(), "disk", "processes", "machines", "from the records"}}
 	if a.Scenario.Dims > 0 {
 		g.head = append(g.head, "recall@10", "p5", "found none")
 	}
 	for i, o := range a.Options {
 		row := []string{fmt.Sprint(i + 1), o.Name(), fmt.Sprintf("%s (%s)", thousands(float64(o.Pool)), percent(o.PoolShare)),
-			o.P99.Text(), o.HitRate.Text(), o.Served.Text(), o.Memory.Text(), o.Disk.Text(), procsText(o), machinesText(o), scaleText(o)}
+			o.P99.Text(), o.Load.Text(), o.HitRate.Text(), o.Served.Text(), o.Memory.Text(), o.Disk.Text(), procsText(o), machinesText(o), scaleText(o)}
 		if a.Scenario.Dims > 0 {
 			row = append(row, o.Recall.Text(), o.RecallP5.Text(), o.RecallNone.Text())
 		}
@@ -60,6 +60,25 @@ func machinesText(o Option) string {
 		return "1"
 	}
 	return fmt.Sprintf("%d × %s agents", o.Machines, thousands(float64(o.AgentsPerMachine)))
+}
+
+// loadLine says at which offered load each option's p99 was measured,
+// the options of one reason together.
+func (a Answer) loadLine() string {
+	var whys []string
+	names := map[string][]string{}
+	for _, o := range a.Options {
+		why := "at " + o.Load.Text() + ", " + o.Load.Why
+		if names[why] == nil {
+			whys = append(whys, why)
+		}
+		names[why] = append(names[why], o.Name())
+	}
+	parts := make([]string, len(whys))
+	for i, why := range whys {
+		parts[i] = fmt.Sprintf("%s: %s", why, strings.Join(names[why], ", "))
+	}
+	return fmt.Sprintf("The p99 at your %s requests/s (a machine's share when it takes several), read on each variant's serve rate ladder: %s.", report.Natural(a.Rate, ""), strings.Join(parts, "; "))
 }
 
 // machineLine names the machine the records' figures come from.

@@ -113,14 +113,17 @@ type Option struct {
 	ServedAgents int     `json:"served_agents"`
 	Scale        float64 `json:"scale"`
 	P99          Number  `json:"p99"`
-	HitRate      Number  `json:"hit_rate"`
-	Served       Number  `json:"requests_per_second"` // what the records' machine served at that pool
-	Memory       Number  `json:"memory"`              // the scenario's kind: container charge or resident
-	Disk         Number  `json:"disk"`
-	Recall       Number  `json:"recall,omitzero"`      // with embeddings: recall@10's mean
-	RecallP5     Number  `json:"recall_p5,omitzero"`   // its 5th percentile
-	RecallNone   Number  `json:"recall_none,omitzero"` // the share of answers that found none of the 10
-	Procs        int     `json:"processes"`
+	// Load is the offered load P99 was measured at: the scenario's rate
+	// read on a rate ladder, or saturation.
+	Load       Load   `json:"p99_load"`
+	HitRate    Number `json:"hit_rate"`
+	Served     Number `json:"requests_per_second"` // what the records' machine served at that pool
+	Memory     Number `json:"memory"`              // the scenario's kind: container charge or resident
+	Disk       Number `json:"disk"`
+	Recall     Number `json:"recall,omitzero"`      // with embeddings: recall@10's mean
+	RecallP5   Number `json:"recall_p5,omitzero"`   // its 5th percentile
+	RecallNone Number `json:"recall_none,omitzero"` // the share of answers that found none of the 10
+	Procs      int    `json:"processes"`
 	// Limit names the per-process limit that set Procs ("" when one
 	// process holds the pool).
 	Limit string `json:"limit,omitempty"`

@@ -18,7 +18,7 @@ func at(s Scenario, e *Evidence, level int) Option {
 	}
 	o := Option{Key: e.Key, Pool: pool, PoolShare: share, Scale: float64(s.Agents) / float64(e.ServeStores()), ServedAgents: e.ServeStores(),
 		Machines: 1, AgentsPerMachine: s.Agents}
-	o.P99 = e.base(report.FigureServeP99, level)
+	o.P99, o.Load = e.p99At(level, s.RequestRate())
 	o.HitRate = e.base(report.FigureServeHitRate, level)
 	o.Served = e.base(report.FigureServeRequestsPerSecond, level)
 	if s.Dims > 0 {

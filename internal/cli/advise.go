@@ -46,7 +46,10 @@ vector study's hold measured; the vector figures are of one embedding
 workload, the first record's of those dims (its topic pool and noise:
 a shared index's recall depends on them), and records of another are
 left out. A pool's p99 is serve's at the same share
-of its agents; with --dims it is serve's plus the vector study's knn
+of its agents, at your requests per second where its serve records have
+a rate ladder (serve --rates: the p99 of the lowest rate at or above
+yours), else, or past the ladder's saturation point, the closed loop's
+(at saturation); with --dims it is serve's plus the vector study's knn
 p99. Processes are what the open-file and pthread-key limits of the
 records' machine need for the pool.
 

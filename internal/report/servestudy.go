@@ -143,11 +143,11 @@ func (t *table) loopText(rate float64) string {
 // a rate ladder counts as saturated (docs/method.md).
 const saturationShare = 0.95
 
-// saturated tells whether the open-loop step s is past its engine's
+// Saturated tells whether the open-loop step s is past its engine's
 // saturation point: it served less than saturationShare of the rate
 // offered, or its p99 is above closedP99 (the same pool's closed loop;
-// NaN when there is none).
-func saturated(s *results.Serve, closedP99 float64) bool {
+// NaN when there is none). manydb advise reads a ladder by the same rule.
+func Saturated(s *results.Serve, closedP99 float64) bool {
 	return servePerSecond(s) < saturationShare*s.Rate || serveP99(s) > closedP99
 }
 
@@ -220,7 +220,7 @@ func (t *table) saturationText(v string, pool int) string {
 	}
 	slices.SortFunc(open, func(a, b *results.Serve) int { return cmp.Compare(a.Rate, b.Rate) })
 	for _, s := range open {
-		if saturated(s, closedP99) {
+		if Saturated(s, closedP99) {
 			return rateText(s.Rate)
 		}
 	}
