@@ -51,6 +51,7 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 	slices.SortStableFunc(a.Options, func(x, y Option) int {
 		return cmp.Or(cmp.Compare(x.P99.Value, y.P99.Value), cmp.Compare(x.Memory.Value, y.Memory.Value))
 	})
+	rankTies(a.Options)
 	a.Gaps = gaps(s, evs, a.Options, unserved)
 	a.Layouts, a.PerStore, a.AllOpen = layouts(s, evs), perStore(s, evs), allOpen(s, evs)
 	a.Ranks = ranks(s, evs)

@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -23,8 +24,9 @@ type Evidence struct {
 	Dims int // of Vec's records
 	// Objects is the notes per store of the base records.
 	Objects int
-	// Ladders are its serve records' rate ladders by pool size (none
-	// without an open loop).
+	// Closed are its serve records' closed loops by pool size, and
+	// Ladders their rate ladders (none without an open loop).
+	Closed  map[int]Rung
 	Ladders map[int][]Rung
 	// ServeCounts are the store counts of its serve records (a pool
 	// share is of one: ServeStores).
@@ -155,7 +157,7 @@ func (e *Evidence) readRaw(base, vec []results.Record) {
 			}
 		}
 	}
-	e.Ladders = e.ladders(base)
+	e.readLadders(base)
 	e.FilesPerOpen = maxKnown(stats.Median(perOpen), e.serveFilesPerOpen(base))
 	e.FDsBefore, e.OpenFileLimit, e.KeysFreeBefore = stats.Median(before), stats.Median(limit), stats.Median(keysFree)
 }
@@ -246,4 +248,72 @@ func maxKnown(a, b float64) float64 {
 		return a
 	}
 	return max(a, b)
+}
+
+// A Rung is one rate of a serve rate ladder at one pool size: the open
+// loop's p99s at that offered rate (one per record) and their spread
+// (runsSpread), and whether any of those records saturated
+// (report.Saturated, against the same pool's closed loop).
+type Rung struct {
+	Pool      int       `json:"pool"`
+	Rate      float64   `json:"rate"` // requests per second offered
+	P99s      []float64 `json:"p99s_ms"`
+	Spread    Interval  `json:"spread"`
+	Saturated bool      `json:"saturated"`
+}
+
+// ladder is the rungs of e's serve records at pool size level from base,
+// the records without embeddings: the closed loop's (rate 0) and the open
+// loop's by rate (none without an open loop).
+func ladder(e Key, base []results.Record, level int) (Rung, []Rung) {
+	by := map[float64][]*results.Serve{}
+	for i := range base {
+		r := &base[i]
+		if r.Status != results.StatusOK || r.Phase != job.PhaseServe || r.Serve == nil || r.Serve.Pool != level || r.Serve.Served() == 0 ||
+			(Key{r.Variant, r.Setting, r.Layout}) != e {
+			continue
+		}
+		by[r.Serve.Rate] = append(by[r.Serve.Rate], r.Serve)
+	}
+	closed := rungOf(level, 0, by[0], nan)
+	closedP99 := stats.Median(closed.P99s) // NaN without a closed loop
+	var open []Rung
+	for rate, ss := range by {
+		if rate > 0 {
+			open = append(open, rungOf(level, rate, ss, closedP99))
+		}
+	}
+	slices.SortFunc(open, func(a, b Rung) int { return cmp.Compare(a.Rate, b.Rate) })
+	return closed, open
+}
+
+// rungOf is the rung of the serve steps ss at rate (0: the closed loop).
+func rungOf(level int, rate float64, ss []*results.Serve, closedP99 float64) Rung {
+	g := Rung{Pool: level, Rate: rate, Spread: runsSpread(ss)}
+	for _, s := range ss {
+		g.P99s = append(g.P99s, s.P99Ms)
+		g.Saturated = g.Saturated || (rate > 0 && report.Saturated(s, closedP99))
+	}
+	return g
+}
+
+// readLadders reads e's closed loops and rate ladders by pool size from
+// base (no ladder at a pool without an open loop).
+func (e *Evidence) readLadders(base []results.Record) {
+	e.Closed, e.Ladders = map[int]Rung{}, map[int][]Rung{}
+	for _, level := range e.poolLevels() {
+		closed, rungs := ladder(e.Key, base, level)
+		e.Closed[level] = closed
+		if len(rungs) > 0 {
+			e.Ladders[level] = rungs
+		}
+	}
+}
+
+// poolLevels are the pool sizes of e's serve figures.
+func (e *Evidence) poolLevels() []int {
+	if e.Base == nil {
+		return nil
+	}
+	return e.Base.Levels(string(report.FigureServeP99))
 }

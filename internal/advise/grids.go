@@ -21,13 +21,13 @@ type grid struct {
 
 // optionsGrid is the table of the options, in rank order.
 func (a Answer) optionsGrid() grid {
-	g := grid{head: []string{"#", "variant", "pool kept open", "serve p99", "p99 at", "pool hits", "served/s there", a.memoryHead(), "disk", "processes", "machines", "from the records"}}
+	g := grid{head: []string{"#", "variant", "pool kept open", "serve p99", "p99 interval", "p99 at", "pool hits", "served/s there", a.memoryHead(), "disk", "processes", "machines", "from the records"}}
 	if a.Scenario.Dims > 0 {
 		g.head = append(g.head, "recall@10", "p5", "found none")
 	}
-	for i, o := range a.Options {
-		row := []string{fmt.Sprint(i + 1), o.Name(), fmt.Sprintf("%s (%s)", thousands(float64(o.Pool)), percent(o.PoolShare)),
-			o.P99.Text(), o.Load.Text(), o.HitRate.Text(), o.Served.Text(), o.Memory.Text(), o.Disk.Text(), procsText(o), machinesText(o), scaleText(o)}
+	for _, o := range a.Options {
+		row := []string{rankText(o), o.Name(), fmt.Sprintf("%s (%s)", thousands(float64(o.Pool)), percent(o.PoolShare)),
+			o.P99.Text(), o.Spread.Text(), o.Load.Text(), o.HitRate.Text(), o.Served.Text(), o.Memory.Text(), o.Disk.Text(), procsText(o), machinesText(o), scaleText(o)}
 		if a.Scenario.Dims > 0 {
 			row = append(row, o.Recall.Text(), o.RecallP5.Text(), o.RecallNone.Text())
 		}
@@ -79,6 +79,24 @@ func (a Answer) loadLine() string {
 		parts[i] = fmt.Sprintf("%s: %s", why, strings.Join(names[why], ", "))
 	}
 	return fmt.Sprintf("The p99 at your %s requests/s (a machine's share when it takes several), read on each variant's serve rate ladder: %s.", report.Natural(a.Rate, ""), strings.Join(parts, "; "))
+}
+
+// tiesLine says which differences of the options' p99s are real: the
+// ranks in order, "<" between ranks whose p99 intervals lie apart, "~"
+// between the options of one rank.
+func (a Answer) tiesLine() string {
+	var b strings.Builder
+	for i, o := range a.Options {
+		switch {
+		case i == 0:
+		case o.Rank == a.Options[i-1].Rank:
+			b.WriteString(" ~ ")
+		default:
+			b.WriteString(" < ")
+		}
+		b.WriteString(o.Name())
+	}
+	return fmt.Sprintf("Which differences are real (%s): %s.", spreadRule, b.String())
 }
 
 // machineLine names the machine the records' figures come from.

@@ -26,6 +26,7 @@ func (a Answer) Lead(command string) report.Lead {
 	} else {
 		g := a.optionsGrid()
 		l.Tables = append(l.Tables, report.LeadTable{Caption: "The variants that qualify, lowest p99 first, each at the pool of open stores with the lowest p99 that fits:", Head: g.head, Rows: g.rows})
+		l.Paragraphs = append(l.Paragraphs, a.loadLine(), a.tiesLine())
 		if line := a.planLine(); line != "" {
 			l.Paragraphs = append(l.Paragraphs, line)
 		}

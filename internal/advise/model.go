@@ -115,15 +115,22 @@ type Option struct {
 	P99          Number  `json:"p99"`
 	// Load is the offered load P99 was measured at: the scenario's rate
 	// read on a rate ladder, or saturation.
-	Load       Load   `json:"p99_load"`
-	HitRate    Number `json:"hit_rate"`
-	Served     Number `json:"requests_per_second"` // what the records' machine served at that pool
-	Memory     Number `json:"memory"`              // the scenario's kind: container charge or resident
-	Disk       Number `json:"disk"`
-	Recall     Number `json:"recall,omitzero"`      // with embeddings: recall@10's mean
-	RecallP5   Number `json:"recall_p5,omitzero"`   // its 5th percentile
-	RecallNone Number `json:"recall_none,omitzero"` // the share of answers that found none of the 10
-	Procs      int    `json:"processes"`
+	Load Load `json:"p99_load"`
+	// Spread is P99's interval (spread.go: the runs' own p99s and their
+	// sampling spread; with embeddings the knn p99 added as one value),
+	// and Rank the option's place, shared with the options whose
+	// intervals overlap (Tied).
+	Spread     Interval `json:"p99_spread"`
+	Rank       int      `json:"rank"`
+	Tied       bool     `json:"tied,omitempty"`
+	HitRate    Number   `json:"hit_rate"`
+	Served     Number   `json:"requests_per_second"` // what the records' machine served at that pool
+	Memory     Number   `json:"memory"`              // the scenario's kind: container charge or resident
+	Disk       Number   `json:"disk"`
+	Recall     Number   `json:"recall,omitzero"`      // with embeddings: recall@10's mean
+	RecallP5   Number   `json:"recall_p5,omitzero"`   // its 5th percentile
+	RecallNone Number   `json:"recall_none,omitzero"` // the share of answers that found none of the 10
+	Procs      int      `json:"processes"`
 	// Limit names the per-process limit that set Procs ("" when one
 	// process holds the pool).
 	Limit string `json:"limit,omitempty"`
@@ -247,4 +254,71 @@ func FilesText(files []string) string {
 		short[i] = filepath.Join(filepath.Base(filepath.Dir(f)), filepath.Base(f))
 	}
 	return strings.Join(short, ", ")
+}
+
+// Load tells at which offered load an option's p99 was measured: at the
+// ladder's rate Rate (open loop), or at saturation (the closed loop;
+// Rate 0) and why.
+type Load struct {
+	Rate float64 `json:"rate,omitempty"`
+	Why  string  `json:"why"`
+}
+
+// Text is the load as the options' table shows it.
+func (l Load) Text() string {
+	if l.Rate > 0 {
+		return report.Natural(l.Rate, "") + "/s"
+	}
+	return "saturation"
+}
+
+// An Interval is the spread of a p99 (ms): from Lo to Hi, NaN when the
+// records do not give it.
+type Interval struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+}
+
+// unknownSpread is an interval the records do not give.
+var unknownSpread = Interval{nan, nan}
+
+// MarshalJSON writes i, its ends null when unknown.
+func (i Interval) MarshalJSON() ([]byte, error) {
+	if !i.known() {
+		return []byte(`{"lo":null,"hi":null}`), nil
+	}
+	type plain Interval
+	return json.Marshal(plain(i))
+}
+
+// known tells whether the interval has both ends.
+func (i Interval) known() bool { return !math.IsNaN(i.Lo) && !math.IsNaN(i.Hi) }
+
+// overlaps tells whether i and j share a value; an unknown interval
+// overlaps every other (a difference from it is not shown to be real).
+func (i Interval) overlaps(j Interval) bool {
+	return !i.known() || !j.known() || (i.Lo <= j.Hi && j.Lo <= i.Hi)
+}
+
+// plus is i shifted by x ms (a figure without a spread added to it).
+func (i Interval) plus(x float64) Interval { return Interval{i.Lo + x, i.Hi + x} }
+
+// span is the smallest interval holding i and j (i alone when j is
+// unknown, as for the first run).
+func (i Interval) span(j Interval) Interval {
+	if !i.known() {
+		return j
+	}
+	if !j.known() {
+		return i
+	}
+	return Interval{min(i.Lo, j.Lo), max(i.Hi, j.Hi)}
+}
+
+// Text is the interval as the options' table shows it ("–" unknown).
+func (i Interval) Text() string {
+	if !i.known() {
+		return "–"
+	}
+	return report.Natural(i.Lo, "ms") + " – " + report.Natural(i.Hi, "ms")
 }

@@ -18,11 +18,12 @@ func at(s Scenario, e *Evidence, level int) Option {
 	}
 	o := Option{Key: e.Key, Pool: pool, PoolShare: share, Scale: float64(s.Agents) / float64(e.ServeStores()), ServedAgents: e.ServeStores(),
 		Machines: 1, AgentsPerMachine: s.Agents}
-	o.P99, o.Load = e.p99At(level, s.RequestRate())
+	o.P99, o.Load, o.Spread = e.p99At(level, s.RequestRate())
 	o.HitRate = e.base(report.FigureServeHitRate, level)
 	o.Served = e.base(report.FigureServeRequestsPerSecond, level)
 	if s.Dims > 0 {
 		knn := e.vec(report.FigureKNNP99)
+		o.Spread = o.Spread.plus(knn.Value)
 		o.P99 = derived(o.P99.Value+knn.Value, "ms", fmt.Sprintf("the sum of %s and %s (serve measured no knn)", o.P99.From, knn.From), o.P99, knn)
 		o.Recall, o.RecallP5, o.RecallNone = e.vec(report.FigureRecall), e.vec(report.FigureRecallP5), e.vec(report.FigureRecallNone)
 	}

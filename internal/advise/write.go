@@ -60,7 +60,7 @@ func (a Answer) writeOptions(b *strings.Builder, st style) {
 	fmt.Fprintf(b, "\n%sQualify (%d)%s, lowest p99 first; each at the pool with the lowest p99 that fits (the last column: measured at your agents, or extrapolated from serve's, whose p99 and hit rate it keeps):\n\n", st.strong, len(a.Options), st.strong)
 	if len(a.Options) > 0 {
 		st.table(b, a.optionsGrid())
-		fmt.Fprintf(b, "\n%s\n", a.loadLine())
+		fmt.Fprintf(b, "\n%s\n\n%s\n", a.loadLine(), a.tiesLine())
 		if line := a.planLine(); line != "" {
 			fmt.Fprintf(b, "\n%s\n", line)
 		}
