@@ -19,8 +19,11 @@
 package advise
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"manydb/internal/job"
+	"manydb/internal/results"
 	"time"
 )
 
@@ -105,4 +108,18 @@ func (s Scenario) RequestRate() float64 {
 		return s.Rate
 	}
 	return float64(s.Agents) * s.ActiveShare * s.TurnsPerActive / 3600
+}
+
+// RecordsAgents is the agents a scenario answered from recs alone fits:
+// the stores of their serve studies (the most), else of their other
+// studies; 0 when no record counts stores.
+func RecordsAgents(recs []results.Record) int {
+	served, any := 0, 0
+	for _, r := range recs {
+		if r.Phase == job.PhaseServe {
+			served = max(served, r.Stores)
+		}
+		any = max(any, r.Stores)
+	}
+	return cmp.Or(served, any)
 }

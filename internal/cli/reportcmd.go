@@ -150,16 +150,21 @@ func dataText(d workload.Data) string {
 }
 
 // reportPage is the report's lead, manydb advise's answer for its
-// default scenario from the records, and the links to the records from
+// default scenario with the records' agents (their stores) from the
+// records, and the links to the records from
 // the page at out.
 func reportPage(out string, files []string, recs []results.Record) report.Page {
 	var p report.Page
 	s := advise.Default()
 	s.Dims = reportDims(recs)
+	how := "manydb advise with its defaults"
+	if n := advise.RecordsAgents(recs); n > 0 && n != s.Agents {
+		s.Agents = n
+		how += fmt.Sprintf(" and --agents %d, the records' stores", n)
+	}
 	if a, err := advise.FromRecords(s, recs, files); err == nil {
-		how := "manydb advise with its defaults"
 		if w, ok := advise.VectorWorkload(recs, s.Dims); ok {
-			how = fmt.Sprintf("manydb advise with its defaults and --dims %d, the records' embeddings%s%s", s.Dims, dataText(w.Data), report.TopicsText(w))
+			how += fmt.Sprintf(" and --dims %d, the records' embeddings%s%s", s.Dims, dataText(w.Data), report.TopicsText(w))
 		}
 		lead := a.Lead(how)
 		p.Lead = &lead

@@ -103,8 +103,9 @@ func TestOverviewOfServeOnlyIsBadInput(t *testing.T) {
 }
 
 // TestReportLeadsWithAdvise: the page opens with manydb advise's answer
-// for its default scenario from the page's records, and links the
-// records by their path from the page.
+// for its default scenario with the records' agents (their stores) from
+// the page's records, and links the records by their path from the
+// page.
 func TestReportLeadsWithAdvise(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "data", "serve.jsonl")
@@ -132,8 +133,8 @@ func TestReportLeadsWithAdvise(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Which variant, and how many stores kept open: the answer of these records",
-		"Scenario: 10,000 agents of 1,000 notes",
-		"manydb advise with its defaults",
+		"Scenario: 60 agents of 1,000 notes", // the records' 60 stores, not advise's 10,000
+		"manydb advise with its defaults and --agents 60, the records",
 		`<a href="../data/serve.jsonl">serve.jsonl</a>`,
 	} {
 		if !bytes.Contains(page, []byte(want)) {
