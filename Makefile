@@ -56,6 +56,12 @@ RUNS   ?= 3
 HOLD   ?= 100
 ROOT   ?= data/run
 OUT    ?= results/make-run.jsonl
+# and its serve ladder, so that the page's answer has traffic behind it:
+# two Go-only variants (they build everywhere) at a pool of 10 % of the
+# stores, at 10 and 100 requests/s and the closed loop (each step at most
+# 20 s: --pool-time).
+SERVE_ENGINES ?= bbolt,sqlite_modernc
+SERVE_OUT     ?= results/make-run-serve.jsonl
 
 # make study: every engine, 2,000 stores, quiet machine, under four
 # settings (glibc's defaults, the reference's mmap threshold, glibc's trim
@@ -119,7 +125,9 @@ run: build
 	@# engine crashed in some phase (shown as "failed"); make run still ends well.
 	$(BIN)/manydb run --engines all --stores $(STORES) --runs $(RUNS) --hold $(HOLD) --root $(ROOT) --out $(OUT) \
 		|| { rc=$$?; [ $$rc -eq 3 ] && echo "make run: some phases failed (see 'failed' above); their records are in $(OUT)"; [ $$rc -eq 3 ]; }
-	@$(BIN)/manydb report -o $(dir $(OUT))make-run.html $(OUT) >/dev/null
+	$(BIN)/manydb serve --engines $(SERVE_ENGINES) --stores $(STORES) --pool 10% --rates 10,100,max --requests 600 --pool-time 20s --root $(ROOT) --out $(SERVE_OUT) \
+		|| { rc=$$?; [ $$rc -eq 3 ] && echo "make run: some serve phases failed (see 'failed' above); their records are in $(SERVE_OUT)"; [ $$rc -eq 3 ]; }
+	@$(BIN)/manydb report -o $(dir $(OUT))make-run.html $(OUT) $(SERVE_OUT) >/dev/null
 	@echo "make run: report in $(dir $(OUT))make-run.html"
 
 # The README's screenshot (docs/report.png): the report of REPORT_INPUT
