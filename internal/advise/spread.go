@@ -51,19 +51,37 @@ func runsSpread(ss []*results.Serve) Interval {
 	return out
 }
 
-// rankTies numbers the options, in their order (lowest p99 first): an
-// option whose p99 interval overlaps that of the first option of the rank
-// before shares its rank, and both are tied; one whose interval lies
-// apart from it starts a rank of its place.
+// rankTies numbers the options, in their order (lowest p99 first): a
+// rank ends where every option after it has its p99 interval above those
+// of every option up to it (a real difference: "<"); the options of a
+// rank are tied ("~"). An unknown interval spans everything, so no rank
+// ends around it.
 func rankTies(opts []Option) {
-	lead := 0
-	for i := range opts {
-		if i > 0 && opts[i].Spread.overlaps(opts[lead].Spread) {
-			opts[i].Rank, opts[i].Tied, opts[lead].Tied = opts[lead].Rank, true, true
-			continue
-		}
-		lead, opts[i].Rank = i, i+1
+	after := make([]float64, len(opts)+1) // the lowest Lo from each option on
+	after[len(opts)] = math.Inf(1)
+	for i := len(opts) - 1; i >= 0; i-- {
+		after[i] = min(after[i+1], opts[i].Spread.ends()[0])
 	}
+	start, upTo := 0, math.Inf(-1) // the rank's first option, the highest Hi so far
+	for i := range opts {
+		if i > 0 && after[i] > upTo {
+			start = i
+		}
+		upTo = max(upTo, opts[i].Spread.ends()[1])
+		opts[i].Rank = start + 1
+	}
+	for i := range opts {
+		opts[i].Tied = (i > 0 && opts[i-1].Rank == opts[i].Rank) || (i+1 < len(opts) && opts[i+1].Rank == opts[i].Rank)
+	}
+}
+
+// ends are the interval's ends, −∞ and +∞ when it is unknown (it spans
+// everything).
+func (i Interval) ends() [2]float64 {
+	if !i.known() {
+		return [2]float64{math.Inf(-1), math.Inf(1)}
+	}
+	return [2]float64{i.Lo, i.Hi}
 }
 
 // rankText is the option's place as the options' table shows it: "2", or
@@ -77,4 +95,4 @@ func rankText(o Option) string {
 
 // spreadRule says what a p99 interval is and when two options tie, as
 // the answer states it (docs/method.md gives the arithmetic).
-const spreadRule = "each p99's interval spans its runs' 95 % intervals, over every run and study; \"<\": intervals apart, a real difference; \"~\": overlapping the rank's first, a tie"
+const spreadRule = "each p99's interval spans its runs' 95 % intervals, over every run and study; \"<\": every interval after it above every one before, a real difference; \"~\": a tie"

@@ -70,3 +70,18 @@ func TestTiesShareARank(t *testing.T) {
 
 // slow is a variant whose records have no histogram.
 var slow = fakeEngine{name: "slow", p99s: [3]float64{30, 30, 30}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 300}
+
+// TestTiesAreChained: a rank ends only where every interval after it is
+// above every one before: b overlaps both a and c, so the three tie though
+// a and c lie apart; d lies above them all.
+func TestTiesAreChained(t *testing.T) {
+	opts := []Option{{Spread: Interval{10.3, 10.9}}, {Spread: Interval{9.94, 12.4}}, {Spread: Interval{11.1, 11.6}}, {Spread: Interval{12.5, 13}}}
+	rankTies(opts)
+	var got []string
+	for _, o := range opts {
+		got = append(got, rankText(o))
+	}
+	if strings.Join(got, ", ") != "1 ~, 1 ~, 1 ~, 4" {
+		t.Errorf("ranks %q, want 1 ~, 1 ~, 1 ~, 4", got)
+	}
+}
