@@ -124,7 +124,7 @@ func fails(s Scenario, o Option) string {
 	case !o.P99.known():
 		return "no p99"
 	case o.P99.Value > target:
-		return fmt.Sprintf("p99 %s over %s", o.P99.Text(), report.Natural(target, "ms"))
+		return fmt.Sprintf("p99 %s (at %s) over %s", o.P99.Text(), o.Load.Text(), report.Natural(target, "ms"))
 	case s.MemoryBytes > 0 && !o.Memory.known():
 		return "memory not in the records"
 	case s.DiskBytes > 0 && !o.Disk.known():

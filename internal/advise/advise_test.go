@@ -92,7 +92,7 @@ func TestPoolChoice(t *testing.T) {
 	if o.Disk.Value != 300*1000 {
 		t.Errorf("disk %v KB, want 300,000", o.Disk.Value)
 	}
-	if len(a.Refused) != 1 || !strings.Contains(a.Refused[0].Why, "p99 25 ms over 20 ms") {
+	if len(a.Refused) != 1 || !strings.Contains(a.Refused[0].Why, "p99 25 ms (at saturation) over 20 ms") {
 		t.Errorf("refused %+v, want slow with its p99s", a.Refused)
 	}
 	// With 50 MiB the pool of 100 % no longer fits: 10 % (100 open,

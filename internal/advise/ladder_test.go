@@ -76,7 +76,7 @@ func TestP99AtTheScenariosRate(t *testing.T) {
 		t.Errorf("load line %q", a.loadLine())
 	}
 	without := ladderAnswer(t, s, quiet.records())
-	if len(without.Options) != 0 || len(without.Refused) != 1 || !strings.Contains(without.Refused[0].Why, "p99 8 ms over 5 ms") {
+	if len(without.Options) != 0 || len(without.Refused) != 1 || !strings.Contains(without.Refused[0].Why, "p99 8 ms (at saturation) over 5 ms") {
 		t.Errorf("without a ladder: options %+v, refused %+v; want quiet refused at 8 ms", without.Options, without.Refused)
 	}
 }
