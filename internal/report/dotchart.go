@@ -49,8 +49,8 @@ func decisionCharts(o *overview) ([]htmlChart, error) {
 		if len(rows) == 0 {
 			continue
 		}
-		p, height, left := dotPlot(rows, f.unit)
-		s, err := svgOf(p, chartWidth, height)
+		d := dotPlot(rows, f.unit)
+		s, err := svgOf(d.plot, chartWidth, d.height)
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +61,7 @@ func decisionCharts(o *overview) ([]htmlChart, error) {
 		if f.perRun {
 			title += "; the line: its spread across runs"
 		}
-		title += notDrawn(o, i, left)
+		title += notDrawn(o, i, d.left) + beyondAxis(d.beyond)
 		out = append(out, htmlChart{Title: title, SVG: s})
 	}
 	return out, nil
@@ -97,13 +97,24 @@ func notDrawn(o *overview, i int, left []dotRow) string {
 	return ". Not drawn, not ranked: " + strings.Join(names, "; ")
 }
 
+// A dotChart is a drawn dot chart: its plot, the height that gives each
+// row the same room, the rows left out (at or below zero on a log axis)
+// and the marks drawn at the edge of an axis cut short (cutAxis), each
+// as "label value".
+type dotChart struct {
+	plot   *plot.Plot
+	height vg.Length
+	left   []dotRow
+	beyond []string
+}
+
 // dotPlot draws rows as a horizontal dot chart, smallest value at the
 // top: a filled dot for the value in the row's colour, a line for its
 // spread, a ring for its p99. The value axis is logarithmic when the
 // positive values span more than ten times (logSpan); then the rows at or
-// below zero are not drawn but returned. It returns the plot, the height
-// that gives each row the same room, and the rows left out.
-func dotPlot(rows []dotRow, unit string) (*plot.Plot, vg.Length, []dotRow) {
+// below zero are not drawn but left. The axis is cut short when a few
+// marks lie far from the others (cutAxis): those are arrows at its edge.
+func dotPlot(rows []dotRow, unit string) dotChart {
 	var left []dotRow
 	if spansDecade(dotValues(rows)) {
 		if positive, out := splitPositive(rows); len(positive) > 0 {
@@ -118,36 +129,37 @@ func dotPlot(rows []dotRow, unit string) (*plot.Plot, vg.Length, []dotRow) {
 	grid := plotter.NewGrid()
 	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xdd}, color.Gray{0xee}
 	p.Add(grid)
-	var values []float64
-	var dots, rings plotter.XYs
-	var dotColors, ringColors []color.NRGBA
+	cut := cutAxis(&p.X, dotValues(rows), unit)
+	at := func(v float64) float64 { return cutAt(&p.X, cut, v) }
+	var dots, rings cutMarks
+	var beyond []string
 	for i, r := range rows {
-		values = append(values, r.cell.value)
 		if r.cell.spread {
-			values = append(values, r.cell.lo, r.cell.hi)
-			if line, err := plotter.NewLine(plotter.XYs{{X: r.cell.lo, Y: y(i)}, {X: r.cell.hi, Y: y(i)}}); err == nil {
+			if line, err := plotter.NewLine(plotter.XYs{{X: at(r.cell.lo), Y: y(i)}, {X: at(r.cell.hi), Y: y(i)}}); err == nil {
 				line.Color, line.Width = r.color, vg.Points(2)
 				p.Add(line)
 			}
 		}
-		dots, dotColors = append(dots, plotter.XY{X: r.cell.value, Y: y(i)}), append(dotColors, r.color)
+		dots.add(cut.side(r.cell.value), plotter.XY{X: at(r.cell.value), Y: y(i)}, r.color)
+		if cut.side(r.cell.value) != 0 {
+			beyond = append(beyond, r.label+" "+r.cell.text)
+		}
 		if !math.IsNaN(r.p99) {
-			values = append(values, r.p99)
-			rings, ringColors = append(rings, plotter.XY{X: r.p99, Y: y(i)}), append(ringColors, r.color)
+			rings.add(cut.side(r.p99), plotter.XY{X: at(r.p99), Y: y(i)}, r.color)
+			if cut.side(r.p99) != 0 {
+				beyond = append(beyond, r.label+" p99 "+natural(r.p99, unit))
+			}
 		}
 	}
-	p.Add(glyphs(dots, dotColors, draw.CircleGlyph{}))
-	if len(rings) > 0 {
-		p.Add(glyphs(rings, ringColors, draw.RingGlyph{}))
-	}
+	dots.draw(p, draw.CircleGlyph{}, vg.Points(3.5), true)
+	rings.draw(p, draw.RingGlyph{}, vg.Points(3.5), true)
 	names := make([]string, n)
 	for i, r := range rows {
 		names[n-1-i] = r.label
 	}
 	p.NominalY(names...)
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
-	valueAxis(&p.X, values, unit)
-	return p, vg.Length(rowHeight*max(n, 1) + axisHeight), left
+	return dotChart{plot: p, height: vg.Length(rowHeight*max(n, 1) + axisHeight), left: left, beyond: beyond}
 }
 
 // dotValues are the values a dot chart of rows draws: each value, its
@@ -164,22 +176,6 @@ func dotValues(rows []dotRow) []float64 {
 		}
 	}
 	return vs
-}
-
-// logSpan is how many times the largest positive value of an axis must
-// be the smallest for the axis to be logarithmic.
-const logSpan = 10
-
-// spansDecade tells whether the positive values span more than logSpan
-// times: a log axis shows them.
-func spansDecade(values []float64) bool {
-	lo, hi := math.Inf(1), 0.0
-	for _, v := range values {
-		if v > 0 {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
-	return hi > 0 && hi/lo > logSpan
 }
 
 // splitPositive parts rows into those whose value is above zero, their
@@ -215,111 +211,6 @@ func glyphs(pts plotter.XYs, colors []color.NRGBA, shape draw.GlyphDrawer) *plot
 		return draw.GlyphStyle{Color: colors[i], Radius: vg.Points(3.5), Shape: shape}
 	}
 	return s
-}
-
-// valueAxis sets an axis for values of a unit: logarithmic when they are
-// positive and span more than a decade (the label says so), else linear
-// from zero; its ticks read naturally (naturalTicks).
-func valueAxis(a *plot.Axis, values []float64, unit string) {
-	lo, hi := slices.Min(values), slices.Max(values)
-	if lo > 0 && spansDecade(values) {
-		logAxis(a, values, unit)
-		return
-	}
-	a.Label.Text = unitLabel(unit)
-	a.Tick.Marker = naturalTicks{plot.DefaultTicks{}, unit}
-	if unit == "KB" {
-		a.Tick.Marker = memoryTicks{}
-	}
-	a.Min, a.Max = math.Min(0, lo*1.05), math.Max(hi*1.05, 1e-9)
-}
-
-// logAxis sets a logarithmic axis for positive values of a unit (the
-// label says so), its ticks reading naturally; a linear one (valueAxis)
-// when a value is not positive.
-func logAxis(a *plot.Axis, values []float64, unit string) {
-	lo, hi := slices.Min(values), slices.Max(values)
-	if lo <= 0 {
-		valueAxis(a, values, unit)
-		return
-	}
-	a.Scale, a.Tick.Marker = plot.LogScale{}, naturalTicks{plot.LogTicks{Prec: -1}, unit}
-	if unit == "KB" {
-		a.Tick.Marker = memoryLogTicks{}
-	}
-	a.Min, a.Max = lo/1.3, hi*1.3
-	a.Label.Text = strings.TrimSpace(unitLabel(unit) + " (log axis)")
-}
-
-// unitLabel is an axis label for a unit; memory needs none, its ticks
-// say KB or MB.
-func unitLabel(unit string) string {
-	if unit == "KB" {
-		return ""
-	}
-	return unit
-}
-
-// naturalTicks labels the ticks of another marker as a reader says the
-// values: "0.01", "2.5", "500 KB", "2 MB", never "2500.00".
-type naturalTicks struct {
-	marker plot.Ticker
-	unit   string
-}
-
-// Ticks implements plot.Ticker.
-func (n naturalTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := n.marker.Ticks(min, max)
-	for i := range ticks {
-		if ticks[i].Label == "" {
-			continue
-		}
-		if n.unit == "KB" {
-			ticks[i].Label = memory(ticks[i].Value)
-		} else {
-			ticks[i].Label = significant(ticks[i].Value)
-		}
-	}
-	return ticks
-}
-
-// memoryTicks marks a linear axis of KB at round numbers of the unit the
-// largest value reads in (KB, MB or GB): "0 MB", "10 MB", "20 MB".
-type memoryTicks struct{}
-
-// Ticks implements plot.Ticker.
-func (memoryTicks) Ticks(min, max float64) []plot.Tick {
-	scale := 1.0
-	for _, s := range []float64{1 << 10, 1 << 20} {
-		if math.Max(math.Abs(min), math.Abs(max)) >= s {
-			scale = s
-		}
-	}
-	ticks := plot.DefaultTicks{}.Ticks(min/scale, max/scale)
-	for i := range ticks {
-		ticks[i].Value *= scale
-		if ticks[i].Label != "" {
-			ticks[i].Label = memory(ticks[i].Value)
-		}
-	}
-	return ticks
-}
-
-// memoryLogTicks marks a logarithmic axis of KB at 1, 10 and 100 KB,
-// MB and GB (1 MB = 1,024 KB), so that every label is a round number.
-type memoryLogTicks struct{}
-
-// Ticks implements plot.Ticker.
-func (memoryLogTicks) Ticks(min, max float64) []plot.Tick {
-	var ticks []plot.Tick
-	for _, scale := range []float64{1, 1 << 10, 1 << 20} {
-		for _, step := range []float64{1, 10, 100} {
-			if v := scale * step; v >= min && v <= max {
-				ticks = append(ticks, plot.Tick{Value: v, Label: memory(v)})
-			}
-		}
-	}
-	return ticks
 }
 
 // svgOf draws p as inline SVG of a size in points.

@@ -15,14 +15,16 @@ func TestDotPlotLogLeavesZero(t *testing.T) {
 	row := func(label string, v float64) dotRow {
 		return dotRow{label: label, cell: cell{value: v, text: natural(v, "ms")}, p99: math.NaN()}
 	}
-	p, _, left := dotPlot([]dotRow{row("a", 0.5), row("b", 40), row("c", 0)}, "ms")
+	d := dotPlot([]dotRow{row("a", 0.5), row("b", 40), row("c", 0)}, "ms")
+	p, left := d.plot, d.left
 	if _, ok := p.X.Scale.(plot.LogScale); !ok {
 		t.Error("0.5 to 40 ms on a linear axis, want a log axis")
 	}
 	if len(left) != 1 || left[0].label != "c" {
 		t.Errorf("left out %v, want the row at 0", left)
 	}
-	p, _, left = dotPlot([]dotRow{row("a", 2), row("b", 15), row("c", 0)}, "ms")
+	d = dotPlot([]dotRow{row("a", 2), row("b", 15), row("c", 0)}, "ms")
+	p, left = d.plot, d.left
 	if _, ok := p.X.Scale.(plot.LogScale); ok || len(left) != 0 {
 		t.Errorf("2 to 15 ms: log axis %v, %d rows left out; want a linear axis with every row", ok, len(left))
 	}

@@ -35,7 +35,7 @@ func charts() []chart {
 	return []chart{
 		titled("Load average over the study (1-minute, sampled every 10 s while each phase ran); the strip along the bottom: which family's variant ran when", loadPlot),
 		{title: titleOf("Memory per open store against the number of stores held open (anonymous: the process' own memory)"), build: holdMemoryPlot, legendRight: true},
-		titled("Recall against latency: each variant's mean recall@10 and its median knn time, warm (upper left is better; an exact search is at ≥ 99.9 %)", recallPlot),
+		{title: recallTitle, build: recallPlot},
 		{title: titleOf("manydb serve: p99 latency per pool size"), build: servePlot("p99 latency", "ms", serveP99), legendRight: true},
 		{title: titleOf("manydb serve: peak resident memory per pool size"), build: servePlot("peak resident memory", "KB", servePeakRSS), legendRight: true},
 		{title: titleOf("manydb serve --memory-max: the most each pool's worker was charged in its memory cgroup, against the limit (dashed)"), build: serveChargedPlot, legendRight: true},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -25,10 +26,12 @@ import (
 // (openFit) dashed. The panels share the axis of stores open; each has
 // its own time axis from zero, in µs or ms (valueAxis), as the engines'
 // opens differ a hundredfold and what a panel shows is its own tilt; the
-// caption gives the figures of the table's rows.
+// caption gives the figures of the table's rows and the bins drawn at
+// the edge of an axis cut short (cutAxis).
 func openGrowthGroup(t *table) (htmlChartGroup, error) {
 	g := htmlChartGroup{Title: fmt.Sprintf("Open against the stores already open (the n-th open, in the hold phase): "+
-		"the median open of each of %d bins of consecutive opens, a panel per variant, each with its own time axis from zero; "+
+		"the median open of each of %d bins of consecutive opens, a panel per variant, each with its own time axis from zero "+
+		"(stopping short of a few bins far from the others, drawn as arrows at its edge, their medians in the panel's caption); "+
 		"dashed: the Theil–Sen fit; the caption: the median open of the first and the last 10 %% and the growth per 1,000 stores open; "+
 		"a hold split over processes has a second panel, a line per process against its own stores open", growthBins)}
 	var cols []string
@@ -41,7 +44,7 @@ func openGrowthGroup(t *table) (htmlChartGroup, error) {
 	}
 	for _, col := range cols {
 		r := t.columns[col].last(job.PhaseHold)
-		p, err := openGrowthPanel(heldOpens(r), familyOf(t.columns[col].variant).color, most)
+		p, beyond, err := openGrowthPanel(heldOpens(r), familyOf(t.columns[col].variant).color, most)
 		if err != nil {
 			return g, err
 		}
@@ -51,6 +54,9 @@ func openGrowthGroup(t *table) (htmlChartGroup, error) {
 		}
 		title := fmt.Sprintf("%s: %s → %s, %s per 1,000 open", col, natural(heldOpenEdge(false)(r), "µs"),
 			natural(heldOpenEdge(true)(r), "µs"), natural(openGrowth(r), "µs"))
+		if len(beyond) > 0 {
+			title += fmt.Sprintf("; %d bins far from the others drawn as arrows at the axis' edge: %s", len(beyond), strings.Join(beyond, ", "))
+		}
 		g.Panels = append(g.Panels, htmlChart{Title: title, SVG: s})
 		if parts := processOpens(r); parts != nil {
 			panel, err := processesPanel(col, r, parts)
@@ -109,49 +115,64 @@ func openProcessesPlot(parts [][]float64, c color.NRGBA) (*plot.Plot, error) {
 		line.Color, line.Width = c, vg.Points(1)
 		p.Add(line)
 	}
-	openAxes(p, values, unit, most, "stores already open in its process")
+	valueAxis(&p.Y, values, unit)
+	openAxes(p, most, "stores already open in its process")
 	return p, nil
 }
 
 // openGrowthPanel draws one panel of openGrowthGroup: the bins' medians
 // of opens (ms, sample i with i stores open) as a line with points in
-// colour c, the fit dashed, stores open from 0 to most − 1.
-func openGrowthPanel(opens []float64, c color.NRGBA, most int) (*plot.Plot, error) {
+// colour c, the fit dashed, stores open from 0 to most − 1. A few bins
+// far from the others are drawn at the edge of the time axis, which stops
+// short of them (cutAxis); it returns their medians, as they read.
+func openGrowthPanel(opens []float64, c color.NRGBA, most int) (*plot.Plot, []string, error) {
 	bx, by := binMedians(opens, growthBins)
 	unit, scale := openUnit(stats.Max(by))
-	pts := make(plotter.XYs, len(bx))
 	values := make([]float64, len(bx))
-	for i := range bx {
-		pts[i] = plotter.XY{X: bx[i], Y: by[i] * scale}
-		values[i] = pts[i].Y
+	for i := range by {
+		values[i] = by[i] * scale
 	}
-	p := plot.New()
-	line, points, err := plotter.NewLinePoints(pts)
-	if err != nil {
-		return nil, fmt.Errorf("n-th open chart: %w", err)
-	}
-	line.Color, line.Width = c, vg.Points(1)
-	points.Color, points.Shape, points.Radius = c, draw.CircleGlyph{}, vg.Points(1.5)
-	p.Add(line, points)
+	var fit plotter.XYs
 	if slope, intercept := stats.TheilSen(bx, by); !math.IsNaN(slope) {
 		x0, x1 := bx[0], bx[len(bx)-1]
-		ends := plotter.XYs{{X: x0, Y: (intercept + slope*x0) * scale}, {X: x1, Y: (intercept + slope*x1) * scale}}
-		fit, err := plotter.NewLine(ends)
-		if err != nil {
-			return nil, fmt.Errorf("n-th open chart: %w", err)
-		}
-		fit.Color, fit.Width, fit.Dashes = color.Gray{0x33}, vg.Points(1), dashes(1)
-		p.Add(fit)
-		values = append(values, ends[0].Y, ends[1].Y)
+		fit = plotter.XYs{{X: x0, Y: (intercept + slope*x0) * scale}, {X: x1, Y: (intercept + slope*x1) * scale}}
+		values = append(values, fit[0].Y, fit[1].Y)
 	}
-	openAxes(p, values, unit, most, "stores already open")
-	return p, nil
+	p := plot.New()
+	cut := cutAxis(&p.Y, values, unit)
+	pts := make(plotter.XYs, len(bx))
+	var marks cutMarks
+	var beyond []string
+	for i := range bx {
+		pts[i] = plotter.XY{X: bx[i], Y: cutAt(&p.Y, cut, values[i])}
+		marks.add(cut.side(values[i]), pts[i], c)
+		if cut.side(values[i]) != 0 {
+			beyond = append(beyond, natural(values[i], unit))
+		}
+	}
+	line, err := plotter.NewLine(pts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("n-th open chart: %w", err)
+	}
+	line.Color, line.Width = c, vg.Points(1)
+	p.Add(line)
+	marks.draw(p, draw.CircleGlyph{}, vg.Points(1.5), false)
+	if fit != nil {
+		l, err := plotter.NewLine(fit)
+		if err != nil {
+			return nil, nil, fmt.Errorf("n-th open chart: %w", err)
+		}
+		l.Color, l.Width, l.Dashes = color.Gray{0x33}, vg.Points(1), dashes(1)
+		p.Add(l)
+	}
+	cutAxis(&p.Y, values, unit) // again: adding the lines widened it
+	openAxes(p, most, "stores already open")
+	return p, beyond, nil
 }
 
-// openAxes sets an n-th open panel's axes: the time axis from zero in
-// unit over values, the stores open from 0 to most − 1 under label.
-func openAxes(p *plot.Plot, values []float64, unit string, most int, label string) {
-	valueAxis(&p.Y, values, unit)
+// openAxes sets an n-th open panel's axis of stores open, from 0 to
+// most − 1 under label, and its small fonts; its time axis is its own.
+func openAxes(p *plot.Plot, most int, label string) {
 	p.X.Min, p.X.Max = 0, float64(max(1, most-1))
 	p.X.Label.Text = label
 	p.X.Tick.Marker = naturalTicks{plot.DefaultTicks{}, ""}

@@ -1,0 +1,304 @@
+package report
+
+// A chart's value axis: linear from zero, or logarithmic when the values
+// span more than logSpan times, its ticks reading naturally; and an axis
+// cut short: when one value, or a few, lie far from the others,
+// the axis covers the others and the far ones are drawn at its edge as
+// an arrow pointing out, their values in the caption, so that one slow
+// open or one small store does not squeeze every other mark into a
+// corner. The rule is the one a reader's eye applies: the widest empty
+// stretch between two neighbouring values is more than half of their
+// span, and at most farShare of the values lie beyond it.
+
+import (
+	"image/color"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// farShare is the largest share of an axis' values that may lie beyond
+// its cut; more than that is not "a few far values" but the data's shape.
+const farShare = 0.2
+
+// axisCut is where an axis is cut: the values kept lie in [lo, hi]; a
+// value below lo is drawn at the axis' low edge, one above hi at its
+// high edge. The zero axisCut (ok false) cuts nothing.
+type axisCut struct {
+	lo, hi float64
+	ok     bool
+}
+
+// farCut finds the cut of an axis over values (on a log scale when log,
+// as the axis will be drawn): the widest gap between neighbouring
+// values, when it is more than half of their span and at most farShare
+// of the values lie on its short side.
+func farCut(values []float64, log bool) axisCut {
+	pos := func(v float64) float64 { return v }
+	if log {
+		pos = math.Log10
+	}
+	vs := slices.Clone(values)
+	slices.Sort(vs)
+	if len(vs) < 5 || log && vs[0] <= 0 {
+		return axisCut{}
+	}
+	gap, at := 0.0, 0
+	for i := 1; i < len(vs); i++ {
+		if g := pos(vs[i]) - pos(vs[i-1]); g > gap {
+			gap, at = g, i
+		}
+	}
+	span := pos(vs[len(vs)-1]) - pos(vs[0])
+	far := min(at, len(vs)-at)
+	if span <= 0 || gap <= span/2 || float64(far) > farShare*float64(len(vs)) {
+		return axisCut{}
+	}
+	if at <= len(vs)-at { // the few lie below the gap
+		return axisCut{lo: vs[at], hi: vs[len(vs)-1], ok: true}
+	}
+	return axisCut{lo: vs[0], hi: vs[at-1], ok: true}
+}
+
+// side tells where v is drawn: -1 below the cut, +1 above, 0 within.
+func (c axisCut) side(v float64) int {
+	switch {
+	case !c.ok || math.IsNaN(v):
+		return 0
+	case v < c.lo:
+		return -1
+	case v > c.hi:
+		return 1
+	}
+	return 0
+}
+
+// cutAxis sets axis a for values of unit as valueAxis does, cut short
+// where a few lie far from the others (farCut): the axis covers the
+// others, from zero when they are on a linear axis and the far values lie
+// above them. It returns the cut; cutAt gives where a value is drawn.
+func cutAxis(a *plot.Axis, values []float64, unit string) axisCut {
+	c := cutOf(values)
+	if !c.ok {
+		valueAxis(a, values, unit)
+		return c
+	}
+	var kept []float64
+	for _, v := range values {
+		if c.side(v) == 0 {
+			kept = append(kept, v)
+		}
+	}
+	valueAxis(a, kept, unit)
+	if _, log := a.Scale.(plot.LogScale); !log && slices.ContainsFunc(values, func(v float64) bool { return c.side(v) < 0 }) {
+		a.Min = c.lo - 0.05*(c.hi-c.lo) // far values below: the axis starts near the kept ones, not at zero
+	}
+	return c
+}
+
+// cutOf is the cut of an axis over values (farCut) on the scale
+// valueAxis gives them: logarithmic when they are positive and span more
+// than logSpan times.
+func cutOf(values []float64) axisCut {
+	return farCut(values, slices.Min(values) > 0 && spansDecade(values))
+}
+
+// cutAt is where value v is drawn on axis a cut by c: at the axis' edge
+// when v lies beyond the cut, else at v.
+func cutAt(a *plot.Axis, c axisCut, v float64) float64 {
+	switch c.side(v) {
+	case -1:
+		return a.Min
+	case 1:
+		return a.Max
+	}
+	return v
+}
+
+// arrowGlyph is a filled triangle pointing out of the axis (dx, dy: the
+// direction, each −1, 0 or 1): a value beyond an axis' cut, drawn at its
+// edge.
+type arrowGlyph struct{ dx, dy vg.Length }
+
+// DrawGlyph implements draw.GlyphDrawer.
+func (g arrowGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius * 1.2
+	tip := vg.Point{X: pt.X + g.dx*r, Y: pt.Y + g.dy*r}
+	// the base: perpendicular to the direction, behind the point
+	bx, by := -g.dy*r*0.8, g.dx*r*0.8
+	back := vg.Point{X: pt.X - g.dx*r*0.6, Y: pt.Y - g.dy*r*0.6}
+	var p vg.Path
+	p.Move(tip)
+	p.Line(vg.Point{X: back.X + bx, Y: back.Y + by})
+	p.Line(vg.Point{X: back.X - bx, Y: back.Y - by})
+	p.Close()
+	c.Fill(p)
+}
+
+// cutMarks are the marks of a chart on an axis cut short, gathered by
+// where each is drawn: within the axis, or at its low or high edge.
+type cutMarks struct {
+	pts    [3]plotter.XYs // by side + 1: below, within, above
+	colors [3][]color.NRGBA
+}
+
+// add gathers a mark at pt, drawn on side (axisCut.side) of the cut.
+func (m *cutMarks) add(side int, pt plotter.XY, c color.NRGBA) {
+	m.pts[side+1], m.colors[side+1] = append(m.pts[side+1], pt), append(m.colors[side+1], c)
+}
+
+// draw adds the marks to p, of radius r: those within the axis in shape,
+// those at an edge as arrows pointing out of it, along x when horizontal,
+// else y.
+func (m *cutMarks) draw(p *plot.Plot, shape draw.GlyphDrawer, r vg.Length, horizontal bool) {
+	for i, pts := range m.pts {
+		if len(pts) == 0 {
+			continue
+		}
+		s := shape
+		if side := vg.Length(i - 1); side != 0 && horizontal {
+			s = arrowGlyph{dx: side}
+		} else if side != 0 {
+			s = arrowGlyph{dy: side}
+		}
+		sc, _ := plotter.NewScatter(pts) // points of finite values: no error
+		colors := m.colors[i]
+		sc.GlyphStyleFunc = func(j int) draw.GlyphStyle { return draw.GlyphStyle{Color: colors[j], Radius: r, Shape: s} }
+		p.Add(sc)
+	}
+}
+
+// beyondAxis is the end of a chart's caption naming the marks drawn at
+// the edge of its axis cut short (cutAxis), each "name value".
+func beyondAxis(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return ". The axis stops short of a few values far from the others, drawn as an arrow at its edge: " + strings.Join(names, "; ")
+}
+
+// logSpan is how many times the largest positive value of an axis must
+// be the smallest for the axis to be logarithmic.
+const logSpan = 10
+
+// spansDecade tells whether the positive values span more than logSpan
+// times: a log axis shows them.
+func spansDecade(values []float64) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range values {
+		if v > 0 {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	return hi > 0 && hi/lo > logSpan
+}
+
+// valueAxis sets an axis for values of a unit: logarithmic when they are
+// positive and span more than a decade (the label says so), else linear
+// from zero; its ticks read naturally (naturalTicks).
+func valueAxis(a *plot.Axis, values []float64, unit string) {
+	lo, hi := slices.Min(values), slices.Max(values)
+	if lo > 0 && spansDecade(values) {
+		logAxis(a, values, unit)
+		return
+	}
+	a.Label.Text = unitLabel(unit)
+	a.Tick.Marker = naturalTicks{plot.DefaultTicks{}, unit}
+	if unit == "KB" {
+		a.Tick.Marker = memoryTicks{}
+	}
+	a.Min, a.Max = math.Min(0, lo*1.05), math.Max(hi*1.05, 1e-9)
+}
+
+// logAxis sets a logarithmic axis for positive values of a unit (the
+// label says so), its ticks reading naturally; a linear one (valueAxis)
+// when a value is not positive.
+func logAxis(a *plot.Axis, values []float64, unit string) {
+	lo, hi := slices.Min(values), slices.Max(values)
+	if lo <= 0 {
+		valueAxis(a, values, unit)
+		return
+	}
+	a.Scale, a.Tick.Marker = plot.LogScale{}, naturalTicks{plot.LogTicks{Prec: -1}, unit}
+	if unit == "KB" {
+		a.Tick.Marker = memoryLogTicks{}
+	}
+	a.Min, a.Max = lo/1.3, hi*1.3
+	a.Label.Text = strings.TrimSpace(unitLabel(unit) + " (log axis)")
+}
+
+// unitLabel is an axis label for a unit; memory needs none, its ticks
+// say KB or MB.
+func unitLabel(unit string) string {
+	if unit == "KB" {
+		return ""
+	}
+	return unit
+}
+
+// naturalTicks labels the ticks of another marker as a reader says the
+// values: "0.01", "2.5", "500 KB", "2 MB", never "2500.00".
+type naturalTicks struct {
+	marker plot.Ticker
+	unit   string
+}
+
+// Ticks implements plot.Ticker.
+func (n naturalTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := n.marker.Ticks(min, max)
+	for i := range ticks {
+		if ticks[i].Label == "" {
+			continue
+		}
+		if n.unit == "KB" {
+			ticks[i].Label = memory(ticks[i].Value)
+		} else {
+			ticks[i].Label = significant(ticks[i].Value)
+		}
+	}
+	return ticks
+}
+
+// memoryTicks marks a linear axis of KB at round numbers of the unit the
+// largest value reads in (KB, MB or GB): "0 MB", "10 MB", "20 MB".
+type memoryTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (memoryTicks) Ticks(min, max float64) []plot.Tick {
+	scale := 1.0
+	for _, s := range []float64{1 << 10, 1 << 20} {
+		if math.Max(math.Abs(min), math.Abs(max)) >= s {
+			scale = s
+		}
+	}
+	ticks := plot.DefaultTicks{}.Ticks(min/scale, max/scale)
+	for i := range ticks {
+		ticks[i].Value *= scale
+		if ticks[i].Label != "" {
+			ticks[i].Label = memory(ticks[i].Value)
+		}
+	}
+	return ticks
+}
+
+// memoryLogTicks marks a logarithmic axis of KB at 1, 10 and 100 KB,
+// MB and GB (1 MB = 1,024 KB), so that every label is a round number.
+type memoryLogTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (memoryLogTicks) Ticks(min, max float64) []plot.Tick {
+	var ticks []plot.Tick
+	for _, scale := range []float64{1, 1 << 10, 1 << 20} {
+		for _, step := range []float64{1, 10, 100} {
+			if v := scale * step; v >= min && v <= max {
+				ticks = append(ticks, plot.Tick{Value: v, Label: memory(v)})
+			}
+		}
+	}
+	return ticks
+}
