@@ -103,9 +103,20 @@ func cutAxis(a *plot.Axis, values []float64, unit string) axisCut {
 
 // cutOf is the cut of an axis over values (farCut) on the scale
 // valueAxis gives them: logarithmic when they are positive and span more
-// than logSpan times.
+// than logSpan times. A cut that leaves a few far from the others on the
+// other side is cut again, while at most farShare of all values lie
+// beyond.
 func cutOf(values []float64) axisCut {
-	return farCut(values, slices.Min(values) > 0 && spansDecade(values))
+	log := slices.Min(values) > 0 && spansDecade(values)
+	c, kept := axisCut{lo: math.Inf(-1), hi: math.Inf(1)}, values
+	for {
+		next := farCut(kept, log)
+		within := slices.DeleteFunc(slices.Clone(kept), func(v float64) bool { return next.side(v) != 0 })
+		if !next.ok || float64(len(values)-len(within)) > farShare*float64(len(values)) {
+			return c
+		}
+		c, kept = axisCut{lo: max(c.lo, next.lo), hi: min(c.hi, next.hi), ok: true}, within
+	}
 }
 
 // cutAt is where value v is drawn on axis a cut by c: at the axis' edge

@@ -132,3 +132,12 @@ func TestRecallYsSpreadExact(t *testing.T) {
 		}
 	}
 }
+
+// TestCutOfBothSides: one value far above nine close ones and, among
+// those, one far below are both cut, the axis covering the eight left.
+func TestCutOfBothSides(t *testing.T) {
+	c := cutOf([]float64{100, 400, 410, 420, 430, 440, 450, 460, 470, 5000})
+	if !c.ok || c.lo != 400 || c.hi != 470 {
+		t.Errorf("cut %+v, want 400–470", c)
+	}
+}

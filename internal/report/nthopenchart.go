@@ -54,7 +54,11 @@ func openGrowthGroup(t *table) (htmlChartGroup, error) {
 		}
 		title := fmt.Sprintf("%s: %s → %s, %s per 1,000 open", col, natural(heldOpenEdge(false)(r), "µs"),
 			natural(heldOpenEdge(true)(r), "µs"), natural(openGrowth(r), "µs"))
-		if len(beyond) > 0 {
+		switch len(beyond) {
+		case 0:
+		case 1:
+			title += "; one bin far from the others drawn as an arrow at the axis' edge: " + beyond[0]
+		default:
 			title += fmt.Sprintf("; %d bins far from the others drawn as arrows at the axis' edge: %s", len(beyond), strings.Join(beyond, ", "))
 		}
 		g.Panels = append(g.Panels, htmlChart{Title: title, SVG: s})
