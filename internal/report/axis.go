@@ -8,7 +8,7 @@ package report
 // open or one small store does not squeeze every other mark into a
 // corner. The rule is the one a reader's eye applies: the widest empty
 // stretch between two neighbouring values is more than half of their
-// span, and at most farShare of the values lie beyond it.
+// span, and fewer than farShare of the values lie beyond it.
 
 import (
 	"image/color"
@@ -22,8 +22,10 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// farShare is the largest share of an axis' values that may lie beyond
-// its cut; more than that is not "a few far values" but the data's shape.
+// farShare is the share of an axis' values that must lie beyond its cut
+// for it not to be cut: that many are not "a few far values" but the
+// data's shape (an n-th open panel whose last fifth of bins steps up
+// shows the step).
 const farShare = 0.2
 
 // axisCut is where an axis is cut: the values kept lie in [lo, hi]; a
@@ -36,7 +38,7 @@ type axisCut struct {
 
 // farCut finds the cut of an axis over values (on a log scale when log,
 // as the axis will be drawn): the widest gap between neighbouring
-// values, when it is more than half of their span and at most farShare
+// values, when it is more than half of their span and less than farShare
 // of the values lie on its short side.
 func farCut(values []float64, log bool) axisCut {
 	pos := func(v float64) float64 { return v }
@@ -56,7 +58,7 @@ func farCut(values []float64, log bool) axisCut {
 	}
 	span := pos(vs[len(vs)-1]) - pos(vs[0])
 	far := min(at, len(vs)-at)
-	if span <= 0 || gap <= span/2 || float64(far) > farShare*float64(len(vs)) {
+	if span <= 0 || gap <= span/2 || float64(far) >= farShare*float64(len(vs)) {
 		return axisCut{}
 	}
 	if at <= len(vs)-at { // the few lie below the gap
@@ -104,7 +106,7 @@ func cutAxis(a *plot.Axis, values []float64, unit string) axisCut {
 // cutOf is the cut of an axis over values (farCut) on the scale
 // valueAxis gives them: logarithmic when they are positive and span more
 // than logSpan times. A cut that leaves a few far from the others on the
-// other side is cut again, while at most farShare of all values lie
+// other side is cut again, while fewer than farShare of all values lie
 // beyond.
 func cutOf(values []float64) axisCut {
 	log := slices.Min(values) > 0 && spansDecade(values)
@@ -112,7 +114,7 @@ func cutOf(values []float64) axisCut {
 	for {
 		next := farCut(kept, log)
 		within := slices.DeleteFunc(slices.Clone(kept), func(v float64) bool { return next.side(v) != 0 })
-		if !next.ok || float64(len(values)-len(within)) > farShare*float64(len(values)) {
+		if !next.ok || float64(len(values)-len(within)) >= farShare*float64(len(values)) {
 			return c
 		}
 		c, kept = axisCut{lo: max(c.lo, next.lo), hi: min(c.hi, next.hi), ok: true}, within

@@ -133,11 +133,19 @@ func TestRecallYsSpreadExact(t *testing.T) {
 	}
 }
 
-// TestCutOfBothSides: one value far above nine close ones and, among
-// those, one far below are both cut, the axis covering the eight left.
+// TestCutOfBothSides: one value far above eighteen close ones and,
+// among those, one far below are both cut, the axis covering the others;
+// a fifth of the values far above is the data's shape, not cut.
 func TestCutOfBothSides(t *testing.T) {
-	c := cutOf([]float64{100, 400, 410, 420, 430, 440, 450, 460, 470, 5000})
-	if !c.ok || c.lo != 400 || c.hi != 470 {
-		t.Errorf("cut %+v, want 400–470", c)
+	values := []float64{100, 5000}
+	for v := 400.0; v < 490; v += 5 {
+		values = append(values, v)
+	}
+	if c := cutOf(values); !c.ok || c.lo != 400 || c.hi != 485 {
+		t.Errorf("cut %+v, want 400–485", c)
+	}
+	step := []float64{1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 9, 9.5}
+	if c := cutOf(step); c.ok {
+		t.Errorf("two of ten far above: cut %+v, want none", c)
 	}
 }
