@@ -78,7 +78,7 @@ func (c *cell) run(ctx context.Context) (failed bool, err error) {
 			// A rerun always creates the stores again: the partial ones
 			// only take space, and a delete has removed agents.
 			fmt.Fprintf(c.Log, "%s (%s): %s failed, skipping its other phases and removing its stores\n", c.name(), c.set.Name, p.name)
-			return true, c.remove(c.dir)
+			return true, c.remove(c.dir, c.v)
 		}
 	}
 	switch {
@@ -90,7 +90,7 @@ func (c *cell) run(ctx context.Context) (failed bool, err error) {
 		fmt.Fprintf(c.Log, "%s (%s): keeping its stores in %s for the failed phases: the same command redoes them (if a store itself is damaged, remove %s first and the stores are made again)\n", c.name(), c.set.Name, c.dir, c.dir)
 		return true, nil
 	}
-	return false, c.discard(c.dir)
+	return false, c.discard(c.dir, c.v)
 }
 
 // readyStores readies dir's stores for the phases todo and returns the
@@ -134,7 +134,7 @@ func (c *cell) readyStores(todo []phase) (left []phase, err error) {
 		}
 	}
 	if len(todo) > 0 && todo[0].name == job.PhaseCreate {
-		if err := c.remove(c.dir); err != nil {
+		if err := c.remove(c.dir, c.v); err != nil {
 			return nil, err
 		}
 		// The trash is emptied first if these stores would not fit

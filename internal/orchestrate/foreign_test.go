@@ -96,3 +96,49 @@ func TestForeignFilesStay(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveTakesTheEnginesFilesOfAStore: in a store's folder and the
+// shared store's, a removal takes the files the engine makes there
+// (made.files) and leaves the others, with the folder, naming them; a
+// store's folder holding only the engine's files goes whole.
+func TestRemoveTakesTheEnginesFilesOfAStore(t *testing.T) {
+	root := t.TempDir()
+	if err := PrepareRoot(root, "--root"); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "default", "sqlite")
+	files := []string{"notes.db", "notes.db-wal"}
+	write := func(p string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 4 {
+		write(filepath.Join(job.StoreDir(dir, i, 0), "notes.db"))
+		write(filepath.Join(job.StoreDir(dir, i, 0), "notes.db-wal"))
+	}
+	write(filepath.Join(job.SharedDir(dir), "notes.db"))
+	mine := []string{filepath.Join(job.StoreDir(dir, 3, 0), "myfile.txt"), filepath.Join(job.StoreDir(dir, 2, 0), "sub", "keep.txt"),
+		filepath.Join(job.SharedDir(dir), "mine.txt")}
+	for _, p := range mine {
+		write(p)
+	}
+	left, err := RemoveInRoot(root, dir, made{stores: 4, files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"000002/sub", "000003/myfile.txt", "shared/mine.txt"}
+	if strings.Join(left, " ") != strings.Join(want, " ") {
+		t.Errorf("left %q, want %q", left, want)
+	}
+	checkForeign(t, "removal", mine)
+	for _, p := range []string{job.StoreDir(dir, 0, 0), filepath.Join(job.StoreDir(dir, 3, 0), "notes.db"),
+		filepath.Join(job.StoreDir(dir, 2, 0), "notes.db-wal"), filepath.Join(job.SharedDir(dir), "notes.db")} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is left after the removal (%v)", p, err)
+		}
+	}
+}

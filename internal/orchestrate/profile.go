@@ -320,7 +320,8 @@ func (c *ProfileConfig) profileMedium(ctx context.Context, bin string, m medium)
 // remove removes the stores stores a profile worker makes in dir and says
 // what it left there.
 func (c *ProfileConfig) remove(root, dir string, stores int) error {
-	left, err := RemoveInRoot(root, dir, made{stores: stores})
+	fam, _ := lookupFamily(c.Catalog, c.Variant)
+	left, err := RemoveInRoot(root, dir, made{stores: stores, files: fam.FolderFiles[c.Variant]})
 	if len(left) > 0 {
 		fmt.Fprint(c.Log, leftLine(dir, left))
 	}

@@ -57,17 +57,20 @@ func (c *Config) needsServer(name string) bool {
 	return false
 }
 
+// variantDir is the directory of variant v's stores.
+type variantDir struct{ dir, v string }
+
 // startServers starts each server a variant of the run needs, with the
 // stores (their directories) of the variants that keep them in a server
 // removed (remove) first: a server a killed run left is removed when the
 // new one starts, and with it the data of that run's stores, so the cells
 // make them again. A server that does not start is no error of the run:
 // its variants' phases fail with the server's reason, the others run.
-func startServers(c Config, stores []string, remove func(dir string) error) (runServers, error) {
-	for _, dir := range stores {
-		if exists(dir) {
-			fmt.Fprintf(c.Log, "postgres: removing the stores in %s: their data was in the server of an earlier run, which this run makes anew; they are made again\n", dir)
-			if err := remove(dir); err != nil {
+func startServers(c Config, stores []variantDir, remove func(dir, v string) error) (runServers, error) {
+	for _, s := range stores {
+		if exists(s.dir) {
+			fmt.Fprintf(c.Log, "postgres: removing the stores in %s: their data was in the server of an earlier run, which this run makes anew; they are made again\n", s.dir)
+			if err := remove(s.dir, s.v); err != nil {
 				return nil, err
 			}
 		}

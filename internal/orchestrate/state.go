@@ -97,36 +97,39 @@ func (s *study) manifest(set settings.Setting, v string) Manifest {
 	return Manifest{Study: s.id, Variant: v, Setting: set.Name, Workload: s.Workload, Stores: s.Stores, Fanout: s.Fanout, Versions: s.versions[v], Kept: s.Keep}
 }
 
-// discard removes a finished variant's stores: into the trash, deleted
+// discard removes a finished variant's stores (of variant v) in dir: into the trash, deleted
 // while the study waits for the load (trash.go); without a load gate,
 // and in a sweep (whose studies take turns at each variant's phases), at
 // once.
-func (s *study) discard(dir string) error {
+func (s *study) discard(dir, v string) error {
 	if s.MaxLoad <= 0 || s.sweepID != "" {
-		return s.remove(dir)
+		return s.remove(dir, v)
 	}
-	left, err := s.trash.discard(dir, &s.budget, s.made()...)
+	left, err := s.trash.discard(dir, &s.budget, s.made(v)...)
 	s.sayLeft(dir, left)
 	return err
 }
 
-// remove removes a variant's stores and counts the time as cleanup.
-func (s *study) remove(dir string) error {
+// remove removes the stores of variant v in dir and counts the time as
+// cleanup.
+func (s *study) remove(dir, v string) error {
 	start := time.Now()
-	left, err := RemoveInRoot(s.Root, dir, s.made()...)
+	left, err := RemoveInRoot(s.Root, dir, s.made(v)...)
 	s.budget.Cleanup += time.Since(start).Seconds()
 	s.sayLeft(dir, left)
 	return err
 }
 
-// made is the stores the study makes in a variant's directory, or finds
+// made is the stores the study makes in variant v's directory, or finds
 // made there: its own count's, and in a sweep the largest count's (which
-// the smaller counts take). A directory's manifest adds the set it
-// records (owned).
-func (s *study) made() []made {
-	sets := []made{{stores: s.Stores, fanout: s.Fanout}}
+// the smaller counts take), each of the files v's engine makes in a
+// store's folder. A directory's manifest adds the set it records (owned).
+func (s *study) made(v string) []made {
+	fam, _ := s.family(v)
+	files := fam.FolderFiles[v]
+	sets := []made{{stores: s.Stores, fanout: s.Fanout, files: files}}
 	if s.from != nil {
-		sets = append(sets, made{stores: s.from.Stores, fanout: s.Fanout})
+		sets = append(sets, made{stores: s.from.Stores, fanout: s.Fanout, files: files})
 	}
 	return sets
 }

@@ -245,7 +245,7 @@ func runVariants(ctx context.Context, c Config, studies []*study) (id string, er
 		}
 		if len(studies) > 1 && !c.Keep && !anyFailed {
 			last := studies[len(studies)-1]
-			if err := last.remove(last.cell(w).dir); err != nil {
+			if err := last.remove(last.cell(w).dir, w.v); err != nil {
 				return studies[0].id, err
 			}
 		}
@@ -300,12 +300,12 @@ func (p phase) String() string {
 
 // serverStores are the store directories of the run's variants whose
 // stores live in a server (startServers removes them).
-func serverStores(c Config, studies []*study) []string {
-	var dirs []string
+func serverStores(c Config, studies []*study) []variantDir {
+	var dirs []variantDir
 	for _, s := range studies {
 		for _, w := range c.cells() {
 			if fam, _ := c.family(w.v); fam.Server != "" {
-				dirs = append(dirs, s.cell(w).dir)
+				dirs = append(dirs, variantDir{dir: s.cell(w).dir, v: w.v})
 			}
 		}
 	}

@@ -3,7 +3,6 @@ package worker
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"manydb/internal/engine"
@@ -63,7 +62,7 @@ func withLayout(j job.Job, v engine.Variant, rec *results.Record) (_ engine.Vari
 		open = func(dir string) (engine.SharedStore, error) { return cv.OpenSharedConns(dir, j.Serve.Concurrency) }
 	}
 	if j.Phase == job.PhaseCreate {
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		if err := mkStoreDir(v.ID(), dir); err != nil {
 			return nil, nil, fmt.Errorf("mkdir the shared store: %w", err)
 		}
 		if open, err = sharedMaker(sv, j.Workload.Dims); err != nil {

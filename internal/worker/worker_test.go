@@ -374,3 +374,29 @@ func TestSinceSpawn(t *testing.T) {
 		}
 	}
 }
+
+// TestMkStoreDirBesideOnesOwnFiles: a store's folder that exists is taken
+// when it holds only files not the engine's, refused when it holds one of
+// the engine's, and always refused for a variant the catalog does not
+// name the files of.
+func TestMkStoreDirBesideOnesOwnFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "000003")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "myfile.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := mkStoreDir("sqlite", dir); err != nil {
+		t.Errorf("a folder with one's own file: %v, want it taken", err)
+	}
+	if err := mkStoreDir("fake", dir); err == nil {
+		t.Error("a variant of no listed files: taken, want refused")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.db-wal"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := mkStoreDir("sqlite", dir); err == nil {
+		t.Error("a folder with the engine's notes.db-wal: taken, want refused")
+	}
+}
