@@ -73,10 +73,11 @@ func sharedOfAnotherStudy(c *fcase) {
 }
 
 // Files of one's own in a root a --keep study left: at the root, in a
-// setting's folder, in each layout's variant folder and in a folder among
-// the stores. Another study there removes the kept stores before its
-// create and its own at its end, leaves each of those files as it was,
-// and names those beside the stores on the console.
+// setting's folder, in each layout's variant folder, in a folder among
+// the stores, in a store's folder and in the shared store's. Another
+// study there removes the kept stores before its create (the engine's
+// files only) and its own at its end, leaves each of those files as it
+// was, and names those beside the stores on the console.
 func foreignFilesInRoot(c *fcase) {
 	s := shared(study{Stores: 20, Objects: 20, TextLen: 50, Runs: 1, Hold: 5})
 	kept := s
@@ -84,7 +85,8 @@ func foreignFilesInRoot(c *fcase) {
 	c.completes(c.run(kept.args(c.root, c.out)...))
 	perAgent, sharedDir := filepath.Join(c.root, "default", "sqlite"), filepath.Join(c.root, "default", "sqlite-shared")
 	mine := []string{filepath.Join(c.root, "notes.txt"), filepath.Join(c.root, "default", "notes.txt"),
-		filepath.Join(perAgent, "README"), filepath.Join(perAgent, "mine", "myfile.txt"), filepath.Join(sharedDir, "keep.txt")}
+		filepath.Join(perAgent, "README"), filepath.Join(perAgent, "mine", "myfile.txt"), filepath.Join(sharedDir, "keep.txt"),
+		filepath.Join(job.StoreDir(perAgent, 3, 0), "myfile.txt"), filepath.Join(job.SharedDir(sharedDir), "mine.txt")}
 	for _, p := range mine {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			c.fatal("%v", err)
@@ -94,13 +96,14 @@ func foreignFilesInRoot(c *fcase) {
 		}
 	}
 	res := c.run(s.args(c.root, filepath.Join(c.dir, "second.jsonl"))...)
-	c.message(res, 0, false, "left in "+perAgent+" what manydb did not make there: ", "README", "mine")
+	c.message(res, 0, false, "left in "+perAgent+" what manydb did not make there: ", "000003/myfile.txt", "README", "mine")
 	intact := true
 	for _, p := range mine {
 		b, err := os.ReadFile(p)
 		intact = intact && err == nil && string(b) == p
 	}
 	c.expect(intact, "every file of one's own is left as it was")
-	c.expect(!exists(job.StoreDir(perAgent, 0, 0)) && !exists(job.SharedDir(sharedDir)) && !exists(filepath.Join(perAgent, orchestrate.ManifestFile)),
-		"no store of either study is left")
+	c.expect(!exists(job.StoreDir(perAgent, 0, 0)) && !exists(filepath.Join(job.StoreDir(perAgent, 3, 0), "notes.db")) &&
+		!exists(filepath.Join(job.SharedDir(sharedDir), "notes.db")) && !exists(filepath.Join(perAgent, orchestrate.ManifestFile)),
+		"no store of either study is left (no notes.db beside one's own files)")
 }
