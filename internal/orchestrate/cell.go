@@ -461,7 +461,7 @@ func (c *cell) workerCmd(label string, args []string, wj job.Job, onProgress fun
 	total, unit := wj.Units()
 	return workerCmd{bin: c.bin, args: args, env: wj.Environ(c.Env), onProgress: onProgress, stall: c.StallLimit,
 		patience: c.gap, unit: unit, total: total, storeDir: func(i int) string { return c.layout.StoreDir(c.dir, i, c.Fanout) },
-		label: label, log: c.Log}
+		label: label, log: c.Log, halted: c.server().stopped}
 }
 
 // phaseFailed is the failed record of phase p, whose worker failed (and

@@ -48,6 +48,11 @@ type workerCmd struct {
 	env  []string
 	// onProgress gets its progress lines; nil ignores them.
 	onProgress func(done, total int)
+	// halted, when not nil, says why what the worker works against (the
+	// study's own server) answers nothing, nil while it answers: asked at
+	// each of the watchdog's looks, an error ends the worker and fails the
+	// phase with it at once, not at the stall limit.
+	halted func() error
 	// stall is the watchdog's limit (--stall-limit); 0: the default rule,
 	// which starts from patience: the longest gap between progress lines
 	// of the workers before this one on the same stores.
@@ -110,7 +115,7 @@ func runWorker(ctx context.Context, w workerCmd) workerResult {
 		return workerResult{err: fmt.Errorf("start worker: %w", err)}
 	}
 	dog := newWatchdog(w.stall, w.unit, w.label, w.log, start)
-	dog.total, dog.storeDir, dog.page = w.total, w.storeDir, page
+	dog.total, dog.storeDir, dog.page, dog.halted = w.total, w.storeDir, page, w.halted
 	dog.startFrom(w.patience)
 	quit, watched := make(chan struct{}), make(chan watchResult, 1)
 	go func() { watched <- dog.run(cmd.Process.Pid, quit) }()
@@ -126,6 +131,8 @@ func runWorker(ctx context.Context, w workerCmd) workerResult {
 	res := workerResult{stderr: tail, seconds: time.Since(start).Seconds(), longestGap: dog.longestGap()}
 	res.err = exitError(ctx, waitErr, tail)
 	switch d := suspendedSoFar() - suspended; {
+	case seen.halted != nil && ctx.Err() == nil:
+		res.err = seen.halted
 	case seen.stall != nil && ctx.Err() == nil:
 		res.err = seen.stall
 	case res.err != nil:

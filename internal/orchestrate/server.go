@@ -222,6 +222,15 @@ func (r *runServer) await(log io.Writer, label string) error {
 	})
 }
 
+// stopped returns why manydb's own PostgreSQL answers nothing when its
+// postmaster is stopped, nil otherwise (and for any other server).
+func (r *runServer) stopped() error {
+	if r == nil || r.srv == nil {
+		return nil
+	}
+	return r.srv.Stopped()
+}
+
 // withComplaint adds to a failed phase's error the server's own last
 // complaint in its log since from (a full disk, a crash), when manydb
 // runs the server and the log has one; for sqld, how the server exited

@@ -49,6 +49,9 @@ type watchdog struct {
 	// a store's directory (nil: not known), for a stall's message.
 	page     *os.File
 	storeDir func(i int) string
+	// halted says why what the worker works against answers nothing
+	// (workerCmd.halted); nil: nothing to ask.
+	halted func() error
 
 	mu       sync.Mutex
 	lastLine time.Time     // the last progress line, or the start
@@ -112,13 +115,15 @@ func (w *watchdog) currentLimit() time.Duration {
 // watchResult is what the watchdog saw of a worker.
 type watchResult struct {
 	stall   error // set when it killed the worker for making no progress
+	halted  error // set when it killed the worker because its server answers nothing
 	stopped bool  // the worker was stopped (and maybe continued) at some point
 }
 
 // run watches the worker pid (the leader of its own process group) until
-// quit is closed: every w.every it asks whether the worker was stopped and
-// how long it has been silent, and kills the group when the silence
-// passes the limit. Silence is counted in its own looks, each counting
+// quit is closed: every w.every it asks whether the worker was stopped,
+// whether its server answers (halted) and how long it has been silent,
+// and kills the group when the server does not or the silence passes the
+// limit. Silence is counted in its own looks, each counting
 // at most twice w.every: a watchdog that was not running itself (manydb
 // stopped with Ctrl-Z) does not blame the worker for that time.
 func (w *watchdog) run(pid int, quit <-chan struct{}) watchResult {
@@ -137,6 +142,12 @@ func (w *watchdog) run(pid int, quit <-chan struct{}) watchResult {
 		if wasStopped(pid) && !res.stopped {
 			res.stopped = true
 			w.say("the worker (pid %d) was stopped (SIGSTOP or the like): this run will be recorded as failed, not as a measurement", pid)
+		}
+		if err := w.askHalted(); err != nil {
+			w.say("%v; killing the worker", err)
+			unix.Kill(-pid, unix.SIGKILL)
+			res.halted = fmt.Errorf("%w; worker killed", err)
+			return res
 		}
 		w.mu.Lock()
 		if w.lines != lines {
@@ -157,6 +168,15 @@ func (w *watchdog) run(pid int, quit <-chan struct{}) watchResult {
 		res.stall = fmt.Errorf("%w; worker killed", res.stall)
 		return res
 	}
+}
+
+// askHalted asks halted, when there is one, why the worker's server
+// answers nothing.
+func (w *watchdog) askHalted() error {
+	if w.halted == nil {
+		return nil
+	}
+	return w.halted()
 }
 
 // errStall is the error of a worker that made no progress.

@@ -219,3 +219,32 @@ func TestStallLimitRule(t *testing.T) {
 		t.Errorf("after a 7s gap: limit %v, gap %v; want 700s and 7s", got, gap)
 	}
 }
+
+// TestHaltedServerEndsTheWorker: when halted says the worker's server
+// answers nothing, the watchdog kills the worker at its next look, long
+// before the stall limit, and its result carries that reason.
+func TestHaltedServerEndsTheWorker(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	why := errors.New("the server's postmaster (pid 1) is stopped")
+	asks := 0
+	dog := newWatchdog(time.Hour, "store", "x", nil, time.Now())
+	dog.halted = func() error {
+		if asks++; asks < 3 {
+			return nil
+		}
+		return why
+	}
+	res := dog.run(cmd.Process.Pid, make(chan struct{}))
+	if !errors.Is(res.halted, why) || res.stall != nil {
+		t.Errorf("halted %v, stall %v; want the server's reason and no stall", res.halted, res.stall)
+	}
+	var exit *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("the worker ended with %v, want SIGKILL", err)
+	}
+}

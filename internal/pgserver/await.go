@@ -21,8 +21,8 @@ func (s *Server) Await(limit time.Duration, onWait func(refusal error)) error {
 		if done, err := s.Exited(); done {
 			return fmt.Errorf("the server exited (%v): %s", err, s.LogTail(3))
 		}
-		if stopped(s.PID()) {
-			return fmt.Errorf("the server's postmaster (pid %d) is stopped (SIGSTOP or the like) and answers nothing: continue it (kill -CONT %d)", s.PID(), s.PID())
+		if err := s.Stopped(); err != nil {
+			return err
 		}
 		err := s.ping()
 		if err == nil {
@@ -37,6 +37,15 @@ func (s *Server) Await(limit time.Duration, onWait func(refusal error)) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// Stopped returns why the server answers nothing when its postmaster is
+// stopped (SIGSTOP or the like), nil otherwise.
+func (s *Server) Stopped() error {
+	if !stopped(s.PID()) {
+		return nil
+	}
+	return fmt.Errorf("the server's postmaster (pid %d) is stopped (SIGSTOP or the like) and answers nothing: continue it (kill -CONT %d)", s.PID(), s.PID())
 }
 
 // stopped tells whether process pid is stopped (state T in
