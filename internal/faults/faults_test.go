@@ -153,6 +153,7 @@ var cases = []faultCase{
 	{"SIGKILL manydb in a postgres open run", false, pgKillManydb},
 	{"SIGKILL postgres in an open run", false, pgKillServer},
 	{"SIGKILL a postgres backend in open", false, pgKillBackend},
+	{"SIGSTOP postgres in open", false, pgStopServer},
 	{"bad input: a root too deep for postgres' socket", true, pgLongRoot},
 	{"bad input: a root the server's user cannot enter", true, pgUnreachableRoot},
 	{"postgres: disk full for initdb", false, pgDiskFull("8m", pgInitdbFull, true)},

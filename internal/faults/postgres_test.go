@@ -163,6 +163,30 @@ func pgKillBackend(c *fcase) {
 	c.noServerLeft("after the rerun")
 }
 
+// SIGSTOP of the server's postmaster during an open run: the run fails
+// at once naming the stopped postmaster (not after the stall limit, with
+// "no progress"), as do the phases after it; the study's end continues
+// and stops the server, and the same command completes the study.
+func pgStopServer(c *fcase) {
+	pgReady(c)
+	p, pid := pgStartInOpen(c)
+	syscall.Kill(pid, syscall.SIGSTOP)
+	res := p.wait()
+	c.message(res, 3, false, "open run", "postmaster", "is stopped")
+	named, stalled := false, false
+	for _, r := range c.snapshot() {
+		named = named || r.Phase == job.PhaseOpen && r.Status == results.StatusFailed && strings.Contains(r.Error, "is stopped")
+		stalled = stalled || strings.Contains(r.Error, "no progress")
+	}
+	c.expect(named, "the open run's failed record names the stopped postmaster")
+	c.expect(!stalled, "no record waited for the stall limit (no progress)")
+	c.expect(!c.okAfterFailure(), "no phase after the stop is recorded ok")
+	c.noServerLeft("after the stopped run")
+	c.completes(c.run(pgStudy.args(c.root, c.out)...))
+	c.audit()
+	c.noServerLeft("after the rerun")
+}
+
 // pgStartInOpen starts pgStudy in c's root and returns it once its open
 // run is under way, with the pid of its server's postmaster.
 func pgStartInOpen(c *fcase) (*proc, int) {
