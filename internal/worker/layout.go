@@ -3,6 +3,8 @@ package worker
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"time"
 
 	"manydb/internal/engine"
@@ -161,4 +163,28 @@ func listedFiles(v engine.Variant, dirs []string) (filer, error) {
 		}
 		return each(dir)
 	}, nil
+}
+
+// mkStoreDir makes the folder dir of a store of variant id. One that
+// exists is taken only when it holds none of the engine's files (the
+// catalog's FolderFiles): a removal leaves files of one's own there, and
+// the store is made beside them. A variant whose files the catalog does
+// not name gets a new folder or fails.
+func mkStoreDir(id, dir string) error {
+	err := os.Mkdir(dir, 0o755)
+	if err == nil || !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	fam, _ := engine.Lookup(id)
+	files, ok := fam.FolderFiles[id]
+	entries, rerr := os.ReadDir(dir)
+	if !ok || rerr != nil {
+		return err
+	}
+	for _, e := range entries {
+		if engine.IsFolderFile(files, e.Name()) {
+			return err
+		}
+	}
+	return nil
 }
