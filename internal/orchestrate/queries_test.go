@@ -506,12 +506,14 @@ func TestServeReusesKeptStores(t *testing.T) {
 
 // TestServePoolTime: a serve study with a time limit per pool step
 // (--pool-time) hands it to the worker; a step that reaches it stops early
-// and its record says so, with the requests done and the limit. (fake_slow
+// and its record says so, with the requests done and the limit, and the
+// pool's hits it is checked against of those requests only (a record
+// that counted every planned request's is refused when read). (fake_slow
 // opens a store in 20 ms: pool 0's 5,000 requests would take a minute.)
 func TestServePoolTime(t *testing.T) {
 	c := fakeConfig(t, "fake_slow")
-	c.Stores, c.Hold = 4, 2
-	c.Serve = &results.ServeConfig{Pools: []int{0}, Requests: 5000, Concurrency: 2, Zipf: 1.1, PoolTimeS: 0.3}
+	c.Stores, c.Hold = 40, 2
+	c.Serve = &results.ServeConfig{Pools: []int{0, 2}, Requests: 5000, Concurrency: 2, Zipf: 1.1, PoolTimeS: 0.3}
 	if _, err := Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
@@ -530,9 +532,12 @@ func TestServePoolTime(t *testing.T) {
 			t.Errorf("serve record: %s, stopped early %v, done %d of %d, limit %v s; want ok, stopped early with fewer than 5000 done, limit 0.3 s",
 				r.Status, s.StoppedEarly, s.Done, s.Requests, s.PoolTimeS)
 		}
+		if s.LRUHits > int64(s.Done) {
+			t.Errorf("pool %d: %d LRU hits of %d requests done", s.Pool, s.LRUHits, s.Done)
+		}
 	}
-	if n != 1 {
-		t.Fatalf("%d serve records, want 1", n)
+	if n != 2 {
+		t.Fatalf("%d serve records, want 2", n)
 	}
 }
 

@@ -76,6 +76,11 @@ func serveRun(j job.Job, v engine.Variant, data datasource.Source, rec *results.
 	}
 	// The warm-up requests: engine calls that no sample holds.
 	loop.spent.UntimedS += max(0, time.Since(t).Seconds()-res.Wall.Seconds())
+	if res.StoppedEarly {
+		// Stopped by --pool-time: the hits of the requests served, the
+		// first Done of the recorded ones, after the run.
+		lruHits = serve.LRUHits(warm, recorded[:min(res.Done, len(recorded))], c.Pool)
+	}
 	if err := warmAfter(j, fs, own, rec, loop); err != nil {
 		return err
 	}
