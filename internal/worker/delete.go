@@ -22,7 +22,7 @@ import (
 // The export is one span: the agent's open, every note read (Scan) and
 // written as a JSON line to a file of its own, the file synced and
 // closed, the store closed. The delete is one span: per agent the removal
-// of the store's directory; shared the engine's delete of the agent and
+// of the store's files and directory (removeStore); shared the engine's delete of the agent and
 // what gives its space back (SharedStore.DeleteAgent). The space the
 // store's files take is measured before and after each delete, outside
 // the spans. An untimed export of the next agent in the order comes
@@ -183,7 +183,7 @@ func deleteAgent(j job.Job, v engine.Variant, i int) (span float64, freed int64,
 	if shared {
 		err = a.store.DeleteAgent(i)
 	} else {
-		err = removeStore(v, dir)
+		err = removeStore(v, j.Variant, dir)
 	}
 	span = ms(time.Since(t0))
 	if err != nil {
@@ -221,13 +221,39 @@ func checkDeleted(a *agents, i int) error {
 	return nil
 }
 
-// removeStore deletes the store in dir, of the per-agent layout: its
-// directory, and first, for a store on a server, the store there.
-func removeStore(v engine.Variant, dir string) error {
+// removeStore deletes the store in dir of variant id, of the per-agent
+// layout: first, for a store on a server, the store there; then the
+// engine's files in its folder (engine.Family.FolderFiles) and the folder
+// itself, unless it holds files that are not the engine's, which stay
+// with it. A variant whose files the catalog does not list (a test's)
+// loses the folder whole.
+func removeStore(v engine.Variant, id, dir string) error {
 	if sv, ok := v.(engine.ServerVariant); ok {
 		if err := sv.DropStore(dir); err != nil {
 			return err
 		}
 	}
-	return os.RemoveAll(dir)
+	fam, _ := engine.Lookup(id)
+	files := fam.FolderFiles[id]
+	if files == nil {
+		return os.RemoveAll(dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	others := false
+	for _, e := range entries {
+		if !engine.IsFolderFile(files, e.Name()) {
+			others = true
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	if others {
+		return nil
+	}
+	return os.Remove(dir)
 }

@@ -400,3 +400,45 @@ func TestMkStoreDirBesideOnesOwnFiles(t *testing.T) {
 		t.Error("a folder with the engine's notes.db-wal: taken, want refused")
 	}
 }
+
+// TestRemoveStoreLeavesOnesOwnFiles: deleting an agent's store takes the
+// engine's files of its folder and the folder, but a file of one's own
+// stays, with its folder; a variant of no listed files loses the folder.
+func TestRemoveStoreLeavesOnesOwnFiles(t *testing.T) {
+	root := t.TempDir()
+	write := func(dir string, names ...string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mine := filepath.Join(root, "000001")
+	write(mine, "notes.db", "notes.db-wal", "myfile.txt")
+	if err := removeStore(nil, "sqlite", mine); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(mine); len(left) != 1 || left[0].Name() != "myfile.txt" {
+		t.Errorf("left in the store's folder: %v, want myfile.txt alone", left)
+	}
+	only := filepath.Join(root, "000002")
+	write(only, "notes.db", "notes.db-shm")
+	if err := removeStore(nil, "sqlite", only); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(only); !os.IsNotExist(err) {
+		t.Errorf("a folder of the engine's files alone: %v after the delete, want it gone", err)
+	}
+	fake := filepath.Join(root, "000003")
+	write(fake, "data", "myfile.txt")
+	if err := removeStore(nil, "fake", fake); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(fake); !os.IsNotExist(err) {
+		t.Errorf("a variant of no listed files: %v after the delete, want the folder gone", err)
+	}
+}
