@@ -131,7 +131,10 @@ func agentRows() []agentRow {
 		{"ids an answer returned (mean, of 10 asked)", "ids", meanReturned},
 		{"knn, median (warm)", "ms", pooledFigure(FigureKNN)},
 		{rowKNNP99, "ms", pooledFigure(FigureKNNP99)},
-		{"knn answers checked", "answers", func(s *agentSweep, col string, n int) float64 { return float64(s.answers[col][n]) }},
+		{"held stores: recall@10 asking 40 notes, keeping 10 (mean)", "%", pooledFigure(FigureRecallAsking(40))},
+		{"held stores: recall@10 asking 160 notes (mean)", "%", pooledFigure(FigureRecallAsking(160))},
+		{"held stores: recall@10 asking 640 notes (mean)", "%", pooledFigure(FigureRecallAsking(640))},
+		{"knn answers checked", "answers", answersChecked},
 		{"build: every agent's notes written (create phase)", "s", buildSeconds},
 		{"memory per agent held open, resident", "KB", pooledFigure(FigureRSSPerOpenStore)},
 		{"space per agent", "KB", pooledFigure(FigureSpacePerStore)},
@@ -162,6 +165,15 @@ func pooledFigure(name FigureName) func(s *agentSweep, col string, n int) float6
 		}
 		return stats.Median(xs)
 	}
+}
+
+// answersChecked is the number of knn answers a column's warm runs made
+// at agent count n; NaN for none (a layout the variant lacks).
+func answersChecked(s *agentSweep, col string, n int) float64 {
+	if s.answers[col][n] == 0 {
+		return math.NaN()
+	}
+	return float64(s.answers[col][n])
 }
 
 // meanReturned is the mean number of ids a column's knn answers
