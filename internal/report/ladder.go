@@ -17,16 +17,16 @@ func ladderFigures() []figure {
 	fs := []figure{{label: fmt.Sprintf("knn of the held stores: notes to ask for %.0f %% recall@10 (knn median there)", 100*vector.RecallGoal),
 		phase: job.PhaseHold, text: (*table).askForGoal, when: (*table).laddered}}
 	for _, asked := range []int{40, 160, 640} {
-		fs = append(fs, figure{name: string(FigureRecallAsking(asked)), label: fmt.Sprintf("knn recall@10 of the held stores asking %d notes (mean)", asked),
+		fs = append(fs, figure{name: recallAskingName(asked), label: fmt.Sprintf("knn recall@10 of the held stores asking %d notes (mean)", asked),
 			unit: "%", phase: job.PhaseHold, value: ladderRecall(asked), na: noLadder, when: (*table).laddered, uses: exported})
 	}
 	return fs
 }
 
-// FigureRecallAsking names the figure of the hold's knn ladder step that
+// recallAskingName names the figure of the hold's knn ladder step that
 // asked for asked notes (40, 160 or 640): its mean recall@10.
-func FigureRecallAsking(asked int) FigureName {
-	return FigureName(fmt.Sprintf("recall-asking-%d", asked))
+func recallAskingName(asked int) string {
+	return fmt.Sprintf("recall-asking-%d", asked)
 }
 
 // laddered tells whether a hold of the table asked a knn ladder.
