@@ -179,11 +179,12 @@ func deleteAgent(j job.Job, v engine.Variant, i int) (span float64, freed int64,
 		return 0, 0, storeError(j, i, "measure space before the delete", err)
 	}
 	a, shared := v.(*agents)
+	files := folderFiles(j.Variant) // the catalog read outside the span
 	t0 := time.Now()
 	if shared {
 		err = a.store.DeleteAgent(i)
 	} else {
-		err = removeStore(v, j.Variant, dir)
+		err = removeStore(v, files, dir)
 	}
 	span = ms(time.Since(t0))
 	if err != nil {
@@ -221,20 +222,24 @@ func checkDeleted(a *agents, i int) error {
 	return nil
 }
 
-// removeStore deletes the store in dir of variant id, of the per-agent
-// layout: first, for a store on a server, the store there; then the
-// engine's files in its folder (engine.Family.FolderFiles) and the folder
-// itself, unless it holds files that are not the engine's, which stay
-// with it. A variant whose files the catalog does not list (a test's)
-// loses the folder whole.
-func removeStore(v engine.Variant, id, dir string) error {
+// folderFiles are the files a store of variant id consists of in its
+// folder (engine.Family.FolderFiles); nil when the catalog lists none.
+func folderFiles(id string) []string {
+	fam, _ := engine.Lookup(id)
+	return fam.FolderFiles[id]
+}
+
+// removeStore deletes the store in dir, of the per-agent layout: first,
+// for a store on a server, the store there; then the engine's files in
+// its folder (files, folderFiles) and the folder itself, unless it holds
+// files that are not the engine's, which stay with it. A variant whose
+// files the catalog does not list (nil: a test's) loses the folder whole.
+func removeStore(v engine.Variant, files []string, dir string) error {
 	if sv, ok := v.(engine.ServerVariant); ok {
 		if err := sv.DropStore(dir); err != nil {
 			return err
 		}
 	}
-	fam, _ := engine.Lookup(id)
-	files := fam.FolderFiles[id]
 	if files == nil {
 		return os.RemoveAll(dir)
 	}

@@ -419,7 +419,7 @@ func TestRemoveStoreLeavesOnesOwnFiles(t *testing.T) {
 	}
 	mine := filepath.Join(root, "000001")
 	write(mine, "notes.db", "notes.db-wal", "myfile.txt")
-	if err := removeStore(nil, "sqlite", mine); err != nil {
+	if err := removeStore(nil, folderFiles("sqlite"), mine); err != nil {
 		t.Fatal(err)
 	}
 	if left, _ := os.ReadDir(mine); len(left) != 1 || left[0].Name() != "myfile.txt" {
@@ -427,7 +427,7 @@ func TestRemoveStoreLeavesOnesOwnFiles(t *testing.T) {
 	}
 	only := filepath.Join(root, "000002")
 	write(only, "notes.db", "notes.db-shm")
-	if err := removeStore(nil, "sqlite", only); err != nil {
+	if err := removeStore(nil, folderFiles("sqlite"), only); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(only); !os.IsNotExist(err) {
@@ -435,7 +435,7 @@ func TestRemoveStoreLeavesOnesOwnFiles(t *testing.T) {
 	}
 	fake := filepath.Join(root, "000003")
 	write(fake, "data", "myfile.txt")
-	if err := removeStore(nil, "fake", fake); err != nil {
+	if err := removeStore(nil, folderFiles("fake"), fake); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(fake); !os.IsNotExist(err) {
