@@ -171,7 +171,8 @@ results: build
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 20000x ./internal/worker/
-	$(GO) test -run '^$$' -bench . -benchtime 200000x ./internal/serve/
+	$(GO) test -run '^$$' -bench 'Pool|Record' -benchtime 200000x ./internal/serve/
+	$(GO) test -run '^$$' -bench 'NullRate' -benchtime 1x ./internal/serve/
 	./bench/c_vs_go.sh
 	@if [ -f $(OBXLIB) ]; then ./bench/obx_c_vs_go.sh; fi
 	./bench/libsql_c_vs_go.sh

@@ -402,7 +402,7 @@ func (s *senders) handOut(k int, due func(int) time.Time, deadline time.Time, wo
 	if s.stop.Load() || (!deadline.IsZero() && !t.Before(deadline)) {
 		return false
 	}
-	time.Sleep(time.Until(t))
+	waitUntil(t, due(k+1).Sub(t))
 	if !deadline.IsZero() && !time.Now().Before(deadline) {
 		return false // handed out late, behind the schedule
 	}
