@@ -59,12 +59,14 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 }
 
 // FromRecords answers s from recs, read from files: Advise over their
-// evidence, naming the machines the records ran on.
+// evidence, naming the machines the records ran on, with a layouts table
+// of the paired records only (pairedRecords).
 func FromRecords(s Scenario, recs []results.Record, files []string) (Answer, error) {
 	a, err := Advise(s, Collect(recs, s.Dims), files)
 	if err != nil {
 		return Answer{}, err
 	}
+	a.Layouts = layouts(s, Collect(pairedRecords(recs), s.Dims))
 	a.Machines = report.MachineTexts(recs)
 	return a, nil
 }

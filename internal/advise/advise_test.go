@@ -244,12 +244,12 @@ func TestPoolsTable(t *testing.T) {
 	s := Default()
 	s.Agents, s.MemoryBytes, s.Container = 100, 5<<20, false
 	g := answer(t, s, fast).poolsGrid()
-	if got := strings.Join(g.head, "|"); got != "variant|pool 0 %|pool 10 %|pool 100 %" {
+	if got := strings.Join(g.head, "|"); got != "variant|layout|pool 0 %|pool 10 %|pool 100 %" {
 		t.Fatalf("head %s", got)
 	}
 	row := strings.Join(g.rows[0], "|")
 	// pool 100 %: 1,000 + 100 × 100 KB = 10.8 MB, over 5 MiB
-	if !strings.HasPrefix(row, "fast|9 ms, 1,000 KB|5 ms, 1.95 MB|2 ms, 10.7 MB (no: memory)") {
+	if !strings.HasPrefix(row, "fast|per agent|9 ms, 1,000 KB|5 ms, 1.95 MB|2 ms, 10.7 MB (no: memory)") {
 		t.Errorf("row %s", row)
 	}
 	var b bytes.Buffer
@@ -567,5 +567,38 @@ func TestMachineNamed(t *testing.T) {
 	const want = "host box, CPU X, 4 cores, 8 GiB, Linux 6.1"
 	if !strings.Contains(text.String(), "Machine: the figures are of one machine, "+want+".") || !strings.Contains(js.String(), want) {
 		t.Errorf("the machine is not named:\n%s", text.String())
+	}
+}
+
+// TestLayoutsPaired: the layouts table compares a variant's two layouts
+// on the files that hold its shared store; its per-agent records of
+// another file (another study) are left out of that table, not pooled.
+func TestLayoutsPaired(t *testing.T) {
+	var recs []results.Record
+	add := func(file string, layout job.Layout, spaceKB int64) {
+		for _, r := range (fakeEngine{name: "v", holdKB: 50, filesPer: 1, spaceKB: spaceKB}).records() {
+			if r.Phase == job.PhaseSpace {
+				r.File, r.Study, r.Layout = file, file, layout
+				recs = append(recs, r)
+			}
+		}
+	}
+	add("dir/other.jsonl", job.LayoutPerAgent, 900)
+	add("dir/both.jsonl", job.LayoutPerAgent, 300)
+	add("dir/both.jsonl", job.LayoutShared, 10)
+	a, err := FromRecords(Default(), recs, []string{"dir/other.jsonl", "dir/both.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Layouts.Rows) != 2 || len(a.Layouts.Columns) == 0 || a.Layouts.Columns[0].Figure != "space-per-store" {
+		t.Fatalf("layouts table: %+v", a.Layouts)
+	}
+	per := a.Layouts.Rows[0]
+	if per.Layout != job.LayoutPerAgent || per.Cells[0].Value != 300 {
+		t.Errorf("per-agent row %+v: want the space of the file with the shared store, 300 KB", per)
+	}
+	c := slices.IndexFunc(a.PerStore.Columns, func(c Column) bool { return c.Figure == "space-per-store" })
+	if c < 0 || len(a.PerStore.Rows) != 1 || a.PerStore.Rows[0].Cells[c].Value == 300 {
+		t.Errorf("the per-store table should pool every file's per-agent space (300 and 900 KB): %+v", a.PerStore)
 	}
 }

@@ -21,12 +21,12 @@ type grid struct {
 
 // optionsGrid is the table of the options, in rank order.
 func (a Answer) optionsGrid() grid {
-	g := grid{head: []string{"#", "variant", "pool kept open", "serve p99", "p99 interval", "p99 at", "pool hits", "served/s there", a.memoryHead(), "disk", "processes", "machines", "from the records"}}
+	g := grid{head: []string{"#", "variant", "layout", "pool kept open", "serve p99", "p99 interval", "p99 at", "pool hits", "served/s there", a.memoryHead(), "disk", "processes", "machines", "from the records"}}
 	if a.Scenario.Dims > 0 {
 		g.head = append(g.head, "recall@10", "p5", "found none")
 	}
 	for _, o := range a.Options {
-		row := []string{rankText(o), o.Name(), fmt.Sprintf("%s (%s)", thousands(float64(o.Pool)), percent(o.PoolShare)),
+		row := []string{rankText(o), o.VariantName(), o.Layout.Phrase(), fmt.Sprintf("%s (%s)", thousands(float64(o.Pool)), percent(o.PoolShare)),
 			o.P99.Text(), o.Spread.Text(), o.Load.Text(), o.HitRate.Text(), o.Served.Text(), o.Memory.Text(), o.Disk.Text(), procsText(o), machinesText(o), scaleText(o)}
 		if a.Scenario.Dims > 0 {
 			row = append(row, o.Recall.Text(), o.RecallP5.Text(), o.RecallNone.Text())
@@ -170,12 +170,12 @@ func (a Answer) poolsGrid() grid {
 		}
 	}
 	slices.Sort(shares)
-	g := grid{head: []string{"variant"}}
+	g := grid{head: []string{"variant", "layout"}}
 	for _, sh := range shares {
 		g.head = append(g.head, "pool "+percent(sh))
 	}
 	for _, r := range a.Pools {
-		row := []string{r.Name()}
+		row := []string{r.VariantName(), r.Layout.Phrase()}
 		for _, sh := range shares {
 			k := slices.IndexFunc(r.Pools, func(o Option) bool { return o.PoolShare == sh })
 			if k < 0 {

@@ -6,6 +6,7 @@ import (
 
 	"manydb/internal/job"
 	"manydb/internal/report"
+	"manydb/internal/results"
 )
 
 // layoutColumns are the figures of the layouts' table.
@@ -59,6 +60,27 @@ func layouts(s Scenario, evs []*Evidence) Table {
 		t.Rows = nil // no figure to show
 	}
 	return t
+}
+
+// pairedRecords are the records a layouts table compares: those of the
+// files that hold a shared store of their variant, so that a variant's
+// two layouts come from the same studies (their queries, machine and
+// build); its per-agent records of other studies are left out.
+func pairedRecords(recs []results.Record) []results.Record {
+	type fileVariant struct{ file, variant string }
+	shared := map[fileVariant]bool{}
+	for _, r := range recs {
+		if r.Layout.Stores() == job.OneStore {
+			shared[fileVariant{r.File, r.Variant}] = true
+		}
+	}
+	var out []results.Record
+	for _, r := range recs {
+		if shared[fileVariant{r.File, r.Variant}] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // perStore is the table of every variant in a store of its own, the

@@ -26,11 +26,19 @@ type Key struct {
 // Name is how the answer names k: "sqlite_capi", "sqlite_capi shared",
 // with the setting when it is not the default.
 func (k Key) Name() string {
-	n := k.Layout.Mark(k.Variant, " ")
+	return k.withSetting(k.Layout.Mark(k.Variant, " "))
+}
+
+// VariantName is k without its layout, for tables that give the layout a
+// column of its own: "sqlite_capi", "sqlite [wal]".
+func (k Key) VariantName() string { return k.withSetting(k.Variant) }
+
+// withSetting is name with k's setting when it is not the default.
+func (k Key) withSetting(name string) string {
 	if k.Setting != "" && k.Setting != "default" {
-		n += " [" + k.Setting + "]"
+		name += " [" + k.Setting + "]"
 	}
-	return n
+	return name
 }
 
 // A Number is one figure of the answer and where it comes from: a figure

@@ -105,7 +105,7 @@ func (a Answer) writeLayouts(b *strings.Builder, st style) {
 	case a.Scenario.Dims > 0:
 		without = ", without embeddings"
 	}
-	fmt.Fprintf(b, "\nOne store per agent or one for all (the variants the records hold in both layouts, one request at a time%s; %s):\n\n", without, figureRule)
+	fmt.Fprintf(b, "\nOne store per agent or one for all (the variants the records hold in both layouts, each from the files that hold its shared store, so its two layouts come from the same studies; one request at a time%s; %s):\n\n", without, figureRule)
 	st.table(b, a.Layouts.grid(layoutName))
 	fmt.Fprintf(b, "\n%s\n", isolation)
 }
