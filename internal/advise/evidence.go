@@ -260,13 +260,15 @@ type Rung struct {
 	P99s      []float64 `json:"p99s_ms"`
 	Spread    Interval  `json:"spread"`
 	Saturated bool      `json:"saturated"`
+	// Files are the files of its records.
+	Files []string `json:"files"`
 }
 
 // ladder is the rungs of e's serve records at pool size level from base,
 // the records without embeddings: the closed loop's (rate 0) and the open
 // loop's by rate (none without an open loop).
 func ladder(e Key, base []results.Record, level int) (Rung, []Rung) {
-	by := map[float64][]*results.Serve{}
+	by, files := map[float64][]*results.Serve{}, map[float64][]string{}
 	for i := range base {
 		r := &base[i]
 		if r.Status != results.StatusOK || r.Phase != job.PhaseServe || r.Serve == nil || r.Serve.Pool != level || r.Serve.Served() == 0 ||
@@ -274,13 +276,18 @@ func ladder(e Key, base []results.Record, level int) (Rung, []Rung) {
 			continue
 		}
 		by[r.Serve.Rate] = append(by[r.Serve.Rate], r.Serve)
+		if !slices.Contains(files[r.Serve.Rate], r.File) {
+			files[r.Serve.Rate] = append(files[r.Serve.Rate], r.File)
+		}
 	}
 	closed := rungOf(level, 0, by[0], nan)
 	closedP99 := stats.Median(closed.P99s) // NaN without a closed loop
 	var open []Rung
 	for rate, ss := range by {
 		if rate > 0 {
-			open = append(open, rungOf(level, rate, ss, closedP99))
+			g := rungOf(level, rate, ss, closedP99)
+			g.Files = files[rate]
+			open = append(open, g)
 		}
 	}
 	slices.SortFunc(open, func(a, b Rung) int { return cmp.Compare(a.Rate, b.Rate) })

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"manydb/internal/job"
 	"manydb/internal/report"
 	"manydb/internal/stats"
 )
@@ -34,8 +33,8 @@ func (e *Evidence) p99At(level int, rate float64) (Number, Load, Interval) {
 		return closed, Load{Why: fmt.Sprintf(pastPoint, report.Natural(rungs[j].Rate, ""))}, spread
 	}
 	g := rungs[k]
-	files := e.Files[job.PhaseServe]
-	src := Source{Key: e.Key, Figure: string(report.FigureServeP99), Level: level, Values: len(g.P99s), Median: stats.Median(g.P99s), Files: files}
+	files := g.Files
+	src := Source{Key: e.Key, Figure: string(report.FigureServeP99), Level: level, Rate: g.Rate, Values: len(g.P99s), Median: stats.Median(g.P99s), Files: files}
 	return Number{Value: src.Median, Unit: "ms", Sources: []Source{src},
 			From: fmt.Sprintf("%s at pool %s, open loop at %s requests/s offered, the median of %d values in %s",
 				report.FigureServeP99, thousands(float64(level)), report.Natural(g.Rate, ""), len(g.P99s), FilesText(files))},

@@ -60,9 +60,12 @@ type Number struct {
 // runs pooled instead, as the tables give it.
 type Source struct {
 	Key
-	Dims   int      `json:"dims"`
-	Figure string   `json:"figure"`
-	Level  int      `json:"level"`
+	Dims   int    `json:"dims"`
+	Figure string `json:"figure"`
+	Level  int    `json:"level"`
+	// Rate is the rate offered of a serve rung (its open loop's
+	// requests/s), whose records alone it is of; 0: every record at Level.
+	Rate   float64  `json:"rate,omitempty"`
 	Values int      `json:"values"`
 	Median float64  `json:"median"`
 	Pooled bool     `json:"pooled,omitempty"`

@@ -75,6 +75,10 @@ func defaultAdviseFiles() []string {
 		"docs/results/2026-12-05-layouts/part.jsonl.gz",
 		"docs/results/2026-12-05-layouts/kv.jsonl.gz",
 		"docs/results/2026-12-05-postgres/serve.jsonl.gz",
+		"docs/results/2026-12-05-serve-layouts/serve.jsonl.gz",
+		"docs/results/2026-12-05-shared-serve/serve.jsonl.gz",
+		"docs/results/2026-12-05-shared-serve/serve-obx.jsonl.gz",
+		"docs/results/2026-12-07-serve-ladder/serve.jsonl.gz",
 	}
 }
 

@@ -130,6 +130,10 @@ func (c traceCache) of(t *testing.T, files []string, dims int) []*report.Figures
 // traceSource recomputes src's median from its files alone.
 func traceSource(t *testing.T, cache traceCache, src advise.Source) {
 	t.Helper()
+	if src.Rate > 0 {
+		traceRung(t, cache, src)
+		return
+	}
 	for _, f := range cache.of(t, src.Files, src.Dims) {
 		if f.Variant != src.Variant || f.Setting != src.Setting || f.Layout != src.Layout {
 			continue
@@ -149,6 +153,27 @@ func traceSource(t *testing.T, cache traceCache, src advise.Source) {
 		return
 	}
 	t.Errorf("%s: no figures in %v", src.Name(), src.Files)
+}
+
+// traceRung recomputes the p99 of a serve rung (src.Rate) from its files
+// alone: the median of the p99s of the serve records of that pool size at
+// that rate offered.
+func traceRung(t *testing.T, cache traceCache, src advise.Source) {
+	t.Helper()
+	cache.of(t, src.Files, src.Dims) // reads the files
+	var p99s []float64
+	for _, f := range src.Files {
+		for _, r := range cache.files[f] {
+			if r.Status == results.StatusOK && r.Serve != nil && r.Variant == src.Variant && r.Setting == src.Setting && r.Layout == src.Layout &&
+				r.Serve.Pool == src.Level && r.Serve.Rate == src.Rate && r.Workload.Dims == src.Dims {
+				p99s = append(p99s, r.Serve.P99Ms)
+			}
+		}
+	}
+	if len(p99s) != src.Values || !near(stats.Median(p99s), src.Median) {
+		t.Errorf("%s serve p99 at %d, %v requests/s: %d values in %v, %v; the answer says %d, %v",
+			src.Name(), src.Level, src.Rate, len(p99s), src.Files, stats.Median(p99s), src.Values, src.Median)
+	}
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
