@@ -253,7 +253,8 @@ func maxKnown(a, b float64) float64 {
 // A Rung is one rate of a serve rate ladder at one pool size: the open
 // loop's p99s at that offered rate (one per record) and their spread
 // (runsSpread), and whether any of those records saturated
-// (report.Saturated, against the same pool's closed loop).
+// (report.Saturated, against the closed loop of the same file's pool, as
+// the study's own tables judge it).
 type Rung struct {
 	Pool      int       `json:"pool"`
 	Rate      float64   `json:"rate"` // requests per second offered
@@ -264,43 +265,56 @@ type Rung struct {
 	Files []string `json:"files"`
 }
 
+// step is one serve step of a ladder and the file that holds it.
+type step struct {
+	serve *results.Serve
+	file  string
+}
+
 // ladder is the rungs of e's serve records at pool size level from base,
 // the records without embeddings: the closed loop's (rate 0) and the open
 // loop's by rate (none without an open loop).
 func ladder(e Key, base []results.Record, level int) (Rung, []Rung) {
-	by, files := map[float64][]*results.Serve{}, map[float64][]string{}
+	by := map[float64][]step{}
 	for i := range base {
 		r := &base[i]
 		if r.Status != results.StatusOK || r.Phase != job.PhaseServe || r.Serve == nil || r.Serve.Pool != level || r.Serve.Served() == 0 ||
 			(Key{r.Variant, r.Setting, r.Layout}) != e {
 			continue
 		}
-		by[r.Serve.Rate] = append(by[r.Serve.Rate], r.Serve)
-		if !slices.Contains(files[r.Serve.Rate], r.File) {
-			files[r.Serve.Rate] = append(files[r.Serve.Rate], r.File)
-		}
+		by[r.Serve.Rate] = append(by[r.Serve.Rate], step{r.Serve, r.File})
 	}
-	closed := rungOf(level, 0, by[0], nan)
-	closedP99 := stats.Median(closed.P99s) // NaN without a closed loop
+	closedP99 := map[string][]float64{} // a file's closed loops' p99s
+	for _, st := range by[0] {
+		closedP99[st.file] = append(closedP99[st.file], st.serve.P99Ms)
+	}
+	closed := rungOf(level, 0, by[0], closedP99)
 	var open []Rung
-	for rate, ss := range by {
+	for rate, steps := range by {
 		if rate > 0 {
-			g := rungOf(level, rate, ss, closedP99)
-			g.Files = files[rate]
-			open = append(open, g)
+			open = append(open, rungOf(level, rate, steps, closedP99))
 		}
 	}
 	slices.SortFunc(open, func(a, b Rung) int { return cmp.Compare(a.Rate, b.Rate) })
 	return closed, open
 }
 
-// rungOf is the rung of the serve steps ss at rate (0: the closed loop).
-func rungOf(level int, rate float64, ss []*results.Serve, closedP99 float64) Rung {
-	g := Rung{Pool: level, Rate: rate, Spread: runsSpread(ss)}
-	for _, s := range ss {
-		g.P99s = append(g.P99s, s.P99Ms)
-		g.Saturated = g.Saturated || (rate > 0 && report.Saturated(s, closedP99))
+// rungOf is the rung of the serve steps at rate (0: the closed loop); an
+// open-loop step saturated when report.Saturated says so against the
+// median closed-loop p99 of its own file (NaN, so only the served rate
+// counts, when its file has no closed loop at that pool).
+func rungOf(level int, rate float64, steps []step, closedP99 map[string][]float64) Rung {
+	g := Rung{Pool: level, Rate: rate}
+	ss := make([]*results.Serve, len(steps))
+	for i, st := range steps {
+		ss[i] = st.serve
+		g.P99s = append(g.P99s, st.serve.P99Ms)
+		g.Saturated = g.Saturated || (rate > 0 && report.Saturated(st.serve, stats.Median(closedP99[st.file])))
+		if !slices.Contains(g.Files, st.file) {
+			g.Files = append(g.Files, st.file)
+		}
 	}
+	g.Spread = runsSpread(ss)
 	return g
 }
 

@@ -135,3 +135,26 @@ func TestNoLadderIsSaturation(t *testing.T) {
 		t.Errorf("the traffic gap should be there without a ladder only")
 	}
 }
+
+// TestSaturationAgainstItsOwnStudy: a rung saturates against the closed
+// loop of its own study, not the median of every study's: a ladder study
+// whose closed loop's p99 is 30 ms serves 1,000 requests/s at 20 ms
+// (not saturated), beside an older study's closed loop at 8 ms.
+func TestSaturationAgainstItsOwnStudy(t *testing.T) {
+	slow := quiet
+	slow.p99s = [3]float64{30, 30, 30}
+	ladderStudy := withLadder(slow, rung{1000, 1000, 20})
+	older := quiet.records()
+	for i := range older {
+		older[i].File = "dir/older.jsonl"
+	}
+	s := Default()
+	s.Agents, s.Rate, s.P99 = 100, 500, time.Second
+	a := ladderAnswer(t, s, append(ladderStudy, older...))
+	if len(a.Options) != 1 {
+		t.Fatalf("%d options, refused %+v", len(a.Options), a.Refused)
+	}
+	if o := a.Options[0]; o.P99.Value != 20 || o.Load.Text() != "1,000/s" {
+		t.Errorf("p99 %v at %s (%s); want 20 ms at 1,000/s: the rung is under its own study's closed loop of 30 ms", o.P99.Value, o.Load.Text(), o.Load.Why)
+	}
+}
