@@ -2,6 +2,7 @@ package abrun
 
 import (
 	"context"
+	"syscall"
 	"time"
 )
 
@@ -11,7 +12,7 @@ func Run(ctx context.Context, c Config) (*Comparison, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	studies := &studyRunner{dir: c.Dir, runArgs: c.RunArgs}
+	studies := &studyRunner{dir: c.Dir, runArgs: c.RunArgs, settle: syscall.Sync}
 	if err := studies.makeDir(); err != nil {
 		return nil, err
 	}

@@ -18,6 +18,10 @@ import (
 type studyRunner struct {
 	dir     string
 	runArgs []string
+	// settle runs before each side: syscall.Sync, so that the dirty pages
+	// of the side before are written back before this side's timed spans
+	// (an fsync in them would wait for that writeback).
+	settle func()
 }
 
 // makeDir makes the comparison's directory; one that exists is refused,
@@ -46,6 +50,7 @@ func (s *studyRunner) measure(ctx context.Context, n int, side Side) (Values, er
 		return nil, err
 	}
 	defer log.Close()
+	s.settle()
 	args := slices.Concat([]string{"run"}, s.runArgs, side.Args, []string{"--root", root, "--out", out})
 	cmd := exec.CommandContext(ctx, side.Manydb, args...)
 	cmd.Stdout, cmd.Stderr = log, log

@@ -19,7 +19,8 @@ const abSynopsis = `manydb ab [flags] -- RUN-FLAGS
 Tells whether B differs from A, figure by figure, from interleaved rounds:
 each round runs the same study (manydb run RUN-FLAGS, the flags after --)
 as side A and as side B, back to back, in fresh processes and a fresh
-root, A then B in odd rounds and B then A in even ones. A side is a bin/
+root, each after a sync (the other side's writes written back), A then
+B in odd rounds and B then A in even ones. A side is a bin/
 directory (--a, --b: two builds, e.g. from git worktree) with run flags
 of its own (--a-args, --b-args: two variants, settings or options of one
 build) and environment (--a-env, --b-env). Per figure and round it takes B/A; over the rounds, their
