@@ -155,7 +155,7 @@ func summarize(ratios []float64) {
 	case v == abtest.Different:
 		line += fmt.Sprintf(": slower than C by more than %.2f×", goal)
 	default:
-		if n, ok := e.RoundsFor(delta); ok {
+		if n, ok := e.RoundsFor(delta, 1); ok {
 			line += fmt.Sprintf(": about %d runs in all would decide", n)
 		}
 	}

@@ -122,6 +122,10 @@ func (v Values) byName() map[string]float64 {
 type Result struct {
 	Key      string          `json:"key"`
 	Estimate abtest.Estimate `json:"estimate"`
+	// PHolm is the figure's p-value adjusted for the others judged with
+	// it (abtest.HolmAdjust): different needs it under abtest.Alpha. A
+	// figure not judged, or not decidable here, has none (0).
+	PHolm float64 `json:"p_holm"`
 	// Delta is the δ the verdict used: the calibration's, or the floor.
 	Delta   float64        `json:"delta"`
 	Verdict abtest.Verdict `json:"verdict"`

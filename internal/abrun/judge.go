@@ -49,7 +49,8 @@ func columns(v map[string]float64) []string {
 }
 
 // judge gives every figure measured by both sides in every round its
-// verdict (only c.Figures, when named).
+// verdict (only c.Figures, when named), the figures judged as one family
+// (judgeTogether).
 func judge(c Config, rounds []Round) ([]Result, error) {
 	pairs := pairKeys(rounds[0].A, rounds[0].B)
 	if len(pairs) == 0 {
@@ -60,12 +61,15 @@ func judge(c Config, rounds []Round) ([]Result, error) {
 		return nil, err
 	}
 	var out []Result
+	var cals []abtest.Calibration
 	for _, name := range slices.Sorted(maps.Keys(pairs)) {
 		if len(c.Figures) > 0 && !slices.Contains(c.Figures, figureOf(name)) {
 			continue
 		}
-		out = append(out, judgeOne(c, name, pairs[name], rounds))
+		res, cal := estimateOne(c, name, pairs[name], rounds)
+		out, cals = append(out, res), append(cals, cal)
 	}
+	judgeTogether(out, cals)
 	return out, nil
 }
 
@@ -87,16 +91,21 @@ func checkFigures(want []string, pairs map[string][2]string) error {
 	return nil
 }
 
-// judgeOne is the verdict of one figure over the rounds.
-func judgeOne(c Config, name string, keys [2]string, rounds []Round) Result {
+// estimateOne is one figure's ratio over the rounds, with the
+// calibration it is judged by (the floor when it has none).
+func estimateOne(c Config, name string, keys [2]string, rounds []Round) (Result, abtest.Calibration) {
 	res := Result{Key: name, Delta: c.Floor}
+	cal, ok := c.Calibration[name]
+	if !ok {
+		cal = abtest.Calibration{Floor: c.Floor, Delta: c.Floor, Decidable: true}
+	}
 	var a, b []float64
 	for _, r := range rounds {
 		va, okA := r.A[keys[0]]
 		vb, okB := r.B[keys[1]]
 		if !okA || !okB {
 			res.Note = fmt.Sprintf("round %d has no value of it", r.N)
-			return res
+			return res, cal
 		}
 		a, b = append(a, va), append(b, vb)
 	}
@@ -106,17 +115,37 @@ func judgeOne(c Config, name string, keys [2]string, rounds []Round) Result {
 	}
 	if err != nil {
 		res.Note = err.Error()
-		return res
 	}
-	cal, ok := c.Calibration[name]
-	if !ok {
-		cal = abtest.Calibration{Floor: c.Floor, Delta: c.Floor, Decidable: true}
+	return res, cal
+}
+
+// judgeTogether gives the estimated figures their verdicts as one
+// family: each decidable figure's p-value is adjusted for the others
+// (abtest.HolmAdjust), so that however many figures are asked about, the
+// chance that any is called different when none is stays under
+// abtest.Alpha (a process that runs slow moves several figures of its
+// variant at once: judged one by one, some would pass the bar by chance).
+func judgeTogether(results []Result, cals []abtest.Calibration) {
+	var family []int
+	var ps []float64
+	for i, r := range results {
+		if r.Note == "" && cals[i].Decidable {
+			family, ps = append(family, i), append(ps, r.Estimate.P)
+		}
 	}
-	res.Delta, res.Verdict = cal.Delta, cal.Judge(res.Estimate)
-	if res.Verdict == abtest.Unknown {
-		res.RoundsNeeded, _ = res.Estimate.RoundsFor(res.Delta)
+	for k, p := range abtest.HolmAdjust(ps) {
+		results[family[k]].PHolm = p
 	}
-	return res
+	for i := range results {
+		r := &results[i]
+		if r.Note != "" {
+			continue
+		}
+		r.Delta, r.Verdict = cals[i].Delta, cals[i].JudgeWith(r.Estimate, r.PHolm)
+		if r.Verdict == abtest.Unknown {
+			r.RoundsNeeded, _ = r.Estimate.RoundsFor(r.Delta, len(family))
+		}
+	}
 }
 
 // decided tells whether every judged figure has a verdict.

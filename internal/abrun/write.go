@@ -11,6 +11,15 @@ import (
 	"manydb/internal/abtest"
 )
 
+// pText is a judged figure's adjusted p-value as the table prints it:
+// "–" for a figure not decidable here, which has none.
+func pText(r Result) string {
+	if r.Verdict == abtest.Undecidable {
+		return "–"
+	}
+	return fmt.Sprintf("%.2g", r.PHolm)
+}
+
 // record is what Dir/ab.json keeps: how the comparison was made, every
 // round's figures and the verdicts.
 type record struct {
@@ -33,19 +42,21 @@ func writeRecord(c Config, cmp *Comparison) error {
 }
 
 // WriteText prints the verdicts, one figure a line: the ratio B/A with
-// its 95 % interval, the δ it was judged against and the verdict; then
+// its 95 % interval, its p-value adjusted for the figures judged with it
+// (different needs it under 0.05), the δ it was judged against and the
+// verdict; then
 // why the rounds stopped, and what stayed unknown with the rounds it
 // would need.
 func WriteText(w io.Writer, cmp *Comparison) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "figure\tB/A\t95 % interval\tδ\tverdict")
+	fmt.Fprintln(tw, "figure\tB/A\t95 % interval\tp (Holm)\tδ\tverdict")
 	for _, r := range cmp.Results {
 		if r.Note != "" {
-			fmt.Fprintf(tw, "%s\t\t\t\tnot judged: %s\n", r.Key, r.Note)
+			fmt.Fprintf(tw, "%s\t\t\t\t\tnot judged: %s\n", r.Key, r.Note)
 			continue
 		}
 		e := r.Estimate
-		fmt.Fprintf(tw, "%s\t%.3f\t[%.3f, %.3f]\t%.1f %%\t%s\n", r.Key, e.Ratio, e.CI95.Lo, e.CI95.Hi, 100*r.Delta, r.Verdict)
+		fmt.Fprintf(tw, "%s\t%.3f\t[%.3f, %.3f]\t%s\t%.1f %%\t%s\n", r.Key, e.Ratio, e.CI95.Lo, e.CI95.Hi, pText(r), 100*r.Delta, r.Verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

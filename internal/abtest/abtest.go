@@ -7,7 +7,9 @@
 // (Student's t over the ratios' logarithms) and a verdict against δ, the
 // smallest change that matters (at least what this machine resolves,
 // measured by an A/A calibration: calibrate.go): same, different, or not
-// yet known (and then about how many rounds would decide it).
+// yet known (and then about how many rounds would decide it). Figures
+// judged together are one family (holm.go): the chance of calling any
+// of them different when none is stays under Alpha.
 package abtest
 
 import (
@@ -22,7 +24,9 @@ import (
 type Verdict string
 
 // The verdicts. Same: the 90 % interval of B/A lies within ±δ. Different:
-// the 95 % interval excludes 1 and the ratio is past ±δ. Not yet known:
+// the ratio is past ±δ and its p-value under Alpha (for one figure: the
+// 95 % interval excludes 1; for several judged together, the p-value as
+// HolmAdjust makes it). Not yet known:
 // neither, so far. Not decidable here: the A/A calibration found this
 // machine's spread of the figure wider than the floor the user set.
 const (
@@ -34,6 +38,11 @@ const (
 
 // ErrRounds is returned for too few rounds to give an interval.
 var ErrRounds = errors.New("at least 2 rounds are needed for an interval")
+
+// Alpha is how likely a verdict of different may be wrong: for one
+// figure, or for a family of figures judged together (HolmAdjust), that
+// any of them is called different when none is.
+const Alpha = 0.05
 
 // Interval is a range of ratios B/A.
 type Interval struct{ Lo, Hi float64 }
@@ -50,6 +59,9 @@ type Estimate struct {
 	CI90, CI95 Interval
 	// SDLog is the standard deviation of the ratios' logarithms.
 	SDLog float64
+	// P is the two-sided p-value of "B/A is 1" (Student's t over the
+	// logarithms): under 0.05 exactly when CI95 excludes 1.
+	P float64
 }
 
 // Ratios pairs the rounds' values of a figure: b[i]/a[i] for each round
@@ -92,7 +104,21 @@ func NewEstimate(ratios []float64) (Estimate, error) {
 		CI90:   interval(mean, se, tQuantile(0.95, len(logs)-1)),
 		CI95:   interval(mean, se, tQuantile(0.975, len(logs)-1)),
 		SDLog:  sd,
+		P:      pValue(mean, se, len(logs)-1),
 	}, nil
+}
+
+// pValue is the two-sided p-value of a mean of 0 given the mean, its
+// standard error and the degrees of freedom: 1 for rounds all exactly
+// 1, 0 for rounds all the same other ratio.
+func pValue(mean, se float64, df int) float64 {
+	if se == 0 {
+		if mean == 0 {
+			return 1
+		}
+		return 0
+	}
+	return 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.CDF(-math.Abs(mean/se))
 }
 
 // meanSD is the mean and the sample standard deviation of xs (n-1).
@@ -122,13 +148,18 @@ func tQuantile(p float64, df int) float64 {
 // that B/A and A/B get the same verdict.
 func band(delta float64) Interval { return Interval{Lo: 1 / (1 + delta), Hi: 1 + delta} }
 
-// Judge gives the verdict of e against δ (0.03 for 3 %).
-func (e Estimate) Judge(delta float64) Verdict {
+// Judge gives the verdict of e, judged alone, against δ (0.03 for 3 %).
+func (e Estimate) Judge(delta float64) Verdict { return e.JudgeWith(delta, e.P) }
+
+// JudgeWith gives the verdict of e against δ with p its p-value: e.P for
+// a figure judged alone, or e.P adjusted for the figures judged with it
+// (HolmAdjust).
+func (e Estimate) JudgeWith(delta, p float64) Verdict {
 	b := band(delta)
 	switch {
 	case b.Contains(e.CI90.Lo) && b.Contains(e.CI90.Hi):
 		return Same
-	case !e.CI95.Contains(1) && !b.Contains(e.Ratio):
+	case p < Alpha && !b.Contains(e.Ratio):
 		return Different
 	}
 	return Unknown

@@ -124,7 +124,7 @@ func TestJudgeSymmetric(t *testing.T) {
 // a decided figure asks for none more.
 func TestRoundsFor(t *testing.T) {
 	e := estimate(t, []float64{1.0, 1.05, 0.95, 1.02, 0.99})
-	n, ok := e.RoundsFor(0.03)
+	n, ok := e.RoundsFor(0.03, 1)
 	if !ok || n <= e.Rounds {
 		t.Fatalf("RoundsFor: %d, %v, want more than %d rounds", n, ok, e.Rounds)
 	}
@@ -136,7 +136,7 @@ func TestRoundsFor(t *testing.T) {
 	if got := more.Judge(0.03); got != Same {
 		t.Errorf("after %d rounds of the same spread: %s, want same", n, got)
 	}
-	if n, ok := estimate(t, rounds(1, 200, 1, 0.02)).RoundsFor(0.03); !ok || n != 200 {
+	if n, ok := estimate(t, rounds(1, 200, 1, 0.02)).RoundsFor(0.03, 1); !ok || n != 200 {
 		t.Errorf("decided figure: RoundsFor %d, %v, want 200, true", n, ok)
 	}
 }
@@ -172,5 +172,33 @@ func TestSameFalseAlarms(t *testing.T) {
 	}
 	if different > 10 {
 		t.Errorf("%d of 200 A/A draws judged different, want at most 10", different)
+	}
+}
+
+// TestHolmAdjustKnownAnswer: p-values 0.01, 0.04, 0.03, 0.005 sorted are
+// 0.005, 0.01, 0.03, 0.04; times 4, 3, 2, 1 they are 0.02, 0.03, 0.06,
+// 0.04, and the running maximum makes the last 0.06 (Holm 1979).
+func TestHolmAdjustKnownAnswer(t *testing.T) {
+	got := HolmAdjust([]float64{0.01, 0.04, 0.03, 0.005})
+	want := []float64{0.03, 0.06, 0.06, 0.02}
+	for i := range want {
+		if !near(got[i], want[i], 1e-12) {
+			t.Errorf("adjusted %v, want %v", got, want)
+			break
+		}
+	}
+	if got := HolmAdjust([]float64{0.6, 0.7}); got[0] != 1 || got[1] != 1 {
+		t.Errorf("adjusted %v, want each capped at 1", got)
+	}
+}
+
+// TestPMatchesInterval: P is under 0.05 exactly when the 95 % interval
+// excludes 1, on draws on both sides of the line.
+func TestPMatchesInterval(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		e := estimate(t, rounds(seed, 8, 1.04, 0.05))
+		if (e.P < 0.05) == e.CI95.Contains(1) {
+			t.Fatalf("seed %d: P %.4f, 95 %% interval [%.4f, %.4f]", seed, e.P, e.CI95.Lo, e.CI95.Hi)
+		}
 	}
 }

@@ -36,11 +36,14 @@ func Calibrate(aa Estimate, floor float64) Calibration {
 	}
 }
 
-// Judge gives the verdict of e against the calibration's δ, or not
-// decidable here when the calibration says so.
-func (c Calibration) Judge(e Estimate) Verdict {
+// Judge gives the verdict of e, judged alone, against the calibration's
+// δ, or not decidable here when the calibration says so.
+func (c Calibration) Judge(e Estimate) Verdict { return c.JudgeWith(e, e.P) }
+
+// JudgeWith is Judge with p as e's p-value (Estimate.JudgeWith).
+func (c Calibration) JudgeWith(e Estimate, p float64) Verdict {
 	if !c.Decidable {
 		return Undecidable
 	}
-	return e.Judge(c.Delta)
+	return e.JudgeWith(c.Delta, p)
 }

@@ -25,8 +25,11 @@ directory (--a, --b: two builds, e.g. from git worktree) with run flags
 of its own (--a-args, --b-args: two variants, settings or options of one
 build) and environment (--a-env, --b-env). Per figure and round it takes B/A; over the rounds, their
 geometric mean with its 90 % and 95 % intervals, and a verdict against δ:
-same (the 90 % interval within ±δ), different (the 95 % interval
-excludes 1 and the ratio is past ±δ) or not yet known. Rounds go on until
+same (the 90 % interval within ±δ), different (the ratio past ±δ and
+its p-value, adjusted by Holm's method for every figure judged with it,
+under 0.05: the chance that any figure is called different when none is
+stays under 5 %, so name the figures you care about with --figures) or
+not yet known. Rounds go on until
 every figure has a verdict, --max-rounds ran or the next round would
 pass --max-time; what stayed unknown is named with about how many rounds
 would decide it.
