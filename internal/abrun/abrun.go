@@ -124,8 +124,8 @@ type Result struct {
 	Estimate abtest.Estimate `json:"estimate"`
 	// PHolm is the figure's p-value adjusted for the others judged with
 	// it (abtest.HolmAdjust): different needs it under abtest.Alpha. A
-	// figure not judged, or not decidable here, has none (0).
-	PHolm float64 `json:"p_holm"`
+	// figure not judged, or not decidable here, has none.
+	PHolm *float64 `json:"p_holm,omitempty"`
 	// Delta is the δ the verdict used: the calibration's, or the floor.
 	Delta   float64        `json:"delta"`
 	Verdict abtest.Verdict `json:"verdict"`

@@ -134,14 +134,18 @@ func judgeTogether(results []Result, cals []abtest.Calibration) {
 		}
 	}
 	for k, p := range abtest.HolmAdjust(ps) {
-		results[family[k]].PHolm = p
+		results[family[k]].PHolm = &p
 	}
 	for i := range results {
 		r := &results[i]
 		if r.Note != "" {
 			continue
 		}
-		r.Delta, r.Verdict = cals[i].Delta, cals[i].JudgeWith(r.Estimate, r.PHolm)
+		p := 1.0 // not decidable here: no p-value; the calibration says so
+		if r.PHolm != nil {
+			p = *r.PHolm
+		}
+		r.Delta, r.Verdict = cals[i].Delta, cals[i].JudgeWith(r.Estimate, p)
 		if r.Verdict == abtest.Unknown {
 			r.RoundsNeeded, _ = r.Estimate.RoundsFor(r.Delta, len(family))
 		}

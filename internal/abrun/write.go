@@ -14,10 +14,10 @@ import (
 // pText is a judged figure's adjusted p-value as the table prints it:
 // "–" for a figure not decidable here, which has none.
 func pText(r Result) string {
-	if r.Verdict == abtest.Undecidable {
+	if r.PHolm == nil {
 		return "–"
 	}
-	return fmt.Sprintf("%.2g", r.PHolm)
+	return fmt.Sprintf("%.2g", *r.PHolm)
 }
 
 // record is what Dir/ab.json keeps: how the comparison was made, every

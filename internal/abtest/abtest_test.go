@@ -193,12 +193,36 @@ func TestHolmAdjustKnownAnswer(t *testing.T) {
 }
 
 // TestPMatchesInterval: P is under 0.05 exactly when the 95 % interval
-// excludes 1, on draws on both sides of the line.
+// excludes 1, on draws on both sides of the line (both are seen).
 func TestPMatchesInterval(t *testing.T) {
-	for seed := uint64(1); seed <= 200; seed++ {
+	below := 0
+	const draws = 200
+	for seed := uint64(1); seed <= draws; seed++ {
 		e := estimate(t, rounds(seed, 8, 1.04, 0.05))
 		if (e.P < 0.05) == e.CI95.Contains(1) {
 			t.Fatalf("seed %d: P %.4f, 95 %% interval [%.4f, %.4f]", seed, e.P, e.CI95.Lo, e.CI95.Hi)
 		}
+		if e.P < 0.05 {
+			below++
+		}
+	}
+	if below == 0 || below == draws {
+		t.Errorf("%d of %d draws below 0.05: the draws do not cross the line", below, draws)
+	}
+}
+
+// TestRoundsForFamily: a ratio past δ judged among 10 figures needs more
+// rounds than judged alone (its bar is 0.05/10, not 0.05), and those
+// rounds would decide it at that bar.
+func TestRoundsForFamily(t *testing.T) {
+	e := estimate(t, []float64{1.2, 0.95, 1.15, 1.02, 1.1})
+	alone, ok1 := e.RoundsFor(0.03, 1)
+	among, ok10 := e.RoundsFor(0.03, 10)
+	if !ok1 || !ok10 || among <= alone {
+		t.Fatalf("rounds alone %d (%v), among 10 %d (%v): want more among 10", alone, ok1, among, ok10)
+	}
+	se := e.SDLog / math.Sqrt(float64(among))
+	if half := tQuantile(1-0.05/20, among-1) * se; half > math.Abs(math.Log(e.Ratio)) {
+		t.Errorf("after %d rounds the interval at 0.05/10 still reaches 1 (half-width %.4f, log ratio %.4f)", among, half, math.Log(e.Ratio))
 	}
 }

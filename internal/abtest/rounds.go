@@ -10,7 +10,8 @@ const maxRounds = 1_000_000
 // (1: alone), if the ratio and the spread stay what they are so far: the
 // fewest n whose interval would lie within ±δ (same) or, for a ratio
 // past ±δ, exclude 1 at Alpha/family (different: the bar Holm's method
-// sets for the family's most certain figure, so at most what it needs).
+// sets for the family's most certain figure, the highest of its bars, so
+// enough whatever the other figures' p-values).
 // It is e.Rounds for a figure already decided, and false when no number
 // of rounds would decide it (a ratio right at the edge of ±δ) or it
 // would take over a million.

@@ -39,6 +39,9 @@ would decide it.
 figure the floor or the A/A's own spread, whichever is wider; a figure
 whose A/A sides came out different is "not decidable here".
 Every round's results, log and figures stay in --dir (ab.json).
+--judge DIR judges the rounds of an earlier comparison again by the
+current rule (with --floor, --figures and --calibration; by default the
+figures it judged), running nothing.
 
 Example (a build against the one before it, 50 stores of sqlite_capi):
   manydb ab --a ../old/bin --b bin --dir results/ab-1 -- --engines sqlite_capi --stores 50 --runs 3 --hold 0`
@@ -54,6 +57,7 @@ type abOptions struct {
 	figures            string
 	calibration        string
 	calibrate          bool
+	judge              string   // an earlier comparison's directory, to judge again
 	runArgs            []string // the run flags after --
 }
 
@@ -73,11 +77,15 @@ func (o *abOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.figures, "figures", "", "figures to judge, comma-separated (manydb tables --format csv names them); empty: every figure both sides measured")
 	fs.StringVar(&o.calibration, "calibration", "", "an A/A comparison's calibration.json: δ per figure")
 	fs.BoolVar(&o.calibrate, "calibrate", false, "this is an A/A comparison: write calibration.json (δ per figure) beside ab.json")
+	fs.StringVar(&o.judge, "judge", "", "judge again the rounds of the comparison in this directory (its ab.json or ab.json.gz), running nothing")
 }
 
 // Validate checks that run flags are given; abrun.Config.Validate checks
 // the rest (config).
 func (o *abOptions) Validate() error {
+	if o.judge != "" {
+		return o.validateJudge()
+	}
 	if len(o.runArgs) == 0 {
 		return &job.InputError{Msg: "ab: give the study's run flags after --, e.g. manydb ab -- --engines sqlite_capi --stores 50"}
 	}
@@ -94,20 +102,52 @@ func (o abOptions) config(bin string, now time.Time) (abrun.Config, error) {
 	if c.Dir == "" {
 		c.Dir = filepath.Join("results", "ab-"+now.UTC().Format("20060102T150405Z"))
 	}
+	if err := o.judging(&c); err != nil {
+		return c, err
+	}
+	return c, c.Validate()
+}
+
+// validateJudge refuses, with --judge, what only a comparison that runs
+// rounds uses: run flags, sides, a directory for rounds, --calibrate.
+func (o *abOptions) validateJudge() error {
+	var given []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"run flags after --", len(o.runArgs) > 0}, {"--a", o.a != ""}, {"--b", o.b != ""}, {"--a-args", o.aArgs != ""},
+		{"--b-args", o.bArgs != ""}, {"--a-env", o.aEnv != ""}, {"--b-env", o.bEnv != ""}, {"--dir", o.dir != ""}, {"--calibrate", o.calibrate}} {
+		if f.set {
+			given = append(given, f.name)
+		}
+	}
+	if len(given) > 0 {
+		return &job.InputError{Msg: "ab: --judge runs nothing, so " + strings.Join(given, ", ") + " would be ignored: give --judge with --floor, --figures or --calibration only"}
+	}
+	return nil
+}
+
+// judging sets what a verdict uses from the flags: the figures and the
+// calibration (the floor is set with the rest).
+func (o abOptions) judging(c *abrun.Config) error {
 	if o.figures != "" {
-		c.Figures = strings.Split(o.figures, ",")
+		figs, err := job.ParseList(o.figures, job.ParseName)
+		if err != nil {
+			return fmt.Errorf("%w: --figures %v", abrun.ErrConfig, err)
+		}
+		c.Figures = figs
 	}
 	if o.calibration != "" && o.calibrate {
-		return c, fmt.Errorf("%w: --calibrate makes a calibration, --calibration uses one: give one of them", abrun.ErrConfig)
+		return fmt.Errorf("%w: --calibrate makes a calibration, --calibration uses one: give one of them", abrun.ErrConfig)
 	}
 	if o.calibration != "" {
 		cals, err := abrun.ReadCalibration(o.calibration)
 		if err != nil {
-			return c, err
+			return err
 		}
 		c.Calibration = cals
 	}
-	return c, c.Validate()
+	return nil
 }
 
 // orDefault is s, or def when s is empty.
@@ -128,14 +168,17 @@ func abCmd(ctx context.Context, args []string, o Options) error {
 	if err := opt.Validate(); err != nil {
 		return err
 	}
+	if opt.judge != "" {
+		return judgeAgain(opt, o)
+	}
 	c, err := opt.config(o.BinDir, time.Now())
 	if err != nil {
-		return &job.InputError{Msg: "ab: " + strings.TrimPrefix(err.Error(), abrun.ErrConfig.Error()+": ")}
+		return configError(err)
 	}
 	c.Progress = o.Stderr
 	cmp, err := abrun.Run(ctx, c)
 	if errors.Is(err, abrun.ErrConfig) {
-		return &job.InputError{Msg: "ab: " + strings.TrimPrefix(err.Error(), abrun.ErrConfig.Error()+": ")}
+		return configError(err)
 	}
 	if cmp != nil {
 		if werr := abrun.WriteText(o.Stdout, cmp); werr != nil && err == nil {
@@ -146,4 +189,24 @@ func abCmd(ctx context.Context, args []string, o Options) error {
 		}
 	}
 	return err
+}
+
+// judgeAgain is ab --judge: the verdicts of an earlier comparison's
+// rounds by the current rule.
+func judgeAgain(opt abOptions, o Options) error {
+	c := abrun.Config{Floor: opt.floor}
+	if err := opt.judging(&c); err != nil {
+		return configError(err)
+	}
+	cmp, err := abrun.Rejudge(opt.judge, c)
+	if err != nil {
+		return configError(err)
+	}
+	return abrun.WriteText(o.Stdout, cmp)
+}
+
+// configError is an error of ab's flags or input as the user sees it:
+// one line, exit 2.
+func configError(err error) error {
+	return &job.InputError{Msg: "ab: " + strings.TrimPrefix(err.Error(), abrun.ErrConfig.Error()+": ")}
 }

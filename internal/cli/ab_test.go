@@ -80,6 +80,12 @@ func TestABBadInput(t *testing.T) {
 		{"ab", "--dir", newDir, "--calibration", cal, "--", "--engines", "bbolt"},
 		{"ab", "--dir", newDir, "--calibration", cal, "--calibrate", "--", "--engines", "bbolt"},
 		{"ab", "--dir", existing, "--", "--engines", "bbolt"},
+		{"ab", "--judge", existing, "--", "--engines", "bbolt"},
+		{"ab", "--judge", existing, "--calibrate"},
+		{"ab", "--judge", existing, "--b-env", "X=1"},
+		{"ab", "--judge", existing},
+		{"ab", "--judge", newDir},
+		{"ab", "--judge", existing, "--figures", "open,,close"},
 	} {
 		o, _, _ := options(t)
 		err := Run(context.Background(), args, o)

@@ -97,6 +97,7 @@ type adviseOptions struct {
 	disk     string
 	format   string
 	part     string
+	partList []string      // the parts --part names (Validate), none for all
 	fs       *flag.FlagSet // where AddFlags defined them: which were given
 }
 
@@ -157,9 +158,9 @@ func (o *adviseOptions) completeScenario() error {
 	if !slices.Contains([]string{"text", "md", "json"}, o.format) {
 		return fmt.Errorf("--format %q: use text, md or json", o.format)
 	}
-	for _, p := range o.parts() {
-		if !slices.Contains(advise.Parts(), p) {
-			return fmt.Errorf("--part %q: use %s", p, strings.Join(advise.Parts(), ", "))
+	if o.part != "" {
+		if o.partList, err = job.ParseList(o.part, advisePart); err != nil {
+			return fmt.Errorf("--part %v", err)
 		}
 	}
 	return s.Validate()
@@ -184,12 +185,12 @@ func (o *adviseOptions) checkRate() error {
 	return nil
 }
 
-// parts are the parts --part names, none for all.
-func (o *adviseOptions) parts() []string {
-	if o.part == "" {
-		return nil
+// advisePart reads an item of --part: one of advise's parts.
+func advisePart(p string) (string, error) {
+	if !slices.Contains(advise.Parts(), p) {
+		return "", fmt.Errorf("%q: use %s", p, strings.Join(advise.Parts(), ", "))
 	}
-	return strings.Split(o.part, ",")
+	return p, nil
 }
 
 // share reads --active: "10%" or "0.1".
@@ -228,11 +229,11 @@ func adviseCmd(_ context.Context, args []string, o Options) error {
 	}
 	switch ao.format {
 	case "md":
-		return a.Markdown(o.Stdout, ao.parts()...)
+		return a.Markdown(o.Stdout, ao.partList...)
 	case "json":
 		return a.JSON(o.Stdout)
 	}
-	return a.Text(o.Stdout, ao.parts()...)
+	return a.Text(o.Stdout, ao.partList...)
 }
 
 // readAdviseRecords reads every file; a missing default file says how

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"slices"
-	"strings"
 
 	"manydb/internal/job"
 	"manydb/internal/orchestrate"
@@ -262,7 +261,9 @@ func (opt *runOptions) config(ctx context.Context, o Options) (orchestrate.Confi
 	}
 	var cache []string
 	if opt.cache != job.CacheWarm.Name() {
-		cache = strings.Split(opt.cache, ",")
+		if cache, err = job.ParseList(opt.cache, job.ParseName); err != nil {
+			return orchestrate.Config{}, &job.InputError{Msg: "--cache " + err.Error()}
+		}
 	}
 	counts, holds := opt.stores.Items, opt.hold.Items
 	stores := slices.Max(counts)
