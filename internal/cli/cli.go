@@ -9,6 +9,7 @@
 //	manydb compare OLD NEW      compare two results files: change and significance
 //	manydb ab [flags] -- RUN    A against B in interleaved rounds: same, different or not yet known per figure
 //	manydb sweep [flags] -- RUN a fixed total of notes divided among more and more agents: shared index against a store per agent
+//	manydb replica [flags]      libSQL's server with a read replica: the delay from a commit to the replica, its memory, reads
 //	manydb advise [flags]       answer a scenario from results files: which variants qualify, at which pool, why not
 //	manydb report -o F FILE...  write one self-contained HTML page with tables and charts
 //	manydb profile --engine V   time each step of creating a store, on disk and tmpfs, and count its syncs
@@ -47,6 +48,7 @@ func commands() []command {
 		{"compare", "OLD NEW", "compare two results files: change and significance", compareCmd},
 		{"ab", "[flags] -- RUN", "A against B in interleaved rounds: same, different or not yet known per figure", abCmd},
 		{"sweep", "[flags] -- RUN", "a fixed total of notes divided among more and more agents: shared index against a store per agent", sweepCmd},
+		{"replica", "[flags]", "libSQL's server with a read replica: the delay from a commit to the replica, its memory, reads", replicaCmd},
 		{"advise", "[flags]", "answer a scenario from results files: which variants qualify, at which pool, why not", adviseCmd},
 		{"report", "-o F FILE...", "write one self-contained HTML page with tables and charts", reportCmd},
 		{"profile", "--engine V", "time each step of creating a store, on disk and tmpfs, and count its syncs", profileCmd},

@@ -190,6 +190,11 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"run", "--engines", "sqlite", "--root", filepath.Join(dir, "r"), "--out", dir}, "is a directory"},
 		{[]string{"run", "--engines", "sqlite", "--root", filepath.Join(dir, "r"), "--out", filepath.Join(dir, "r", "x.jsonl")}, "inside the data root"},
 		{[]string{"run", "--engines", "sqlite", "--root", filepath.Join(dir, "r"), "--objects", "9223372036854775807"}, "more than half of this machine's"},
+		{[]string{"replica", "--agents", "0", "--root", filepath.Join(dir, "r")}, "replica: --agents 0: give at least 1"},
+		{[]string{"replica", "--text-len", "10", "--root", filepath.Join(dir, "r")}, "--text-len 10"},
+		{[]string{"replica", "--root", foreign}, "replica: " + foreign + " exists"},
+		{[]string{"replica", "--root", filepath.Join(dir, "r"), "--out", bad}, "bad.jsonl exists"},
+		{[]string{"replica", "--root", filepath.Join(dir, "r"), "stray"}, `unexpected argument "stray"`},
 	}
 	for _, tt := range tests {
 		o, _, _ := options(t)

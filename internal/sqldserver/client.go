@@ -18,6 +18,9 @@ type Client struct {
 	// Admin is the host:port of the admin API, AdminKey its key.
 	Admin    string `json:"admin"`
 	AdminKey string `json:"admin_key"`
+	// GRPC is the host:port a primary's replicas follow it on; "" for a
+	// server that is not Replicable.
+	GRPC string `json:"grpc,omitempty"`
 	// Token is the JWT every request to the HTTP API carries.
 	Token string `json:"token"`
 	// Version is the server's version.

@@ -129,12 +129,22 @@ func TestStartRefusesOtherProgram(t *testing.T) {
 }
 
 func TestArgs(t *testing.T) {
-	got := strings.Join(Args(Config{Dir: "/r/s", MaxActiveNamespaces: 7}, "127.0.0.1:1", "127.0.0.1:2", "k"), " ")
+	c := Client{HTTP: "127.0.0.1:1", Admin: "127.0.0.1:2", AdminKey: "k"}
+	got := strings.Join(Args(Config{Dir: "/r/s", MaxActiveNamespaces: 7}, c), " ")
 	want := "--db-path /r/s/data.sqld --http-listen-addr 127.0.0.1:1 --admin-listen-addr 127.0.0.1:2 --admin-auth-key k --auth-jwt-key-file /r/s/jwt-key.pub --enable-namespaces --no-welcome --max-active-namespaces 7"
 	if got != want {
 		t.Fatalf("Args =\n%s\nwant\n%s", got, want)
 	}
-	if got := Args(Config{}, "h", "a", "k"); got[len(got)-1] != "1000000" {
+	primary := &Server{client: Client{GRPC: "127.0.0.1:9"}}
+	c.GRPC = "127.0.0.1:3"
+	if got := strings.Join(Args(Config{Dir: "/r/p"}, c), " "); !strings.Contains(got, " --grpc-listen-addr 127.0.0.1:3 ") {
+		t.Errorf("a primary's Args lack its replicas' port: %s", got)
+	}
+	c.GRPC = ""
+	if got := strings.Join(Args(Config{Dir: "/r/r", Primary: primary}, c), " "); !strings.Contains(got, " --primary-grpc-url http://127.0.0.1:9 ") || strings.Contains(got, "--grpc-listen-addr") {
+		t.Errorf("a replica's Args: %s", got)
+	}
+	if got := Args(Config{}, Client{}); got[len(got)-1] != "1000000" {
 		t.Fatalf("Args without a pool end %q, want DefaultMaxActiveNamespaces", got[len(got)-2:])
 	}
 }

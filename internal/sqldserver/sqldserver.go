@@ -65,6 +65,16 @@ type Config struct {
 	MaxActiveNamespaces int
 	// StartTime is how long the server may take to answer; 0 is a minute.
 	StartTime time.Duration
+	// Replicable makes the server a primary that read replicas can
+	// follow: it listens for them on a port of 127.0.0.1 it picks
+	// (Client.GRPC). sqld asks a replica for no key on that port, so it
+	// is on loopback only, as every port of the study's servers.
+	Replicable bool
+	// Primary makes the server a read replica of that server (started
+	// Replicable): it follows each of its namespaces from the namespace's
+	// first request on, accepts the primary's tokens (the same key) and
+	// sends writes on to it.
+	Primary *Server
 }
 
 // Server is a running server that Start made.
@@ -111,9 +121,10 @@ func Start(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// newServer makes the study's keys and picks the server's two ports.
+// newServer makes the study's keys (a replica takes its primary's) and
+// picks the server's ports.
 func newServer(cfg Config) (*Server, error) {
-	key, err := NewKey()
+	key, err := serverKey(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -123,11 +134,29 @@ func newServer(cfg Config) (*Server, error) {
 	}
 	httpAddr, err1 := freeAddr()
 	adminAddr, err2 := freeAddr()
-	if err := errors.Join(err1, err2); err != nil {
+	grpcAddr, err3 := "", error(nil)
+	if cfg.Replicable {
+		grpcAddr, err3 = freeAddr()
+	}
+	if err := errors.Join(err1, err2, err3); err != nil {
 		return nil, err
 	}
-	c := Client{HTTP: httpAddr, Admin: adminAddr, AdminKey: adminKey, Token: key.Token(), Version: Version, DataDir: dataDir(cfg.Dir)}
+	c := Client{HTTP: httpAddr, Admin: adminAddr, AdminKey: adminKey, GRPC: grpcAddr, Token: key.Token(), Version: Version, DataDir: dataDir(cfg.Dir)}
 	return &Server{cfg: cfg, key: key, client: c}, nil
+}
+
+// serverKey is the key a server checks tokens against: a new one, or
+// the primary's for a replica.
+func serverKey(cfg Config) (Key, error) {
+	switch {
+	case cfg.Primary != nil && cfg.Primary.client.GRPC == "":
+		return Key{}, errors.New("a replica of a server that was not started Replicable: it has no port to follow")
+	case cfg.Primary != nil && cfg.Replicable:
+		return Key{}, errors.New("a server is a primary (Replicable) or a replica (Primary), not both")
+	case cfg.Primary != nil:
+		return cfg.Primary.key, nil
+	}
+	return NewKey()
 }
 
 // CheckVersion fails unless bin is sqld of Version.
@@ -156,17 +185,24 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-// Args are sqld's options for a server in dir listening at httpAddr and
-// adminAddr (127.0.0.1 only).
-func Args(cfg Config, httpAddr, adminAddr, adminKey string) []string {
+// Args are sqld's options for a server in cfg.Dir listening at c's
+// addresses (127.0.0.1 only): for replicas on c.GRPC when it has one, or
+// following cfg.Primary.
+func Args(cfg Config, c Client) []string {
 	args := []string{
 		"--db-path", dataDir(cfg.Dir),
-		"--http-listen-addr", httpAddr,
-		"--admin-listen-addr", adminAddr,
-		"--admin-auth-key", adminKey,
+		"--http-listen-addr", c.HTTP,
+		"--admin-listen-addr", c.Admin,
+		"--admin-auth-key", c.AdminKey,
 		"--auth-jwt-key-file", keyPath(cfg.Dir),
 		"--enable-namespaces",
 		"--no-welcome",
+	}
+	if c.GRPC != "" {
+		args = append(args, "--grpc-listen-addr", c.GRPC)
+	}
+	if cfg.Primary != nil {
+		args = append(args, "--primary-grpc-url", "http://"+cfg.Primary.client.GRPC)
 	}
 	return append(args, "--max-active-namespaces", strconv.Itoa(cmp.Or(cfg.MaxActiveNamespaces, DefaultMaxActiveNamespaces)))
 }
@@ -183,7 +219,7 @@ func (s *Server) start() error {
 		return fmt.Errorf("open the server's log: %w", err)
 	}
 	defer log.Close()
-	cmd := exec.Command(s.cfg.Bin, Args(s.cfg, s.client.HTTP, s.client.Admin, s.client.AdminKey)...)
+	cmd := exec.Command(s.cfg.Bin, Args(s.cfg, s.client)...)
 	cmd.Dir = s.cfg.Dir
 	cmd.Stdout, cmd.Stderr = log, log
 	// SIGKILL when manydb dies, even by SIGKILL: the server does not
@@ -211,6 +247,10 @@ func (s *Server) Stop() error {
 	}
 	return nil
 }
+
+// Kill kills the server at once (SIGKILL, as a machine lost) and waits
+// for it to exit; Stop still removes its directory.
+func (s *Server) Kill() { s.proc.Stop(syscall.SIGKILL, 0) }
 
 // Exited reports whether the server has exited, and how.
 func (s *Server) Exited() (bool, error) { return s.proc.Exited() }

@@ -202,6 +202,9 @@ func (v *Variant) ServerProcesses() ([]int, error) {
 	return []int{v.server.PID}, nil
 }
 
+// Namespace names the namespace of the store in dir (namespaceOf).
+func Namespace(dir string) string { return namespaceOf(dir) }
+
 // namespaceOf names the namespace of the store in dir: the directory's
 // name and a hash of its path (two stores never share one), in the
 // characters a host name's label may hold (sqld reads the namespace from
