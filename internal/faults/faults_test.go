@@ -19,8 +19,8 @@ var (
 	binFlag   = flag.String("bin", "", "use manydb and the workers in this directory instead of building them")
 )
 
-// binDir holds manydb, worker-sqlite and worker-objectbox (built without
-// its library, so obx is disabled).
+// binDir holds manydb, worker-sqlite, worker-objectbox (built without
+// its library, so obx is disabled), worker-postgres and worker-sqld.
 var binDir string
 
 // TestMain builds the binaries the cases drive, runs them, then writes the
@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 		}
 		defer os.RemoveAll(dir)
 		build := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
-			"../../cmd/manydb", "../../cmd/worker-sqlite", "../../cmd/worker-objectbox", "../../cmd/worker-postgres")
+			"../../cmd/manydb", "../../cmd/worker-sqlite", "../../cmd/worker-objectbox", "../../cmd/worker-postgres", "../../cmd/worker-sqld")
 		if out, err := build.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 			os.RemoveAll(dir)
@@ -155,6 +155,7 @@ var cases = []faultCase{
 	{"SIGKILL a postgres backend in open", false, pgKillBackend},
 	{"SIGSTOP postgres in open", false, pgStopServer},
 	{"bad input: a root too deep for postgres' socket", true, pgLongRoot},
+	{"SIGKILL sqld in an open run", false, sqldKillServer},
 	{"bad input: a root the server's user cannot enter", true, pgUnreachableRoot},
 	{"postgres: disk full for initdb", false, pgDiskFull("8m", pgInitdbFull, true)},
 	{"postgres: disk full in create", false, pgDiskFull("56m", pgDataFull, false)},
