@@ -5,8 +5,9 @@
 // namespace per agent on the primary, and
 //
 //   - per agent, the catch-up: from the agent's first request to the
-//     replica until the replica returns all of its notes (the replica
-//     loads a namespace on its first request and follows it from then);
+//     replica until the replica returns all of its notes and its
+//     replication index reaches the primary's (the replica loads a
+//     namespace on its first request and follows it from then);
 //   - per append committed on the primary, the delay until a read of the
 //     replica returns it (the read repeated until it does);
 //   - the replica's memory per namespace it follows (its process before
