@@ -61,6 +61,13 @@ type abOptions struct {
 	runArgs            []string // the run flags after --
 }
 
+// The defaults of ab's flags that bound the rounds.
+const (
+	defaultRounds    = 6
+	defaultMaxRounds = 40
+	defaultMaxTime   = 30 * time.Minute
+)
+
 // AddFlags defines ab's flags on fs.
 func (o *abOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.a, "a", "", "side A's bin/ directory (its manydb and workers); empty: this manydb's")
@@ -70,9 +77,9 @@ func (o *abOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.aEnv, "a-env", "", "NAME=value pairs (space-separated) added to side A's environment")
 	fs.StringVar(&o.bEnv, "b-env", "", "NAME=value pairs added to side B's environment, e.g. "+job.TestOpenDelayEnv+"=20us (a known change, for tests of the method)")
 	fs.StringVar(&o.dir, "dir", "", "a new directory for the rounds' roots, results and ab.json (default results/ab-TIME)")
-	fs.IntVar(&o.rounds, "rounds", 6, "rounds before any verdict (at least 2)")
-	fs.IntVar(&o.maxRounds, "max-rounds", 40, "rounds at most")
-	fs.DurationVar(&o.maxTime, "max-time", 30*time.Minute, "time at most; 0: no bound")
+	fs.IntVar(&o.rounds, "rounds", defaultRounds, "rounds before any verdict (at least 2)")
+	fs.IntVar(&o.maxRounds, "max-rounds", defaultMaxRounds, "rounds at most")
+	fs.DurationVar(&o.maxTime, "max-time", defaultMaxTime, "time at most; 0: no bound")
 	fs.Float64Var(&o.floor, "floor", abtest.DefaultFloor, "the smallest δ, a share (0.03: ±3 %)")
 	fs.StringVar(&o.figures, "figures", "", "figures to judge, comma-separated (manydb tables --format csv names them); empty: every figure both sides measured")
 	fs.StringVar(&o.calibration, "calibration", "", "an A/A comparison's calibration.json: δ per figure")
@@ -109,14 +116,16 @@ func (o abOptions) config(bin string, now time.Time) (abrun.Config, error) {
 }
 
 // validateJudge refuses, with --judge, what only a comparison that runs
-// rounds uses: run flags, sides, a directory for rounds, --calibrate.
+// rounds uses: run flags, sides, a directory for rounds, --calibrate and
+// the bounds of the rounds (given other than their defaults).
 func (o *abOptions) validateJudge() error {
 	var given []string
 	for _, f := range []struct {
 		name string
 		set  bool
 	}{{"run flags after --", len(o.runArgs) > 0}, {"--a", o.a != ""}, {"--b", o.b != ""}, {"--a-args", o.aArgs != ""},
-		{"--b-args", o.bArgs != ""}, {"--a-env", o.aEnv != ""}, {"--b-env", o.bEnv != ""}, {"--dir", o.dir != ""}, {"--calibrate", o.calibrate}} {
+		{"--b-args", o.bArgs != ""}, {"--a-env", o.aEnv != ""}, {"--b-env", o.bEnv != ""}, {"--dir", o.dir != ""}, {"--calibrate", o.calibrate},
+		{"--rounds", o.rounds != defaultRounds}, {"--max-rounds", o.maxRounds != defaultMaxRounds}, {"--max-time", o.maxTime != defaultMaxTime}} {
 		if f.set {
 			given = append(given, f.name)
 		}

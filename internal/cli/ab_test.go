@@ -83,6 +83,7 @@ func TestABBadInput(t *testing.T) {
 		{"ab", "--judge", existing, "--", "--engines", "bbolt"},
 		{"ab", "--judge", existing, "--calibrate"},
 		{"ab", "--judge", existing, "--b-env", "X=1"},
+		{"ab", "--judge", existing, "--max-rounds", "60"},
 		{"ab", "--judge", existing},
 		{"ab", "--judge", newDir},
 		{"ab", "--judge", existing, "--figures", "open,,close"},
