@@ -7,7 +7,7 @@ package report
 // an arrow pointing out, their values in the caption, so that one slow
 // open or one small store does not squeeze every other mark into a
 // corner. The rule is the one a reader's eye applies: the widest empty
-// stretch between two neighbouring values is more than half of their
+// stretch between two neighbouring values is more than a third of their
 // span, and fewer than farShare of the values lie beyond it.
 
 import (
@@ -38,7 +38,8 @@ type axisCut struct {
 
 // farCut finds the cut of an axis over values (on a log scale when log,
 // as the axis will be drawn): the widest gap between neighbouring
-// values, when it is more than half of their span and less than farShare
+// values, when it is more than a third of their span (a half would miss
+// a few far values on each side, each gap under half) and less than farShare
 // of the values lie on its short side.
 func farCut(values []float64, log bool) axisCut {
 	pos := func(v float64) float64 { return v }
@@ -58,7 +59,7 @@ func farCut(values []float64, log bool) axisCut {
 	}
 	span := pos(vs[len(vs)-1]) - pos(vs[0])
 	far := min(at, len(vs)-at)
-	if span <= 0 || gap <= span/2 || float64(far) >= farShare*float64(len(vs)) {
+	if span <= 0 || gap <= span/3 || float64(far) >= farShare*float64(len(vs)) {
 		return axisCut{}
 	}
 	if at <= len(vs)-at { // the few lie below the gap

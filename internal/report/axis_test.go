@@ -149,3 +149,17 @@ func TestCutOfBothSides(t *testing.T) {
 		t.Errorf("two of ten far above: cut %+v, want none", c)
 	}
 }
+
+// TestCutOfTwoNearFarSides: one value far below and one far above, each
+// gap a little over a third of the span and under half (make run's space
+// per store: pebble's 80 KB and sqld's 752 KB beside 344–472 KB): both
+// are cut, so the others are not squeezed into a third of the axis.
+func TestCutOfTwoNearFarSides(t *testing.T) {
+	values := []float64{80, 348, 360, 364, 424, 472, 752}
+	for range 11 {
+		values = append(values, 344)
+	}
+	if c := cutOf(values); !c.ok || c.lo != 344 || c.hi != 472 {
+		t.Errorf("cut %+v, want 344–472", c)
+	}
+}
