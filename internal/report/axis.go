@@ -256,7 +256,10 @@ func unitLabel(unit string) string {
 }
 
 // naturalTicks labels the ticks of another marker as a reader says the
-// values: "0.01", "2.5", "500 KB", "2 MB", never "2500.00".
+// values: "0.01", "2.5", "500 KB", "2 MB", never "2500.00". When the
+// marker labels fewer than two ticks within the axis (a log axis within
+// one decade: 12–81 ms holds no power of ten), every tick within it is
+// labelled, so that the axis can be read.
 type naturalTicks struct {
 	marker plot.Ticker
 	unit   string
@@ -265,8 +268,10 @@ type naturalTicks struct {
 // Ticks implements plot.Ticker.
 func (n naturalTicks) Ticks(min, max float64) []plot.Tick {
 	ticks := n.marker.Ticks(min, max)
+	within := func(t plot.Tick) bool { return t.Value >= min && t.Value <= max }
+	labelAll := len(slices.DeleteFunc(slices.Clone(ticks), func(t plot.Tick) bool { return t.Label == "" || !within(t) })) < 2
 	for i := range ticks {
-		if ticks[i].Label == "" {
+		if ticks[i].Label == "" && !(labelAll && within(ticks[i])) {
 			continue
 		}
 		if n.unit == "KB" {

@@ -163,3 +163,18 @@ func TestCutOfTwoNearFarSides(t *testing.T) {
 		t.Errorf("cut %+v, want 344–472", c)
 	}
 }
+
+// TestLogTicksWithinADecade: a log axis from 12 to 81 ms holds no power
+// of ten, the only ticks a log marker labels; every tick within it is
+// labelled instead, so that the axis can be read.
+func TestLogTicksWithinADecade(t *testing.T) {
+	var labels []string
+	for _, tk := range (naturalTicks{plot.LogTicks{Prec: -1}, "ms"}).Ticks(12, 81) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if len(labels) < 2 || !slices.Contains(labels, "20") {
+		t.Errorf("labels %v, want the ticks from 20 to 80", labels)
+	}
+}
