@@ -257,9 +257,9 @@ func unitLabel(unit string) string {
 
 // naturalTicks labels the ticks of another marker as a reader says the
 // values: "0.01", "2.5", "500 KB", "2 MB", never "2500.00". When the
-// marker labels fewer than two ticks within the axis (a log axis within
-// one decade: 12–81 ms holds no power of ten), every tick within it is
-// labelled, so that the axis can be read.
+// marker labels no tick within the axis (a log axis within one decade:
+// 12–81 ms holds no power of ten), its ticks at 2, 3 and 5 times a power
+// of ten within it are labelled, so that the axis can be read.
 type naturalTicks struct {
 	marker plot.Ticker
 	unit   string
@@ -269,9 +269,9 @@ type naturalTicks struct {
 func (n naturalTicks) Ticks(min, max float64) []plot.Tick {
 	ticks := n.marker.Ticks(min, max)
 	within := func(t plot.Tick) bool { return t.Value >= min && t.Value <= max }
-	labelAll := len(slices.DeleteFunc(slices.Clone(ticks), func(t plot.Tick) bool { return t.Label == "" || !within(t) })) < 2
+	unlabelled := !slices.ContainsFunc(ticks, func(t plot.Tick) bool { return t.Label != "" && within(t) })
 	for i := range ticks {
-		if ticks[i].Label == "" && !(labelAll && within(ticks[i])) {
+		if ticks[i].Label == "" && !(unlabelled && within(ticks[i]) && roundStep(ticks[i].Value)) {
 			continue
 		}
 		if n.unit == "KB" {
@@ -281,6 +281,15 @@ func (n naturalTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// roundStep tells whether v is 2, 3 or 5 times a power of ten.
+func roundStep(v float64) bool {
+	if v <= 0 {
+		return false
+	}
+	m := v / math.Pow(10, math.Floor(math.Log10(v)))
+	return slices.ContainsFunc([]float64{2, 3, 5}, func(s float64) bool { return math.Abs(m-s) < 1e-9 })
 }
 
 // memoryTicks marks a linear axis of KB at round numbers of the unit the

@@ -165,16 +165,16 @@ func TestCutOfTwoNearFarSides(t *testing.T) {
 }
 
 // TestLogTicksWithinADecade: a log axis from 12 to 81 ms holds no power
-// of ten, the only ticks a log marker labels; every tick within it is
-// labelled instead, so that the axis can be read.
+// of ten, the only ticks a log marker labels; its ticks at 20, 30 and 50
+// are labelled instead, so that the axis can be read.
 func TestLogTicksWithinADecade(t *testing.T) {
 	var labels []string
 	for _, tk := range (naturalTicks{plot.LogTicks{Prec: -1}, "ms"}).Ticks(12, 81) {
-		if tk.Label != "" {
+		if tk.Label != "" && tk.Value >= 12 && tk.Value <= 81 { // the axis draws no tick outside it
 			labels = append(labels, tk.Label)
 		}
 	}
-	if len(labels) < 2 || !slices.Contains(labels, "20") {
-		t.Errorf("labels %v, want the ticks from 20 to 80", labels)
+	if !slices.Equal(labels, []string{"20", "30", "50"}) {
+		t.Errorf("labels %v, want 20, 30, 50", labels)
 	}
 }
