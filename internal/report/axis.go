@@ -257,9 +257,10 @@ func unitLabel(unit string) string {
 
 // naturalTicks labels the ticks of another marker as a reader says the
 // values: "0.01", "2.5", "500 KB", "2 MB", never "2500.00". When the
-// marker labels no tick within the axis (a log axis within one decade:
-// 12–81 ms holds no power of ten), its ticks at 2, 3 and 5 times a power
-// of ten within it are labelled, so that the axis can be read.
+// marker labels fewer than two ticks within the axis (a log axis within
+// one decade: 12–81 ms holds no power of ten), its ticks at 2, 3 and 5
+// times a power of ten within it are labelled too, so that the axis can
+// be read.
 type naturalTicks struct {
 	marker plot.Ticker
 	unit   string
@@ -269,7 +270,13 @@ type naturalTicks struct {
 func (n naturalTicks) Ticks(min, max float64) []plot.Tick {
 	ticks := n.marker.Ticks(min, max)
 	within := func(t plot.Tick) bool { return t.Value >= min && t.Value <= max }
-	unlabelled := !slices.ContainsFunc(ticks, func(t plot.Tick) bool { return t.Label != "" && within(t) })
+	labelled := 0
+	for _, t := range ticks {
+		if t.Label != "" && within(t) {
+			labelled++
+		}
+	}
+	unlabelled := labelled < 2
 	for i := range ticks {
 		if ticks[i].Label == "" && !(unlabelled && within(ticks[i]) && roundStep(ticks[i].Value)) {
 			continue

@@ -178,3 +178,17 @@ func TestLogTicksWithinADecade(t *testing.T) {
 		t.Errorf("labels %v, want 20, 30, 50", labels)
 	}
 }
+
+// TestLogTicksOneLabel: a log axis from 5 to 40 ms labels only 10 as a
+// log marker does; 5, 20 and 30 are labelled beside it.
+func TestLogTicksOneLabel(t *testing.T) {
+	var labels []string
+	for _, tk := range (naturalTicks{plot.LogTicks{Prec: -1}, "ms"}).Ticks(5, 40) {
+		if tk.Label != "" && tk.Value >= 5 && tk.Value <= 40 {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if !slices.Equal(labels, []string{"5", "10", "20", "30"}) {
+		t.Errorf("labels %v, want 5, 10, 20, 30", labels)
+	}
+}
