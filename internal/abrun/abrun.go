@@ -78,14 +78,23 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: --max-rounds %d is below --rounds %d", ErrConfig, c.MaxRounds, c.MinRounds)
 	case c.MaxTime < 0:
 		return fmt.Errorf("%w: --max-time must not be negative", ErrConfig)
-	case c.Floor <= 0 || c.Floor >= 1:
-		return fmt.Errorf("%w: --floor %v: give a share between 0 and 1 (0.03 for 3 %%)", ErrConfig, c.Floor)
+	}
+	if err := checkFloor(c.Floor); err != nil {
+		return err
 	}
 	for _, a := range slices.Concat(c.RunArgs, c.A.Args, c.B.Args) {
 		name, _, _ := strings.Cut(a, "=")
 		if slices.Contains(ownFlags, name) {
 			return fmt.Errorf("%w: %s: each round sets its own root and results file", ErrConfig, name)
 		}
+	}
+	return nil
+}
+
+// checkFloor refuses a δ floor that is not a share between 0 and 1.
+func checkFloor(floor float64) error {
+	if floor <= 0 || floor >= 1 {
+		return fmt.Errorf("%w: --floor %v: give a share between 0 and 1 (0.03 for 3 %%)", ErrConfig, floor)
 	}
 	return nil
 }

@@ -24,8 +24,8 @@ func Rejudge(dir string, c Config) (*Comparison, error) {
 	if rec.Comparison == nil || len(rec.Rounds) < 2 {
 		return nil, fmt.Errorf("%w: %s holds fewer than 2 rounds: nothing to judge", ErrConfig, dir)
 	}
-	if c.Floor <= 0 || c.Floor >= 1 {
-		return nil, fmt.Errorf("%w: --floor %v: give a share between 0 and 1 (0.03 for 3 %%)", ErrConfig, c.Floor)
+	if err := checkFloor(c.Floor); err != nil {
+		return nil, err
 	}
 	if len(c.Figures) == 0 {
 		for _, r := range rec.Results {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,19 +58,14 @@ type abOptions struct {
 	figures            string
 	calibration        string
 	calibrate          bool
-	judge              string   // an earlier comparison's directory, to judge again
-	runArgs            []string // the run flags after --
+	judge              string        // an earlier comparison's directory, to judge again
+	runArgs            []string      // the run flags after --
+	fs                 *flag.FlagSet // where AddFlags defined them: which were given
 }
-
-// The defaults of ab's flags that bound the rounds.
-const (
-	defaultRounds    = 6
-	defaultMaxRounds = 40
-	defaultMaxTime   = 30 * time.Minute
-)
 
 // AddFlags defines ab's flags on fs.
 func (o *abOptions) AddFlags(fs *flag.FlagSet) {
+	o.fs = fs
 	fs.StringVar(&o.a, "a", "", "side A's bin/ directory (its manydb and workers); empty: this manydb's")
 	fs.StringVar(&o.b, "b", "", "side B's bin/ directory; empty: this manydb's")
 	fs.StringVar(&o.aArgs, "a-args", "", "manydb run flags for side A only, e.g. \"--engines sqlite\"")
@@ -77,9 +73,9 @@ func (o *abOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.aEnv, "a-env", "", "NAME=value pairs (space-separated) added to side A's environment")
 	fs.StringVar(&o.bEnv, "b-env", "", "NAME=value pairs added to side B's environment, e.g. "+job.TestOpenDelayEnv+"=20us (a known change, for tests of the method)")
 	fs.StringVar(&o.dir, "dir", "", "a new directory for the rounds' roots, results and ab.json (default results/ab-TIME)")
-	fs.IntVar(&o.rounds, "rounds", defaultRounds, "rounds before any verdict (at least 2)")
-	fs.IntVar(&o.maxRounds, "max-rounds", defaultMaxRounds, "rounds at most")
-	fs.DurationVar(&o.maxTime, "max-time", defaultMaxTime, "time at most; 0: no bound")
+	fs.IntVar(&o.rounds, "rounds", 6, "rounds before any verdict (at least 2)")
+	fs.IntVar(&o.maxRounds, "max-rounds", 40, "rounds at most")
+	fs.DurationVar(&o.maxTime, "max-time", 30*time.Minute, "time at most; 0: no bound")
 	fs.Float64Var(&o.floor, "floor", abtest.DefaultFloor, "the smallest δ, a share (0.03: ±3 %)")
 	fs.StringVar(&o.figures, "figures", "", "figures to judge, comma-separated (manydb tables --format csv names them); empty: every figure both sides measured")
 	fs.StringVar(&o.calibration, "calibration", "", "an A/A comparison's calibration.json: δ per figure")
@@ -87,7 +83,8 @@ func (o *abOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.judge, "judge", "", "judge again the rounds of the comparison in this directory (its ab.json or ab.json.gz), running nothing")
 }
 
-// Validate checks that run flags are given; abrun.Config.Validate checks
+// Validate checks that run flags are given, or with --judge that nothing
+// else a comparison of new rounds uses is; abrun.Config.Validate checks
 // the rest (config).
 func (o *abOptions) Validate() error {
 	if o.judge != "" {
@@ -115,20 +112,23 @@ func (o abOptions) config(bin string, now time.Time) (abrun.Config, error) {
 	return c, c.Validate()
 }
 
-// validateJudge refuses, with --judge, what only a comparison that runs
-// rounds uses: run flags, sides, a directory for rounds, --calibrate and
-// the bounds of the rounds (given other than their defaults).
+// judgeFlags are the flags --judge uses; it refuses the others.
+var judgeFlags = []string{"judge", "floor", "figures", "calibration"}
+
+// validateJudge refuses, with --judge, run flags and every flag given
+// but those --judge uses (sides, a directory for rounds, --calibrate,
+// the bounds of the rounds): no round runs.
 func (o *abOptions) validateJudge() error {
 	var given []string
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{{"run flags after --", len(o.runArgs) > 0}, {"--a", o.a != ""}, {"--b", o.b != ""}, {"--a-args", o.aArgs != ""},
-		{"--b-args", o.bArgs != ""}, {"--a-env", o.aEnv != ""}, {"--b-env", o.bEnv != ""}, {"--dir", o.dir != ""}, {"--calibrate", o.calibrate},
-		{"--rounds", o.rounds != defaultRounds}, {"--max-rounds", o.maxRounds != defaultMaxRounds}, {"--max-time", o.maxTime != defaultMaxTime}} {
-		if f.set {
-			given = append(given, f.name)
-		}
+	if len(o.runArgs) > 0 {
+		given = append(given, "run flags after --")
+	}
+	if o.fs != nil {
+		o.fs.Visit(func(f *flag.Flag) {
+			if !slices.Contains(judgeFlags, f.Name) {
+				given = append(given, "--"+f.Name)
+			}
+		})
 	}
 	if len(given) > 0 {
 		return &job.InputError{Msg: "ab: --judge runs nothing, so " + strings.Join(given, ", ") + " would be ignored: give --judge with --floor, --figures or --calibration only"}
