@@ -21,7 +21,7 @@ replica that manydb starts in --root (127.0.0.1 only, every request with a
 key made for the study; the replica follows the primary on a loopback
 port), a namespace per agent on the primary with --notes notes each, and:
 the catch-up of each namespace on the replica (from its first request there
-until it returns all the notes); for --appends appends committed on the
+until it returns all the notes and has followed the primary's log as far); for --appends appends committed on the
 primary, each to an agent drawn at random, the delay until the replica
 returns the note (a read of the replica repeated until it does); the
 replica's memory per namespace it follows (/proc, before the first and
@@ -52,7 +52,7 @@ func (o *replicaOptions) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.reads, "reads", 1000, "reads of the newest notes timed on each server")
 	fs.IntVar(&o.recent, "recent", 20, "notes a read of the newest asks for")
 	fs.Uint64Var(&o.seed, "seed", 1, "the draw of the agents appended to and read")
-	fs.DurationVar(&o.wait, "wait", 10*time.Second, "how long an append may take to reach the replica before the study fails")
+	fs.DurationVar(&o.wait, "wait", 10*time.Second, "how long a namespace's catch-up or an append may take to reach the replica, and an append to the replica without its primary may go unanswered, before the study fails or moves on")
 }
 
 // Validate checks every count and that --root and --out are new.
@@ -60,7 +60,7 @@ func (o *replicaOptions) Validate() error {
 	for _, c := range []struct {
 		name string
 		n    int
-	}{{"--agents", o.agents}, {"--notes", o.notes}, {"--text-len", o.textLen}, {"--appends", o.appends}, {"--reads", o.reads}, {"--recent", o.recent}} {
+	}{{"--agents", o.agents}, {"--notes", o.notes}, {"--appends", o.appends}, {"--reads", o.reads}, {"--recent", o.recent}} {
 		if c.n < 1 {
 			return &job.InputError{Msg: fmt.Sprintf("replica: %s %d: give at least 1", c.name, c.n)}
 		}

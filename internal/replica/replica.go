@@ -34,7 +34,7 @@ type Config struct {
 	Reads   int           `json:"reads"`    // reads of the newest notes timed per server
 	Recent  int           `json:"recent"`   // notes such a read asks for
 	Seed    uint64        `json:"seed"`     // the draw of the agents appended to and read
-	Wait    time.Duration `json:"wait_ns"`  // how long an append may take to reach the replica before the study fails
+	Wait    time.Duration `json:"wait_ns"`  // how long a catch-up or an append may take to reach the replica (and an append to a replica without its primary may go unanswered) before the study fails (moves on)
 }
 
 // Result is what one study measured: every sample, in milliseconds or KiB.
@@ -43,7 +43,7 @@ type Result struct {
 	Started   time.Time `json:"started"`
 	Config    Config    `json:"config"`
 	CreateMs  []float64 `json:"create_ms"`   // per agent: its namespace made and its notes written on the primary
-	CatchUpMs []float64 `json:"catch_up_ms"` // per agent: its first request to the replica until the replica holds all its notes
+	CatchUpMs []float64 `json:"catch_up_ms"` // per agent: its first request to the replica until the replica returns all its notes and its replication index reaches the primary's
 	DelayMs   []float64 `json:"delay_ms"`    // per append: the commit on the primary returned until a read of the replica returned the note
 	Polls     []int     `json:"polls"`       // per append: reads of the replica until one returned the note
 	// PrimaryRecentMs and ReplicaRecentMs are reads of the newest notes,

@@ -125,7 +125,7 @@ func create(_ context.Context, c replica.Config, sp *pair, res *replica.Result) 
 			return fmt.Errorf("agent %d on the primary: %w", i, err)
 		}
 		res.CreateMs = append(res.CreateMs, ms(time.Since(t)))
-		sp.progress(c, "created", i+1)
+		sp.progress("created", i+1, c.Agents)
 	}
 	return nil
 }
@@ -134,8 +134,13 @@ func create(_ context.Context, c replica.Config, sp *pair, res *replica.Result) 
 // them, then reads the servers' memory.
 func catchUp(ctx context.Context, c replica.Config, sp *pair, res *replica.Result) error {
 	for i := range c.Agents {
+		ns := sqld.Namespace(agentDir(c, i))
+		want, err := sp.primary.Client().ReplicationIndex(ctx, ns) // fixed: nothing is written now
+		if err != nil {
+			return fmt.Errorf("agent %d on the primary: %w", i, err)
+		}
 		t := time.Now()
-		_, err := until(ctx, c.Wait, func() (bool, error) {
+		_, err = until(ctx, c.Wait, func() (bool, error) {
 			s, err := sp.r.Open(agentDir(c, i))
 			if err != nil {
 				return false, nil // the namespace is not there yet
@@ -145,13 +150,13 @@ func catchUp(ctx context.Context, c replica.Config, sp *pair, res *replica.Resul
 			return err == nil && n == int64(c.Notes), nil
 		})
 		if err == nil {
-			err = caughtUp(ctx, c, sp, i)
+			err = caughtUp(ctx, c, sp, ns, want)
 		}
 		if err != nil {
 			return fmt.Errorf("agent %d on the replica: %w", i, err)
 		}
 		res.CatchUpMs = append(res.CatchUpMs, ms(time.Since(t)))
-		sp.progress(c, "followed by the replica", i+1)
+		sp.progress("followed by the replica", i+1, c.Agents)
 	}
 	var err error
 	if res.Memory.PrimaryAfter, err = memoryOf(sp.primary); err != nil {
@@ -161,18 +166,13 @@ func catchUp(ctx context.Context, c replica.Config, sp *pair, res *replica.Resul
 	return err
 }
 
-// caughtUp waits until the replica's replication index of agent i's
-// namespace reaches the primary's. Until then sqld 0.24.32 sends a
-// replica's reads of the namespace on to its primary, so a count can be
-// right before the replica holds the notes; from then on it answers them
+// caughtUp waits until the replica's replication index of namespace ns
+// reaches want, the primary's. Until then sqld 0.24.32 sends a replica's
+// reads of the namespace on to its primary, so a count can be right
+// before the replica holds the notes; from then on it answers them
 // itself, which the delays of the appends need.
-func caughtUp(ctx context.Context, c replica.Config, sp *pair, i int) error {
-	ns := sqld.Namespace(agentDir(c, i))
-	want, err := sp.primary.Client().ReplicationIndex(ctx, ns)
-	if err != nil {
-		return err
-	}
-	_, err = until(ctx, c.Wait, func() (bool, error) {
+func caughtUp(ctx context.Context, c replica.Config, sp *pair, ns string, want uint64) error {
+	_, err := until(ctx, c.Wait, func() (bool, error) {
 		got, err := sp.replica.Client().ReplicationIndex(ctx, ns)
 		return err == nil && got >= want, err
 	})
@@ -193,7 +193,7 @@ func appends(ctx context.Context, c replica.Config, sp *pair, res *replica.Resul
 			return fmt.Errorf("append %d (agent %d, note %d): %w", k+1, i, note.ID, err)
 		}
 		res.DelayMs, res.Polls = append(res.DelayMs, delay), append(res.Polls, polls)
-		sp.progress(c, "appends timed", k+1)
+		sp.progress("appends timed", k+1, c.Appends)
 	}
 	return nil
 }
@@ -211,8 +211,8 @@ func appendOne(ctx context.Context, c replica.Config, sp *pair, i int, note work
 	if err != nil {
 		return 0, 0, fmt.Errorf("open on the primary: %w", err)
 	}
-	err = errors.Join(ps.Append(note), ps.Close())
-	if err != nil {
+	defer ps.Close() // after the reads: its close request is not among them
+	if err := ps.Append(note); err != nil {
 		return 0, 0, fmt.Errorf("on the primary: %w", err)
 	}
 	committed := time.Now()
@@ -228,8 +228,8 @@ func appendOne(ctx context.Context, c replica.Config, sp *pair, i int, note work
 		return 0, polls, fmt.Errorf("on the replica: %w", err)
 	}
 	delay := ms(time.Since(committed))
-	if g := got[0]; g.ID != note.ID || g.Ts != note.Ts || g.Text != note.Text {
-		return 0, polls, fmt.Errorf("the replica returned note %d (%d, %q), the primary was given %d (%d, %q)", g.ID, g.Ts, g.Text, note.ID, note.Ts, note.Text)
+	if err := spec(c).Check(i, note.ID, got[0]); err != nil {
+		return 0, polls, fmt.Errorf("the replica returned: %w", err)
 	}
 	return delay, polls, nil
 }
@@ -272,12 +272,8 @@ func (sp *pair) say(format string, args ...any) {
 	}
 }
 
-// progress says how far a step is, at its end and every 10 %.
-func (sp *pair) progress(c replica.Config, what string, done int) {
-	total := c.Agents
-	if what == "appends timed" {
-		total = c.Appends
-	}
+// progress says how far a step of total is, at its end and every 10 %.
+func (sp *pair) progress(what string, done, total int) {
 	if done == total || done%max(1, total/10) == 0 {
 		sp.say("replica: %d of %d %s", done, total, what)
 	}
