@@ -161,3 +161,32 @@ func checkDelete(s engine.SharedStore, want map[int][]workload.Note) error {
 	}
 	return checkOpen(func() (engine.Store, error) { return s.Agent(2) }, want[2])
 }
+
+// CheckAgentViewAllocs checks that an agent's view of v's shared store
+// (SharedStore.Agent, the shared layout's open) allocates at most one
+// object, the view itself: its statements are prepared when a query runs,
+// so that the open the record times is the view's making alone.
+func CheckAgentViewAllocs(t *testing.T, v engine.Variant) {
+	t.Helper()
+	sv, ok := v.(engine.SharedVariant)
+	if !ok {
+		t.Fatalf("%s has no shared layout (engine.SharedVariant)", v.ID())
+	}
+	s, err := sv.CreateShared(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var viewErr error
+	n := testing.AllocsPerRun(100, func() {
+		if _, err := s.Agent(3); err != nil {
+			viewErr = err
+		}
+	})
+	if viewErr != nil {
+		t.Fatal(viewErr)
+	}
+	if n > 1 {
+		t.Errorf("%s: an agent's view allocates %.0f objects, want 1 (the view)", v.ID(), n)
+	}
+}

@@ -243,6 +243,7 @@ func TestShared(t *testing.T) {
 	}
 	enginetest.CheckShared(t, v)
 	enginetest.CheckSharedConns(t, v)
+	enginetest.CheckAgentViewAllocs(t, v)
 }
 
 func TestWAL(t *testing.T) {

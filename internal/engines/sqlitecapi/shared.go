@@ -129,11 +129,15 @@ type shared struct {
 // Agent implements engine.SharedStore.
 func (sh *shared) Agent(a int) (engine.Store, error) {
 	ag := &agent{s: sh.conns.First(), sh: sh, id: int64(a), vec: sh.vec}
-	ag.Queries = sqlnotes.Pooled(func() (sqlnotes.Preparer, func()) {
-		b, done := ag.bind()
-		return b.prep, done
-	}, sqlnotes.SharedNumbered)
+	ag.Queries = sqlnotes.Pooled(ag, &sqlnotes.SharedNumbered)
 	return ag, nil
+}
+
+// Take implements sqlnotes.Taker: a connection of the store's with the
+// agent bound (bind).
+func (ag *agent) Take() (sqlnotes.Preparer, func()) {
+	b, done := ag.bind()
+	return b.prep, done
 }
 
 // DeleteAgent implements engine.SharedStore: the agent's rows (and

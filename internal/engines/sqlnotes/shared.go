@@ -187,11 +187,9 @@ func SharedConns(n int, connect func() (driver.Conn, error)) (*Shared, error) {
 
 // Agent implements engine.SharedStore: a view of agent a's notes.
 func (s *Shared) Agent(a int) (engine.Store, error) {
-	take := func() (Preparer, func()) {
-		c, done := s.conns.Take()
-		return Prepare(c, int64(a)), done
-	}
-	return &agentNotes{s: s, agent: int64(a), Queries: Pooled(take, SharedStatements)}, nil
+	n := &agentNotes{s: s, agent: int64(a)}
+	n.Queries = Pooled(n, &SharedStatements)
+	return n, nil
 }
 
 // DeleteAgent implements engine.SharedStore: the agent's rows deleted in
@@ -252,6 +250,13 @@ type agentNotes struct {
 	s     *Shared
 	agent int64
 	Queries
+}
+
+// Take implements Taker: a connection of the store's, the agent bound
+// before every statement's own parameter.
+func (a *agentNotes) Take() (Preparer, func()) {
+	c, done := a.s.conns.Take()
+	return Prepare(c, a.agent), done
 }
 
 func (a *agentNotes) Insert(notes []workload.Note) error {

@@ -57,24 +57,38 @@ var StoreStatements = NotesSQL("notes", "", "?")
 // length of each query. Every SQL adapter's store embeds it, so that a
 // query written here is a query of every SQL store.
 type Queries struct {
-	take func() (Preparer, func())
-	sql  Statements
+	take Taker
+	sql  *Statements
 }
+
+// Taker gives Queries a connection for the length of one query: its
+// Preparer and how to give the connection back.
+type Taker interface {
+	Take() (Preparer, func())
+}
+
+// one is the Taker of a store's one connection: its preparer, nothing to
+// give back.
+type one Preparer
+
+// Take implements Taker.
+func (p one) Take() (Preparer, func()) { return Preparer(p), noop }
 
 // On is the queries of sql on the one connection p prepares on.
 func On(p Preparer, sql Statements) Queries {
-	return Queries{take: func() (Preparer, func()) { return p, noop }, sql: sql}
+	return Queries{take: one(p), sql: &sql}
 }
 
-// Pooled is the queries of sql on a connection of a pool: take returns
-// the preparer of a free connection and how to give it back.
-func Pooled(take func() (Preparer, func()), sql Statements) Queries {
-	return Queries{take: take, sql: sql}
+// Pooled is the queries of sql on a connection of a pool, which t takes
+// for each query. A shared store's agent is its own Taker (it binds its
+// id), so that making an agent's view allocates only the view.
+func Pooled(t Taker, sql *Statements) Queries {
+	return Queries{take: t, sql: sql}
 }
 
 // once prepares sql, runs it once and finalizes it.
 func (q Queries) once(sql string, bind bool, arg int64, fn func(workload.Note)) (err error) {
-	prepare, done := q.take()
+	prepare, done := q.take.Take()
 	defer done()
 	st, err := prepare(sql)
 	if err != nil {
@@ -94,7 +108,7 @@ func (q Queries) Recent(n int, dst []workload.Note) ([]workload.Note, error) {
 // Get implements engine.Store: the notes of ids appended to dst, the
 // statement prepared once and run per id.
 func (q Queries) Get(ids []int64, dst []workload.Note) (_ []workload.Note, err error) {
-	prepare, done := q.take()
+	prepare, done := q.take.Take()
 	defer done()
 	st, err := prepare(q.sql.Get)
 	if err != nil {
