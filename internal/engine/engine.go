@@ -256,6 +256,16 @@ type ServerVariant interface {
 	ServerProcesses() ([]int, error)
 }
 
+// Retrier is implemented by a variant whose client sends a request
+// again when its server refused it without running it (sqld's pool
+// answers that a namespace it is evicting does not exist): Retries is how
+// many requests it sent again since it was made. The worker records a
+// phase's count (the record's retries); a retried request's time, every
+// send, is in the span that timed it.
+type Retrier interface {
+	Retries() int64
+}
+
 // ServerFilesLister is implemented by a ServerVariant that can name the
 // files of many stores in one request to its server, as StoreFiles names
 // one store's: names[k] are those of dirs[k], none when the server holds

@@ -274,3 +274,13 @@ func failedRecord(res workerResult, bin string, args []string, variant string, p
 	rec.SetRepeat(run)
 	return rec
 }
+
+// sumRetries is the requests every process of a split phase sent again
+// (results.Record.Retries).
+func sumRetries(parts []workerResult) int {
+	n := 0
+	for _, p := range parts {
+		n += p.rec.Retries
+	}
+	return n
+}

@@ -129,9 +129,11 @@ func (p *holdProc) failed(res workerResult) workerResult {
 
 // mergeHoldResults is the result of a split hold from its processes'
 // results, in store order: the first one's record with the hold of all
-// (results.MergeHolds) and the recall of every held store.
+// (results.MergeHolds), the recall of every held store and the retries
+// of all.
 func mergeHoldResults(parts []workerResult) workerResult {
 	rec := parts[0].rec
+	rec.Retries = sumRetries(parts)
 	holds := make([]results.Hold, len(parts))
 	var recall [][]float64
 	var returned [][]int

@@ -117,9 +117,10 @@ func (s *splitProgress) of(p int) func(done, total int) {
 
 // mergeServeResults is the result of a split serve step from its
 // processes' results: the first one's record with the serve step of all
-// (mergeServes).
+// (mergeServes), with the retries of all.
 func mergeServeResults(parts []workerResult) workerResult {
 	rec := parts[0].rec
+	rec.Retries = sumRetries(parts)
 	serves := make([]results.Serve, len(parts))
 	times := make([]*results.WorkerTime, len(parts))
 	res := workerResult{}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -140,6 +141,27 @@ func startSqld(c Config) *runServer {
 	fmt.Fprintf(c.Log, "sqld: sqld %s started in %s, on 127.0.0.1:%s (its admin API on 127.0.0.1:%s), every request with the study's key, at most %d namespaces loaded\n",
 		sqldserver.Version, dir, port(srv.Client().HTTP), port(srv.Client().Admin), cmp.Or(c.SqldMaxActive, sqldserver.DefaultMaxActiveNamespaces))
 	return &runServer{sqld: srv}
+}
+
+// checkSqldFiles refuses a study whose sqld would keep more namespaces
+// loaded than its open files allow (sqldserver.CheckFiles): a namespace
+// per agent of the largest count, when a layout keeps a store per agent.
+func (c *Config) checkSqldFiles() error {
+	if !c.needsServer(serverSqld) || !slices.ContainsFunc(c.Layouts, func(l job.Layout) bool { return l.Stores() == job.OwnStores }) {
+		return nil
+	}
+	limit, err := sqldserver.FileLimit()
+	if err != nil {
+		return err
+	}
+	namespaces := c.Stores
+	for _, n := range c.Sweep {
+		namespaces = max(namespaces, n)
+	}
+	if err := sqldserver.CheckFiles(namespaces, c.SqldMaxActive, limit); err != nil {
+		return &job.InputError{Msg: err.Error()}
+	}
+	return nil
 }
 
 // port is the port of a host:port address.
@@ -306,13 +328,17 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// checkServer checks the run's server before anything is made: the
-// socket path of manydb's own and that its user can reach the root
+// checkServer checks the run's servers before anything is made: that
+// sqld's namespaces fit in the open-file limit (checkSqldFiles); and for
+// PostgreSQL the socket path of manydb's own and that its user can reach the root
 // (pgserver.CheckReach), or that the user's (--postgres) can hold
 // the study; a user's server without pgvector, or manydb's own whose
 // pgvector cannot run on this CPU, makes the server's variants n/a when
 // the notes have embeddings (serverNoVectors).
 func (c *Config) checkServer() error {
+	if err := c.checkSqldFiles(); err != nil {
+		return err
+	}
 	switch {
 	case c.Postgres != "" && !c.needsServer(serverPostgres):
 		return &job.InputError{Msg: "--postgres: no variant of the study keeps its stores in PostgreSQL (" + strings.Join(c.Variants, ", ") + ")"}

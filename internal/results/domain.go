@@ -51,12 +51,13 @@ func (r *Record) checkDomain() error {
 }
 
 // checkCounters refuses a negative count: of stores, of notes and their
-// sizes, of runs, of appended notes, or of serve's pool and requests.
+// sizes, of runs, of appended notes, of retried requests, or of serve's
+// pool and requests.
 func (r *Record) checkCounters() error {
 	counts := map[string]int{"stores": r.Stores, "workload.objects": r.Workload.Objects, "workload.text_len": r.Workload.TextLen,
 		"workload.dims": r.Workload.Dims, "run": r.Run, "turn": r.Turn, "hold_step": r.HoldStep, "pool_step": r.PoolStep,
 		"appended": r.Appended, "fanout": r.Fanout, "workload.topic_pool": r.Workload.TopicPool, "knn_asked": r.KNNAsked,
-		"prewarm_passes": r.PrewarmPasses, "deletes": r.Deletes}
+		"prewarm_passes": r.PrewarmPasses, "deletes": r.Deletes, "retries": r.Retries}
 	if s := r.Serve; s != nil {
 		counts["serve.pool"], counts["serve.requests"], counts["serve.done"] = s.Pool, s.Requests, s.Done
 	}

@@ -99,6 +99,10 @@ type Record struct {
 	WorkerS    float64   `json:"worker_s,omitempty"`    // wall time of the worker process
 	EngineS    float64   `json:"engine_s,omitempty"`    // end: time inside timed engine spans
 	LoadDuring []float64 `json:"load_during,omitempty"` // load1 every 10 s while the worker ran
+	// Retries is how many requests the variant's client sent again in the
+	// phase because its server refused them unrun (engine.Retrier: sqld's
+	// pool); their time is in the spans that timed them.
+	Retries int `json:"retries,omitempty"`
 	// WorkerTime is set by the worker: where its time went outside its
 	// timed spans.
 	WorkerTime *WorkerTime `json:"worker_time,omitempty"`

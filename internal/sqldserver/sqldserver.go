@@ -36,12 +36,14 @@ const InstallPath = "third_party/sqld/sqld"
 const Version = "0.24.32"
 
 // DefaultMaxActiveNamespaces is the --max-active-namespaces of a study's
-// server unless its Config says otherwise: every namespace stays loaded.
-// sqld's own default is 100, and past its pool sqld 0.24.32 answers some
-// requests for a namespace it is evicting or loading with 404, namespace
-// doesn't exist (in manydb's tests, 5 of 140 opens of namespaces that
-// exist, each of 140 just created or written once, with a pool of 100):
-// a pool smaller than the study's namespaces loses answers.
+// server unless its Config says otherwise: every namespace stays loaded,
+// the fastest the server can be, as long as their files fit in the
+// open-file limit (CheckFiles). sqld's own default is 100. Past its pool,
+// sqld 0.24.32 answers some requests for a namespace that exists with 404
+// "doesn't exist" (its pool evicts namespaces on the task of the next
+// request, which may be the evicted namespace's own: libsql-server's
+// namespace/store.rs over moka's cache); the variant's client sends such
+// a request again and counts it (engines/sqld, the record's retries).
 const DefaultMaxActiveNamespaces = 1_000_000
 
 // marker is the file Start writes first into a server directory it makes:
@@ -103,6 +105,9 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s, err := newServer(cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := keepFileLimit(); err != nil {
 		return nil, err
 	}
 	if err := serverdir.Make(cfg.Dir, marker, nil); err != nil {

@@ -285,7 +285,9 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	if err != nil {
 		return results.Record{}, fmt.Errorf("%s %s: %w", j.Variant, j.Phase, err)
 	}
+	retries := countRetries(v)
 	err = errors.Join(phaseFunc(j.Phase)(j, v, data, &rec, loop), closeShared())
+	rec.Retries = retries()
 	if cerr := stopCPU(); err == nil {
 		err = cerr
 	}
@@ -297,6 +299,18 @@ func RunJob(j job.Job, v engine.Variant, stderr io.Writer) (rec results.Record, 
 	spend(&loop.spent.RunS, start)
 	rec.WorkerTime = &loop.spent
 	return rec, nil
+}
+
+// countRetries returns how many requests v's client has sent again
+// since countRetries was called (engine.Retrier; always 0 for a variant
+// that never retries).
+func countRetries(v engine.Variant) func() int {
+	r, ok := base(v).(engine.Retrier)
+	if !ok {
+		return func() int { return 0 }
+	}
+	before := r.Retries()
+	return func() int { return int(r.Retries() - before) }
 }
 
 // checkProcess checks, before a phase measures anything, that the process

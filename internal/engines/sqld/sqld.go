@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,13 +59,25 @@ func New() (engine.Variant, error) {
 	if _, ok := sqldserver.Find(filepath.Dir(exe)); !ok {
 		return nil, fmt.Errorf("%w: %w", engine.ErrDisabled, sqldserver.ErrNotInstalled)
 	}
-	return &Variant{}, nil
+	return &Variant{retry: useRetries(http.DefaultClient)}, nil
 }
 
 // Variant is sqld through libsql-client-go; UseServer gives it its
-// server.
+// server. Its requests go through retry (retry.go).
 type Variant struct {
 	server *sqldserver.Client
+	retry  *retryTransport
+}
+
+var _ engine.Retrier = (*Variant)(nil)
+
+// Retries implements engine.Retrier: the requests sent again because
+// sqld answered that their namespace does not exist (retry.go).
+func (v *Variant) Retries() int64 {
+	if v.retry == nil {
+		return 0
+	}
+	return v.retry.retries.Load()
 }
 
 // errNoServer is returned by a store operation before UseServer.

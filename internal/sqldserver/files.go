@@ -1,0 +1,79 @@
+package sqldserver
+
+import (
+	"fmt"
+	"syscall"
+)
+
+// FilesPerNamespace is how many files sqld 0.24.32 keeps open for each
+// namespace it has loaded: the database twice, its WAL, its shared-memory
+// file and its WAL log (counted in /proc/PID/fd with 200 and 600
+// namespaces loaded). A server whose namespaces need more files than its
+// limit fails to open the next one and then exits ("Too many open
+// files").
+const FilesPerNamespace = 5
+
+// Files beyond the namespaces': the server's own (about 20 at start),
+// its connections, and the namespaces it keeps past its pool until it
+// evicts them, which it does in batches (up to about 30 over a pool of 5
+// were seen loaded).
+const (
+	baseFiles     = 64
+	poolOvershoot = 32
+)
+
+// FilesNeeded is about how many open files a server needs that keeps
+// maxActive namespaces loaded (0: every one) of the namespaces a study
+// makes.
+func FilesNeeded(namespaces, maxActive int) int {
+	loaded := namespaces
+	if maxActive > 0 && maxActive < namespaces {
+		loaded = maxActive + poolOvershoot
+	}
+	return baseFiles + FilesPerNamespace*loaded
+}
+
+// CheckFiles refuses a study whose namespaces, as many as maxActive
+// (--sqld-max-active; 0: every one) keeps loaded, need more open files
+// than limit, naming the largest --sqld-max-active that fits.
+func CheckFiles(namespaces, maxActive int, limit uint64) error {
+	need := FilesNeeded(namespaces, maxActive)
+	if uint64(need) <= limit {
+		return nil
+	}
+	fits := (int(limit) - baseFiles) / FilesPerNamespace
+	loaded := "every namespace loaded"
+	if maxActive > 0 {
+		loaded = fmt.Sprintf("--sqld-max-active %d", maxActive)
+	}
+	return fmt.Errorf("sqld with %s keeps %d open files per namespace: %d namespaces need about %d open files, more than the limit of %d here (ulimit -n): give --sqld-max-active %d or fewer",
+		loaded, FilesPerNamespace, namespaces, need, limit, max(fits-poolOvershoot, 1))
+}
+
+// FileLimit is the open-file limit a server started by this process has:
+// the hard limit, to which Go raises its own soft limit at start
+// (KeepFileLimit gives it to the server).
+func FileLimit() (uint64, error) {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return 0, fmt.Errorf("the open-file limit: %w", err)
+	}
+	return l.Max, nil
+}
+
+// keepFileLimit makes the processes this one starts inherit its open-file
+// limit: Go raises its soft limit to the hard one at start, and gives a
+// child the soft limit it started with (often 1,024: a server of 200
+// namespaces) unless the program sets the limit itself, which this does,
+// to the limit it has.
+func keepFileLimit() error {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return fmt.Errorf("the open-file limit: %w", err)
+	}
+	l.Cur = l.Max
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return fmt.Errorf("keep the open-file limit %d for sqld: %w", l.Max, err)
+	}
+	return nil
+}
