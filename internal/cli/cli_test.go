@@ -159,6 +159,8 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"report", "-o", dir, empty}, "-o " + dir + " is a directory: name an HTML file"},
 		{[]string{"report", "-o", filepath.Join(dir, "none", "r.html"), "../report/testdata/study.jsonl"}, "cannot write -o " + filepath.Join(dir, "none", "r.html")},
 		{[]string{"run", "--queries", "count,sum"}, `unknown query "sum"`},
+		{[]string{"run", "--engines", "sqld", "--stores", "100", "--hold", "60", "--sqld-max-active", "50", "--root", filepath.Join(dir, "r")}, "--hold 60: sqld keeps the namespace of every open store loaded, and with --sqld-max-active 50 it cannot open more"},
+		{[]string{"serve", "--engines", "sqld", "--stores", "100", "--pool", "60", "--sqld-max-active", "50", "--root", filepath.Join(dir, "r")}, "--pool 60: sqld keeps the namespace"},
 		{[]string{"run", "--engines", "sqld", "--stores", "5000000", "--root", filepath.Join(dir, "r")}, "sqld with every namespace loaded keeps 5 open files per namespace: 5000000 namespaces need about 25000064 open files"},
 		{[]string{"run", "--engines", "sqlite", "--knn-oversample", "4"}, "--knn-oversample 4: it changes the knn query, which needs --dims"},
 		{[]string{"run", "--engines", "sqlite", "--dims", "8", "--knn-oversample", "0"}, "--knn-oversample 0: give how many times 10 notes"},

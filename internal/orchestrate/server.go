@@ -145,7 +145,9 @@ func startSqld(c Config) *runServer {
 
 // checkSqldFiles refuses a study whose sqld would keep more namespaces
 // loaded than its open files allow (sqldserver.CheckFiles): a namespace
-// per agent of the largest count, when a layout keeps a store per agent.
+// per agent of the largest count, when a layout keeps a store per agent;
+// and one that would hold more stores open than --sqld-max-active
+// (checkSqldOpen).
 func (c *Config) checkSqldFiles() error {
 	if !c.needsServer(serverSqld) || !slices.ContainsFunc(c.Layouts, func(l job.Layout) bool { return l.Stores() == job.OwnStores }) {
 		return nil
@@ -160,6 +162,25 @@ func (c *Config) checkSqldFiles() error {
 	}
 	if err := sqldserver.CheckFiles(namespaces, c.SqldMaxActive, limit); err != nil {
 		return &job.InputError{Msg: err.Error()}
+	}
+	return c.checkSqldOpen()
+}
+
+// checkSqldOpen refuses a hold count or serve pool larger than sqld's
+// pool: an open store's connection keeps its namespace loaded, and sqld
+// 0.24.32 with every namespace of its pool in use answers the next with
+// 429 "Timed out while opening database connection".
+func (c *Config) checkSqldOpen() error {
+	if c.SqldMaxActive == 0 {
+		return nil
+	}
+	open, what := slices.Max(append(slices.Clone(c.Holds), c.Hold)), "--hold"
+	if c.Serve != nil {
+		open, what = slices.Max(c.Serve.Pools), "--pool"
+	}
+	if open > c.SqldMaxActive {
+		return &job.InputError{Msg: fmt.Sprintf("%s %d: sqld keeps the namespace of every open store loaded, and with --sqld-max-active %d it cannot open more (it answers 429 after waiting): open at most %d stores, or give sqld a larger pool",
+			what, open, c.SqldMaxActive, c.SqldMaxActive)}
 	}
 	return nil
 }

@@ -191,3 +191,38 @@ func TestOpenGrowthChartManyVariants(t *testing.T) {
 		t.Errorf("%d charts of the n-th open, want one per setting (4)", groups)
 	}
 }
+
+// TestRetriesRow: a column whose records count retried requests shows
+// them by phase, a column without "0", and tables of records without any
+// have no such row.
+func TestRetriesRow(t *testing.T) {
+	recs := func(retries ...int) []results.Record {
+		var out []results.Record
+		for i, p := range []job.Phase{job.PhaseCreate, job.PhaseHold} {
+			for _, v := range []string{"sqld", "sqlite"} {
+				r := results.Record{Schema: results.Schema, Study: "s", Variant: v, Setting: "default", Status: results.StatusOK,
+					Phase: p, Hold: &results.Hold{Held: 10, RssKB: 400, AnonKB: 300}}
+				if v == "sqld" {
+					r.Retries = retries[i]
+				}
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	const row = "| Requests the server refused unrun, sent again (by phase) |"
+	var b bytes.Buffer
+	if err := Tables(&b, recs(17, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if want := row + " create 17, hold 2 | 0 |"; !strings.Contains(b.String(), want) {
+		t.Errorf("the tables lack %q:\n%s", want, b.String())
+	}
+	b.Reset()
+	if err := Tables(&b, recs(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), row) {
+		t.Errorf("records without retries have the row:\n%s", b.String())
+	}
+}

@@ -194,6 +194,7 @@ func holdFigures() []figure {
 		{name: "open-growth-per-1000-open-in-process", base: "open-held-first10", label: "same, growth per 1,000 open in its own process (slope, median of the processes)", unit: "µs", phase: job.PhaseHold,
 			value: openGrowthInProcess, when: (*table).splitHolds, uses: exported},
 		{label: "Load at start of the warm open runs (max)", text: (*table).loadAtStart},
+		{label: "Requests the server refused unrun, sent again (by phase)", text: (*table).retriesByPhase, when: (*table).retried},
 		{name: string(FigureSpacePerStore), label: "Space per store, files", unit: "KB", phase: job.PhaseSpace,
 			value: spacePerStore, uses: exported | swept | inOverview},
 		{label: "Threads, open files, goroutines per open store", phase: job.PhaseHold, text: (*table).perOpenStore},

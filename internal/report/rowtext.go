@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"manydb/internal/job"
@@ -36,6 +37,38 @@ func (t *table) loadAtStart(c *column, _ figure) string {
 		loads = append(loads, r.Load1)
 	}
 	return fmt.Sprintf("%.2f", stats.Max(loads))
+}
+
+// retried says whether a record of the table counts requests its
+// client sent again (results.Record.Retries: sqld's pool).
+func (t *table) retried() bool {
+	for _, c := range t.columns {
+		if slices.ContainsFunc(c.all, func(r *results.Record) bool { return r.Retries > 0 }) {
+			return true
+		}
+	}
+	return false
+}
+
+// retriesByPhase is how many requests a column's client sent again, by
+// phase in the order of its records ("create 17, open 6"), or "0".
+func (t *table) retriesByPhase(c *column, _ figure) string {
+	var phases []job.Phase
+	sum := map[job.Phase]int{}
+	for _, r := range c.all {
+		if r.Retries > 0 && sum[r.Phase] == 0 {
+			phases = append(phases, r.Phase)
+		}
+		sum[r.Phase] += r.Retries
+	}
+	if len(phases) == 0 {
+		return "0"
+	}
+	parts := make([]string, len(phases))
+	for i, p := range phases {
+		parts[i] = fmt.Sprintf("%s %d", p, sum[p])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // perOpenStore is the threads, open files and goroutines a column's hold
