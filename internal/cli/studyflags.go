@@ -95,7 +95,7 @@ func (f *studyFlags) AddFlags(fs *flag.FlagSet) {
 	if f.cmd == "run" {
 		procsHelp = "worker processes each hold's stores are split over, by agent (consecutive ranges), as a router would, past one process' limits (open files, pthread keys); auto: the fewest that fit, from the hold before"
 	}
-	fs.IntVar(&f.sqldPool, "sqld-max-active", 0, "the namespaces the study's sqld keeps loaded (its --max-active-namespaces), 1 or more; 0, the default, keeps every namespace loaded while their files (5 each) fit in the open-file limit. Past a smaller pool sqld 0.24.32 answers some requests \"namespace doesn't exist\", which manydb sends again and counts as retries (docs/engines.md)")
+	fs.IntVar(&f.sqldPool, "sqld-max-active", 0, "the namespaces the study's sqld keeps loaded (its --max-active-namespaces), 1 or more; 0, the default, keeps every namespace loaded, or when their files (5 each) would pass the open-file limit the largest pool that fits. Past a smaller pool sqld 0.24.32 answers some requests \"namespace doesn't exist\", which manydb sends again and counts as retries (docs/engines.md)")
 	fs.StringVar(&f.procs, "procs", "1", procsHelp)
 	fs.DurationVar(&f.stall, "stall-limit", 0, "end a worker that makes no progress for this long and record its phase failed (0: 100 × the longest gap between its progress lines or those of the workers before it on the same stores, at least 1m)")
 }

@@ -133,21 +133,24 @@ func startSqld(c Config) *runServer {
 		return &runServer{err: sqldserver.ErrNotInstalled}
 	}
 	dir := filepath.Join(c.Root, SqldDirName)
-	srv, err := sqldserver.Start(sqldserver.Config{Bin: bin, Dir: dir, MaxActiveNamespaces: c.SqldMaxActive})
+	conns := sqldserver.ConnectionsFor(c.openStores())
+	srv, err := sqldserver.Start(sqldserver.Config{Bin: bin, Dir: dir, MaxActiveNamespaces: c.SqldMaxActive, MaxConnections: conns})
 	if err != nil {
 		fmt.Fprintf(c.Log, "sqld: the server did not start: %v\n", err)
 		return &runServer{err: err}
 	}
-	fmt.Fprintf(c.Log, "sqld: sqld %s started in %s, on 127.0.0.1:%s (its admin API on 127.0.0.1:%s), every request with the study's key, at most %d namespaces loaded\n",
-		sqldserver.Version, dir, port(srv.Client().HTTP), port(srv.Client().Admin), cmp.Or(c.SqldMaxActive, sqldserver.DefaultMaxActiveNamespaces))
+	fmt.Fprintf(c.Log, "sqld: sqld %s started in %s, on 127.0.0.1:%s (its admin API on 127.0.0.1:%s), every request with the study's key, at most %d namespaces loaded, %d connections at once\n",
+		sqldserver.Version, dir, port(srv.Client().HTTP), port(srv.Client().Admin), cmp.Or(c.SqldMaxActive, sqldserver.DefaultMaxActiveNamespaces), conns)
 	return &runServer{sqld: srv}
 }
 
-// checkSqldFiles refuses a study whose sqld would keep more namespaces
-// loaded than its open files allow (sqldserver.CheckFiles): a namespace
-// per agent of the largest count, when a layout keeps a store per agent;
-// and one that would hold more stores open than --sqld-max-active
-// (checkSqldOpen).
+// checkSqldFiles gives sqld a pool when its namespaces' files would not
+// fit in the open-file limit (sqldserver.FilesNeeded) and no
+// --sqld-max-active was given: the largest that fits (sqldserver.MaxPool),
+// said in the log and recorded as the study's sqld_max_active; a given
+// --sqld-max-active that does not fit is refused (sqldserver.CheckFiles).
+// The namespaces are a store per agent of the largest count, when a
+// layout keeps a store per agent.
 func (c *Config) checkSqldFiles() error {
 	if !c.needsServer(serverSqld) || !slices.ContainsFunc(c.Layouts, func(l job.Layout) bool { return l.Stores() == job.OwnStores }) {
 		return nil
@@ -160,29 +163,32 @@ func (c *Config) checkSqldFiles() error {
 	for _, n := range c.Sweep {
 		namespaces = max(namespaces, n)
 	}
+	if c.SqldMaxActive == 0 && uint64(sqldserver.FilesNeeded(namespaces, 0)) > limit {
+		c.SqldMaxActive = sqldserver.MaxPool(limit)
+		c.logf("sqld: %d namespaces loaded would need about %d open files (%d each), more than the limit of %d here: the server keeps at most %d loaded (--sqld-max-active)\n",
+			namespaces, sqldserver.FilesNeeded(namespaces, 0), sqldserver.FilesPerNamespace, limit, c.SqldMaxActive)
+	}
 	if err := sqldserver.CheckFiles(namespaces, c.SqldMaxActive, limit); err != nil {
 		return &job.InputError{Msg: err.Error()}
 	}
-	return c.checkSqldOpen()
+	return nil
 }
 
-// checkSqldOpen refuses a hold count or serve pool larger than sqld's
-// pool: an open store's connection keeps its namespace loaded, and sqld
-// 0.24.32 with every namespace of its pool in use answers the next with
-// 429 "Timed out while opening database connection".
-func (c *Config) checkSqldOpen() error {
-	if c.SqldMaxActive == 0 {
-		return nil
+// logf writes a line to the study's log, if it has one.
+func (c *Config) logf(format string, args ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, format, args...)
 	}
-	open, what := slices.Max(append(slices.Clone(c.Holds), c.Hold)), "--hold"
+}
+
+// openStores is the most stores a phase of the study keeps open at
+// once: its largest hold, or a serve study's largest pool and its
+// requests in flight.
+func (c *Config) openStores() int {
 	if c.Serve != nil {
-		open, what = slices.Max(c.Serve.Pools), "--pool"
+		return slices.Max(c.Serve.Pools) + c.Serve.Concurrency
 	}
-	if open > c.SqldMaxActive {
-		return &job.InputError{Msg: fmt.Sprintf("%s %d: sqld keeps the namespace of every open store loaded, and with --sqld-max-active %d it cannot open more (it answers 429 after waiting): open at most %d stores, or give sqld a larger pool",
-			what, open, c.SqldMaxActive, c.SqldMaxActive)}
-	}
-	return nil
+	return slices.Max(append(slices.Clone(c.Holds), c.Hold))
 }
 
 // port is the port of a host:port address.

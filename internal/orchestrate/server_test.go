@@ -1,8 +1,10 @@
 package orchestrate
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,5 +91,29 @@ func TestSqldNotInstalled(t *testing.T) {
 	def, _ := settings.Lookup("default")
 	if got := c.notApplicable(where{set: def, layout: job.LayoutPerAgent, v: "fake_slow"}); got != "" {
 		t.Errorf("a sqld variant is n/a for PostgreSQL's reason: %q", got)
+	}
+}
+
+// TestSqldPoolFitsTheFileLimit: with no --sqld-max-active, a study of
+// more namespaces than the open-file limit holds loaded gets the largest
+// pool that fits, said in the log; a --sqld-max-active given that does
+// not fit is refused.
+func TestSqldPoolFitsTheFileLimit(t *testing.T) {
+	limit, err := sqldserver.FileLimit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	c := &Config{Variants: []string{"sqld"}, Stores: int(min(limit, 1<<30)), Layouts: job.DefaultLayouts(), Log: &log}
+	if err := c.checkSqldFiles(); err != nil {
+		t.Fatal(err)
+	}
+	if c.SqldMaxActive != sqldserver.MaxPool(limit) || !strings.Contains(log.String(), fmt.Sprintf("the server keeps at most %d loaded", c.SqldMaxActive)) {
+		t.Errorf("--sqld-max-active %d, log %q; want %d and a line saying so", c.SqldMaxActive, log.String(), sqldserver.MaxPool(limit))
+	}
+	c.SqldMaxActive = c.Stores
+	var inputErr *job.InputError
+	if err := c.checkSqldFiles(); !errors.As(err, &inputErr) || !strings.Contains(err.Error(), "give --sqld-max-active") {
+		t.Errorf("a pool of every namespace given: %v, want an input error naming the pool that fits", err)
 	}
 }

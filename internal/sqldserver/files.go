@@ -35,19 +35,24 @@ func FilesNeeded(namespaces, maxActive int) int {
 
 // CheckFiles refuses a study whose namespaces, as many as maxActive
 // (--sqld-max-active; 0: every one) keeps loaded, need more open files
-// than limit, naming the largest --sqld-max-active that fits.
+// than limit, naming the largest --sqld-max-active that fits (MaxPool).
 func CheckFiles(namespaces, maxActive int, limit uint64) error {
 	need := FilesNeeded(namespaces, maxActive)
 	if uint64(need) <= limit {
 		return nil
 	}
-	fits := (int(limit) - baseFiles) / FilesPerNamespace
 	loaded := "every namespace loaded"
 	if maxActive > 0 {
 		loaded = fmt.Sprintf("--sqld-max-active %d", maxActive)
 	}
 	return fmt.Errorf("sqld with %s keeps %d open files per namespace: %d namespaces need about %d open files, more than the limit of %d here (ulimit -n): give --sqld-max-active %d or fewer",
-		loaded, FilesPerNamespace, namespaces, need, limit, max(fits-poolOvershoot, 1))
+		loaded, FilesPerNamespace, namespaces, need, limit, MaxPool(limit))
+}
+
+// MaxPool is the largest pool (--max-active-namespaces) whose namespaces'
+// files fit in limit (FilesNeeded), at least 1.
+func MaxPool(limit uint64) int {
+	return max((int(limit)-baseFiles)/FilesPerNamespace-poolOvershoot, 1)
 }
 
 // FileLimit is the open-file limit a server started by this process has:

@@ -29,6 +29,9 @@ func TestCheckFiles(t *testing.T) {
 		!strings.Contains(err.Error(), "give --sqld-max-active 3955 or fewer") {
 		t.Fatalf("10,000 namespaces loaded at a limit of 20,000: %v", err)
 	}
+	if MaxPool(20000) != 3955 || MaxPool(10) != 1 {
+		t.Errorf("MaxPool(20000) = %d, MaxPool(10) = %d; want 3955 and 1", MaxPool(20000), MaxPool(10))
+	}
 	if err := CheckFiles(100000, 3955, 20000); err != nil {
 		t.Errorf("the --sqld-max-active the message names does not fit: %v", err)
 	}

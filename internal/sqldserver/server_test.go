@@ -130,8 +130,8 @@ func TestStartRefusesOtherProgram(t *testing.T) {
 
 func TestArgs(t *testing.T) {
 	c := Client{HTTP: "127.0.0.1:1", Admin: "127.0.0.1:2", AdminKey: "k"}
-	got := strings.Join(Args(Config{Dir: "/r/s", MaxActiveNamespaces: 7}, c), " ")
-	want := "--db-path /r/s/data.sqld --http-listen-addr 127.0.0.1:1 --admin-listen-addr 127.0.0.1:2 --admin-auth-key k --auth-jwt-key-file /r/s/jwt-key.pub --enable-namespaces --no-welcome --max-active-namespaces 7"
+	got := strings.Join(Args(Config{Dir: "/r/s", MaxActiveNamespaces: 7, MaxConnections: 1064}, c), " ")
+	want := "--db-path /r/s/data.sqld --http-listen-addr 127.0.0.1:1 --admin-listen-addr 127.0.0.1:2 --admin-auth-key k --auth-jwt-key-file /r/s/jwt-key.pub --enable-namespaces --no-welcome --max-active-namespaces 7 --max-concurrent-connections 1064"
 	if got != want {
 		t.Fatalf("Args =\n%s\nwant\n%s", got, want)
 	}
@@ -144,7 +144,10 @@ func TestArgs(t *testing.T) {
 	if got := strings.Join(Args(Config{Dir: "/r/r", Primary: primary}, c), " "); !strings.Contains(got, " --primary-grpc-url http://127.0.0.1:9 ") || strings.Contains(got, "--grpc-listen-addr") {
 		t.Errorf("a replica's Args: %s", got)
 	}
-	if got := Args(Config{}, Client{}); got[len(got)-1] != "1000000" {
-		t.Fatalf("Args without a pool end %q, want DefaultMaxActiveNamespaces", got[len(got)-2:])
+	if got := strings.Join(Args(Config{}, Client{}), " "); !strings.HasSuffix(got, " --max-active-namespaces 1000000 --max-concurrent-connections 128") {
+		t.Fatalf("Args without a pool or connections: %s, want DefaultMaxActiveNamespaces and DefaultMaxConnections", got)
+	}
+	if ConnectionsFor(10) != DefaultMaxConnections || ConnectionsFor(1000) != 1064 {
+		t.Errorf("ConnectionsFor(10), (1000) = %d, %d; want %d, 1064", ConnectionsFor(10), ConnectionsFor(1000), DefaultMaxConnections)
 	}
 }

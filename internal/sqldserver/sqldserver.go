@@ -37,8 +37,8 @@ const Version = "0.24.32"
 
 // DefaultMaxActiveNamespaces is the --max-active-namespaces of a study's
 // server unless its Config says otherwise: every namespace stays loaded,
-// the fastest the server can be, as long as their files fit in the
-// open-file limit (CheckFiles). sqld's own default is 100. Past its pool,
+// the fastest the server can be (a study whose namespaces' files would
+// not fit in the open-file limit gives it MaxPool instead). sqld's own default is 100. Past its pool,
 // sqld 0.24.32 answers some requests for a namespace that exists with 404
 // "doesn't exist" (its pool evicts namespaces on the task of the next
 // request, which may be the evicted namespace's own: libsql-server's
@@ -65,6 +65,11 @@ type Config struct {
 	// MaxActiveNamespaces is sqld's --max-active-namespaces, how many
 	// namespaces it keeps loaded; 0 is DefaultMaxActiveNamespaces.
 	MaxActiveNamespaces int
+	// MaxConnections is sqld's --max-concurrent-connections, how many
+	// clients' connections (Hrana streams: an open store keeps one) it
+	// serves at once; 0 is sqld's default, DefaultMaxConnections. Past it
+	// sqld answers 429 "Timed out while opening database connection".
+	MaxConnections int
 	// StartTime is how long the server may take to answer; 0 is a minute.
 	StartTime time.Duration
 	// Replicable makes the server a primary that read replicas can
@@ -209,8 +214,18 @@ func Args(cfg Config, c Client) []string {
 	if cfg.Primary != nil {
 		args = append(args, "--primary-grpc-url", "http://"+cfg.Primary.client.GRPC)
 	}
-	return append(args, "--max-active-namespaces", strconv.Itoa(cmp.Or(cfg.MaxActiveNamespaces, DefaultMaxActiveNamespaces)))
+	return append(args, "--max-active-namespaces", strconv.Itoa(cmp.Or(cfg.MaxActiveNamespaces, DefaultMaxActiveNamespaces)),
+		"--max-concurrent-connections", strconv.Itoa(cmp.Or(cfg.MaxConnections, DefaultMaxConnections)))
 }
+
+// DefaultMaxConnections is sqld 0.24.32's own --max-concurrent-connections.
+const DefaultMaxConnections = 128
+
+// ConnectionsFor is the --max-concurrent-connections of a server whose
+// clients keep up to open connections at once: sqld's default, or open
+// and 64 more (a worker's requests in flight, the admin API's) when that
+// is more.
+func ConnectionsFor(open int) int { return max(DefaultMaxConnections, open+64) }
 
 // start writes the key file and starts sqld in its own process group,
 // its output in Dir/server.log, its pid in Dir/sqld.pid, and a goroutine
