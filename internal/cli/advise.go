@@ -79,6 +79,9 @@ func defaultAdviseFiles() []string {
 		"docs/results/2026-12-05-shared-serve/serve.jsonl.gz",
 		"docs/results/2026-12-05-shared-serve/serve-obx.jsonl.gz",
 		"docs/results/2026-12-07-serve-ladder/serve.jsonl.gz",
+		"docs/results/2026-12-07-sqld/per-agent.jsonl.gz",
+		"docs/results/2026-12-07-sqld/hold-2000.jsonl.gz",
+		"docs/results/2026-12-07-sqld/serve-1000.jsonl.gz",
 	}
 }
 
