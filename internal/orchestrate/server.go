@@ -163,12 +163,13 @@ func (c *Config) checkSqldFiles() error {
 	for _, n := range c.Sweep {
 		namespaces = max(namespaces, n)
 	}
-	if c.SqldMaxActive == 0 && uint64(sqldserver.FilesNeeded(namespaces, 0)) > limit {
-		c.SqldMaxActive = sqldserver.MaxPool(limit)
-		c.logf("sqld: %d namespaces loaded would need about %d open files (%d each), more than the limit of %d here: the server keeps at most %d loaded (--sqld-max-active)\n",
-			namespaces, sqldserver.FilesNeeded(namespaces, 0), sqldserver.FilesPerNamespace, limit, c.SqldMaxActive)
+	open := c.openStores()
+	if c.SqldMaxActive == 0 && uint64(sqldserver.FilesNeeded(namespaces, 0, open)) > limit {
+		c.SqldMaxActive = sqldserver.MaxPool(limit, open)
+		c.logf("sqld: %d namespaces loaded and %d open stores would need about %d open files, more than the limit of %d here: the server keeps at most %d loaded (--sqld-max-active)\n",
+			namespaces, open, sqldserver.FilesNeeded(namespaces, 0, open), limit, c.SqldMaxActive)
 	}
-	if err := sqldserver.CheckFiles(namespaces, c.SqldMaxActive, limit); err != nil {
+	if err := sqldserver.CheckFiles(namespaces, c.SqldMaxActive, open, limit); err != nil {
 		return &job.InputError{Msg: err.Error()}
 	}
 	return nil

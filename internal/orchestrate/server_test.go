@@ -108,8 +108,8 @@ func TestSqldPoolFitsTheFileLimit(t *testing.T) {
 	if err := c.checkSqldFiles(); err != nil {
 		t.Fatal(err)
 	}
-	if c.SqldMaxActive != sqldserver.MaxPool(limit) || !strings.Contains(log.String(), fmt.Sprintf("the server keeps at most %d loaded", c.SqldMaxActive)) {
-		t.Errorf("--sqld-max-active %d, log %q; want %d and a line saying so", c.SqldMaxActive, log.String(), sqldserver.MaxPool(limit))
+	if c.SqldMaxActive != sqldserver.MaxPool(limit, 0) || !strings.Contains(log.String(), fmt.Sprintf("the server keeps at most %d loaded", c.SqldMaxActive)) {
+		t.Errorf("--sqld-max-active %d, log %q; want %d and a line saying so", c.SqldMaxActive, log.String(), sqldserver.MaxPool(limit, 0))
 	}
 	c.SqldMaxActive = c.Stores
 	var inputErr *job.InputError

@@ -13,8 +13,15 @@ import (
 // files").
 const FilesPerNamespace = 5
 
-// Files beyond the namespaces': the server's own (about 20 at start),
-// its connections, and the namespaces it keeps past its pool until it
+// FilesPerConnection is how many files sqld keeps open for each client
+// connection (Hrana stream) open at once: its socket and a handle on its
+// database (10 streams took a server from 27 to 46). With 3,900
+// namespaces loaded, a hold of 1,000 open stores failed at its 259th:
+// "unable to open database file".
+const FilesPerConnection = 2
+
+// Files beyond the namespaces' and connections': the server's own (about
+// 20 at start), and the namespaces it keeps past its pool until it
 // evicts them, which it does in batches (up to about 30 over a pool of 5
 // were seen loaded).
 const (
@@ -24,20 +31,21 @@ const (
 
 // FilesNeeded is about how many open files a server needs that keeps
 // maxActive namespaces loaded (0: every one) of the namespaces a study
-// makes.
-func FilesNeeded(namespaces, maxActive int) int {
+// makes, with open client connections at once.
+func FilesNeeded(namespaces, maxActive, open int) int {
 	loaded := namespaces
 	if maxActive > 0 && maxActive < namespaces {
 		loaded = maxActive + poolOvershoot
 	}
-	return baseFiles + FilesPerNamespace*loaded
+	return baseFiles + FilesPerNamespace*loaded + FilesPerConnection*open
 }
 
 // CheckFiles refuses a study whose namespaces, as many as maxActive
-// (--sqld-max-active; 0: every one) keeps loaded, need more open files
-// than limit, naming the largest --sqld-max-active that fits (MaxPool).
-func CheckFiles(namespaces, maxActive int, limit uint64) error {
-	need := FilesNeeded(namespaces, maxActive)
+// (--sqld-max-active; 0: every one) keeps loaded, and open connections
+// need more open files than limit, naming the largest --sqld-max-active
+// that fits (MaxPool).
+func CheckFiles(namespaces, maxActive, open int, limit uint64) error {
+	need := FilesNeeded(namespaces, maxActive, open)
 	if uint64(need) <= limit {
 		return nil
 	}
@@ -45,14 +53,14 @@ func CheckFiles(namespaces, maxActive int, limit uint64) error {
 	if maxActive > 0 {
 		loaded = fmt.Sprintf("--sqld-max-active %d", maxActive)
 	}
-	return fmt.Errorf("sqld with %s keeps %d open files per namespace: %d namespaces need about %d open files, more than the limit of %d here (ulimit -n): give --sqld-max-active %d or fewer",
-		loaded, FilesPerNamespace, namespaces, need, limit, MaxPool(limit))
+	return fmt.Errorf("sqld with %s keeps %d open files per namespace and %d per open connection: %d namespaces and %d open stores need about %d open files, more than the limit of %d here (ulimit -n): give --sqld-max-active %d or fewer",
+		loaded, FilesPerNamespace, FilesPerConnection, namespaces, open, need, limit, MaxPool(limit, open))
 }
 
 // MaxPool is the largest pool (--max-active-namespaces) whose namespaces'
-// files fit in limit (FilesNeeded), at least 1.
-func MaxPool(limit uint64) int {
-	return max((int(limit)-baseFiles)/FilesPerNamespace-poolOvershoot, 1)
+// files fit in limit beside open connections (FilesNeeded), at least 1.
+func MaxPool(limit uint64, open int) int {
+	return max((int(limit)-baseFiles-FilesPerConnection*open)/FilesPerNamespace-poolOvershoot, 1)
 }
 
 // FileLimit is the open-file limit a server started by this process has:
