@@ -159,7 +159,6 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"report", "-o", dir, empty}, "-o " + dir + " is a directory: name an HTML file"},
 		{[]string{"report", "-o", filepath.Join(dir, "none", "r.html"), "../report/testdata/study.jsonl"}, "cannot write -o " + filepath.Join(dir, "none", "r.html")},
 		{[]string{"run", "--queries", "count,sum"}, `unknown query "sum"`},
-		{[]string{"run", "--engines", "sqld", "--stores", "5000000", "--sqld-max-active", "1000000", "--root", filepath.Join(dir, "r")}, "sqld with --sqld-max-active 1000000 keeps 5 open files per namespace and 2 per open connection: 5000000 namespaces and 1000 open stores need about 5002224 open files"},
 		{[]string{"run", "--engines", "sqlite", "--knn-oversample", "4"}, "--knn-oversample 4: it changes the knn query, which needs --dims"},
 		{[]string{"run", "--engines", "sqlite", "--dims", "8", "--knn-oversample", "0"}, "--knn-oversample 0: give how many times 10 notes"},
 		{[]string{"run", "--engines", "sqlite", "--topic-pool", "5"}, "--topic-pool and --note-spread shape the embeddings: give --dims too"},

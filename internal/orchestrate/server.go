@@ -149,8 +149,8 @@ func startSqld(c Config) *runServer {
 // --sqld-max-active was given: the largest that fits (sqldserver.MaxPool),
 // said in the log and recorded as the study's sqld_max_active; a given
 // --sqld-max-active that does not fit is refused (sqldserver.CheckFiles).
-// The namespaces are a store per agent of the largest count, when a
-// layout keeps a store per agent.
+// The namespaces are a store per agent of the largest count in each
+// setting, when a layout keeps a store per agent.
 func (c *Config) checkSqldFiles() error {
 	if !c.needsServer(serverSqld) || !slices.ContainsFunc(c.Layouts, func(l job.Layout) bool { return l.Stores() == job.OwnStores }) {
 		return nil
@@ -163,6 +163,8 @@ func (c *Config) checkSqldFiles() error {
 	for _, n := range c.Sweep {
 		namespaces = max(namespaces, n)
 	}
+	// Each setting keeps its own stores, and sqld keeps them all.
+	namespaces *= max(len(c.Settings), 1)
 	open := c.openStores()
 	if c.SqldMaxActive == 0 && uint64(sqldserver.FilesNeeded(namespaces, 0, open)) > limit {
 		c.SqldMaxActive = sqldserver.MaxPool(limit, open)
@@ -183,11 +185,11 @@ func (c *Config) logf(format string, args ...any) {
 }
 
 // openStores is the most stores a phase of the study keeps open at
-// once: its largest hold, or a serve study's largest pool and its
-// requests in flight.
+// once: its largest hold, or in a serve study the larger of its hold and
+// its largest pool with its requests in flight.
 func (c *Config) openStores() int {
 	if c.Serve != nil {
-		return slices.Max(c.Serve.Pools) + c.Serve.Concurrency
+		return max(c.Hold, slices.Max(c.Serve.Pools)+c.Serve.Concurrency)
 	}
 	return slices.Max(append(slices.Clone(c.Holds), c.Hold))
 }
