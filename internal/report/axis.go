@@ -8,7 +8,7 @@ package report
 // open or one small store does not squeeze every other mark into a
 // corner. The rule is the one a reader's eye applies: the widest empty
 // stretch between two neighbouring values is more than a third of their
-// span, and fewer than farShare of the values lie beyond it.
+// span, and one value, or fewer than farShare of them, lie beyond it.
 
 import (
 	"image/color"
@@ -25,7 +25,7 @@ import (
 // farShare is the share of an axis' values that must lie beyond its cut
 // for it not to be cut: that many are not "a few far values" but the
 // data's shape (an n-th open panel whose last fifth of bins steps up
-// shows the step).
+// shows the step). A lone value beyond the gap is always far.
 const farShare = 0.2
 
 // axisCut is where an axis is cut: the values kept lie in [lo, hi]; a
@@ -39,8 +39,8 @@ type axisCut struct {
 // farCut finds the cut of an axis over values (on a log scale when log,
 // as the axis will be drawn): the widest gap between neighbouring
 // values, when it is more than a third of their span (a half would miss
-// a few far values on each side, each gap under half) and less than farShare
-// of the values lie on its short side.
+// a few far values on each side, each gap under half) and one value, or
+// less than farShare of the values, lie on its short side.
 func farCut(values []float64, log bool) axisCut {
 	pos := func(v float64) float64 { return v }
 	if log {
@@ -59,7 +59,7 @@ func farCut(values []float64, log bool) axisCut {
 	}
 	span := pos(vs[len(vs)-1]) - pos(vs[0])
 	far := min(at, len(vs)-at)
-	if span <= 0 || gap <= span/3 || float64(far) >= farShare*float64(len(vs)) {
+	if span <= 0 || gap <= span/3 || far > 1 && float64(far) >= farShare*float64(len(vs)) {
 		return axisCut{}
 	}
 	if at <= len(vs)-at { // the few lie below the gap
@@ -115,7 +115,7 @@ func cutOf(values []float64) axisCut {
 	for {
 		next := farCut(kept, log)
 		within := slices.DeleteFunc(slices.Clone(kept), func(v float64) bool { return next.side(v) != 0 })
-		if !next.ok || float64(len(values)-len(within)) >= farShare*float64(len(values)) {
+		if removed := len(values) - len(within); !next.ok || removed > 1 && float64(removed) >= farShare*float64(len(values)) {
 			return c
 		}
 		c, kept = axisCut{lo: max(c.lo, next.lo), hi: min(c.hi, next.hi), ok: true}, within
@@ -244,6 +244,22 @@ func logAxis(a *plot.Axis, values []float64, unit string) {
 	}
 	a.Min, a.Max = lo/1.3, hi*1.3
 	a.Label.Text = strings.TrimSpace(unitLabel(unit) + " (log axis)")
+}
+
+// logAxisCut sets a log axis for values as logAxis does, cut short where
+// one value or a few lie far from the others on the log scale (farCut);
+// it returns the cut and what to add to the chart's caption for the
+// marks beyond it, each "name value", drawn at the axis' edge.
+func logAxisCut(a *plot.Axis, values []float64, unit string) (axisCut, func([]string) string) {
+	c := farCut(values, true)
+	kept := slices.DeleteFunc(slices.Clone(values), func(v float64) bool { return c.side(v) != 0 })
+	logAxis(a, kept, unit)
+	return c, func(names []string) string {
+		if len(names) == 0 {
+			return ""
+		}
+		return " The axis stops short of a few values far from the others, drawn at its edge: " + strings.Join(names, "; ") + "."
+	}
 }
 
 // unitLabel is an axis label for a unit; memory needs none, its ticks

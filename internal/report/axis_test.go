@@ -192,3 +192,17 @@ func TestLogTicksOneLabel(t *testing.T) {
 		t.Errorf("labels %v, want 5, 10, 20, 30", labels)
 	}
 }
+
+// TestCutOfALoneFarValue: one value far from four others (the serve
+// ladder record's p99 against memory: pebble's 62.6 ms above 15.8–27.3
+// ms on a log axis) is cut, though it is a fifth of the values: a lone
+// value is a far value, not the data's shape.
+func TestCutOfALoneFarValue(t *testing.T) {
+	values := []float64{15.8, 18.2, 21.0, 27.3, 62.6}
+	if c := farCut(values, true); !c.ok || c.lo != 15.8 || c.hi != 27.3 {
+		t.Errorf("cut %+v, want 15.8–27.3", c)
+	}
+	if c := farCut([]float64{15.8, 18.2, 21.0, 55, 62.6}, true); c.ok {
+		t.Errorf("two of five far above: cut %+v, want none", c)
+	}
+}

@@ -109,7 +109,18 @@ func frontierChart(marks []mark, what, caption string) (htmlChart, bool, error) 
 	grid := plotter.NewGrid()
 	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{0xdd}, color.Gray{0xdd}
 	p.Add(grid)
-	step, err := plotter.NewLine(frontierPoints(drawn))
+	var xs, ys []float64
+	for _, m := range drawn {
+		xs, ys = append(xs, m.kb), append(ys, m.ms)
+	}
+	logAxis(&p.X, xs, "KB")
+	yCut, far := logAxisCut(&p.Y, ys, "ms")
+	at := func(x, y float64) plotter.XY { return plotter.XY{X: x, Y: cutAt(&p.Y, yCut, y)} }
+	line := frontierPoints(drawn)
+	for i := range line {
+		line[i] = at(line[i].X, line[i].Y)
+	}
+	step, err := plotter.NewLine(line)
 	if err != nil {
 		return htmlChart{}, false, fmt.Errorf("frontier chart: %w", err)
 	}
@@ -117,15 +128,16 @@ func frontierChart(marks []mark, what, caption string) (htmlChart, bool, error) 
 	p.Add(step)
 	var pts plotter.XYs
 	var colors []color.NRGBA
-	var names []string
-	var xs, ys []float64
+	var names, beyond []string
 	for _, m := range drawn {
-		pts, colors = append(pts, plotter.XY{X: m.kb, Y: m.ms}), append(colors, familyOf(m.variant).color)
-		names, xs, ys = append(names, m.label), append(xs, m.kb), append(ys, m.ms)
+		pts, colors = append(pts, at(m.kb, m.ms)), append(colors, familyOf(m.variant).color)
+		names = append(names, m.label)
+		if yCut.side(m.ms) != 0 {
+			beyond = append(beyond, m.label+" "+natural(m.ms, "ms"))
+		}
 	}
 	p.Add(glyphs(pts, colors, draw.CircleGlyph{}), newRepelLabels(pts, names))
-	logAxis(&p.X, xs, "KB")
-	logAxis(&p.Y, ys, "ms")
+	caption += far(beyond)
 	p.X.Max *= 3 // room for the names right of the dots
 	p.X.Label.Text = "memory per agent " + p.X.Label.Text
 	p.Y.Label.Text = what + ", " + p.Y.Label.Text
