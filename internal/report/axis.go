@@ -188,12 +188,17 @@ func (m *cutMarks) draw(p *plot.Plot, shape draw.GlyphDrawer, r vg.Length, horiz
 }
 
 // beyondAxis is the end of a chart's caption naming the marks drawn at
-// the edge of its axis cut short (cutAxis), each "name value".
-func beyondAxis(names []string) string {
+// the edge of its axis cut short (cutAxis), each "name value", as an
+// arrow.
+func beyondAxis(names []string) string { return beyondAxisAs(names, "as an arrow ") }
+
+// beyondAxisAs is beyondAxis for marks drawn at the edge as how says
+// ("" for the mark itself).
+func beyondAxisAs(names []string, how string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return ". The axis stops short of a few values far from the others, drawn as an arrow at its edge: " + strings.Join(names, "; ")
+	return ". The axis stops short of a few values far from the others, drawn " + how + "at its edge: " + strings.Join(names, "; ")
 }
 
 // logSpan is how many times the largest positive value of an axis must
@@ -258,7 +263,7 @@ func logAxisCut(a *plot.Axis, values []float64, unit string) (axisCut, func([]st
 		if len(names) == 0 {
 			return ""
 		}
-		return " The axis stops short of a few values far from the others, drawn at its edge: " + strings.Join(names, "; ") + "."
+		return strings.TrimPrefix(beyondAxisAs(names, ""), ".") + "."
 	}
 }
 

@@ -80,13 +80,12 @@ func FileLimit() (uint64, error) {
 // namespaces) unless the program sets the limit itself, which this does,
 // to the limit it has.
 func keepFileLimit() error {
-	var l syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-		return fmt.Errorf("the open-file limit: %w", err)
+	limit, err := FileLimit()
+	if err != nil {
+		return err
 	}
-	l.Cur = l.Max
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-		return fmt.Errorf("keep the open-file limit %d for sqld: %w", l.Max, err)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: limit, Max: limit}); err != nil {
+		return fmt.Errorf("keep the open-file limit %d for sqld: %w", limit, err)
 	}
 	return nil
 }
