@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"manydb/internal/engine"
 	"manydb/internal/job"
 	"manydb/internal/replica"
 	"manydb/internal/sqldserver"
@@ -95,7 +96,8 @@ func replicaCmd(ctx context.Context, args []string, o Options) error {
 	if !ok {
 		return &job.InputError{Msg: "replica: " + sqldserver.ErrNotInstalled.Error()}
 	}
-	worker := filepath.Join(o.BinDir, "worker-sqld")
+	fam, _ := engine.Lookup("sqld") // the catalog's family of the sqld variant names its worker
+	worker := filepath.Join(o.BinDir, fam.Binary)
 	if _, err := os.Stat(worker); err != nil {
 		return &job.InputError{Msg: fmt.Sprintf("replica: %s is not built (make build builds it)", worker)}
 	}

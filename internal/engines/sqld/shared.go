@@ -24,7 +24,7 @@ func (v *Variant) OpenShared(dir string) (engine.SharedStore, error) {
 	if v.server == nil {
 		return nil, errNoServer
 	}
-	c, err := v.connect(namespaceOf(dir))
+	c, err := v.connect(Namespace(dir))
 	if err != nil {
 		return nil, err
 	}

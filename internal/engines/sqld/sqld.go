@@ -128,7 +128,7 @@ func (v *Variant) newNamespace(dir string) (driver.Conn, error) {
 	if v.server == nil {
 		return nil, errNoServer
 	}
-	ns := namespaceOf(dir)
+	ns := Namespace(dir)
 	if err := v.server.CreateNamespace(ctx, ns); err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func (v *Variant) Open(dir string) (engine.Store, error) {
 	if v.server == nil {
 		return nil, errNoServer
 	}
-	ns := namespaceOf(dir)
+	ns := Namespace(dir)
 	c, err := v.connect(ns)
 	if err != nil {
 		return nil, err
@@ -181,7 +181,7 @@ func (v *Variant) DropStore(dir string) error {
 	if v.server == nil {
 		return errNoServer
 	}
-	return v.server.DeleteNamespace(ctx, namespaceOf(dir))
+	return v.server.DeleteNamespace(ctx, Namespace(dir))
 }
 
 // StoreFiles implements engine.ServerVariant: every file of dir's
@@ -191,7 +191,7 @@ func (v *Variant) StoreFiles(dir string) (base string, names []string, err error
 		return "", nil, errNoServer
 	}
 	base = v.server.DataDir
-	nsDir := sqldserver.NamespaceDir(namespaceOf(dir))
+	nsDir := sqldserver.NamespaceDir(Namespace(dir))
 	err = filepath.WalkDir(filepath.Join(base, nsDir), func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return err
@@ -201,7 +201,7 @@ func (v *Variant) StoreFiles(dir string) (base string, names []string, err error
 		return err
 	})
 	if err != nil {
-		return "", nil, fmt.Errorf("the files of namespace %s: %w", namespaceOf(dir), err)
+		return "", nil, fmt.Errorf("the files of namespace %s: %w", Namespace(dir), err)
 	}
 	return base, names, nil
 }
@@ -215,14 +215,11 @@ func (v *Variant) ServerProcesses() ([]int, error) {
 	return []int{v.server.PID}, nil
 }
 
-// Namespace names the namespace of the store in dir (namespaceOf).
-func Namespace(dir string) string { return namespaceOf(dir) }
-
-// namespaceOf names the namespace of the store in dir: the directory's
+// Namespace names the namespace of the store in dir: the directory's
 // name and a hash of its path (two stores never share one), in the
 // characters a host name's label may hold (sqld reads the namespace from
 // the request's Host), at most 63 of them.
-func namespaceOf(dir string) string {
+func Namespace(dir string) string {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		abs = dir

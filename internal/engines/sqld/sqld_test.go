@@ -71,7 +71,7 @@ func TestEngine(t *testing.T) {
 func TestOpenOfMissingNamespaceFails(t *testing.T) {
 	v := variant(t)
 	dir := filepath.Join(t.TempDir(), "never-made")
-	if _, err := v.Open(dir); err == nil || !strings.Contains(err.Error(), namespaceOf(dir)) {
+	if _, err := v.Open(dir); err == nil || !strings.Contains(err.Error(), Namespace(dir)) {
 		t.Fatalf("Open of a store never made: %v, want an error naming its namespace", err)
 	}
 }
@@ -90,12 +90,12 @@ func TestCreateOfExistingNamespaceFails(t *testing.T) {
 }
 
 func TestNamespaceOf(t *testing.T) {
-	a, b := namespaceOf("/r/x/Store_0001"), namespaceOf("/r/y/Store_0001")
+	a, b := Namespace("/r/x/Store_0001"), Namespace("/r/y/Store_0001")
 	if a == b {
 		t.Fatalf("two directories share namespace %s", a)
 	}
 	if !strings.HasPrefix(a, "s-store-0001-") || len(a) > 63 || labelChars.MatchString(a) {
-		t.Fatalf("namespaceOf = %q: want s-store-0001-HASH, a host name's label", a)
+		t.Fatalf("Namespace = %q: want s-store-0001-HASH, a host name's label", a)
 	}
 }
 
