@@ -51,6 +51,14 @@ func (c *fcase) serverDir() string { return filepath.Join(c.root, orchestrate.Se
 // backends (their working directory is the data directory).
 func (c *fcase) serverProcesses() []int {
 	data := filepath.Join(c.serverDir(), "data")
+	return processesWhere(func(prog, cmdline, cwd string) bool {
+		return strings.Contains(cmdline, data) || strings.HasPrefix(cwd, data)
+	})
+}
+
+// processesWhere lists the processes for which match holds of their
+// program, command line and working directory.
+func processesWhere(match func(prog, cmdline, cwd string) bool) []int {
 	entries, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range entries {
@@ -60,7 +68,8 @@ func (c *fcase) serverProcesses() []int {
 		}
 		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
 		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
-		if strings.Contains(string(cmdline), data) || strings.HasPrefix(cwd, data) {
+		prog, _, _ := strings.Cut(string(cmdline), "\x00")
+		if match(prog, string(cmdline), cwd) {
 			pids = append(pids, pid)
 		}
 	}
@@ -70,15 +79,21 @@ func (c *fcase) serverProcesses() []int {
 // noServerLeft checks that no process of the server is left (given a
 // few seconds to end) and that its directory is gone.
 func (c *fcase) noServerLeft(when string) {
+	c.noneLeft("PostgreSQL", c.serverProcesses, c.serverDir(), when)
+}
+
+// noneLeft checks that list finds no process of server what (given a few
+// seconds to end) and that its directory dir is gone.
+func (c *fcase) noneLeft(what string, list func() []int, dir, when string) {
 	var left []int
 	for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if left = c.serverProcesses(); len(left) == 0 || time.Now().After(end) {
+		if left = list(); len(left) == 0 || time.Now().After(end) {
 			break
 		}
 	}
-	c.expect(len(left) == 0, "no PostgreSQL process left %s (%d found)", when, len(left))
-	_, err := os.Stat(c.serverDir())
-	c.expect(os.IsNotExist(err), "no server directory left %s", when)
+	c.expect(len(left) == 0, "no %s process left %s (%d found)", what, when, len(left))
+	_, err := os.Stat(dir)
+	c.expect(os.IsNotExist(err), "no %s directory left %s", what, when)
 }
 
 // SIGKILL of manydb while a postgres open run's worker runs: the server

@@ -1,13 +1,10 @@
 package faults
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"manydb/internal/job"
 	"manydb/internal/orchestrate"
@@ -26,20 +23,9 @@ func (c *fcase) sqldDir() string { return filepath.Join(c.root, orchestrate.Sqld
 // sqld whose command line names the server's directory (a worker's names
 // it too, as the server it is given).
 func (c *fcase) sqldProcesses() []int {
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		prog, _, _ := strings.Cut(string(cmdline), "\x00")
-		if filepath.Base(prog) == "sqld" && strings.Contains(string(cmdline), c.sqldDir()) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+	return processesWhere(func(prog, cmdline, _ string) bool {
+		return filepath.Base(prog) == "sqld" && strings.Contains(cmdline, c.sqldDir())
+	})
 }
 
 // SIGKILL of the sqld server during an open run: that run and the phases
@@ -65,13 +51,5 @@ func sqldKillServer(c *fcase) {
 	c.expect(!c.okAfterFailure(), "no phase after the server's death is recorded ok")
 	c.completes(c.run(sqldStudy.args(c.root, c.out)...))
 	c.audit()
-	var left []int
-	for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if left = c.sqldProcesses(); len(left) == 0 || time.Now().After(end) {
-			break
-		}
-	}
-	c.expect(len(left) == 0, "no sqld process left after the rerun (%d found)", len(left))
-	_, err := os.Stat(c.sqldDir())
-	c.expect(os.IsNotExist(err), "no sqld directory left after the rerun")
+	c.noneLeft("sqld", c.sqldProcesses, c.sqldDir(), "after the rerun")
 }
