@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -46,6 +47,10 @@ func parseCPUTicks(b []byte) (CPUTicks, error) {
 	return t, nil
 }
 
+// TicksPerSecond is the clock tick of /proc's CPU times (USER_HZ), 100
+// on every Linux architecture Go builds for.
+const TicksPerSecond = 100
+
 // SelfCPUTicks reads this process' CPU time (all its threads, user and
 // system) from /proc/self/stat, in clock ticks.
 func SelfCPUTicks() (uint64, error) {
@@ -54,6 +59,43 @@ func SelfCPUTicks() (uint64, error) {
 		return 0, fmt.Errorf("read the process' CPU time: %w", err)
 	}
 	return parseSelfTicks(b)
+}
+
+// TreeCPUTicks reads the CPU time of process pid and of its children,
+// and theirs, in clock ticks (each process' own, all its threads; a
+// child that ended is in none). A process that ends while it is read
+// counts nothing.
+func TreeCPUTicks(pid int) (uint64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read the CPU time of process %d: %w", pid, err)
+	}
+	sum, err := parseSelfTicks(b)
+	if err != nil {
+		return 0, err
+	}
+	for _, kid := range childrenOf(pid) {
+		if n, err := TreeCPUTicks(kid); err == nil {
+			sum += n
+		}
+	}
+	return sum, nil
+}
+
+// childrenOf lists the children of process pid, from the children file
+// of each of its threads (none when it has ended).
+func childrenOf(pid int) []int {
+	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var kids []int
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, s := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(s); err == nil {
+				kids = append(kids, n)
+			}
+		}
+	}
+	return kids
 }
 
 // parseSelfTicks returns utime plus stime of a /proc/PID/stat line:

@@ -1,6 +1,11 @@
 package measure
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
 
 func TestParseCPUTicks(t *testing.T) {
 	got, err := parseCPUTicks([]byte("cpu  100 2 30 400 5 6 7 8 9 10\ncpu0 1 2 3 4 5 6 7 8 9 10\n"))
@@ -49,5 +54,36 @@ func TestCPUTicksGrow(t *testing.T) {
 	s1, _ := SelfCPUTicks()
 	if m1.Total <= m0.Total || m1.Busy-m0.Busy < s1-s0-1 {
 		t.Fatalf("machine %+v → %+v, process %d → %d: the process' ticks are not within the machine's", m0, m1, s0, s1)
+	}
+}
+
+// TestTreeCPUTicksCountsChildren: a process' tree counts the CPU time of
+// a busy child beside its own.
+func TestTreeCPUTicksCountsChildren(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "while :; do :; done")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	var kid uint64
+	for deadline := time.Now().Add(10 * time.Second); kid < 5 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		kid, _ = TreeCPUTicks(cmd.Process.Pid)
+	}
+	if kid < 5 {
+		t.Fatalf("the busy child used %d ticks in 10 s, want 5 or more", kid)
+	}
+	self, err := SelfCPUTicks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := TreeCPUTicks(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree < self+kid {
+		t.Errorf("TreeCPUTicks(self) = %d, want at least its own %d + the child's %d", tree, self, kid)
+	}
+	if _, err := TreeCPUTicks(1 << 30); err == nil {
+		t.Error("TreeCPUTicks of no process gave no error")
 	}
 }

@@ -120,7 +120,11 @@ type Config struct {
 	ReadLoad func() (float64, error) `json:"-"`
 	// ReadQuiet watches the machine for the quiet gate; nil means
 	// ReadQuiet.
-	ReadQuiet func(context.Context, time.Duration) (Quiet, error) `json:"-"`
+	ReadQuiet func(ctx context.Context, window time.Duration, own func() uint64) (Quiet, error) `json:"-"`
+	// OwnTicks reads the CPU time, in clock ticks, of the study's own
+	// servers, which the gate counts out of what it waits on; nil means
+	// those manydb started (runServers.cpuTicks).
+	OwnTicks func() uint64 `json:"-"`
 }
 
 // binary returns the file name of the worker serving variant v.

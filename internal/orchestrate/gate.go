@@ -64,14 +64,16 @@ func (g Gate) waitsFor() string {
 }
 
 // ReadQuiet watches the machine for window and returns what it saw: the
-// CPU time of the machine less this process' own (the orchestrator,
-// whose trash emptying is paused meanwhile, is not the noise the gate
-// looks for), and the disk's pressure stall time.
-func ReadQuiet(ctx context.Context, window time.Duration) (Quiet, error) {
+// CPU time of the machine less this process' own and that of the
+// study's own servers, read by own (the orchestrator, whose trash
+// emptying is paused meanwhile, and the servers the study measures are
+// not the noise the gate looks for), and the disk's pressure stall time.
+func ReadQuiet(ctx context.Context, window time.Duration, own func() uint64) (Quiet, error) {
 	m0, self0, p0, err := quietCounters()
 	if err != nil {
 		return Quiet{}, err
 	}
+	own0 := ownTicks(own)
 	start := time.Now()
 	select {
 	case <-ctx.Done():
@@ -82,9 +84,10 @@ func ReadQuiet(ctx context.Context, window time.Duration) (Quiet, error) {
 	if err != nil {
 		return Quiet{}, err
 	}
+	own1 := ownTicks(own)
 	var q Quiet
 	if total := m1.Total - m0.Total; total > 0 {
-		others := max(0, int64(m1.Busy-m0.Busy)-int64(self1-self0))
+		others := max(0, int64(m1.Busy-m0.Busy)-int64(self1-self0)-max(0, int64(own1)-int64(own0)))
 		q.Busy = float64(others) / float64(total)
 	}
 	q.IO = (p1.IO.Total - p0.IO.Total).Seconds() / time.Since(start).Seconds()
@@ -110,4 +113,12 @@ func quietCounters() (measure.CPUTicks, uint64, measure.Pressure, error) {
 	}
 	p, err := measure.ReadPressure()
 	return m, self, p, err
+}
+
+// ownTicks reads own, when there is one.
+func ownTicks(own func() uint64) uint64 {
+	if own == nil {
+		return 0
+	}
+	return own()
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"manydb/internal/job"
+	"manydb/internal/measure"
 	"manydb/internal/results"
 )
 
@@ -22,7 +23,7 @@ func TestWaitsForAQuietMachine(t *testing.T) {
 	c.MaxLoad, c.Gate, c.LoadWait = 1, GateQuiet, time.Millisecond
 	c.ReadLoad = func() (float64, error) { return 7, nil }          // the load gate would never open
 	seen := []Quiet{{Busy: 0.5}, {IO: 0.2}, {Busy: 0.01, IO: 0.01}} // busy, then the disk, then quiet
-	c.ReadQuiet = func(context.Context, time.Duration) (Quiet, error) {
+	c.ReadQuiet = func(context.Context, time.Duration, func() uint64) (Quiet, error) {
 		q := seen[0]
 		if len(seen) > 1 {
 			seen = seen[1:]
@@ -54,7 +55,7 @@ func TestQuietGateError(t *testing.T) {
 	c.MaxLoad, c.Gate, c.LoadWait = 1, GateQuiet, time.Millisecond
 	c.ReadLoad = func() (float64, error) { return 7, nil }
 	broken := errors.New("no /proc/stat")
-	c.ReadQuiet = func(context.Context, time.Duration) (Quiet, error) { return Quiet{}, broken }
+	c.ReadQuiet = func(context.Context, time.Duration, func() uint64) (Quiet, error) { return Quiet{}, broken }
 	if _, err := Run(context.Background(), c); !errors.Is(err, broken) || !strings.Contains(err.Error(), "quiet gate") {
 		t.Fatalf("err = %v, want the reading's error, named", err)
 	}
@@ -85,7 +86,7 @@ func TestReadQuiet(t *testing.T) {
 	if noPressure() {
 		t.Skip("no /proc/pressure on this kernel: the quiet gate refuses to start (TestGateInput)")
 	}
-	q, err := ReadQuiet(context.Background(), 50*time.Millisecond)
+	q, err := ReadQuiet(context.Background(), 50*time.Millisecond, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestReadQuiet(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := ReadQuiet(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+	if _, err := ReadQuiet(ctx, time.Hour, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("ReadQuiet after cancel: %v", err)
 	}
 }
@@ -107,7 +108,7 @@ func TestQuietGateOpensOnALowLoad(t *testing.T) {
 	c.MaxLoad, c.Gate, c.LoadWait = 1, GateQuiet, time.Millisecond
 	c.ReadLoad = func() (float64, error) { return 0.5, nil }
 	watched := 0
-	c.ReadQuiet = func(context.Context, time.Duration) (Quiet, error) {
+	c.ReadQuiet = func(context.Context, time.Duration, func() uint64) (Quiet, error) {
 		watched++
 		return Quiet{Busy: 1}, nil
 	}
@@ -116,5 +117,41 @@ func TestQuietGateOpensOnALowLoad(t *testing.T) {
 	}
 	if watched != 0 {
 		t.Fatalf("the quiet gate watched the machine %d times with the load below --max-load", watched)
+	}
+}
+
+// TestGateCountsOutOwnServers: a load the study's own servers make (a
+// core busy, against a load average of 1.5 and --max-load 1) does not
+// keep the study waiting; the log says how much of the load was theirs.
+func TestGateCountsOutOwnServers(t *testing.T) {
+	c := fakeConfig(t, "fake")
+	c.Stores, c.Runs, c.Hold = 2, 1, 1
+	var log strings.Builder
+	c.Log = &log
+	c.MaxLoad, c.LoadWait = 1, 50*time.Millisecond
+	c.ReadLoad = func() (float64, error) { return 1.5, nil }
+	start := time.Now()
+	c.OwnTicks = func() uint64 { return uint64(time.Since(start).Seconds() * measure.TicksPerSecond) } // one core
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := Run(ctx, c); err != nil {
+		t.Fatalf("the study waited on its own server's load: %v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "cores of the study's own servers is not below") && !strings.Contains(log.String(), "waiting before fake create: load average 1.50 is not below") {
+		t.Errorf("no wait logged before the first reading of the servers:\n%s", log.String())
+	}
+}
+
+// TestReadQuietCountsOutOwn: CPU time of the study's own servers is not
+// counted as others' busy time.
+func TestReadQuietCountsOutOwn(t *testing.T) {
+	calls := uint64(0)
+	own := func() uint64 { calls++; return calls * (1 << 40) } // more than the machine ran
+	q, err := ReadQuiet(context.Background(), 20*time.Millisecond, own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 || q.Busy != 0 {
+		t.Errorf("own read %d times, busy %v; want 2 readings and the servers' time counted out (0)", calls, q.Busy)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"manydb/internal/job"
+	"manydb/internal/measure"
 	"manydb/internal/pgserver"
 	"manydb/internal/sqldserver"
 )
@@ -245,6 +246,33 @@ func (r *runServer) stop() error {
 		errs = append(errs, r.user.Drop(context.Background(), db))
 	}
 	return errors.Join(errs...)
+}
+
+// cpuTicks is the CPU time of the processes of the servers manydb
+// started, in clock ticks (measure.TreeCPUTicks; a server it could not
+// read counts nothing).
+func (rs runServers) cpuTicks() uint64 {
+	var sum uint64
+	for _, r := range rs {
+		if pid := r.pid(); pid > 0 {
+			n, _ := measure.TreeCPUTicks(pid)
+			sum += n
+		}
+	}
+	return sum
+}
+
+// pid is the process of manydb's own server (0 for none).
+func (r *runServer) pid() int {
+	switch {
+	case r == nil:
+		return 0
+	case r.srv != nil:
+		return r.srv.PID()
+	case r.sqld != nil:
+		return r.sqld.PID()
+	}
+	return 0
 }
 
 // logSize is the size of manydb's own server's log (0 without one).
