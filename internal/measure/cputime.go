@@ -62,15 +62,16 @@ func SelfCPUTicks() (uint64, error) {
 }
 
 // TreeCPUTicks reads the CPU time of process pid and of its children,
-// and theirs, in clock ticks (each process' own, all its threads; a
-// child that ended is in none). A process that ends while it is read
-// counts nothing.
+// and theirs, in clock ticks: each process' own (all its threads) and
+// that of its children that ended and it waited for (cutime, cstime), so
+// that the sum does not fall when a child ends. A process that ends
+// while it is read counts nothing.
 func TreeCPUTicks(pid int) (uint64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, fmt.Errorf("read the CPU time of process %d: %w", pid, err)
 	}
-	sum, err := parseSelfTicks(b)
+	sum, err := parseStatTicks(b, 4)
 	if err != nil {
 		return 0, err
 	}
@@ -98,24 +99,28 @@ func childrenOf(pid int) []int {
 	return kids
 }
 
-// parseSelfTicks returns utime plus stime of a /proc/PID/stat line:
-// fields 14 and 15, counted after the command name, which may hold
-// spaces and parentheses and ends at the last ')'.
-func parseSelfTicks(b []byte) (uint64, error) {
+// parseSelfTicks returns utime plus stime of a /proc/PID/stat line.
+func parseSelfTicks(b []byte) (uint64, error) { return parseStatTicks(b, 2) }
+
+// parseStatTicks returns the sum of the first n of utime, stime, cutime
+// and cstime of a /proc/PID/stat line: fields 14 to 17, counted after the
+// command name, which may hold spaces and parentheses and ends at the
+// last ')'.
+func parseStatTicks(b []byte, n int) (uint64, error) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("/proc/self/stat %q: no command name", b)
+		return 0, fmt.Errorf("/proc/PID/stat %q: no command name", b)
 	}
 	f := strings.Fields(string(b[i+1:]))
 	// f[0] is field 3 (state): utime is field 14, f[11].
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/self/stat: %d fields after the name, want 13 or more", len(f))
+	if len(f) < 11+n {
+		return 0, fmt.Errorf("/proc/PID/stat: %d fields after the name, want %d or more", len(f), 11+n)
 	}
 	var sum uint64
-	for _, s := range f[11:13] {
+	for _, s := range f[11 : 11+n] {
 		n, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("/proc/self/stat: %q is not a count of ticks", s)
+			return 0, fmt.Errorf("/proc/PID/stat: %q is not a count of ticks", s)
 		}
 		sum += n
 	}

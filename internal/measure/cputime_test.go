@@ -27,6 +27,13 @@ func TestParseSelfTicks(t *testing.T) {
 	if n, err := parseSelfTicks([]byte(line)); err != nil || n != 42 {
 		t.Fatalf("parseSelfTicks = %d, %v; want utime 13 + stime 29 = 42", n, err)
 	}
+	if n, err := parseStatTicks([]byte(line), 4); err != nil || n != 42 {
+		t.Fatalf("parseStatTicks(4) = %d, %v; want 13 + 29 + 0 + 0 = 42", n, err)
+	}
+	waited := "7 (w) S 1 7 7 0 -1 0 0 0 0 0 13 29 5 7 20 0 1 0 2714542\n"
+	if n, err := parseStatTicks([]byte(waited), 4); err != nil || n != 54 {
+		t.Fatalf("parseStatTicks(4) = %d, %v; want utime, stime, cutime and cstime: 54", n, err)
+	}
 	for _, bad := range []string{"no name", "1 (x) R 1 2 3", "1 (x) R 1 1 1 0 -1 0 0 0 0 0 u 2 0"} {
 		if _, err := parseSelfTicks([]byte(bad)); err == nil {
 			t.Errorf("parseSelfTicks(%q) gave no error", bad)
@@ -85,5 +92,14 @@ func TestTreeCPUTicksCountsChildren(t *testing.T) {
 	}
 	if _, err := TreeCPUTicks(1 << 30); err == nil {
 		t.Error("TreeCPUTicks of no process gave no error")
+	}
+	cmd.Process.Kill()
+	cmd.Wait() // the child ends and is waited for: its time moves to this process' cutime
+	after, err := TreeCPUTicks(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after < self+kid {
+		t.Errorf("TreeCPUTicks(self) after the child ended = %d, want at least %d (its time kept)", after, self+kid)
 	}
 }

@@ -262,15 +262,19 @@ func (rs runServers) cpuTicks() uint64 {
 	return sum
 }
 
-// pid is the process of manydb's own server (0 for none).
+// pid is the process of manydb's own server (0 for none, or once it
+// exited: its number may be another's by then).
 func (r *runServer) pid() int {
 	switch {
 	case r == nil:
-		return 0
 	case r.srv != nil:
-		return r.srv.PID()
+		if done, _ := r.srv.Exited(); !done {
+			return r.srv.PID()
+		}
 	case r.sqld != nil:
-		return r.sqld.PID()
+		if done, _ := r.sqld.Exited(); !done {
+			return r.sqld.PID()
+		}
 	}
 	return 0
 }
