@@ -34,6 +34,9 @@ const farShare = 0.2
 type axisCut struct {
 	lo, hi float64
 	ok     bool
+	// wide: the gap cut is more than half the span of the values it was
+	// found among (what a reader sees as most of the axis left empty).
+	wide bool
 }
 
 // farCut finds the cut of an axis over values (on a log scale when log,
@@ -41,7 +44,12 @@ type axisCut struct {
 // values, when it is more than a third of their span (a half would miss
 // a few far values on each side, each gap under half) and one value, or
 // less than farShare of the values, lie on its short side.
-func farCut(values []float64, log bool) axisCut {
+func farCut(values []float64, log bool) axisCut { return farCutOf(values, log, len(values)) }
+
+// farCutOf is farCut with the few on the short side counted as a share
+// of all n values of the axis (of which values may be those left by an
+// earlier cut).
+func farCutOf(values []float64, log bool, n int) axisCut {
 	pos := func(v float64) float64 { return v }
 	if log {
 		pos = math.Log10
@@ -58,15 +66,18 @@ func farCut(values []float64, log bool) axisCut {
 		}
 	}
 	span := pos(vs[len(vs)-1]) - pos(vs[0])
-	far := min(at, len(vs)-at)
-	if span <= 0 || gap <= span/3 || far > 1 && float64(far) >= farShare*float64(len(vs)) {
+	if span <= 0 || gap <= span/3 || !few(min(at, len(vs)-at), n) {
 		return axisCut{}
 	}
 	if at <= len(vs)-at { // the few lie below the gap
-		return axisCut{lo: vs[at], hi: vs[len(vs)-1], ok: true}
+		return axisCut{lo: vs[at], hi: vs[len(vs)-1], ok: true, wide: gap > span/2}
 	}
-	return axisCut{lo: vs[0], hi: vs[at-1], ok: true}
+	return axisCut{lo: vs[0], hi: vs[at-1], ok: true, wide: gap > span/2}
 }
+
+// few tells whether k values of an axis of n are a few far values: one,
+// or fewer than farShare of them.
+func few(k, n int) bool { return k <= 1 || float64(k) < farShare*float64(n) }
 
 // side tells where v is drawn: -1 below the cut, +1 above, 0 within.
 func (c axisCut) side(v float64) int {
@@ -106,20 +117,38 @@ func cutAxis(a *plot.Axis, values []float64, unit string) axisCut {
 
 // cutOf is the cut of an axis over values (farCut) on the scale
 // valueAxis gives them: logarithmic when they are positive and span more
-// than logSpan times. A cut that leaves a few far from the others on the
-// other side is cut again, while fewer than farShare of all values lie
-// beyond.
+// than logSpan times. A cut that leaves a few far from the others is cut
+// again while a few of all values lie beyond the cuts together (few), or,
+// when the new cut leaves more than half the axis empty (wide), a few on
+// each side.
 func cutOf(values []float64) axisCut {
 	log := slices.Min(values) > 0 && spansDecade(values)
 	c, kept := axisCut{lo: math.Inf(-1), hi: math.Inf(1)}, values
 	for {
-		next := farCut(kept, log)
-		within := slices.DeleteFunc(slices.Clone(kept), func(v float64) bool { return next.side(v) != 0 })
-		if removed := len(values) - len(within); !next.ok || removed > 1 && float64(removed) >= farShare*float64(len(values)) {
+		found := farCutOf(kept, log, len(values))
+		if !found.ok {
 			return c
 		}
-		c, kept = axisCut{lo: max(c.lo, next.lo), hi: min(c.hi, next.hi), ok: true}, within
+		next := axisCut{lo: max(c.lo, found.lo), hi: min(c.hi, found.hi), ok: true}
+		below, above := beyond(values, next)
+		if !few(below+above, len(values)) && !(found.wide && few(below, len(values)) && few(above, len(values))) {
+			return c
+		}
+		c, kept = next, slices.DeleteFunc(slices.Clone(kept), func(v float64) bool { return next.side(v) != 0 })
 	}
+}
+
+// beyond counts the values below and above cut c.
+func beyond(values []float64, c axisCut) (below, above int) {
+	for _, v := range values {
+		switch c.side(v) {
+		case -1:
+			below++
+		case 1:
+			above++
+		}
+	}
+	return below, above
 }
 
 // cutAt is where value v is drawn on axis a cut by c: at the axis' edge

@@ -164,6 +164,25 @@ func TestCutOfTwoNearFarSides(t *testing.T) {
 	}
 }
 
+// TestCutOfCountsEachSide: one value far below (pebble's 80 KB) and,
+// past a gap of more than half the rest's span, three of sixteen far
+// above (ObjectBox's 472 KB beside 344–364 KB: 2026-12-04's space per
+// store) are each few on their own side, so both are cut; four of ten
+// above are not.
+func TestCutOfCountsEachSide(t *testing.T) {
+	values := []float64{80, 472, 472, 472, 360, 360, 364, 348}
+	for range 8 {
+		values = append(values, 344)
+	}
+	if c := cutOf(values); !c.ok || c.lo != 344 || c.hi != 364 {
+		t.Errorf("cut %+v, want 344–364", c)
+	}
+	many := []float64{80, 344, 345, 346, 348, 350, 472, 472, 472, 472}
+	if c := cutOf(many); !c.ok || c.lo != 344 || c.hi != 472 {
+		t.Errorf("cut %+v, want 344–472: 80 alone cut, four of ten far above not", c)
+	}
+}
+
 // TestLogTicksWithinADecade: a log axis from 12 to 81 ms holds no power
 // of ten, the only ticks a log marker labels; its ticks at 20, 30 and 50
 // are labelled instead, so that the axis can be read.

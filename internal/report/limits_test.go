@@ -41,6 +41,30 @@ func TestLimitRows(t *testing.T) {
 	}
 }
 
+// TestServerHoldNamesWhatItLeavesOut: a hold of a server's stores (its
+// memory counted with the server's) names its first limit from what the
+// hold read, and says that the server's own limits are not counted.
+func TestServerHoldNamesWhatItLeavesOut(t *testing.T) {
+	var recs []results.Record
+	for _, v := range []string{"sqld", "sqlite"} {
+		h := &results.Hold{Held: 100, RssKB: 400, AnonKB: 300, FDsBefore: 10, FDs: 10, MemAvailableKB: 3000,
+			Limits: &results.Limits{OpenFiles: 20000, Mappings: 65530, Threads: 100000}}
+		if v == "sqld" {
+			h.Server = &results.ServerMemory{Processes: 1, PssAfterKB: 40000}
+		}
+		recs = append(recs, results.Record{Schema: results.Schema, Study: "s", Variant: v, Setting: "default", Status: results.StatusOK, Phase: job.PhaseHold, Hold: h})
+	}
+	var b bytes.Buffer
+	if err := Tables(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	limit := "memory (300 KB anonymous per store; 2.93 MB available)"
+	want := "| same, which limit (per open store; left before the first open) | " + limit + " (" + serverLimits + ") | " + limit + " |"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("the tables lack %q:\n%s", want, b.String())
+	}
+}
+
 // TestOOMKilledStep: a serve step the OOM killer ended shows its limit's
 // figures and "OOM-killed" in the others, never a latency; a step under
 // a kernel without refault counts says n/a.

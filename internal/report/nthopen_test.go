@@ -226,3 +226,31 @@ func TestRetriesRow(t *testing.T) {
 		t.Errorf("records without retries have the row:\n%s", b.String())
 	}
 }
+
+// TestServeRetriesRow: a serve step whose client sent requests again
+// shows them in its block, a column without "0"; serve records without
+// any have no such row.
+func TestServeRetriesRow(t *testing.T) {
+	const row = "| Requests the server refused unrun, sent again |"
+	for _, retries := range []int{0, 7} {
+		recs, err := results.ReadFile("testdata/serve.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range recs {
+			if r := &recs[i]; r.Phase == job.PhaseServe && r.Variant == "sqlite" && r.Serve.Pool == 10 {
+				r.Retries = retries
+			}
+		}
+		var b bytes.Buffer
+		if err := Tables(&b, recs); err != nil {
+			t.Fatal(err)
+		}
+		switch got := b.String(); {
+		case retries == 0 && strings.Contains(got, row):
+			t.Errorf("serve records without retries have the row:\n%s", got)
+		case retries > 0 && !strings.Contains(got, row+" 7 | 0 |"):
+			t.Errorf("the serve tables lack %q:\n%s", row+" 7 | 0 |", got)
+		}
+	}
+}

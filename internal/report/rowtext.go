@@ -118,7 +118,15 @@ func (t *table) firstLimit(c *column, f figure) string {
 	case hold.Hold.Limits == nil:
 		return "– (not recorded)"
 	}
-	ws := hold.Hold.Walls()
+	text := firstWall(hold.Hold.Walls())
+	if hold.Hold.Server != nil {
+		text += " (" + serverLimits + ")"
+	}
+	return text
+}
+
+// firstWall names the first of a hold's walls, or says there is none.
+func firstWall(ws []results.Wall) string {
 	if len(ws) == 0 {
 		return "none: the open stores took nothing of any limit"
 	}

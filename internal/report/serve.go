@@ -37,6 +37,22 @@ type serveRow struct {
 	// limit: a figure of the memory cgroup's limit, which a step the
 	// OOM killer ended has too.
 	limit bool
+	// record, when set, gives the row's value from the whole record (a
+	// figure kept beside the serve's, as its retries) instead of value.
+	record func(r *results.Record) string
+}
+
+// of is the row's value for a serve record.
+func (r serveRow) of(rec *results.Record) string {
+	if r.record != nil {
+		return r.record(rec)
+	}
+	return r.value(rec.Serve)
+}
+
+// ofServe gives a value of a serve record's serve figures.
+func ofServe(value func(s *results.Serve) string) func(*results.Record) string {
+	return func(r *results.Record) string { return value(r.Serve) }
 }
 
 // serveRows are the rows of a step's block (serveRows), with the open
@@ -52,9 +68,25 @@ func (t *table) serveRows(st serveStep) []serveRow {
 		rows = append(rows, limitRows()...)
 	}
 	if t.splitServes(st) {
-		rows = append(rows, serveRow{"Worker processes (--procs)", func(s *results.Serve) string { return strconv.Itoa(max(len(s.Procs), 1)) }, false})
+		rows = append(rows, serveRow{label: "Worker processes (--procs)", value: func(s *results.Serve) string { return strconv.Itoa(max(len(s.Procs), 1)) }})
+	}
+	if t.retriedIn(st) {
+		rows = append(rows, serveRow{label: "Requests the server refused unrun, sent again", record: func(r *results.Record) string { return thousands(float64(r.Retries)) }})
 	}
 	return rows
+}
+
+// retriedIn tells whether a serve record of step st counts requests its
+// client sent again (results.Record.Retries: sqld's pool).
+func (t *table) retriedIn(st serveStep) bool {
+	for _, v := range t.variants {
+		for _, r := range t.columns[v].serves() {
+			if stepOf(r.Serve) == st && r.Retries > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // splitServes tells whether the serve step was split over several worker
@@ -158,11 +190,11 @@ func (t *table) serveCell(v string, st serveStep, r serveRow) string {
 	if r.limit {
 		for _, rec := range t.columns[v].serves() {
 			if stepOf(rec.Serve) == st && rec.Status == results.StatusOOMKilled {
-				return r.value(rec.Serve)
+				return r.of(rec)
 			}
 		}
 	}
-	return t.serveText(v, st, r.value, false)
+	return t.serveText(v, st, r.of, false)
 }
 
 // skippedServeNote names each serve step skipped before it started, with
@@ -217,22 +249,22 @@ func serveRows(stopped bool) []serveRow {
 		}})
 	}
 	return append(rows, []serveRow{
-		{"Latency p50", func(s *results.Serve) string { return millis(serveP50(s), 3) }, false},
-		{"p90", func(s *results.Serve) string { return millis(s.P90Ms, 3) }, false},
-		{"p99", func(s *results.Serve) string { return millis(serveP99(s), 3) }, false},
-		{"p99.9", func(s *results.Serve) string { return millis(s.P999Ms, 3) }, false},
-		{"max", func(s *results.Serve) string { return millis(s.MaxMs, 3) }, false},
-		{perSecondLabel, func(s *results.Serve) string { return thousands(servePerSecond(s)) }, false},
-		{"Pool hit rate", func(s *results.Serve) string { return fmt.Sprintf("%.1f %%", serveHitRate(s)) }, false},
-		{"same, one request at a time (LRU)", lruHitRate, false},
-		{"Opens per second", func(s *results.Serve) string { return perSec(s.Opens, s) }, false},
-		{"Closes per second", func(s *results.Serve) string { return perSec(s.Closes, s) }, false},
-		{"Most stores open at once", func(s *results.Serve) string { return thousands(float64(s.MaxOpen)) }, false},
-		{"Resident memory, end / peak", func(s *results.Serve) string { return mb(last(s.RssKB)) + " / " + mb(servePeakRSS(s)) }, false},
-		{"Anonymous memory, end / peak", func(s *results.Serve) string { return mb(last(s.AnonKB)) + " / " + mb(peak(s.AnonKB)) }, false},
-		{"Threads, end / peak", func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.Threads), peakInt(s.Threads)) }, false},
-		{"Open files, end / peak", func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.FDs), peakInt(s.FDs)) }, false},
-		{"Errors", func(s *results.Serve) string { return "0" }, false}, // a wrong answer fails the phase
+		{label: "Latency p50", value: func(s *results.Serve) string { return millis(serveP50(s), 3) }},
+		{label: "p90", value: func(s *results.Serve) string { return millis(s.P90Ms, 3) }},
+		{label: "p99", value: func(s *results.Serve) string { return millis(serveP99(s), 3) }},
+		{label: "p99.9", value: func(s *results.Serve) string { return millis(s.P999Ms, 3) }},
+		{label: "max", value: func(s *results.Serve) string { return millis(s.MaxMs, 3) }},
+		{label: perSecondLabel, value: func(s *results.Serve) string { return thousands(servePerSecond(s)) }},
+		{label: "Pool hit rate", value: func(s *results.Serve) string { return fmt.Sprintf("%.1f %%", serveHitRate(s)) }},
+		{label: "same, one request at a time (LRU)", value: lruHitRate},
+		{label: "Opens per second", value: func(s *results.Serve) string { return perSec(s.Opens, s) }},
+		{label: "Closes per second", value: func(s *results.Serve) string { return perSec(s.Closes, s) }},
+		{label: "Most stores open at once", value: func(s *results.Serve) string { return thousands(float64(s.MaxOpen)) }},
+		{label: "Resident memory, end / peak", value: func(s *results.Serve) string { return mb(last(s.RssKB)) + " / " + mb(servePeakRSS(s)) }},
+		{label: "Anonymous memory, end / peak", value: func(s *results.Serve) string { return mb(last(s.AnonKB)) + " / " + mb(peak(s.AnonKB)) }},
+		{label: "Threads, end / peak", value: func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.Threads), peakInt(s.Threads)) }},
+		{label: "Open files, end / peak", value: func(s *results.Serve) string { return fmt.Sprintf("%d / %d", lastInt(s.FDs), peakInt(s.FDs)) }},
+		{label: "Errors", value: func(s *results.Serve) string { return "0" }}, // a wrong answer fails the phase
 	}...)
 }
 
@@ -342,7 +374,7 @@ func (t *table) serveSteps() []serveStep {
 // stopped early), "skipped" (with the reason when why is set) for a pool skipped
 // for memory, "failed" when a serve phase of v failed and this pool has no
 // record, else "–".
-func (t *table) serveText(v string, st serveStep, value func(s *results.Serve) string, why bool) string {
+func (t *table) serveText(v string, st serveStep, value func(r *results.Record) string, why bool) string {
 	c := t.columns[v]
 	for _, rec := range c.serves() {
 		switch {
@@ -357,7 +389,7 @@ func (t *table) serveText(v string, st serveStep, value func(s *results.Serve) s
 			// The time limit passed in the warm-up: no figure.
 			return fmt.Sprintf("stopped early: none of %s requests served in %s", thousands(float64(rec.Serve.Requests)), poolTime(rec.Serve.PoolTimeS))
 		default:
-			return value(rec.Serve)
+			return value(rec)
 		}
 	}
 	switch {

@@ -101,13 +101,13 @@ func (t *table) writeServeSummary(w io.Writer, steps []serveStep) {
 	for _, st := range steps {
 		vals := make([]string, len(t.variants))
 		for i, v := range t.variants {
-			vals[i] = t.serveText(v, st, func(s *results.Serve) string {
+			vals[i] = t.serveText(v, st, ofServe(func(s *results.Serve) string {
 				text := millis(serveP99(s), 2) + " / " + mb(servePeakRSS(s))
 				if s.StoppedEarly {
 					text += fmt.Sprintf(" (stopped early: %s of %s requests)", thousands(float64(s.Done)), thousands(float64(s.Requests)))
 				}
 				return text
-			}, true)
+			}), true)
 		}
 		fmt.Fprintf(w, "| %s%s | %s |\n", thousands(float64(st.pool)), t.ladderText(st.rate, " at ", ", "), strings.Join(vals, " | "))
 	}
@@ -192,9 +192,9 @@ func (t *table) ladderRows(pool int) []ladderRow {
 	for _, st := range t.serveSteps() {
 		if st.pool == pool {
 			rows = append(rows, ladderRow{rateText(st.rate), func(v string) string {
-				return t.serveText(v, st, func(s *results.Serve) string {
+				return t.serveText(v, st, ofServe(func(s *results.Serve) string {
 					return fmt.Sprintf("%s / %s (%s/s)", millis(serveP50(s), 2), millis(serveP99(s), 2), thousands(servePerSecond(s)))
-				}, false)
+				}), false)
 			}})
 		}
 	}
