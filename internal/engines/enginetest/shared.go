@@ -3,6 +3,7 @@ package enginetest
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -164,9 +165,10 @@ func checkDelete(s engine.SharedStore, want map[int][]workload.Note) error {
 
 // CheckAgentViewAllocs checks that an agent's view of v's shared store
 // (SharedStore.Agent, the shared layout's open) allocates at most one
-// object, the view itself: its statements are prepared when a query runs,
-// so that the open the record times is the view's making alone.
-func CheckAgentViewAllocs(t *testing.T, v engine.Variant) {
+// object, the view itself, of at most maxBytes: its statements are
+// prepared when a query runs, so that the open the record times is the
+// view's making alone.
+func CheckAgentViewAllocs(t *testing.T, v engine.Variant, maxBytes int) {
 	t.Helper()
 	sv, ok := v.(engine.SharedVariant)
 	if !ok {
@@ -189,4 +191,20 @@ func CheckAgentViewAllocs(t *testing.T, v engine.Variant) {
 	if n > 1 {
 		t.Errorf("%s: an agent's view allocates %.0f objects, want 1 (the view)", v.ID(), n)
 	}
+	if b := viewBytes(s); b > float64(maxBytes) {
+		t.Errorf("%s: an agent's view allocates %.1f bytes, want at most %d", v.ID(), b, maxBytes)
+	}
+}
+
+// viewBytes is the bytes an agent's view of s allocates, the mean over
+// many views.
+func viewBytes(s engine.SharedStore) float64 {
+	const n = 10000
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		_, _ = s.Agent(3)
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / n
 }

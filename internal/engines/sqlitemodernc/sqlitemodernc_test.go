@@ -100,7 +100,7 @@ func TestShared(t *testing.T) {
 	}
 	enginetest.CheckShared(t, v)
 	enginetest.CheckSharedConns(t, v)
-	enginetest.CheckAgentViewAllocs(t, v)
+	enginetest.CheckAgentViewAllocs(t, v, 16) // its store and its agent (sqlnotes)
 }
 
 func TestWAL(t *testing.T) {
