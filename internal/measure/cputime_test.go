@@ -103,3 +103,43 @@ func TestTreeCPUTicksCountsChildren(t *testing.T) {
 		t.Errorf("TreeCPUTicks(self) after the child ended = %d, want at least %d (its time kept)", after, self+kid)
 	}
 }
+
+// TestParseActiveTasks: the running and the blocked tasks are summed; a
+// /proc/stat without them is an error.
+func TestParseActiveTasks(t *testing.T) {
+	stat := "cpu  1 2 3 4 5 6 7 8\nprocs_running 3\nprocs_blocked 2\nsoftirq 1 2\n"
+	if n, err := parseActiveTasks([]byte(stat)); err != nil || n != 5 {
+		t.Fatalf("parseActiveTasks = %d, %v; want 3 + 2", n, err)
+	}
+	for _, bad := range []string{"cpu 1 2\n", "procs_running 3\n", "procs_running x\nprocs_blocked 1\n"} {
+		if _, err := parseActiveTasks([]byte(bad)); err == nil {
+			t.Errorf("parseActiveTasks(%q) gave no error", bad)
+		}
+	}
+}
+
+// TestTreeActiveTasksSeesABusyChild: a child spinning on a CPU is
+// counted as active in this process' tree, most of the time.
+func TestTreeActiveTasksSeesABusyChild(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "while :; do :; done")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	seen := 0
+	for range 50 {
+		if TreeActiveTasks(cmd.Process.Pid) == 1 {
+			seen++
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if seen == 0 {
+		t.Errorf("a spinning child was never seen running in 50 readings")
+	}
+	if n := TreeActiveTasks(1 << 30); n != 0 {
+		t.Errorf("TreeActiveTasks of no process = %d", n)
+	}
+	if _, err := ActiveTasks(); err != nil {
+		t.Error(err)
+	}
+}

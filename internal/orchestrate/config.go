@@ -121,10 +121,10 @@ type Config struct {
 	// ReadQuiet watches the machine for the quiet gate; nil means
 	// ReadQuiet.
 	ReadQuiet func(ctx context.Context, window time.Duration, own func() uint64) (Quiet, error) `json:"-"`
-	// OwnTicks reads the CPU time, in clock ticks, of the study's own
-	// servers, which the gate counts out of what it waits on; nil means
-	// those manydb started (runServers.cpuTicks).
-	OwnTicks func() uint64 `json:"-"`
+	// OwnPIDs lists the processes of the study's own servers, which the
+	// gate counts out of what it waits on (ownServers); nil means those
+	// manydb started (runServers.pids).
+	OwnPIDs func() []int `json:"-"`
 }
 
 // binary returns the file name of the worker serving variant v.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"manydb/internal/job"
-	"manydb/internal/measure"
 	"manydb/internal/results"
 )
 
@@ -120,30 +119,29 @@ func TestQuietGateOpensOnALowLoad(t *testing.T) {
 	}
 }
 
-// TestGateCountsOutOwnServers: a load the study's own servers make does
-// not keep a phase waiting: a load average of 1.5 with the servers
-// keeping one core busy is let through at --max-load 1, with 0.2 core it
-// is not, and the line says how much of the load was the servers'.
+// TestGateCountsOutOwnServers: the active tasks of the study's own
+// servers do not keep a phase waiting: with a load average of 1.5 at
+// --max-load 1 and 4 tasks active on the machine (the reader one of
+// them), a server with 3 of them lets the phase start, one with 1 does
+// not, and the line says what the gate saw without the servers.
 func TestGateCountsOutOwnServers(t *testing.T) {
 	s := &study{Config: Config{MaxLoad: 1, Gate: GateLoad}}
 	for _, c := range []struct {
-		cores float64
-		ok    bool
-		saw   string
+		server int
+		ok     bool
+		saw    string
 	}{
-		{1, true, ""},
-		{0.2, false, "load average 1.50 less the "},
+		{3, true, "load average 1.50; without the study's own servers 0.00 tasks were active"},
+		{1, false, "load average 1.50; without the study's own servers 2.00 tasks were active (the mean over 10ms), not below --max-load 1.00"},
 	} {
-		start := time.Now()
-		own := &ownUse{window: 200 * time.Millisecond, read: func() uint64 {
-			return uint64(time.Since(start).Seconds() * measure.TicksPerSecond * c.cores)
-		}}
+		own := ownServers{window: 10 * time.Millisecond, pids: func() []int { return []int{7} },
+			machine: func() (int, error) { return 4, nil }, server: func(int) int { return c.server }}
 		ok, saw, err := s.ready(context.Background(), 1.5, own)
-		if err != nil || ok != c.ok || !strings.HasPrefix(saw, c.saw) || !ok && !strings.HasSuffix(saw, "cores of the study's own servers is not below --max-load 1.00") {
-			t.Errorf("servers at %.1f core: ready %v, %q, %v; want %v, %q", c.cores, ok, saw, err, c.ok, c.saw)
+		if err != nil || ok != c.ok || !strings.HasPrefix(saw, c.saw) {
+			t.Errorf("server with %d active: ready %v, %q, %v; want %v, %q", c.server, ok, saw, err, c.ok, c.saw)
 		}
 	}
-	if ok, _, _ := s.ready(context.Background(), 1.5, &ownUse{}); ok {
+	if ok, _, _ := s.ready(context.Background(), 1.5, ownServers{}); ok {
 		t.Error("no servers: a load of 1.5 let through at --max-load 1")
 	}
 }

@@ -60,7 +60,7 @@ func (l *loadSampler) stop() []float64 {
 // (ready); while it waits, the trash is emptied (emptyWhileWaiting).
 func (s *study) waitForLoad(ctx context.Context, what string) (float64, error) {
 	interrupted := errors.New("interrupted while waiting for the load to drop; the same command resumes the study")
-	own := &ownUse{read: s.OwnTicks, window: quietWindow}
+	own := s.ownServers()
 	for {
 		load, err := s.ReadLoad()
 		if err != nil {
@@ -84,23 +84,23 @@ func (s *study) waitForLoad(ctx context.Context, what string) (float64, error) {
 }
 
 // ready says whether the gate lets the next phase start, given the load
-// average read before it and the study's own servers (own), and what it
-// saw, for the log: a load below MaxLoad lets it start; above, so does
-// the load less the cores the servers kept busy (ownUse.cores); if not,
+// average read before it, and what it saw, for the log: a load below
+// MaxLoad lets it start; above, with servers of the study's own running,
+// so do fewer tasks of others active (ownServers.othersActive); if not,
 // the quiet gate also watches the machine for a window (ReadQuiet) and
 // lets it start if it was quiet.
-func (s *study) ready(ctx context.Context, load float64, own *ownUse) (bool, string, error) {
+func (s *study) ready(ctx context.Context, load float64, own ownServers) (bool, string, error) {
 	if s.MaxLoad <= 0 || load < s.MaxLoad {
 		return true, "", nil
 	}
 	high := fmt.Sprintf("load average %.2f is not below --max-load %.2f", load, s.MaxLoad)
-	cores, err := own.cores(ctx)
-	if err != nil {
-		return false, "", err
-	}
-	if cores > 0 {
-		high = fmt.Sprintf("load average %.2f less the %.2f cores of the study's own servers is not below --max-load %.2f", load, cores, s.MaxLoad)
-		load -= cores
+	if own.running() {
+		others, err := own.othersActive(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		high = fmt.Sprintf("load average %.2f; without the study's own servers %.2f tasks were active (the mean over %s), not below --max-load %.2f", load, others, own.window, s.MaxLoad)
+		load = others
 	}
 	if load < s.MaxLoad || s.Gate != GateQuiet {
 		return load < s.MaxLoad, high, nil
@@ -108,47 +108,11 @@ func (s *study) ready(ctx context.Context, load float64, own *ownUse) (bool, str
 	if err := s.trash.pause(&s.budget); err != nil {
 		return false, "", err
 	}
-	q, err := s.ReadQuiet(ctx, quietWindow, s.OwnTicks)
+	q, err := s.ReadQuiet(ctx, quietWindow, own.ticks)
 	if err != nil {
 		return false, "", fmt.Errorf("the quiet gate: %w", err)
 	}
 	return q.ok(), high + " and " + q.String(), nil
-}
-
-// ownUse follows the CPU time of the study's own servers between the
-// gate's checks: the load they make is the study's work, not the noise
-// the gate waits out (sqld rewrites each loaded namespace's stats.json
-// every 5 s, which keeps half a core busy with thousands loaded and the
-// load average above 1 between phases: docs/method.md).
-type ownUse struct {
-	read   func() uint64
-	window time.Duration // of the first reading
-	ticks  uint64
-	at     time.Time
-}
-
-// cores is the cores the servers kept busy on average since the last
-// call, or at the first over u.window (0 without servers, or when one
-// restarted).
-func (u *ownUse) cores(ctx context.Context) (float64, error) {
-	if u.read == nil {
-		return 0, nil
-	}
-	if u.at.IsZero() {
-		u.ticks, u.at = u.read(), time.Now()
-		select {
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		case <-time.After(u.window):
-		}
-	}
-	now, ticks := time.Now(), u.read()
-	last, at := u.ticks, u.at
-	u.ticks, u.at = ticks, now
-	if ticks < last || !now.After(at) {
-		return 0, nil
-	}
-	return float64(ticks-last) / measure.TicksPerSecond / now.Sub(at).Seconds(), nil
 }
 
 // awaitLoad waits until the load allows the phase (waitForLoad) and

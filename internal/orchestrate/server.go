@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"manydb/internal/job"
-	"manydb/internal/measure"
 	"manydb/internal/pgserver"
 	"manydb/internal/sqldserver"
 )
@@ -248,18 +247,15 @@ func (r *runServer) stop() error {
 	return errors.Join(errs...)
 }
 
-// cpuTicks is the CPU time of the processes of the servers manydb
-// started, in clock ticks (measure.TreeCPUTicks; a server it could not
-// read counts nothing).
-func (rs runServers) cpuTicks() uint64 {
-	var sum uint64
+// pids are the processes of the servers manydb started and that run.
+func (rs runServers) pids() []int {
+	var pids []int
 	for _, r := range rs {
 		if pid := r.pid(); pid > 0 {
-			n, _ := measure.TreeCPUTicks(pid)
-			sum += n
+			pids = append(pids, pid)
 		}
 	}
-	return sum
+	return pids
 }
 
 // pid is the process of manydb's own server (0 for none, or once it

@@ -49,8 +49,8 @@ func Run(ctx context.Context, c Config) (studyID string, err error) {
 	}()
 	for _, s := range studies {
 		s.servers = servers
-		if s.OwnTicks == nil {
-			s.OwnTicks = servers.cpuTicks
+		if s.OwnPIDs == nil {
+			s.OwnPIDs = servers.pids
 		}
 		if err := s.writeEnv(versions); err != nil {
 			return s.id, err
