@@ -2,6 +2,7 @@ package orchestrate
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"manydb/internal/measure"
@@ -17,11 +18,12 @@ import (
 type ownServers struct {
 	pids   func() []int // the servers' processes, nil for none
 	window time.Duration
-	// machine and server read the active tasks (running, runnable or
-	// waiting for the disk) of the machine and of a server's process
-	// tree; nil means measure.ActiveTasks and measure.TreeActiveTasks.
+	// machine and tree read the active tasks (running, runnable or
+	// waiting for the disk) of the machine and of a process and its
+	// descendants; nil means measure.ActiveTasks and
+	// measure.TreeActiveTasks.
 	machine func() (int, error)
-	server  func(pid int) int
+	tree    func(pid int) int
 }
 
 // activeEvery is how often othersActive reads the active tasks.
@@ -35,14 +37,15 @@ func (s *study) ownServers() ownServers {
 // running tells whether a server of the study's own is running.
 func (o ownServers) running() bool { return o.pids != nil && len(o.pids()) > 0 }
 
-// othersActive is the mean count of the machine's active tasks less the
-// servers' and the reader's own, read every activeEvery over the
-// window: what the load average counts, without the servers and without
-// its one-minute lag.
+// othersActive is the mean count of the machine's active tasks less
+// those of this process (the reader among them) and its children (the
+// servers, which manydb starts), read every activeEvery over the window:
+// what the load average counts, without the study's own and without its
+// one-minute lag.
 func (o ownServers) othersActive(ctx context.Context) (float64, error) {
-	machine, server := o.machine, o.server
+	machine, tree := o.machine, o.tree
 	if machine == nil {
-		machine, server = measure.ActiveTasks, measure.TreeActiveTasks
+		machine, tree = measure.ActiveTasks, measure.TreeActiveTasks
 	}
 	var sum, n float64
 	for end := time.Now().Add(o.window); ; {
@@ -50,10 +53,7 @@ func (o ownServers) othersActive(ctx context.Context) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		for _, pid := range o.pids() {
-			all -= server(pid)
-		}
-		sum, n = sum+float64(max(all-1, 0)), n+1 // the reader is one of them
+		sum, n = sum+float64(max(all-tree(os.Getpid()), 0)), n+1
 		if !time.Now().Before(end) {
 			return sum / n, nil
 		}
