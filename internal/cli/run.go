@@ -138,9 +138,11 @@ Sweeps (how the figures grow with scale):
 
 With --max-load, each phase starts only when the 1-minute load average is
 below the limit, or with --gate quiet also when the machine is quiet
-(other processes' CPU use and the disk's stall time over 2 s); the
-servers the study started (its PostgreSQL, its sqld) are counted out of
-both (docs/method.md, "Load gate and progress"); the
+(other processes' CPU use and the disk's stall time over 2 s); while
+servers the study started run (its PostgreSQL, its sqld), the load gate
+reads the tasks active without manydb and its servers over 2 s, and the
+quiet gate leaves the servers' CPU time out (docs/method.md, "Load gate
+and progress"); the
 load is also sampled every 10 s while a phase runs and
 kept in its record, and a finished variant's stores are deleted while
 the study waits (paused when the next phase starts; the rest at the

@@ -86,7 +86,7 @@ func (f *studyFlags) AddFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&f.spread, "note-spread", workload.NoteSpread, "with --dims: σ, the noise around a note's topic centre (two notes of one topic have a cosine of about 1/(1+σ²))")
 	fs.BoolVar(&f.keep, "keep", false, "keep the stores after the study")
 	fs.BoolVar(&f.fresh, "fresh", false, "start a new study even if the results file holds one to resume")
-	fs.Float64Var(&f.maxLoad, "max-load", 0, "before each phase, wait until the 1-minute load average is below this (or, while the study's own servers run, the tasks active without them, over 2 s), or with --gate quiet until the machine is quiet (0: don't wait)")
+	fs.Float64Var(&f.maxLoad, "max-load", 0, "before each phase, wait until the 1-minute load average is below this (or, while the study's own servers run, the tasks active without manydb and its servers, over 2 s), or with --gate quiet until the machine is quiet (0: don't wait)")
 	fs.StringVar(&f.gate, "gate", string(orchestrate.GateLoad), "with --max-load, what each phase waits for: load (the 1-minute load average below --max-load) or quiet ("+orchestrate.QuietRule()+"; Linux's pressure stall information); --max-load still marks phases whose load reached it as loud")
 	fs.DurationVar(&f.loadWait, "load-wait", 30*time.Second, "how often to check the gate while waiting")
 	fs.StringVar(&f.binDir, "bin", f.binDir, "directory of the worker binaries")

@@ -47,10 +47,6 @@ func parseCPUTicks(b []byte) (CPUTicks, error) {
 	return t, nil
 }
 
-// TicksPerSecond is the clock tick of /proc's CPU times (USER_HZ), 100
-// on every Linux architecture Go builds for.
-const TicksPerSecond = 100
-
 // SelfCPUTicks reads this process' CPU time (all its threads, user and
 // system) from /proc/self/stat, in clock ticks.
 func SelfCPUTicks() (uint64, error) {

@@ -9,8 +9,8 @@ import (
 )
 
 // ActiveTasks reads how many of the machine's tasks are running or
-// runnable and how many wait for the disk, now (/proc/stat's
-// procs_running and procs_blocked): what the load average averages.
+// runnable and how many wait for I/O, now (/proc/stat's procs_running
+// and procs_blocked): about what the load average averages.
 func ActiveTasks() (int, error) {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
@@ -41,15 +41,18 @@ func parseActiveTasks(b []byte) (int, error) {
 }
 
 // TreeActiveTasks counts the threads of process pid and of its
-// descendants that are running or runnable (R) or wait for the disk (D),
-// now; a process that ends meanwhile counts nothing.
+// descendants that are running or runnable (R), now; a process that ends
+// meanwhile counts nothing. Its threads waiting uninterruptibly (D) are
+// not counted: procs_blocked counts only those waiting for I/O, so
+// taking every D thread away from ActiveTasks could take away some that
+// were never in it.
 func TreeActiveTasks(pid int) int {
 	stats, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
 	n := 0
 	for _, f := range stats {
 		b, err := os.ReadFile(f)
 		if i := bytes.LastIndexByte(b, ')'); err == nil && i >= 0 && i+2 < len(b) {
-			if s := b[i+2]; s == 'R' || s == 'D' {
+			if b[i+2] == 'R' {
 				n++
 			}
 		}

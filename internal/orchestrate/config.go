@@ -121,9 +121,10 @@ type Config struct {
 	// ReadQuiet watches the machine for the quiet gate; nil means
 	// ReadQuiet.
 	ReadQuiet func(ctx context.Context, window time.Duration, own func() uint64) (Quiet, error) `json:"-"`
-	// OwnPIDs lists the processes of the study's own servers, which the
-	// gate counts out of what it waits on (ownServers); nil means those
-	// manydb started (runServers.pids).
+	// OwnPIDs lists the processes of the study's own servers: while one
+	// runs, the load gate reads the active tasks without manydb and its
+	// children, and the quiet gate leaves the servers' CPU time out
+	// (ownServers); nil means those manydb started (runServers.pids).
 	OwnPIDs func() []int `json:"-"`
 }
 

@@ -3,6 +3,7 @@ package orchestrate
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -135,7 +136,12 @@ func TestGateCountsOutOwnServers(t *testing.T) {
 		{1, false, "load average 1.50; without the study's own servers 3.00 tasks were active (the mean over 10ms), not below --max-load 1.00"},
 	} {
 		own := ownServers{window: 10 * time.Millisecond, pids: func() []int { return []int{7} },
-			machine: func() (int, error) { return 4, nil }, tree: func(int) int { return c.server }}
+			machine: func() (int, error) { return 4, nil }, tree: func(pid int) int {
+				if pid != os.Getpid() {
+					t.Errorf("active tasks read of process %d, want manydb's own tree (%d)", pid, os.Getpid())
+				}
+				return c.server
+			}}
 		ok, saw, err := s.ready(context.Background(), 1.5, own)
 		if err != nil || ok != c.ok || !strings.HasPrefix(saw, c.saw) {
 			t.Errorf("server with %d active: ready %v, %q, %v; want %v, %q", c.server, ok, saw, err, c.ok, c.saw)
@@ -143,6 +149,20 @@ func TestGateCountsOutOwnServers(t *testing.T) {
 	}
 	if ok, _, _ := s.ready(context.Background(), 1.5, ownServers{}); ok {
 		t.Error("no servers: a load of 1.5 let through at --max-load 1")
+	}
+	// The quiet gate, after the tasks still too many, is given the
+	// servers' CPU time to leave out.
+	quiet := &study{Config: Config{MaxLoad: 1, Gate: GateQuiet}}
+	quiet.ReadQuiet = func(_ context.Context, _ time.Duration, own func() uint64) (Quiet, error) {
+		if own == nil {
+			t.Error("the quiet gate got no reader of the servers' CPU time")
+		}
+		return Quiet{}, nil
+	}
+	own := ownServers{window: time.Millisecond, pids: func() []int { return []int{7} },
+		machine: func() (int, error) { return 9, nil }, tree: func(int) int { return 0 }}
+	if ok, _, err := quiet.ready(context.Background(), 1.5, own); !ok || err != nil {
+		t.Errorf("a quiet machine: ready %v, %v; want true", ok, err)
 	}
 }
 

@@ -95,6 +95,9 @@ func (s *study) ready(ctx context.Context, load float64, own ownServers) (bool, 
 	}
 	high := fmt.Sprintf("load average %.2f is not below --max-load %.2f", load, s.MaxLoad)
 	if own.running() {
+		if err := s.trash.pause(&s.budget); err != nil {
+			return false, "", err
+		}
 		others, err := own.othersActive(ctx)
 		if err != nil {
 			return false, "", err

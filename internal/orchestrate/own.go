@@ -11,16 +11,15 @@ import (
 // ownServers are the servers the study started (its PostgreSQL, its
 // sqld) as the gate sees them: their work is the study's, not the noise
 // the gate waits out. sqld rewrites each loaded namespace's stats.json
-// every 5 s, in bursts of a dozen threads that fall on the kernel's own
-// 5-s samples of the load average: with thousands of namespaces loaded
-// the load average stays near 3 while sqld uses half a core
-// (docs/method.md, "Load gate and progress").
+// every 5 s, in bursts of several threads: with thousands of namespaces
+// loaded the load average stayed above 2 between phases while sqld used
+// about half a core (docs/method.md, "Load gate and progress").
 type ownServers struct {
 	pids   func() []int // the servers' processes, nil for none
 	window time.Duration
-	// machine and tree read the active tasks (running, runnable or
-	// waiting for the disk) of the machine and of a process and its
-	// descendants; nil means measure.ActiveTasks and
+	// machine and tree read the active tasks of the machine (running,
+	// runnable or waiting for I/O) and of a process and its descendants
+	// (running or runnable); nil means measure.ActiveTasks and
 	// measure.TreeActiveTasks.
 	machine func() (int, error)
 	tree    func(pid int) int
@@ -65,7 +64,8 @@ func (o ownServers) othersActive(ctx context.Context) (float64, error) {
 	}
 }
 
-// ticks is the servers' CPU time, in clock ticks (measure.TreeCPUTicks).
+// ticks is the servers' CPU time, in clock ticks (measure.TreeCPUTicks),
+// which the quiet gate leaves out beside manydb's own.
 func (o ownServers) ticks() uint64 {
 	if o.pids == nil {
 		return 0

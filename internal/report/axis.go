@@ -8,7 +8,9 @@ package report
 // open or one small store does not squeeze every other mark into a
 // corner. The rule is the one a reader's eye applies: the widest empty
 // stretch between two neighbouring values is more than a third of their
-// span, and one value, or fewer than farShare of them, lie beyond it.
+// span, and one value, or fewer than farShare of them, lie beyond it;
+// cut again, the few beyond all cuts together stay under farShare, or,
+// past a stretch of more than half the span, those on each side do.
 
 import (
 	"image/color"
@@ -23,7 +25,8 @@ import (
 )
 
 // farShare is the share of an axis' values that must lie beyond its cut
-// for it not to be cut: that many are not "a few far values" but the
+// (on one side, past a gap of more than half the span: cutOf) for it not
+// to be cut: that many are not "a few far values" but the
 // data's shape (an n-th open panel whose last fifth of bins steps up
 // shows the step). A lone value beyond the gap is always far.
 const farShare = 0.2

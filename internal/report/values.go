@@ -102,7 +102,7 @@ func noWall(recs []*results.Record) string {
 // limits: the hold reads the worker's limits and counts the server's
 // memory, not the server's own limits (docs/engines.md gives sqld's: 5
 // open files per loaded namespace, 2 per connection).
-const serverLimits = "the server's own limits, as its open files, not counted: docs/engines.md"
+const serverLimits = "the server's own limits, as sqld's open files or PostgreSQL's max_connections, not counted: docs/engines.md"
 
 // pthreadKeysNA: not recorded, or a worker without cgo (no C library to
 // ask; its engine is pure Go).
