@@ -2,6 +2,7 @@ package measure
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -79,20 +80,34 @@ func TreeCPUTicks(pid int) (uint64, error) {
 	return sum, nil
 }
 
-// childrenOf lists the children of process pid, from the children file
-// of each of its threads (none when it has ended).
+// childrenOf lists the children of process pid (none when it has ended).
 func childrenOf(pid int) []int {
-	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	kids, _ := Children(pid)
+	return kids
+}
+
+// Children lists the children of process pid, from the children file of
+// each of its threads; an error when there is no such process.
+func Children(pid int) ([]int, error) {
+	files, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	if err != nil || len(files) == 0 {
+		return nil, errors.Join(err, fmt.Errorf("no process %d", pid))
+	}
 	var kids []int
 	for _, f := range files {
-		b, _ := os.ReadFile(f)
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return kids, err
+		}
 		for _, s := range strings.Fields(string(b)) {
-			if n, err := strconv.Atoi(s); err == nil {
-				kids = append(kids, n)
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				return kids, fmt.Errorf("%s: %q is not a process id", f, s)
 			}
+			kids = append(kids, n)
 		}
 	}
-	return kids
+	return kids, nil
 }
 
 // parseSelfTicks returns utime plus stime of a /proc/PID/stat line.

@@ -3,10 +3,10 @@ package postgres
 import (
 	"errors"
 	"fmt"
+	"manydb/internal/measure"
 	"manydb/internal/pgserver"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -231,30 +231,6 @@ func (v *Variant) ServerProcesses() ([]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the server's processes: %w", err)
 	}
-	kids, err := children(pm)
+	kids, err := measure.Children(pm)
 	return append([]int{pm}, kids...), err
-}
-
-// children lists the child processes of pid (/proc's children file of
-// each of its threads).
-func children(pid int) ([]int, error) {
-	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
-	if err != nil || len(tasks) == 0 {
-		return nil, errors.Join(err, fmt.Errorf("no process %d", pid))
-	}
-	var out []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range strings.Fields(string(b)) {
-			c, err := strconv.Atoi(f)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, c)
-		}
-	}
-	return out, nil
 }
