@@ -237,6 +237,27 @@ func TestRanksPerStore(t *testing.T) {
 	}
 }
 
+// TestRanksLeaveOutBelowZero: a memory below zero (a difference of two
+// samples) is never ranked: the line names it "≈ 0" apart from the order.
+func TestRanksLeaveOutBelowZero(t *testing.T) {
+	small := fakeEngine{name: "small", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 100}
+	odd := fakeEngine{name: "odd", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: -0.008, filesPer: 1, spaceKB: 300}
+	a := answer(t, Default(), small, odd)
+	for _, r := range a.Ranks {
+		if r.Figure != report.FigureAnonPerOpenStore {
+			continue
+		}
+		if len(r.Order) != 1 || r.Order[0].Variant != "small" || len(r.Outside) != 1 || r.Outside[0].Variant != "odd" {
+			t.Fatalf("order %v, outside %v: want small ranked, odd apart", r.Order, r.Outside)
+		}
+		if line := r.line(); !strings.Contains(line, "not ranked, below zero: odd ≈ 0 (measured -0.008 KB)") || strings.Contains(line, "lowest first: odd") {
+			t.Errorf("line %q", line)
+		}
+		return
+	}
+	t.Fatal("no rank of anonymous memory per open store")
+}
+
 // TestPoolsTable: every variant at every pool share, with what rules a
 // share out and – where serve measured none.
 func TestPoolsTable(t *testing.T) {

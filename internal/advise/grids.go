@@ -293,7 +293,15 @@ func (r Rank) line() string {
 		last := r.Order[n-1]
 		text += fmt.Sprintf("; highest: %s %s", last.Name(), last.Value.Text())
 	}
-	return text + fmt.Sprintf(" (%s, of %d).", r.Figure, len(r.Order))
+	text += fmt.Sprintf(" (%s, of %d)", r.Figure, len(r.Order))
+	var outside []string
+	for _, x := range r.Outside {
+		outside = append(outside, fmt.Sprintf("%s ≈ 0 (measured %s)", x.Name(), x.Value.Text()))
+	}
+	if len(outside) > 0 {
+		text += "; not ranked, below zero: " + strings.Join(outside, ", ")
+	}
+	return text + "."
 }
 
 // upperFirst is s with its first letter upper case.

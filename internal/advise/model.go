@@ -242,6 +242,9 @@ type Rank struct {
 	Figure report.FigureName `json:"figure"`
 	Label  string            `json:"label"`
 	Order  []Ranked          `json:"order"`
+	// Outside are the values outside what the figure can be (a memory
+	// below zero: report.OutsideDomain), named as ≈ 0 and never ranked.
+	Outside []Ranked `json:"outside_domain,omitempty"`
 }
 
 // Ranked is one variant's value in a Rank.

@@ -27,7 +27,8 @@ func rankFigures() []rankFigure {
 
 // ranks orders the evidence's variants by each rank figure (in the
 // records without embeddings, or with them for a scenario with dims),
-// leaving out a figure no variant has.
+// leaving out a figure no variant has; a value outside the figure's
+// domain is set apart, not ranked.
 func ranks(s Scenario, evs []*Evidence) []Rank {
 	var out []Rank
 	figs := rankFigures()
@@ -41,7 +42,10 @@ func ranks(s Scenario, evs []*Evidence) []Rank {
 			if s.Dims > 0 {
 				n = e.vec(f.name)
 			}
-			if n.known() {
+			switch {
+			case n.known() && report.OutsideDomain(n.Value, n.Unit):
+				r.Outside = append(r.Outside, Ranked{e.Key, n})
+			case n.known():
 				r.Order = append(r.Order, Ranked{e.Key, n})
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"manydb/internal/workload"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"manydb/internal/advise"
@@ -155,6 +156,7 @@ func dataText(d workload.Data) string {
 // the page at out.
 func reportPage(out string, files []string, recs []results.Record) report.Page {
 	var p report.Page
+	recs, machine := firstMachine(recs)
 	s := advise.Default()
 	s.Dims = reportDims(recs)
 	how := "manydb advise with its defaults"
@@ -167,6 +169,9 @@ func reportPage(out string, files []string, recs []results.Record) report.Page {
 			how += fmt.Sprintf(" and --dims %d, the records' embeddings%s%s", s.Dims, dataText(w.Data), report.TopicsText(w))
 		}
 		lead := a.Lead(how)
+		if machine != "" {
+			lead.Paragraphs = slices.Insert(lead.Paragraphs, 2, machine)
+		}
 		p.Lead = &lead
 	}
 	for _, f := range files {
@@ -177,6 +182,18 @@ func reportPage(out string, files []string, recs []results.Record) report.Page {
 		p.Files = append(p.Files, report.Link{Name: filepath.Base(f), Href: filepath.ToSlash(href)})
 	}
 	return p
+}
+
+// firstMachine is recs of the first machine they name, and what the
+// lead says of the others ("" when they name one machine): advise never
+// ranks figures of two machines together.
+func firstMachine(recs []results.Record) ([]results.Record, string) {
+	parts, machines := report.ByMachine(recs)
+	if len(parts) < 2 {
+		return recs, ""
+	}
+	return parts[0], fmt.Sprintf("The records of this page come from %d machines; this answer is of the first one's only, as advise never ranks figures of two machines together. The tables below hold the others' too: %s.",
+		len(parts), strings.Join(machines[1:], "; "))
 }
 
 // recordDir is the record directory dir, when it is one (it holds a

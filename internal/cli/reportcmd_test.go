@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"manydb/internal/job"
+	"manydb/internal/results"
 )
 
 // TestReportKeepsResultsFiles: report -o refuses an output that is one of
@@ -164,5 +165,30 @@ func TestRecordDir(t *testing.T) {
 	}
 	if got := fmt.Sprint(rec.Links); got != "[{README README.md} {tables tables.md}]" {
 		t.Errorf("links %s, want the README and tables.md", got)
+	}
+}
+
+// TestFirstMachineOnly: the lead of records from two machines is advise's
+// answer over the first machine's records, and says so; one machine's
+// records are the lead's whole.
+func TestFirstMachineOnly(t *testing.T) {
+	recs, err := results.ReadFile("../report/testdata/machines.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, note := firstMachine(recs)
+	if len(first) == 0 || len(first) >= len(recs) {
+		t.Fatalf("%d of %d records kept, want the first machine's", len(first), len(recs))
+	}
+	for _, r := range first {
+		if !strings.HasSuffix(r.Study, "laptop") {
+			t.Errorf("kept a record of study %s, want laptop's only", r.Study)
+		}
+	}
+	if !strings.Contains(note, "2 machines") || !strings.Contains(note, "server") || !strings.Contains(note, "never ranks figures of two machines together") {
+		t.Errorf("note %q", note)
+	}
+	if again, note := firstMachine(first); len(again) != len(first) || note != "" {
+		t.Errorf("one machine: kept %d of %d, note %q; want all, no note", len(again), len(first), note)
 	}
 }

@@ -300,14 +300,16 @@ func agentSweepHTML(sweeps []*agentSweep) ([]htmlTable, error) {
 func (s *agentSweep) charts() ([]htmlChart, error) {
 	recall, p5, p99 := agentRowLabeled(rowRecall), agentRowLabeled(rowRecallP5), agentRowLabeled(rowKNNP99)
 	var out []htmlChart
+	meanBound, meanAt := s.atBound(recall)
+	p5Bound, p5At := s.atBound(p5)
 	for _, c := range []struct {
 		title string
 		p     func() (*plot.Plot, error)
 	}{
-		{"recall@10 (mean) against the number of agents (log axis)", func() (*plot.Plot, error) { return s.againstAgents(recall) }},
-		{"recall@10 (5th percentile) against the number of agents (log axis)", func() (*plot.Plot, error) { return s.againstAgents(p5) }},
-		{"knn p99 against the number of agents (log axes)", func() (*plot.Plot, error) { return s.againstAgents(p99) }},
-		{"recall@10 (mean) against knn p99, a line per variant through its agent counts (upper left is better)", func() (*plot.Plot, error) { return s.recallAgainstP99(recall, p99) }},
+		{"recall@10 (mean) against the number of agents (log axis)" + atBoundText(meanBound, meanAt, "at every agent count"), func() (*plot.Plot, error) { return s.againstAgents(recall, meanAt) }},
+		{"recall@10 (5th percentile) against the number of agents (log axis)" + atBoundText(p5Bound, p5At, "at every agent count"), func() (*plot.Plot, error) { return s.againstAgents(p5, p5At) }},
+		{"knn p99 against the number of agents (log axes)", func() (*plot.Plot, error) { return s.againstAgents(p99, nil) }},
+		{"recall@10 (mean) against knn p99, a line per variant through its agent counts (upper left is better)" + atBoundText(meanBound, meanAt, "at every agent count"), func() (*plot.Plot, error) { return s.recallAgainstP99(recall, p99, meanAt) }},
 	} {
 		p, err := c.p()
 		if err != nil || p == nil {
@@ -325,12 +327,54 @@ func (s *agentSweep) charts() ([]htmlChart, error) {
 	return out, nil
 }
 
+// atBound names, for a share (unit "%"), the columns at one end of its
+// domain (0 % or 100 %) at every agent count, when two or more are and
+// some column is not: those are named under the charts, not drawn
+// (shareBounds).
+func (s *agentSweep) atBound(r agentRow) (float64, []string) {
+	if r.unit != "%" {
+		return 0, nil
+	}
+	for _, b := range []float64{100, 0} {
+		var at []string
+		for _, col := range s.columns {
+			if s.allAt(r, col, b) {
+				at = append(at, col)
+			}
+		}
+		if len(at) >= 2 && len(at) < len(s.columns) {
+			return b, at
+		}
+	}
+	return 0, nil
+}
+
+// allAt tells whether row r of column col is b at every agent count it
+// was measured at (and at one at least).
+func (s *agentSweep) allAt(r agentRow, col string, b float64) bool {
+	seen := false
+	for _, n := range s.counts {
+		y := r.value(s, col, n)
+		if math.IsNaN(y) {
+			continue
+		}
+		if y != b {
+			return false
+		}
+		seen = true
+	}
+	return seen
+}
+
 // againstAgents draws row r against the number of agents (a log axis), a
-// line per column; a timing's axis is logarithmic, a share's linear from
-// 0 to 100 %.
-func (s *agentSweep) againstAgents(r agentRow) (*plot.Plot, error) {
+// line per column but those left out (at one end of a share: atBound);
+// a timing's axis is logarithmic, a share's linear from 0 to 100 %.
+func (s *agentSweep) againstAgents(r agentRow, leftOut []string) (*plot.Plot, error) {
 	var lines []any
 	for _, col := range s.columns {
+		if slices.Contains(leftOut, col) {
+			continue
+		}
 		var pts plotter.XYs
 		for _, n := range s.counts {
 			if y := r.value(s, col, n); !math.IsNaN(y) && (r.unit == "%" || y > 0) {
@@ -353,10 +397,14 @@ func (s *agentSweep) againstAgents(r agentRow) (*plot.Plot, error) {
 }
 
 // recallAgainstP99 draws each column's recall against its knn p99, a
-// point per agent count joined in the order of their p99.
-func (s *agentSweep) recallAgainstP99(recall, p99 agentRow) (*plot.Plot, error) {
+// point per agent count joined in the order of their p99, but the
+// columns left out (at 100 % at every count: atBound).
+func (s *agentSweep) recallAgainstP99(recall, p99 agentRow, leftOut []string) (*plot.Plot, error) {
 	var lines []any
 	for _, col := range s.columns {
+		if slices.Contains(leftOut, col) {
+			continue
+		}
 		var pts plotter.XYs
 		for _, n := range s.counts {
 			x, y := p99.value(s, col, n), recall.value(s, col, n)

@@ -10,7 +10,8 @@ package report
 // stretch between two neighbouring values is more than a third of their
 // span, and one value, or fewer than farShare of them, lie beyond it;
 // cut again, the few beyond all cuts together stay under farShare, or,
-// past a stretch of more than half the span, those on each side do.
+// past a stretch of more than half the span, those on each side are at
+// most farShare of them.
 
 import (
 	"image/color"
@@ -46,7 +47,8 @@ type axisCut struct {
 // as the axis will be drawn): the widest gap between neighbouring
 // values, when it is more than a third of their span (a half would miss
 // a few far values on each side, each gap under half) and one value, or
-// less than farShare of the values, lie on its short side.
+// less than farShare of the values, lie on its short side (at most
+// farShare when the gap is more than half the span).
 func farCut(values []float64, log bool) axisCut { return farCutOf(values, log, len(values)) }
 
 // farCutOf is farCut with the few on the short side counted as a share
@@ -59,7 +61,7 @@ func farCutOf(values []float64, log bool, n int) axisCut {
 	}
 	vs := slices.Clone(values)
 	slices.Sort(vs)
-	if len(vs) < 5 || log && vs[0] <= 0 {
+	if n < 5 || len(vs) < 3 || log && vs[0] <= 0 { // an axis of five values at least; three left to cut again
 		return axisCut{}
 	}
 	gap, at := 0.0, 0
@@ -69,7 +71,8 @@ func farCutOf(values []float64, log bool, n int) axisCut {
 		}
 	}
 	span := pos(vs[len(vs)-1]) - pos(vs[0])
-	if span <= 0 || gap <= span/3 || !few(min(at, len(vs)-at), n) {
+	k := min(at, len(vs)-at)
+	if span <= 0 || gap <= span/3 || !few(k, n) && !(gap > span/2 && aFifth(k, n)) {
 		return axisCut{}
 	}
 	if at <= len(vs)-at { // the few lie below the gap
@@ -77,6 +80,11 @@ func farCutOf(values []float64, log bool, n int) axisCut {
 	}
 	return axisCut{lo: vs[0], hi: vs[at-1], ok: true, wide: gap > span/2}
 }
+
+// aFifth tells whether k values of an axis of n are at most farShare of
+// them: beyond a gap of more than half the axis, that many on a side are
+// still a few far values.
+func aFifth(k, n int) bool { return k <= 1 || float64(k) <= farShare*float64(n) }
 
 // few tells whether k values of an axis of n are a few far values: one,
 // or fewer than farShare of them.
@@ -113,7 +121,9 @@ func cutAxis(a *plot.Axis, values []float64, unit string) axisCut {
 	}
 	valueAxis(a, kept, unit)
 	if _, log := a.Scale.(plot.LogScale); !log && slices.ContainsFunc(values, func(v float64) bool { return c.side(v) < 0 }) {
-		a.Min = c.lo - 0.05*(c.hi-c.lo) // far values below: the axis starts near the kept ones, not at zero
+		// far values below: the axis spans the kept ones, not from zero
+		pad := max(0.05*(c.hi-c.lo), 0.01*math.Abs(c.hi), 1e-9)
+		a.Min, a.Max = c.lo-pad, c.hi+pad
 	}
 	return c
 }
@@ -125,7 +135,11 @@ func cutAxis(a *plot.Axis, values []float64, unit string) axisCut {
 // when the new cut leaves more than half the axis empty (wide), a few on
 // each side.
 func cutOf(values []float64) axisCut {
-	log := slices.Min(values) > 0 && spansDecade(values)
+	return cutOn(values, slices.Min(values) > 0 && spansDecade(values))
+}
+
+// cutOn is cutOf on a scale given: logarithmic when log.
+func cutOn(values []float64, log bool) axisCut {
 	c, kept := axisCut{lo: math.Inf(-1), hi: math.Inf(1)}, values
 	for {
 		found := farCutOf(kept, log, len(values))
@@ -134,7 +148,7 @@ func cutOf(values []float64) axisCut {
 		}
 		next := axisCut{lo: max(c.lo, found.lo), hi: min(c.hi, found.hi), ok: true}
 		below, above := beyond(values, next)
-		if !few(below+above, len(values)) && !(found.wide && few(below, len(values)) && few(above, len(values))) {
+		if !few(below+above, len(values)) && !(found.wide && aFifth(below, len(values)) && aFifth(above, len(values))) {
 			return c
 		}
 		c, kept = next, slices.DeleteFunc(slices.Clone(kept), func(v float64) bool { return next.side(v) != 0 })
@@ -284,11 +298,11 @@ func logAxis(a *plot.Axis, values []float64, unit string) {
 }
 
 // logAxisCut sets a log axis for values as logAxis does, cut short where
-// one value or a few lie far from the others on the log scale (farCut);
+// one value or a few lie far from the others on the log scale (cutOn);
 // it returns the cut and what to add to the chart's caption for the
 // marks beyond it, each "name value", drawn at the axis' edge.
 func logAxisCut(a *plot.Axis, values []float64, unit string) (axisCut, func([]string) string) {
-	c := farCut(values, true)
+	c := cutOn(values, true)
 	kept := slices.DeleteFunc(slices.Clone(values), func(v float64) bool { return c.side(v) != 0 })
 	logAxis(a, kept, unit)
 	return c, func(names []string) string {

@@ -135,7 +135,9 @@ func TestRecallYsSpreadExact(t *testing.T) {
 
 // TestCutOfBothSides: one value far above eighteen close ones and,
 // among those, one far below are both cut, the axis covering the others;
-// a fifth of the values far above is the data's shape, not cut.
+// a fifth of the values far above, past a gap of more than half the
+// span, is cut too (else four fifths of the marks sit in a sliver of the
+// axis), but three of ten there are the data's shape, not cut.
 func TestCutOfBothSides(t *testing.T) {
 	values := []float64{100, 5000}
 	for v := 400.0; v < 490; v += 5 {
@@ -145,8 +147,12 @@ func TestCutOfBothSides(t *testing.T) {
 		t.Errorf("cut %+v, want 400–485", c)
 	}
 	step := []float64{1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 9, 9.5}
+	if c := cutOf(step); !c.ok || c.lo != 1 || c.hi != 1.7 {
+		t.Errorf("two of ten far above: cut %+v, want 1–1.7", c)
+	}
+	step = []float64{1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 8.5, 9, 9.5}
 	if c := cutOf(step); c.ok {
-		t.Errorf("two of ten far above: cut %+v, want none", c)
+		t.Errorf("three of ten far above: cut %+v, want none", c)
 	}
 }
 

@@ -37,7 +37,7 @@ func decisionCharts(o *overview) ([]htmlChart, error) {
 		withP99 := i+1 < len(o.figs) && joinsAbove(o, i+1)
 		var rows []dotRow
 		for _, r := range o.rows {
-			if math.IsNaN(r.cells[i].value) || outsideDomain(r.cells[i].value, f.unit) {
+			if math.IsNaN(r.cells[i].value) || OutsideDomain(r.cells[i].value, f.unit) {
 				continue
 			}
 			row := dotRow{label: r.label, color: r.family.color, cell: r.cells[i], p99: math.NaN()}
@@ -46,6 +46,7 @@ func decisionCharts(o *overview) ([]htmlChart, error) {
 			}
 			rows = append(rows, row)
 		}
+		rows, bound, atBound := shareBounds(rows, f.unit)
 		if len(rows) == 0 {
 			continue
 		}
@@ -61,10 +62,56 @@ func decisionCharts(o *overview) ([]htmlChart, error) {
 		if f.perRun {
 			title += "; the line: its spread across runs"
 		}
-		title += notDrawn(o, i, d.left) + beyondAxis(d.beyond)
+		title += notDrawn(o, i, d.left) + atBoundText(bound, atBound, "in every run") + beyondAxis(d.beyond)
 		out = append(out, htmlChart{Title: title, SVG: s})
 	}
 	return out, nil
+}
+
+// shareBounds sets apart, for a share (unit "%"), the rows that are
+// exactly at one end of its domain, 0 % or 100 %, in every run (an exact
+// search's recall): when two or more are, and some row is not, those
+// are named, not drawn, so that the chart's axis shows the rows that
+// differ (else a dozen dots on one value and a few far from it leave the
+// chart one dot wide). It returns the rows to draw, the end and the
+// names of the rows at it.
+func shareBounds(rows []dotRow, unit string) (drawn []dotRow, bound float64, names []string) {
+	if unit != "%" {
+		return rows, 0, nil
+	}
+	for _, b := range []float64{100, 0} {
+		var at, rest []dotRow
+		for _, r := range rows {
+			if onBound(r, b) {
+				at = append(at, r)
+			} else {
+				rest = append(rest, r)
+			}
+		}
+		if len(at) >= 2 && len(rest) > 0 {
+			for _, r := range at {
+				names = append(names, r.label)
+			}
+			return rest, b, names
+		}
+	}
+	return rows, 0, nil
+}
+
+// onBound tells whether row r is at b in every run: its value, its
+// spread and its p99.
+func onBound(r dotRow, b float64) bool {
+	return r.cell.value == b && (!r.cell.spread || r.cell.lo == b && r.cell.hi == b) && (math.IsNaN(r.p99) || r.p99 == b)
+}
+
+// atBoundText is the end of a chart's caption naming the rows at one
+// end of a share's domain (shareBounds), not drawn, each there where
+// says ("in every run").
+func atBoundText(bound float64, names []string, where string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(". At %s %s, not drawn: %s", natural(bound, "%"), where, strings.Join(names, ", "))
 }
 
 // joinsAbove tells whether the overview's i-th figure is the p99 of the
@@ -73,10 +120,10 @@ func joinsAbove(o *overview, i int) bool {
 	return i > 0 && o.figs[i].statistic == "p99" && o.figs[i].base == o.figs[i-1].name
 }
 
-// outsideDomain tells whether a value of a unit is outside what the
+// OutsideDomain tells whether a value of a unit is outside what the
 // figure can be: a memory below zero (a difference of two samples that
 // reads as less than nothing), shown as "≈ 0" and never ranked.
-func outsideDomain(v float64, unit string) bool { return unit == "KB" && v < 0 }
+func OutsideDomain(v float64, unit string) bool { return unit == "KB" && v < 0 }
 
 // notDrawn is the end of a dot chart's caption naming the rows of the
 // overview's i-th figure the chart does not draw: those outside the
@@ -84,7 +131,7 @@ func outsideDomain(v float64, unit string) bool { return unit == "KB" && v < 0 }
 func notDrawn(o *overview, i int, left []dotRow) string {
 	var names []string
 	for _, r := range o.rows {
-		if c := r.cells[i]; outsideDomain(c.value, o.figs[i].unit) {
+		if c := r.cells[i]; OutsideDomain(c.value, o.figs[i].unit) {
 			names = append(names, fmt.Sprintf("%s ≈ 0 (measured %s)", r.label, c.text))
 		}
 	}

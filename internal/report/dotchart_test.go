@@ -38,8 +38,8 @@ func TestOutsideDomain(t *testing.T) {
 		unit string
 		want bool
 	}{{-0.008, "KB", true}, {0, "KB", false}, {-1, "ms", false}, {3, "KB", false}} {
-		if got := outsideDomain(tt.v, tt.unit); got != tt.want {
-			t.Errorf("outsideDomain(%v, %q) = %v, want %v", tt.v, tt.unit, got, tt.want)
+		if got := OutsideDomain(tt.v, tt.unit); got != tt.want {
+			t.Errorf("OutsideDomain(%v, %q) = %v, want %v", tt.v, tt.unit, got, tt.want)
 		}
 	}
 }

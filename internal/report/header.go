@@ -81,6 +81,42 @@ func MachineTexts(recs []results.Record) []string {
 	return out
 }
 
+// ByMachine parts recs by the machine their study ran on (the machine of
+// the env record before each record in its study, or of its study's
+// first), in the order the machines first appear, each part with its
+// machine in words (MachineTexts); one part when the records name one
+// machine or none. Records of a study without an env record go with the
+// first part.
+func ByMachine(recs []results.Record) (parts [][]results.Record, machines []string) {
+	envs, current := findStudyEnvs(recs), map[string]*results.Record{}
+	byKey := map[string]int{}
+	all := findMachines(recs)
+	for i := range recs {
+		r := &recs[i]
+		if r.Phase == job.PhaseEnv {
+			current[r.Study] = r
+		}
+		env := current[r.Study]
+		if env == nil {
+			env = envs.first[r.Study]
+		}
+		k := machineKey(env)
+		at, ok := byKey[k]
+		if !ok && (k != "" || len(parts) == 0) {
+			at, byKey[k] = len(parts), len(parts)
+			parts = append(parts, nil)
+			machines = append(machines, "")
+			if env != nil && k != "" {
+				machines[at] = machineText(all, k, env)
+			}
+		} else if !ok {
+			at = 0
+		}
+		parts[at] = append(parts[at], *r)
+	}
+	return parts, machines
+}
+
 // machineText is one machine in words: "vm: AMD EPYC, 2 cores, 24 GiB,
 // Linux 6.18.44", named by its label when the records have several.
 func machineText(m machines, key string, env *results.Record) string {

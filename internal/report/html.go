@@ -34,10 +34,10 @@ type chart struct {
 func charts() []chart {
 	return []chart{
 		titled("Load average over the study (1-minute, sampled every 10 s while each phase ran); the strip along the bottom: which family's variant ran when", loadPlot),
-		{title: titleOf("Memory per open store against the number of stores held open (anonymous: the process' own memory)"), build: holdMemoryPlot, legendRight: true},
+		{title: holdMemoryTitle, build: holdMemoryPlot, legendRight: true},
 		{title: recallTitle, build: recallPlot},
-		{title: titleOf("manydb serve: p99 latency per pool size"), build: servePlot("p99 latency", "ms", serveP99), legendRight: true},
-		{title: titleOf("manydb serve: peak resident memory per pool size"), build: servePlot("peak resident memory", "KB", servePeakRSS), legendRight: true},
+		serveChart("manydb serve: p99 latency per pool size", "p99 latency", "ms", serveP99),
+		serveChart("manydb serve: peak resident memory per pool size", "peak resident memory", "KB", servePeakRSS),
 		{title: titleOf("manydb serve --memory-max: the most each pool's worker was charged in its memory cgroup, against the limit (dashed)"), build: serveChargedPlot, legendRight: true},
 	}
 }
@@ -50,36 +50,63 @@ func titled(title string, build func(t *table) (*plot.Plot, error)) chart {
 // titleOf is a chart's title that does not depend on the table.
 func titleOf(title string) func(*table) string { return func(*table) string { return title } }
 
+// serveChart is the chart of one serve figure (what, in unit) against
+// the pool size (servePlot), its title naming the points drawn at the
+// edge of its value axis cut short.
+func serveChart(title, what, unit string, y func(s *results.Serve) float64) chart {
+	return chart{title: func(t *table) string {
+		lines, ys := servePoolLines(t, y)
+		if len(lines) == 0 {
+			return title
+		}
+		return title + beyondAxis(farNames(lines, ys, func(col string, pt plotter.XY) string {
+			return fmt.Sprintf("%s at pool %s %s", t.columns[col].variant, thousands(pt.X-1), natural(pt.Y, unit))
+		}))
+	}, build: servePlot(what, unit, y), legendRight: true}
+}
+
 // servePlot draws one serve figure (what, in unit) against the pool size,
-// a line per variant; nil when the table has no serve records. The pool
-// axis is logarithmic over pool + 1, so that pools of 0, 100 and 10,000
-// stand apart; the figure's axis is logarithmic when it spans more than
-// ten times (valueAxis).
+// a line per variant; nil when the table has no serve records or serve
+// measured one pool size only. The pool axis is logarithmic over pool +
+// 1, so that pools of 0, 100 and 10,000 stand apart; the figure's axis is
+// logarithmic when it spans more than ten times (valueAxis), and cut
+// short where a few values lie far from the others (cutLines).
 func servePlot(what, unit string, y func(s *results.Serve) float64) func(t *table) (*plot.Plot, error) {
 	return func(t *table) (*plot.Plot, error) {
-		var lines []any
-		var ys []float64
-		for _, v := range t.variants {
-			var pts plotter.XYs
-			for _, r := range atLoad(t.columns[v].serves()) {
-				if v := y(r.Serve); r.Status == results.StatusOK && !math.IsNaN(v) {
-					pts = append(pts, plotter.XY{X: float64(r.Serve.Pool) + 1, Y: v})
-					ys = append(ys, v)
-				}
-			}
-			lines = addLine(lines, v, pts, 1)
+		lines, ys := servePoolLines(t, y)
+		pools := poolTicks(t.servePools())
+		if len(pools) < 2 || len(lines) == 0 { // one pool: the serve table gives each variant's one value
+			return nil, nil
 		}
+		far := cutLines(lines, ys, unit, t.colorOf)
 		p, err := linesPlot("open stores in the pool (log axis)", "", lines, func(col string) string { return t.columns[col].variant })
 		if p == nil || err != nil {
 			return p, err
 		}
-		pools := poolTicks(t.servePools())
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, pools
 		p.X.Min, p.X.Max = 1/1.5, float64(slices.Max(pools)+1)*1.5
-		valueAxis(&p.Y, ys, unit)
+		far.drawOn(p, ys, unit)
 		p.Y.Label.Text = strings.TrimSpace(what + " " + p.Y.Label.Text)
 		return p, nil
 	}
+}
+
+// servePoolLines are a serve figure's lines against pool + 1, one per
+// column with a value (name, then its points), and every value.
+func servePoolLines(t *table, y func(s *results.Serve) float64) ([]any, []float64) {
+	var lines []any
+	var ys []float64
+	for _, v := range t.variants {
+		var pts plotter.XYs
+		for _, r := range atLoad(t.columns[v].serves()) {
+			if v := y(r.Serve); r.Status == results.StatusOK && !math.IsNaN(v) {
+				pts = append(pts, plotter.XY{X: float64(r.Serve.Pool) + 1, Y: v})
+				ys = append(ys, v)
+			}
+		}
+		lines = addLine(lines, v, pts, 1)
+	}
+	return lines, ys
 }
 
 // poolTicks marks the pool sizes on an axis of pool + 1.
@@ -202,7 +229,7 @@ func overviewHTML(o *overview) (htmlOverview, error) {
 		hr := htmlOverviewRow{Label: r.label, Family: r.family.name, Color: hex(r.family.color)}
 		for i, c := range r.cells {
 			hc := htmlCell{Text: c.text, Spread: c.spreadText(o.figs[i].unit), Sort: sortValue(c.value)}
-			if outsideDomain(c.value, o.figs[i].unit) {
+			if OutsideDomain(c.value, o.figs[i].unit) {
 				hc = htmlCell{Text: "≈ 0", Spread: "measured " + c.text + ", not ranked"}
 			}
 			hr.Cells = append(hr.Cells, hc)

@@ -50,7 +50,8 @@ func linesPlot(xlabel, ylabel string, lines []any, variantOf func(name string) s
 		points.Color, points.Shape = fam.color, draw.CircleGlyph{}
 		perFamily[fam.name]++
 		p.Add(line, points)
-		p.Legend.Add(name, line, points)
+		p.Legend.Add(name, line) // the line alone: its colour and dashes name it, and a dot there would read as data
+
 	}
 	return p, nil
 }

@@ -31,8 +31,6 @@ type htmlServe struct {
 func serveCharts(t *table) ([]htmlChart, error) {
 	var lines []any
 	var xs, ys []float64
-	var starts plotter.XYs // each path's first point, its smallest pool
-	var startColors []color.NRGBA
 	for _, col := range t.variants {
 		var pts plotter.XYs
 		for _, pool := range t.servePools() {
@@ -45,8 +43,19 @@ func serveCharts(t *table) ([]htmlChart, error) {
 		}
 		if len(pts) > 0 {
 			lines = append(lines, col, pts)
-			starts, startColors = append(starts, pts[0]), append(startColors, familyOf(t.columns[col].variant).color)
 		}
+	}
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	beyond := farNames(lines, ys, func(col string, pt plotter.XY) string {
+		return fmt.Sprintf("%s at %s %s", t.columns[col].variant, memory(pt.X), natural(pt.Y, "ms"))
+	})
+	far := cutLines(lines, ys, "ms", t.colorOf)
+	var starts plotter.XYs // each path's first point, its smallest pool
+	var startColors []color.NRGBA
+	for i := 0; i < len(lines); i += 2 {
+		starts, startColors = append(starts, lines[i+1].(plotter.XYs)[0]), append(startColors, t.colorOf(lines[i].(string)))
 	}
 	p, err := linesPlot("", "", lines, func(col string) string { return t.columns[col].variant })
 	if p == nil || err != nil {
@@ -58,7 +67,7 @@ func serveCharts(t *table) ([]htmlChart, error) {
 	}
 	p.Add(rings)
 	valueAxis(&p.X, xs, "KB") // logarithmic where the values span decades
-	valueAxis(&p.Y, ys, "ms")
+	far.drawOn(p, ys, "ms")
 	p.X.Label.Text = strings.TrimSpace("peak resident memory of the worker " + p.X.Label.Text)
 	p.Y.Label.Text = "p99 latency, " + p.Y.Label.Text
 	s, err := svgLegendRightSized(p, len(lines)/2, 600, 400)
@@ -69,7 +78,7 @@ func serveCharts(t *table) ([]htmlChart, error) {
 	for _, n := range t.servePools() {
 		pools = append(pools, thousands(float64(n)))
 	}
-	return []htmlChart{{SVG: s, Title: fmt.Sprintf("p99 latency against peak resident memory, each variant's path as its pool of open stores grows (%s; a ring marks the smallest pool; the tables below give each point): lower left is better", strings.Join(pools, ", "))}}, nil
+	return []htmlChart{{SVG: s, Title: fmt.Sprintf("p99 latency against peak resident memory, each variant's path as its pool of open stores grows (%s; a ring marks the smallest pool; the tables below give each point): lower left is better%s", strings.Join(pools, ", "), beyondAxis(beyond))}}, nil
 }
 
 // serveChargedPlot draws, for a serve table run under a memory limit
@@ -115,30 +124,116 @@ func serveChargedPeak(s *results.Serve) float64 {
 // holdMemoryPlot draws, for a table whose study held several counts of
 // stores open (--hold 1,10,100,1000), each variant's anonymous memory per
 // open store against the number held, a line per variant; nil with one
-// count.
+// count. The memory axis is cut short where a few values lie far from
+// the others (cutLines), those named in the title (holdMemoryTitle).
 func holdMemoryPlot(t *table) (*plot.Plot, error) {
-	var lines []any
-	var ys []float64
+	h := holdMemoryOf(t)
+	if h.counts < 2 || len(h.lines) == 0 {
+		return nil, nil
+	}
+	far := cutLines(h.lines, h.values, "KB", t.colorOf)
+	p, err := linesPlot("stores held open (log axis)", "", h.lines, func(col string) string { return t.columns[col].variant })
+	if p == nil || err != nil {
+		return p, err
+	}
+	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, naturalTicks{plot.LogTicks{Prec: -1}, ""}
+	far.drawOn(p, h.values, "KB")
+	p.Y.Label.Text = strings.TrimSpace("per open store " + p.Y.Label.Text)
+	return p, nil
+}
+
+// holdMemoryTitle is the title of holdMemoryPlot's chart, naming the
+// points drawn at the edge of its memory axis cut short.
+func holdMemoryTitle(t *table) string {
+	title := "Memory per open store against the number of stores held open (anonymous: the process' own memory)"
+	h := holdMemoryOf(t)
+	if h.counts < 2 || len(h.lines) == 0 {
+		return title
+	}
+	return title + beyondAxis(farNames(h.lines, h.values, func(col string, pt plotter.XY) string {
+		return fmt.Sprintf("%s with %s held %s", t.columns[col].variant, thousands(pt.X), memory(pt.Y))
+	}))
+}
+
+// colorOf is the colour a column's lines are drawn in: its family's.
+func (t *table) colorOf(col string) color.NRGBA { return familyOf(t.columns[col].variant).color }
+
+// lineCut is a line chart's value axis cut short where a few values lie
+// far from the others (cutAxis): their points drawn at its edge as
+// arrows.
+type lineCut struct {
+	cut  axisCut
+	axis plot.Axis // the axis as it will be drawn, to place the far points at its edge
+	far  cutMarks
+}
+
+// cutLines cuts the value axis of lines (name, then its points, in
+// pairs) over values of unit, moves each point beyond the cut to the
+// axis' edge and gathers it as an arrow in its line's colour.
+func cutLines(lines []any, values []float64, unit string, colorOf func(name string) color.NRGBA) *lineCut {
+	c := &lineCut{}
+	c.cut = cutAxis(&c.axis, values, unit)
+	for i := 0; i < len(lines); i += 2 {
+		pts := lines[i+1].(plotter.XYs)
+		for j, pt := range pts {
+			if side := c.cut.side(pt.Y); side != 0 {
+				pts[j].Y = cutAt(&c.axis, c.cut, pt.Y)
+				c.far.add(side, pts[j], colorOf(lines[i].(string)))
+			}
+		}
+	}
+	return c
+}
+
+// drawOn sets p's value axis as cutLines cut it and draws the arrows.
+func (c *lineCut) drawOn(p *plot.Plot, values []float64, unit string) {
+	cutAxis(&p.Y, values, unit)
+	c.far.draw(p, draw.CircleGlyph{}, vg.Points(3.5), false)
+}
+
+// farNames names, with name, each point of lines (name, then its points,
+// in pairs, not yet cut) whose value lies beyond the cut of values' axis.
+func farNames(lines []any, values []float64, name func(col string, pt plotter.XY) string) []string {
+	cut := cutOf(values)
+	var names []string
+	for i := 0; i < len(lines); i += 2 {
+		for _, pt := range lines[i+1].(plotter.XYs) {
+			if cut.side(pt.Y) != 0 {
+				names = append(names, name(lines[i].(string), pt))
+			}
+		}
+	}
+	return names
+}
+
+// holdMemory is a table's holds: a line per column held at two counts
+// or more (name, then its points: stores held, anonymous KB per open
+// store), the values of those lines, and how many counts were held.
+type holdMemory struct {
+	lines  []any
+	values []float64
+	counts int
+}
+
+// holdMemoryOf gathers t's holds for holdMemoryPlot.
+func holdMemoryOf(t *table) holdMemory {
+	var h holdMemory
 	counts := map[int]bool{}
 	for _, col := range t.variants {
 		var pts plotter.XYs
 		for _, r := range t.columns[col].records(job.PhaseHold, "") {
 			if r.Status == results.StatusOK && r.Hold != nil && r.Hold.Held > 0 {
 				pts = append(pts, plotter.XY{X: float64(r.Hold.Held), Y: r.Hold.AnonKB})
-				ys, counts[r.Hold.Held] = append(ys, r.Hold.AnonKB), true
+				counts[r.Hold.Held] = true
 			}
 		}
-		lines = addLine(lines, col, pts, 2)
+		if len(pts) >= 2 { // a line: the axis covers the values drawn, no others
+			h.lines = addLine(h.lines, col, pts, 2)
+			for _, pt := range pts {
+				h.values = append(h.values, pt.Y)
+			}
+		}
 	}
-	if len(counts) < 2 || len(lines) == 0 {
-		return nil, nil
-	}
-	p, err := linesPlot("stores held open (log axis)", "", lines, func(col string) string { return t.columns[col].variant })
-	if p == nil || err != nil {
-		return p, err
-	}
-	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, naturalTicks{plot.LogTicks{Prec: -1}, ""}
-	valueAxis(&p.Y, ys, "KB")
-	p.Y.Label.Text = strings.TrimSpace("per open store " + p.Y.Label.Text)
-	return p, nil
+	h.counts = len(counts)
+	return h
 }

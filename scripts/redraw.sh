@@ -1,0 +1,20 @@
+#!/bin/sh
+# redraw.sh [DIR ...]: draws each committed record's page again with the
+# code as it is: `manydb report` of the files the page names, in the
+# order it names them, into the page's directory (every directory under
+# docs/results/ with a report.html when none is given). Needs bin/manydb
+# (make workers).
+set -eu
+cd "$(dirname "$0")/.."
+manydb=$(pwd)/bin/manydb
+[ -x "$manydb" ] || { echo "redraw.sh: no bin/manydb: run make workers first" >&2; exit 2; }
+[ $# -gt 0 ] || set -- $(dirname docs/results/*/report.html)
+for dir in "$@"; do
+	page=$dir/report.html
+	[ -f "$page" ] || { echo "redraw.sh: $page: no page there" >&2; exit 2; }
+	files=$(grep -o 'href="[^"#]*\.jsonl\(\.gz\)\?"' "$page" | sed 's/^href="//; s/"$//' | awk '!seen[$0]++')
+	[ -n "$files" ] || { echo "redraw.sh: $page names no records" >&2; exit 2; }
+	# shellcheck disable=SC2086 # the names are the page's own, without spaces
+	(cd "$dir" && "$manydb" report -o .redraw.html $files && mv .redraw.html report.html)
+	echo "redraw.sh: $page drawn again"
+done
