@@ -32,7 +32,7 @@ func Advise(s Scenario, evs []*Evidence, files []string) (Answer, error) {
 			a.Refused = append(a.Refused, Refusal{e.Key, notWithEmbeddings(s)})
 			continue
 		case len(e.ServeCounts) > 1:
-			a.Refused = append(a.Refused, Refusal{e.Key, fmt.Sprintf("serve records of several store counts (%v): a pool's share is of one; give the files of one serve study", e.ServeCounts)})
+			a.Refused = append(a.Refused, Refusal{e.Key, severalCounts(e.ServeCounts)})
 			continue
 		case e.ServeStores() == 0:
 			unserved = append(unserved, e.Key)
@@ -141,4 +141,14 @@ func fails(s Scenario, o Option) string {
 		return fmt.Sprintf("needs %d processes (%s), more than %d", o.Procs, o.Limit, s.MaxProcs)
 	}
 	return ""
+}
+
+// severalCounts is why a variant served at several store counts is not
+// an option: a pool is a share of one count's stores.
+func severalCounts(counts []int) string {
+	texts := make([]string, len(counts))
+	for i, n := range counts {
+		texts[i] = thousands(float64(n))
+	}
+	return "serve measured it with " + strings.Join(texts, " and with ") + " stores, and a pool is a share of one of them: give advise the files of one serve study"
 }

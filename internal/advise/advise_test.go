@@ -258,6 +258,44 @@ func TestRanksLeaveOutBelowZero(t *testing.T) {
 	t.Fatal("no rank of anonymous memory per open store")
 }
 
+// TestRanksLeaveOutNotWarm: a timing whose runs were not all warm is of
+// another cache state than the others: named apart, never ranked.
+func TestRanksLeaveOutNotWarm(t *testing.T) {
+	small := fakeEngine{name: "small", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 50, filesPer: 1, spaceKB: 100}
+	cold := fakeEngine{name: "cold", p99s: [3]float64{9, 5, 2}, peaks: [3]int64{1000, 2000, 11000}, holdKB: 20, filesPer: 1, spaceKB: 300}
+	var recs []results.Record
+	for _, e := range []fakeEngine{small, cold} {
+		for _, r := range e.records() {
+			open := r
+			open.Phase, open.OpenMs, open.CloseMs, open.TotalMs = job.PhaseOpen, []float64{0.1, 0.1}, []float64{0.1, 0.1}, []float64{0.3, 0.4}
+			if e.name == "cold" {
+				before := 0.62
+				open.ResidentBefore = &before
+			}
+			recs = append(recs, r, open)
+			break
+		}
+		recs = append(recs, e.records()[1:]...)
+	}
+	a, err := Advise(Default(), Collect(recs, 0), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range a.Ranks {
+		if r.Figure != report.FigureOpenQueryCloseP99 {
+			continue
+		}
+		if len(r.Order) != 1 || r.Order[0].Variant != "small" || len(r.NotWarm) != 1 || r.NotWarm[0].Variant != "cold" {
+			t.Fatalf("order %v, not warm %v: want small ranked, cold apart", r.Order, r.NotWarm)
+		}
+		if line := r.line(); !strings.Contains(line, "not ranked, some runs not warm (below 99 % of their pages cached): cold") {
+			t.Errorf("line %q", line)
+		}
+		return
+	}
+	t.Fatal("no rank of open-query-close p99")
+}
+
 // TestPoolsTable: every variant at every pool share, with what rules a
 // share out and – where serve measured none.
 func TestPoolsTable(t *testing.T) {
@@ -407,7 +445,7 @@ func TestServeOfSeveralStoreCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(a.Options) != 0 || len(a.Refused) != 1 || !strings.Contains(a.Refused[0].Why, "several store counts") {
+	if len(a.Options) != 0 || len(a.Refused) != 1 || !strings.Contains(a.Refused[0].Why, "with 100 and with 1,000 stores, and a pool is a share of one") {
 		t.Errorf("options %+v, refused %+v", a.Options, a.Refused)
 	}
 }

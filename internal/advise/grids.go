@@ -301,6 +301,13 @@ func (r Rank) line() string {
 	if len(outside) > 0 {
 		text += "; not ranked, below zero: " + strings.Join(outside, ", ")
 	}
+	var cold []string
+	for _, x := range r.NotWarm {
+		cold = append(cold, x.Name()+" "+x.Value.Text())
+	}
+	if len(cold) > 0 {
+		text += "; not ranked, some runs not warm (below 99 % of their pages cached): " + strings.Join(cold, ", ")
+	}
 	return text + "."
 }
 

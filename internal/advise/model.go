@@ -245,6 +245,10 @@ type Rank struct {
 	// Outside are the values outside what the figure can be (a memory
 	// below zero: report.OutsideDomain), named as ≈ 0 and never ranked.
 	Outside []Ranked `json:"outside_domain,omitempty"`
+	// NotWarm are the timings of variants some of whose warm runs were
+	// not warm (report.Figures.NotWarm): of another cache state than the
+	// order's, named and never ranked with them.
+	NotWarm []Ranked `json:"not_warm,omitempty"`
 }
 
 // Ranked is one variant's value in a Rank.

@@ -28,7 +28,7 @@ func rankFigures() []rankFigure {
 // ranks orders the evidence's variants by each rank figure (in the
 // records without embeddings, or with them for a scenario with dims),
 // leaving out a figure no variant has; a value outside the figure's
-// domain is set apart, not ranked.
+// domain, or a timing of runs not all warm, is set apart, not ranked.
 func ranks(s Scenario, evs []*Evidence) []Rank {
 	var out []Rank
 	figs := rankFigures()
@@ -45,6 +45,8 @@ func ranks(s Scenario, evs []*Evidence) []Rank {
 			switch {
 			case n.known() && report.OutsideDomain(n.Value, n.Unit):
 				r.Outside = append(r.Outside, Ranked{e.Key, n})
+			case n.known() && n.Unit == "ms" && e.notWarm(s.Dims > 0):
+				r.NotWarm = append(r.NotWarm, Ranked{e.Key, n})
 			case n.known():
 				r.Order = append(r.Order, Ranked{e.Key, n})
 			}
@@ -55,4 +57,14 @@ func ranks(s Scenario, evs []*Evidence) []Rank {
 		}
 	}
 	return out
+}
+
+// notWarm tells whether some warm run of e's records (its vector records
+// when vec) was not warm.
+func (e *Evidence) notWarm(vec bool) bool {
+	f := e.Base
+	if vec {
+		f = e.Vec
+	}
+	return f != nil && len(f.NotWarm) > 0
 }

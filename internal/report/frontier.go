@@ -148,7 +148,7 @@ func frontierChart(marks []mark, what, caption string) (htmlChart, bool, error) 
 	for _, m := range left {
 		caption += fmt.Sprintf(" Not drawn (at or below zero): %s, %s and %s.", m.label, memory(m.kb), natural(m.ms, "ms"))
 	}
-	return htmlChart{Title: caption, SVG: s}, true, nil
+	return htmlChart{Title: caption, SVG: s, frontier: true}, true, nil
 }
 
 // splitMarks parts marks into those a log-log chart can draw (both

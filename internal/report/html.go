@@ -134,6 +134,9 @@ type htmlPage struct {
 	Overviews []htmlOverview
 	Serves    []htmlServe
 	Sections  []htmlTable
+	// Main is the chart the lead shows: the first frontier chart of the
+	// serve studies, else of the overviews (nil: none).
+	Main *htmlChart
 }
 
 // htmlOverview is an overview as the page shows it.
@@ -498,6 +501,7 @@ table.overview{font-size:.92em}
 <tbody>{{range .Rows}}<tr>{{range .}}<td{{if long .}} class="long"{{end}}>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}{{with .Items}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>
+{{end}}{{with $.Main}}<figure>{{.SVG}}<figcaption>At a glance: {{.Title}} (drawn again below, with its study.)</figcaption></figure>
 {{end}}</section>
 {{end}}<nav><h2>Contents</h2><ul>{{if .Lead}}<li><a href="#answer">{{.Lead.Heading}}</a></li>{{end}}{{range .TOC}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}<li><a href="#caveats">What the figures rest on, and the raw records</a></li></ul></nav>
 <section id="caveats"><h2>What the figures rest on, and the raw records</h2>

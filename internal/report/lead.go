@@ -56,8 +56,30 @@ func WritePage(w io.Writer, recs []results.Record, p Page) error {
 	}
 	page.About = about(recs, p.Drawn, p.Record, len(p.Files) > 0)
 	page.Lead, page.Files, page.Caveats = p.Lead, p.Files, caveats(recs)
+	if page.Lead != nil {
+		page.Main = page.mainChart()
+	}
 	page.TOC = page.contents()
 	return pageTemplate.Execute(w, page)
+}
+
+// mainChart is the chart that answers at a glance: the first frontier
+// chart of the serve studies, else of the overviews; nil when there is
+// none.
+func (page *htmlPage) mainChart() *htmlChart {
+	var charts []htmlChart
+	for _, s := range page.Serves {
+		charts = append(charts, s.Charts...)
+	}
+	for _, o := range page.Overviews {
+		charts = append(charts, o.Charts...)
+	}
+	for i := range charts {
+		if charts[i].frontier {
+			return &charts[i]
+		}
+	}
+	return nil
 }
 
 // contents numbers the page's sections (their anchors) and lists them.

@@ -107,3 +107,27 @@ func TestIsPage(t *testing.T) {
 		}
 	}
 }
+
+// TestLeadShowsTheFrontier: a page with a lead shows, within it, the chart
+// that answers at a glance (the first frontier chart); a page without a
+// lead does not.
+func TestLeadShowsTheFrontier(t *testing.T) {
+	recs := manyVariants([]string{"sqlite", "bbolt", "pebble"})
+	var b bytes.Buffer
+	if err := WritePage(&b, recs, Page{Lead: &Lead{Heading: "The answer"}}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	_, rest, ok := strings.Cut(page, `<section id="answer">`)
+	lead, _, _ := strings.Cut(rest, "</section>")
+	if !ok || !strings.Contains(lead, "<svg") || !strings.Contains(lead, "At a glance: ") || !strings.Contains(lead, "the frontier") {
+		t.Errorf("the lead holds no frontier chart: %.300q", lead)
+	}
+	b.Reset()
+	if err := WritePage(&b, recs, Page{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "At a glance: ") {
+		t.Error("a page without a lead shows the lead's chart")
+	}
+}

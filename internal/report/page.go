@@ -117,6 +117,9 @@ type htmlEnv struct {
 type htmlChart struct {
 	Title string
 	SVG   template.HTML
+	// frontier: a frontier chart (p99 against memory per agent), the
+	// chart that answers at a glance.
+	frontier bool
 }
 
 // An htmlBlock is part of a turned table: a row per variant, a column
