@@ -139,3 +139,26 @@ func TestByMachineParts(t *testing.T) {
 		t.Errorf("one machine's records: %d parts, want 1", len(one))
 	}
 }
+
+// TestRankedWithinGroups: a dot chart ranks its rows within their group
+// (a machine, or a machine and layout), the groups in the order they
+// first appear, never one group's rows among another's.
+func TestRankedWithinGroups(t *testing.T) {
+	row := func(label, group string, v float64) dotRow {
+		return dotRow{label: label, group: group, cell: cell{value: v}, p99: math.NaN()}
+	}
+	rows := []dotRow{row("a5", "machine 1", 5), row("b3", "machine 2", 3), row("a1", "machine 1", 1), row("b0", "machine 2", 0.5)}
+	var got []string
+	for _, r := range ranked(rows) {
+		got = append(got, r.label)
+	}
+	if want := []string{"a1", "a5", "b0", "b3"}; !slices.Equal(got, want) {
+		t.Errorf("ranked %v, want %v", got, want)
+	}
+	if text := groupsText(rows, figure{name: "turn-p99"}); !strings.Contains(text, "Ranked by machine") {
+		t.Errorf("caption %q", text)
+	}
+	if text := groupsText(rows[:1], figure{name: "turn-p99"}); text != "" {
+		t.Errorf("one group: caption %q, want none", text)
+	}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"image/color"
@@ -23,6 +24,9 @@ type dotRow struct {
 	color color.NRGBA
 	cell  cell
 	p99   float64
+	// group: the rows of one group are ranked together, the groups
+	// apart in the order they first appear (rankGroup).
+	group string
 }
 
 // decisionCharts draws an overview's figures, one horizontal dot chart
@@ -40,7 +44,7 @@ func decisionCharts(o *overview) ([]htmlChart, error) {
 			if math.IsNaN(r.cells[i].value) || OutsideDomain(r.cells[i].value, f.unit) {
 				continue
 			}
-			row := dotRow{label: r.label, color: r.family.color, cell: r.cells[i], p99: math.NaN()}
+			row := dotRow{label: r.label, color: r.family.color, cell: r.cells[i], p99: math.NaN(), group: rankGroup(r, f)}
 			if withP99 {
 				row.p99 = r.cells[i+1].value
 			}
@@ -62,10 +66,38 @@ func decisionCharts(o *overview) ([]htmlChart, error) {
 		if f.perRun {
 			title += "; the line: its spread across runs"
 		}
-		title += notDrawn(o, i, d.left) + atBoundText(bound, atBound, "in every run") + beyondAxis(d.beyond)
+		title += groupsText(rows, f) + notDrawn(o, i, d.left) + atBoundText(bound, atBound, "in every run") + beyondAxis(d.beyond)
 		out = append(out, htmlChart{Title: title, SVG: s})
 	}
 	return out, nil
+}
+
+// rankGroup is the group a row of figure f is ranked within: its
+// machine (figures of two machines are never ranked together) and, for a
+// bare open, its layout (a shared store's agent open runs no SQL, a
+// store's own opens its files: not the same work).
+func rankGroup(r overviewRow, f figure) string {
+	g := r.col.machine
+	if f.name == string(FigureColdOpen) {
+		g += "\x00" + string(r.col.layout)
+	}
+	return g
+}
+
+// groupsText is the end of a dot chart's caption when its rows are
+// ranked in groups (rankGroup): what the groups are.
+func groupsText(rows []dotRow, f figure) string {
+	groups := map[string]bool{}
+	for _, r := range rows {
+		groups[r.group] = true
+	}
+	if len(groups) < 2 {
+		return ""
+	}
+	if f.name == string(FigureColdOpen) {
+		return ". Ranked by machine and layout, each from the smallest: a shared store's agent open runs no SQL, a store's own opens its files"
+	}
+	return ". Ranked by machine, each from the smallest: figures of two machines are not ranked together"
 }
 
 // shareBounds sets apart, for a share (unit "%"), the rows that are
@@ -168,8 +200,7 @@ func dotPlot(rows []dotRow, unit string) dotChart {
 			rows, left = positive, out
 		}
 	}
-	rows = slices.Clone(rows)
-	slices.SortStableFunc(rows, func(a, b dotRow) int { return byValue(a.cell.value, b.cell.value) })
+	rows = ranked(rows)
 	n := len(rows)
 	y := func(i int) float64 { return float64(n - 1 - i) } // the first row at the top
 	p := plot.New()
@@ -207,6 +238,22 @@ func dotPlot(rows []dotRow, unit string) dotChart {
 	p.NominalY(names...)
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
 	return dotChart{plot: p, height: vg.Length(rowHeight*max(n, 1) + axisHeight), left: left, beyond: beyond}
+}
+
+// ranked is rows in the order a dot chart draws them: group by group, in
+// the order the groups first appear, each from the smallest value.
+func ranked(rows []dotRow) []dotRow {
+	rows = slices.Clone(rows)
+	order := map[string]int{}
+	for _, r := range rows {
+		if _, ok := order[r.group]; !ok {
+			order[r.group] = len(order)
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b dotRow) int {
+		return cmp.Or(cmp.Compare(order[a.group], order[b.group]), byValue(a.cell.value, b.cell.value))
+	})
+	return rows
 }
 
 // dotValues are the values a dot chart of rows draws: each value, its
