@@ -5,17 +5,20 @@ import (
 	"time"
 )
 
-// bytesText writes a size in the unit that fits: "820 KB", "3.4 MB", "1.2 GB".
+// bytesText writes a size in the unit that fits, a KB 1,024 bytes and
+// each unit 1,024 of the one below, as everywhere in manydb: "820 KB",
+// "3.4 MB", "1.2 GB".
 func bytesText(b float64) string {
+	const kb, mb, gb, tb = 1 << 10, 1 << 20, 1 << 30, 1 << 40
 	switch {
-	case b >= 1e12:
-		return fmt.Sprintf("%.1f TB", b/1e12)
-	case b >= 1e9:
-		return fmt.Sprintf("%.1f GB", b/1e9)
-	case b >= 1e6:
-		return fmt.Sprintf("%.1f MB", b/1e6)
+	case b >= tb:
+		return fmt.Sprintf("%.1f TB", b/tb)
+	case b >= gb:
+		return fmt.Sprintf("%.1f GB", b/gb)
+	case b >= mb:
+		return fmt.Sprintf("%.1f MB", b/mb)
 	}
-	return fmt.Sprintf("%.0f KB", b/1e3)
+	return fmt.Sprintf("%.0f KB", b/kb)
 }
 
 // FormatSeconds formats a length of time for people: "1h23m45s" up to a

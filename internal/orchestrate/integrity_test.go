@@ -190,7 +190,7 @@ func TestResumeCountsCells(t *testing.T) {
 }
 
 func TestBytesText(t *testing.T) {
-	for b, want := range map[float64]string{612e3: "612 KB", 3.4e6: "3.4 MB", 80.2e9: "80.2 GB", 9.2e18: "9200000.0 TB"} {
+	for b, want := range map[float64]string{612 << 10: "612 KB", 3.4 * (1 << 20): "3.4 MB", 80.2 * (1 << 30): "80.2 GB", 1e15: "909.5 TB", 612e3: "598 KB"} {
 		if got := bytesText(b); got != want {
 			t.Errorf("bytesText(%v) = %q, want %q", b, got, want)
 		}
