@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
 
 	"manydb/internal/results"
 	"manydb/internal/stats"
@@ -598,13 +599,15 @@ func loadPlot(t *table) (*plot.Plot, error) {
 				pts = append(pts, plotter.XY{X: start + float64(k+1)*10/60, Y: l})
 			}
 			end := start + r.WorkerS/60
-			// a strip below zero, one per machine: the phase's span in its family's colour
-			bottom, up := -top*0.06*float64(m+1), -top*(0.01+0.06*float64(m))
-			span, err := plotter.NewPolygon(plotter.XYs{{X: start, Y: bottom}, {X: end, Y: bottom}, {X: end, Y: up}, {X: start, Y: up}})
+			// a strip below zero, one per machine: the phase's span in its
+			// family's colour, a thick stroke (a filled shape of a short
+			// phase would read as a data point)
+			mid := -top * (0.035 + 0.06*float64(m))
+			span, err := plotter.NewLine(plotter.XYs{{X: start, Y: mid}, {X: end, Y: mid}})
 			if err != nil {
 				return nil, fmt.Errorf("load chart: %w", err)
 			}
-			span.Color, span.LineStyle.Width = familyOf(r.Variant).color, 0
+			span.Color, span.Width = familyOf(r.Variant).color, vg.Points(5)
 			p.Add(span)
 		}
 		line, err := plotter.NewLine(pts)

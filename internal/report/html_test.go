@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -211,6 +212,13 @@ func TestLoadPlotLegendAboveData(t *testing.T) {
 			}
 		}
 		drawn++
+		s, err := svg(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filled := regexp.MustCompile(`Z" style="fill:#[0-9A-F]{6}"`).FindAllString(string(s), -1); len(filled) > 1 { // the white background
+			t.Errorf("%d filled shapes drawn: the phases' strip is strokes, so that no phase reads as a data point", len(filled)-1)
+		}
 		if !p.Legend.Top || p.Y.Max < top*1.3 {
 			t.Errorf("legend at the top %v, y up to %.2f for points up to %.2f: want the top and at least 1.3 × the highest", p.Legend.Top, p.Y.Max, top)
 		}
