@@ -289,6 +289,9 @@ func (r Rank) line() string {
 		low = append(low, fmt.Sprintf("%s %s", x.Name(), x.Value.Text()))
 	}
 	text := fmt.Sprintf("%s, lowest first: %s", upperFirst(r.Label), strings.Join(low, ", "))
+	if len(low) == 0 {
+		text = upperFirst(r.Label) + ": none ranked"
+	}
 	if n := len(r.Order); n > 3 {
 		last := r.Order[n-1]
 		text += fmt.Sprintf("; highest: %s %s", last.Name(), last.Value.Text())

@@ -51,7 +51,7 @@ func ranks(s Scenario, evs []*Evidence) []Rank {
 				r.Order = append(r.Order, Ranked{e.Key, n})
 			}
 		}
-		if len(r.Order) > 0 {
+		if len(r.Order)+len(r.Outside)+len(r.NotWarm) > 0 {
 			slices.SortStableFunc(r.Order, func(a, b Ranked) int { return cmp.Compare(a.Value.Value, b.Value.Value) })
 			out = append(out, r)
 		}

@@ -186,13 +186,14 @@ func reportPage(out string, files []string, recs []results.Record) report.Page {
 
 // firstMachine is recs of the first machine they name, and what the
 // lead says of the others ("" when they name one machine): advise never
-// ranks figures of two machines together.
+// ranks figures of two machines together (manydb advise itself reads
+// the records it is given, whatever their machines).
 func firstMachine(recs []results.Record) ([]results.Record, string) {
 	parts, machines := report.ByMachine(recs)
 	if len(parts) < 2 {
 		return recs, ""
 	}
-	return parts[0], fmt.Sprintf("The records of this page come from %d machines; this answer is of the first one's only, as advise never ranks figures of two machines together. The tables below hold the others' too: %s.",
+	return parts[0], fmt.Sprintf("The records of this page come from %d machines; this answer is over the first one's records only, so that it ranks no figures of two machines together. The tables below hold the others' too: %s.",
 		len(parts), strings.Join(machines[1:], "; "))
 }
 

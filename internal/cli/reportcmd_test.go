@@ -185,7 +185,7 @@ func TestFirstMachineOnly(t *testing.T) {
 			t.Errorf("kept a record of study %s, want laptop's only", r.Study)
 		}
 	}
-	if !strings.Contains(note, "2 machines") || !strings.Contains(note, "server") || !strings.Contains(note, "never ranks figures of two machines together") {
+	if !strings.Contains(note, "2 machines") || !strings.Contains(note, "server") || !strings.Contains(note, "over the first one's records only, so that it ranks no figures of two machines together") {
 		t.Errorf("note %q", note)
 	}
 	if again, note := firstMachine(first); len(again) != len(first) || note != "" {

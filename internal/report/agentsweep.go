@@ -309,7 +309,7 @@ func (s *agentSweep) charts() ([]htmlChart, error) {
 		{"recall@10 (mean) against the number of agents (log axis)" + atBoundText(meanBound, meanAt, "at every agent count"), func() (*plot.Plot, error) { return s.againstAgents(recall, meanAt) }},
 		{"recall@10 (5th percentile) against the number of agents (log axis)" + atBoundText(p5Bound, p5At, "at every agent count"), func() (*plot.Plot, error) { return s.againstAgents(p5, p5At) }},
 		{"knn p99 against the number of agents (log axes)", func() (*plot.Plot, error) { return s.againstAgents(p99, nil) }},
-		{"recall@10 (mean) against knn p99, a line per variant through its agent counts (upper left is better)" + atBoundText(meanBound, meanAt, "at every agent count"), func() (*plot.Plot, error) { return s.recallAgainstP99(recall, p99, meanAt) }},
+		{"recall@10 (mean) against knn p99, a line per variant through its agent counts (upper left is better)" + atBoundText(meanBound, meanAt, "at every agent count (their knn p99: the chart above)"), func() (*plot.Plot, error) { return s.recallAgainstP99(recall, p99, meanAt) }},
 	} {
 		p, err := c.p()
 		if err != nil || p == nil {

@@ -25,11 +25,12 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// farShare is the share of an axis' values that must lie beyond its cut
-// (on one side, past a gap of more than half the span: cutOf) for it not
-// to be cut: that many are not "a few far values" but the
-// data's shape (an n-th open panel whose last fifth of bins steps up
-// shows the step). A lone value beyond the gap is always far.
+// farShare is the share of an axis' values beyond its cut at which they
+// are no longer "a few far values" but the data's shape: fewer than it
+// are cut (few), and past a gap of more than half the span up to it on
+// each side (aFifth: four fifths of the marks in a sliver of the axis
+// read worse than a fifth drawn as arrows). A lone value beyond the gap
+// is always far.
 const farShare = 0.2
 
 // axisCut is where an axis is cut: the values kept lie in [lo, hi]; a
@@ -104,9 +105,10 @@ func (c axisCut) side(v float64) int {
 }
 
 // cutAxis sets axis a for values of unit as valueAxis does, cut short
-// where a few lie far from the others (farCut): the axis covers the
+// where a few lie far from the others (cutOf): the axis covers the
 // others, from zero when they are on a linear axis and the far values lie
-// above them. It returns the cut; cutAt gives where a value is drawn.
+// above them only, else just around them. It returns the cut; cutAt
+// gives where a value is drawn.
 func cutAxis(a *plot.Axis, values []float64, unit string) axisCut {
 	c := cutOf(values)
 	if !c.ok {
@@ -132,8 +134,8 @@ func cutAxis(a *plot.Axis, values []float64, unit string) axisCut {
 // valueAxis gives them: logarithmic when they are positive and span more
 // than logSpan times. A cut that leaves a few far from the others is cut
 // again while a few of all values lie beyond the cuts together (few), or,
-// when the new cut leaves more than half the axis empty (wide), a few on
-// each side.
+// when the new cut leaves more than half the axis empty (wide), at most
+// a fifth on each side (aFifth).
 func cutOf(values []float64) axisCut {
 	return cutOn(values, slices.Min(values) > 0 && spansDecade(values))
 }

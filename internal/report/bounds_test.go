@@ -135,6 +135,11 @@ func TestByMachineParts(t *testing.T) {
 	if len(parts[0])+len(parts[1]) != len(recs) {
 		t.Errorf("%d + %d records parted, want %d", len(parts[0]), len(parts[1]), len(recs))
 	}
+	orphan := results.Record{Schema: results.Schema, Study: "no-env", Variant: "sqlite", Phase: "create", Status: results.StatusOK}
+	parts, machines = ByMachine(append([]results.Record{orphan}, recs...))
+	if len(parts) != 2 || !strings.Contains(machines[0], "laptop") || parts[0][0].Study != "no-env" {
+		t.Errorf("a study without an env record first: %d parts, machines %q; want 2, laptop's part holding it", len(parts), machines)
+	}
 	if one, _ := ByMachine(parts[0]); len(one) != 1 {
 		t.Errorf("one machine's records: %d parts, want 1", len(one))
 	}

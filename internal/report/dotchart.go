@@ -187,8 +187,8 @@ type dotChart struct {
 	beyond []string
 }
 
-// dotPlot draws rows as a horizontal dot chart, smallest value at the
-// top: a filled dot for the value in the row's colour, a line for its
+// dotPlot draws rows as a horizontal dot chart, group by group (ranked),
+// each from its smallest value at the top: a filled dot for the value in the row's colour, a line for its
 // spread, a ring for its p99. The value axis is logarithmic when the
 // positive values span more than ten times (logSpan); then the rows at or
 // below zero are not drawn but left. The axis is cut short when a few

@@ -85,12 +85,19 @@ func MachineTexts(recs []results.Record) []string {
 // the env record before each record in its study, or of its study's
 // first), in the order the machines first appear, each part with its
 // machine in words (MachineTexts); one part when the records name one
-// machine or none. Records of a study without an env record go with the
-// first part.
+// machine or none. Records of a study without an env record that names a
+// machine go with the first machine's part.
 func ByMachine(recs []results.Record) (parts [][]results.Record, machines []string) {
-	envs, current := findStudyEnvs(recs), map[string]*results.Record{}
-	byKey := map[string]int{}
 	all := findMachines(recs)
+	if len(all.order) < 2 {
+		return [][]results.Record{recs}, MachineTexts(recs)
+	}
+	envs, current := findStudyEnvs(recs), map[string]*results.Record{}
+	at := map[string]int{"": 0}
+	for i, k := range all.order {
+		at[k] = i
+	}
+	parts, machines = make([][]results.Record, len(all.order)), make([]string, len(all.order))
 	for i := range recs {
 		r := &recs[i]
 		if r.Phase == job.PhaseEnv {
@@ -101,18 +108,10 @@ func ByMachine(recs []results.Record) (parts [][]results.Record, machines []stri
 			env = envs.first[r.Study]
 		}
 		k := machineKey(env)
-		at, ok := byKey[k]
-		if !ok && (k != "" || len(parts) == 0) {
-			at, byKey[k] = len(parts), len(parts)
-			parts = append(parts, nil)
-			machines = append(machines, "")
-			if env != nil && k != "" {
-				machines[at] = machineText(all, k, env)
-			}
-		} else if !ok {
-			at = 0
+		if machines[at[k]] == "" && k != "" {
+			machines[at[k]] = machineText(all, k, env)
 		}
-		parts[at] = append(parts[at], *r)
+		parts[at[k]] = append(parts[at[k]], *r)
 	}
 	return parts, machines
 }

@@ -73,20 +73,34 @@ func serveChart(title, what, unit string, y func(s *results.Serve) float64) char
 // logarithmic when it spans more than ten times (valueAxis), and cut
 // short where a few values lie far from the others (cutLines).
 func servePlot(what, unit string, y func(s *results.Serve) float64) func(t *table) (*plot.Plot, error) {
+	return servePlotCut(what, unit, y, true)
+}
+
+// servePlotCut is servePlot with its value axis cut short where a few
+// values lie far (cut), or whole (a chart whose axis another line sets:
+// serveChargedPlot's limit).
+func servePlotCut(what, unit string, y func(s *results.Serve) float64, cut bool) func(t *table) (*plot.Plot, error) {
 	return func(t *table) (*plot.Plot, error) {
 		lines, ys := servePoolLines(t, y)
 		pools := poolTicks(t.servePools())
 		if len(pools) < 2 || len(lines) == 0 { // one pool: the serve table gives each variant's one value
 			return nil, nil
 		}
-		far := cutLines(lines, ys, unit, t.colorOf)
+		far := &lineCut{}
+		if cut {
+			far = cutLines(lines, ys, unit, t.colorOf)
+		}
 		p, err := linesPlot("open stores in the pool (log axis)", "", lines, func(col string) string { return t.columns[col].variant })
 		if p == nil || err != nil {
 			return p, err
 		}
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, pools
 		p.X.Min, p.X.Max = 1/1.5, float64(slices.Max(pools)+1)*1.5
-		far.drawOn(p, ys, unit)
+		if cut {
+			far.drawOn(p, ys, unit)
+		} else {
+			valueAxis(&p.Y, ys, unit)
+		}
 		p.Y.Label.Text = strings.TrimSpace(what + " " + p.Y.Label.Text)
 		return p, nil
 	}
@@ -502,7 +516,7 @@ table.overview{font-size:.92em}
 <tbody>{{range .Rows}}<tr>{{range .}}<td{{if long .}} class="long"{{end}}>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}{{with .Items}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>
-{{end}}{{with $.Main}}<figure>{{.SVG}}<figcaption>At a glance: {{.Title}} (drawn again below, with its study.)</figcaption></figure>
+{{end}}{{with $.Main}}<figure>{{.SVG}}<figcaption>At a glance: {{.Title}} Drawn again below, with its study.</figcaption></figure>
 {{end}}</section>
 {{end}}<nav><h2>Contents</h2><ul>{{if .Lead}}<li><a href="#answer">{{.Lead.Heading}}</a></li>{{end}}{{range .TOC}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}<li><a href="#caveats">What the figures rest on, and the raw records</a></li></ul></nav>
 <section id="caveats"><h2>What the figures rest on, and the raw records</h2>

@@ -49,7 +49,7 @@ func serveCharts(t *table) ([]htmlChart, error) {
 		return nil, nil
 	}
 	beyond := farNames(lines, ys, func(col string, pt plotter.XY) string {
-		return fmt.Sprintf("%s at %s %s", t.columns[col].variant, memory(pt.X), natural(pt.Y, "ms"))
+		return fmt.Sprintf("%s at %s: %s", t.columns[col].variant, memory(pt.X), natural(pt.Y, "ms"))
 	})
 	far := cutLines(lines, ys, "ms", t.colorOf)
 	var starts plotter.XYs // each path's first point, its smallest pool
@@ -97,7 +97,7 @@ func serveChargedPlot(t *table) (*plot.Plot, error) {
 	if limit == 0 {
 		return nil, nil
 	}
-	p, err := servePlot("peak charged to the container", "KB", serveChargedPeak)(t)
+	p, err := servePlotCut("peak charged to the container", "KB", serveChargedPeak, false)(t)
 	if p == nil || err != nil {
 		return p, err
 	}
