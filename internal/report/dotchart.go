@@ -136,16 +136,6 @@ func onBound(r dotRow, b float64) bool {
 	return r.cell.value == b && (!r.cell.spread || r.cell.lo == b && r.cell.hi == b) && (math.IsNaN(r.p99) || r.p99 == b)
 }
 
-// atBoundText is the end of a chart's caption naming the rows at one
-// end of a share's domain (shareBounds), not drawn, each there where
-// says ("in every run").
-func atBoundText(bound float64, names []string, where string) string {
-	if len(names) == 0 {
-		return ""
-	}
-	return fmt.Sprintf(". At %s %s, not drawn: %s", natural(bound, "%"), where, strings.Join(names, ", "))
-}
-
 // joinsAbove tells whether the overview's i-th figure is the p99 of the
 // figure before it, which its chart draws.
 func joinsAbove(o *overview, i int) bool {

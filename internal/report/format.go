@@ -154,3 +154,13 @@ func rateText(rate float64) string {
 	}
 	return thousands(rate) + " requests/s"
 }
+
+// atBoundText is the end of a chart's caption naming the rows at one
+// end of a share's domain (shareBounds), not drawn, each there where
+// says ("in every run").
+func atBoundText(bound float64, names []string, where string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(". At %s %s, not drawn: %s", natural(bound, "%"), where, strings.Join(names, ", "))
+}

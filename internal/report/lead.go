@@ -63,25 +63,6 @@ func WritePage(w io.Writer, recs []results.Record, p Page) error {
 	return pageTemplate.Execute(w, page)
 }
 
-// mainChart is the chart that answers at a glance: the first frontier
-// chart of the serve studies, else of the overviews; nil when there is
-// none.
-func (page *htmlPage) mainChart() *htmlChart {
-	var charts []htmlChart
-	for _, s := range page.Serves {
-		charts = append(charts, s.Charts...)
-	}
-	for _, o := range page.Overviews {
-		charts = append(charts, o.Charts...)
-	}
-	for i := range charts {
-		if charts[i].frontier {
-			return &charts[i]
-		}
-	}
-	return nil
-}
-
 // contents numbers the page's sections (their anchors) and lists them.
 func (page *htmlPage) contents() []htmlTOC {
 	var toc []htmlTOC

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -236,4 +237,74 @@ func holdMemoryOf(t *table) holdMemory {
 	}
 	h.counts = len(counts)
 	return h
+}
+
+// servePlot draws one serve figure (what, in unit) against the pool size,
+// a line per variant; nil when the table has no serve records or serve
+// measured one pool size only. The pool axis is logarithmic over pool +
+// 1, so that pools of 0, 100 and 10,000 stand apart; the figure's axis is
+// logarithmic when it spans more than ten times (valueAxis), and cut
+// short where a few values lie far from the others (cutLines).
+func servePlot(what, unit string, y func(s *results.Serve) float64) func(t *table) (*plot.Plot, error) {
+	return servePlotCut(what, unit, y, true)
+}
+
+// servePlotCut is servePlot with its value axis cut short where a few
+// values lie far (cut), or whole (a chart whose axis another line sets:
+// serveChargedPlot's limit).
+func servePlotCut(what, unit string, y func(s *results.Serve) float64, cut bool) func(t *table) (*plot.Plot, error) {
+	return func(t *table) (*plot.Plot, error) {
+		lines, ys := servePoolLines(t, y)
+		pools := poolTicks(t.servePools())
+		if len(pools) < 2 || len(lines) == 0 { // one pool: the serve table gives each variant's one value
+			return nil, nil
+		}
+		far := &lineCut{}
+		if cut {
+			far = cutLines(lines, ys, unit, t.colorOf)
+		}
+		p, err := linesPlot("open stores in the pool (log axis)", "", lines, func(col string) string { return t.columns[col].variant })
+		if p == nil || err != nil {
+			return p, err
+		}
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, pools
+		p.X.Min, p.X.Max = 1/1.5, float64(slices.Max(pools)+1)*1.5
+		if cut {
+			far.drawOn(p, ys, unit)
+		} else {
+			valueAxis(&p.Y, ys, unit)
+		}
+		p.Y.Label.Text = strings.TrimSpace(what + " " + p.Y.Label.Text)
+		return p, nil
+	}
+}
+
+// servePoolLines are a serve figure's lines against pool + 1, one per
+// column with a value (name, then its points), and every value.
+func servePoolLines(t *table, y func(s *results.Serve) float64) ([]any, []float64) {
+	var lines []any
+	var ys []float64
+	for _, v := range t.variants {
+		var pts plotter.XYs
+		for _, r := range atLoad(t.columns[v].serves()) {
+			if v := y(r.Serve); r.Status == results.StatusOK && !math.IsNaN(v) {
+				pts = append(pts, plotter.XY{X: float64(r.Serve.Pool) + 1, Y: v})
+				ys = append(ys, v)
+			}
+		}
+		lines = addLine(lines, v, pts, 1)
+	}
+	return lines, ys
+}
+
+// poolTicks marks the pool sizes on an axis of pool + 1.
+type poolTicks []int
+
+// Ticks implements plot.Ticker: a tick at each pool size, named by it.
+func (p poolTicks) Ticks(_, _ float64) []plot.Tick {
+	ticks := make([]plot.Tick, len(p))
+	for i, n := range p {
+		ticks[i] = plot.Tick{Value: float64(n) + 1, Label: thousands(float64(n))}
+	}
+	return ticks
 }
