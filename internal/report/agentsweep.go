@@ -332,21 +332,14 @@ func (s *agentSweep) charts() ([]htmlChart, error) {
 // some column is not: those are named under the charts, not drawn
 // (shareBounds).
 func (s *agentSweep) atBound(r agentRow) (float64, []string) {
-	if r.unit != "%" {
-		return 0, nil
-	}
-	for _, b := range []float64{100, 0} {
-		var at []string
-		for _, col := range s.columns {
-			if s.allAt(r, col, b) {
-				at = append(at, col)
-			}
-		}
-		if len(at) >= 2 && len(at) < len(s.columns) {
-			return b, at
+	bound, at := atOneEnd(r.unit, len(s.columns), func(i int, b float64) bool { return s.allAt(r, s.columns[i], b) })
+	var names []string
+	for i, col := range s.columns {
+		if at != nil && at[i] {
+			names = append(names, col)
 		}
 	}
-	return 0, nil
+	return bound, names
 }
 
 // allAt tells whether row r of column col is b at every agent count it

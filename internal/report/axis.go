@@ -44,17 +44,13 @@ type axisCut struct {
 	wide bool
 }
 
-// farCut finds the cut of an axis over values (on a log scale when log,
-// as the axis will be drawn): the widest gap between neighbouring
+// farCutOf finds the cut of an axis over values (on a log scale when
+// log, as the axis will be drawn): the widest gap between neighbouring
 // values, when it is more than a third of their span (a half would miss
 // a few far values on each side, each gap under half) and one value, or
-// less than farShare of the values, lie on its short side (at most
-// farShare when the gap is more than half the span).
-func farCut(values []float64, log bool) axisCut { return farCutOf(values, log, len(values)) }
-
-// farCutOf is farCut with the few on the short side counted as a share
-// of all n values of the axis (of which values may be those left by an
-// earlier cut).
+// less than farShare of all n values of the axis (of which values may be
+// those left by an earlier cut), lie on its short side (at most farShare
+// when the gap is more than half the span).
 func farCutOf(values []float64, log bool, n int) axisCut {
 	pos := func(v float64) float64 { return v }
 	if log {

@@ -32,6 +32,9 @@ func svgMarks(t *testing.T, p *plot.Plot, width, height float64, r string) (dots
 	return dots, arrows
 }
 
+// farCutAll is farCutOf over every value of an axis.
+func farCutAll(values []float64, log bool) axisCut { return farCutOf(values, log, len(values)) }
+
 // spanOf is the extent of the k-th coordinate (0: x, 1: y) of marks.
 func spanOf(marks [][2]float64, k int) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
@@ -45,16 +48,16 @@ func spanOf(marks [][2]float64, k int) (lo, hi float64) {
 // it lies; values spread evenly, or two even halves, are not.
 func TestFarCut(t *testing.T) {
 	close9 := []float64{400, 410, 420, 430, 440, 450, 460, 470, 480}
-	if c := farCut(append(slices.Clone(close9), 80), false); !c.ok || c.lo != 400 || c.hi != 480 || c.side(80) != -1 {
+	if c := farCutAll(append(slices.Clone(close9), 80), false); !c.ok || c.lo != 400 || c.hi != 480 || c.side(80) != -1 {
 		t.Errorf("80 beside 400–480: cut %+v, want 400–480 with 80 below", c)
 	}
-	if c := farCut(append(slices.Clone(close9), 5000), false); !c.ok || c.side(5000) != 1 {
+	if c := farCutAll(append(slices.Clone(close9), 5000), false); !c.ok || c.side(5000) != 1 {
 		t.Errorf("5000 beside 400–480: cut %+v, want 5000 above", c)
 	}
-	if c := farCut([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, false); c.ok {
+	if c := farCutAll([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, false); c.ok {
 		t.Errorf("1 to 10 evenly: cut %+v, want none", c)
 	}
-	if c := farCut([]float64{1, 1, 1, 1, 1, 9, 9, 9, 9, 9}, false); c.ok {
+	if c := farCutAll([]float64{1, 1, 1, 1, 1, 9, 9, 9, 9, 9}, false); c.ok {
 		t.Errorf("two halves: cut %+v, want none (half the values are not a few)", c)
 	}
 }
@@ -224,10 +227,10 @@ func TestLogTicksOneLabel(t *testing.T) {
 // value is a far value, not the data's shape.
 func TestCutOfALoneFarValue(t *testing.T) {
 	values := []float64{15.8, 18.2, 21.0, 27.3, 62.6}
-	if c := farCut(values, true); !c.ok || c.lo != 15.8 || c.hi != 27.3 {
+	if c := farCutAll(values, true); !c.ok || c.lo != 15.8 || c.hi != 27.3 {
 		t.Errorf("cut %+v, want 15.8–27.3", c)
 	}
-	if c := farCut([]float64{15.8, 18.2, 21.0, 55, 62.6}, true); c.ok {
+	if c := farCutAll([]float64{15.8, 18.2, 21.0, 55, 62.6}, true); c.ok {
 		t.Errorf("two of five far above: cut %+v, want none", c)
 	}
 }

@@ -108,26 +108,18 @@ func groupsText(rows []dotRow, f figure) string {
 // chart one dot wide). It returns the rows to draw, the end and the
 // names of the rows at it.
 func shareBounds(rows []dotRow, unit string) (drawn []dotRow, bound float64, names []string) {
-	if unit != "%" {
+	bound, at := atOneEnd(unit, len(rows), func(i int, b float64) bool { return onBound(rows[i], b) })
+	if at == nil {
 		return rows, 0, nil
 	}
-	for _, b := range []float64{100, 0} {
-		var at, rest []dotRow
-		for _, r := range rows {
-			if onBound(r, b) {
-				at = append(at, r)
-			} else {
-				rest = append(rest, r)
-			}
-		}
-		if len(at) >= 2 && len(rest) > 0 {
-			for _, r := range at {
-				names = append(names, r.label)
-			}
-			return rest, b, names
+	for i, r := range rows {
+		if at[i] {
+			names = append(names, r.label)
+		} else {
+			drawn = append(drawn, r)
 		}
 	}
-	return rows, 0, nil
+	return drawn, bound, names
 }
 
 // onBound tells whether row r is at b in every run: its value, its

@@ -164,3 +164,26 @@ func atBoundText(bound float64, names []string, where string) string {
 	}
 	return fmt.Sprintf(". At %s %s, not drawn: %s", natural(bound, "%"), where, strings.Join(names, ", "))
 }
+
+// atOneEnd finds, for a share (unit "%"), the end of its domain (100 %,
+// then 0 %) that two or more of n rows are at (at(i, end)) while some row
+// is not, and which rows those are; nil when no end is (or the unit is
+// not a share): such rows are named under a chart, not drawn, so that its
+// axis shows the rows that differ.
+func atOneEnd(unit string, n int, at func(i int, end float64) bool) (float64, []bool) {
+	if unit != "%" {
+		return 0, nil
+	}
+	for _, end := range []float64{100, 0} {
+		on, count := make([]bool, n), 0
+		for i := range n {
+			if at(i, end) {
+				on[i], count = true, count+1
+			}
+		}
+		if count >= 2 && count < n {
+			return end, on
+		}
+	}
+	return 0, nil
+}

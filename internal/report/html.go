@@ -78,15 +78,12 @@ type htmlPage struct {
 	Overviews []htmlOverview
 	Serves    []htmlServe
 	Sections  []htmlTable
-	// Main is the chart the lead shows: the first frontier chart of the
-	// serve studies, else of the overviews (nil: none).
-	Main *htmlChart
 }
 
-// mainChart is the chart that answers at a glance: the first frontier
-// chart of the serve studies, else of the overviews; nil when there is
-// none.
-func (page *htmlPage) mainChart() *htmlChart {
+// MainChart is the chart that answers at a glance, which the lead
+// shows: the first frontier chart of the serve studies, else of the
+// overviews; nil when there is none.
+func (page htmlPage) MainChart() *htmlChart {
 	var charts []htmlChart
 	for _, s := range page.Serves {
 		charts = append(charts, s.Charts...)
@@ -464,7 +461,7 @@ table.overview{font-size:.92em}
 <tbody>{{range .Rows}}<tr>{{range .}}<td{{if long .}} class="long"{{end}}>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}{{with .Items}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>
-{{end}}{{with $.Main}}<figure>{{.SVG}}<figcaption>At a glance: {{.Title}} Drawn again below, with its study.</figcaption></figure>
+{{end}}{{with $.MainChart}}<figure>{{.SVG}}<figcaption>At a glance: {{.Title}} Drawn again below, with its study.</figcaption></figure>
 {{end}}</section>
 {{end}}<nav><h2>Contents</h2><ul>{{if .Lead}}<li><a href="#answer">{{.Lead.Heading}}</a></li>{{end}}{{range .TOC}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}<li><a href="#caveats">What the figures rest on, and the raw records</a></li></ul></nav>
 <section id="caveats"><h2>What the figures rest on, and the raw records</h2>

@@ -56,9 +56,6 @@ func WritePage(w io.Writer, recs []results.Record, p Page) error {
 	}
 	page.About = about(recs, p.Drawn, p.Record, len(p.Files) > 0)
 	page.Lead, page.Files, page.Caveats = p.Lead, p.Files, caveats(recs)
-	if page.Lead != nil {
-		page.Main = page.mainChart()
-	}
 	page.TOC = page.contents()
 	return pageTemplate.Execute(w, page)
 }
